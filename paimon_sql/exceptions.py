@@ -1,0 +1,53 @@
+"""Every error paimon-sql raises on purpose, in one place.
+
+Each message is one line that names the thing at fault (table, option, column, file), so that a
+user of the shell or a BI tool sees what to fix without a traceback.
+"""
+
+
+class PaimonError(Exception):
+    """Base of all paimon-sql errors."""
+
+
+class InvalidIdentifierError(PaimonError, ValueError):
+    """A database or table name that cannot be a directory of the warehouse."""
+
+
+class DatabaseNotFoundError(PaimonError, LookupError):
+    pass
+
+
+class DatabaseAlreadyExistsError(PaimonError):
+    pass
+
+
+class DatabaseNotEmptyError(PaimonError):
+    pass
+
+
+class TableNotFoundError(PaimonError, LookupError):
+    pass
+
+
+class TableAlreadyExistsError(PaimonError):
+    pass
+
+
+class InvalidOptionError(PaimonError, ValueError):
+    """A table option whose value does not parse as the option's type."""
+
+
+class SchemaError(PaimonError, ValueError):
+    """A schema that is malformed, or data that does not fit the table's schema."""
+
+
+class SnapshotNotFoundError(PaimonError, LookupError):
+    pass
+
+
+class CommitConflictError(PaimonError):
+    """A commit that cannot be rebased onto the latest snapshot (a file it deletes is gone)."""
+
+
+class CorruptMetadataError(PaimonError):
+    """A metadata file (schema, snapshot, manifest) that cannot be decoded."""
