@@ -1,0 +1,206 @@
+"""TableSchema: the content of ``schema/schema-N`` (JSON, version 3), and what follows from it.
+
+Derived facts live here because every layer needs them the same way: the *trimmed* primary key
+(primary key minus partition columns: what ``_KEY_*`` columns and min/max keys hold), the bucket
+key (``bucket-key`` option, else the trimmed primary key, else every non-partition column... of
+an append table with a fixed bucket only by ``bucket-key``), and the Arrow schemas of data files.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field, replace
+from typing import Dict, List, Optional
+
+import pyarrow as pa
+
+from paimon_sql.exceptions import CorruptMetadataError, SchemaError
+from paimon_sql.format import options as opts
+from paimon_sql.format.types import AtomicType, DataField, DataType, RowType, arrow_schema
+
+KEY_PREFIX = "_KEY_"
+SEQUENCE_NUMBER = "_SEQUENCE_NUMBER"
+VALUE_KIND = "_VALUE_KIND"
+SYSTEM_FIELD_IDS = {SEQUENCE_NUMBER: 2147483646, VALUE_KIND: 2147483645}
+KEY_FIELD_ID_START = 1073741823  # Paimon: key field id = value field id + this
+
+
+@dataclass(frozen=True)
+class TableSchema:
+    id: int
+    fields: List[DataField]
+    highest_field_id: int
+    partition_keys: List[str] = field(default_factory=list)
+    primary_keys: List[str] = field(default_factory=list)
+    options: Dict[str, str] = field(default_factory=dict)
+    comment: Optional[str] = None
+    time_millis: int = 0
+    version: int = 3
+
+    # -- construction ----------------------------------------------------------------------
+
+    @staticmethod
+    def create(fields: List[DataField], partition_keys=(), primary_keys=(), options=None,
+               comment: Optional[str] = None) -> "TableSchema":
+        """A first schema (id 0): validates names and keys, numbers fields (nested ones too)."""
+        options = dict(options or {})
+        pk_opt = options.pop("primary-key", None)
+        part_opt = options.pop("partition", None)
+        if pk_opt and not primary_keys:
+            primary_keys = [k.strip() for k in pk_opt.split(",") if k.strip()]
+        if part_opt and not partition_keys:
+            partition_keys = [k.strip() for k in part_opt.split(",") if k.strip()]
+        partition_keys, primary_keys = list(partition_keys), list(primary_keys)
+        names = [f.name for f in fields]
+        if not fields:
+            raise SchemaError("a table needs at least one column")
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            raise SchemaError(f"duplicate column name(s): {', '.join(sorted(dup))}")
+        for kind, keys in (("partition", partition_keys), ("primary", primary_keys)):
+            missing = [k for k in keys if k not in names]
+            if missing:
+                raise SchemaError(f"{kind} key column(s) not in the table: {', '.join(missing)}")
+        for reserved in (SEQUENCE_NUMBER, VALUE_KIND):
+            if reserved in names:
+                raise SchemaError(f"column name '{reserved}' is reserved by Paimon")
+        if primary_keys and set(primary_keys) <= set(partition_keys):
+            raise SchemaError("the primary key must contain columns besides the partition keys")
+        opts.validate(options)
+        next_id = [0]
+
+        def number(t: DataType) -> DataType:
+            if isinstance(t, RowType):
+                nested = []
+                for f in t.fields:
+                    nested.append(DataField(next_id[0], f.name, number(f.type), f.description))
+                    next_id[0] += 1
+                return replace(t, fields=tuple(nested))
+            return t
+
+        numbered = []
+        for f in fields:
+            fid = next_id[0]
+            next_id[0] += 1
+            ftype = f.type
+            if f.name in primary_keys and ftype.nullable:
+                ftype = ftype.copy(nullable=False)  # Paimon makes primary key columns NOT NULL
+            numbered.append(DataField(fid, f.name, number(ftype), f.description))
+        schema = TableSchema(0, numbered, next_id[0] - 1, partition_keys, primary_keys, options, comment,
+                             int(time.time() * 1000))
+        schema._check_bucket_setup()
+        return schema
+
+    def _check_bucket_setup(self) -> None:
+        o = self.core_options()
+        bucket, bucket_key = o.bucket, o.bucket_key
+        if bucket == 0 or bucket < -2:
+            raise SchemaError(f"option 'bucket' must be -1, -2 or > 0, got {bucket}")
+        if bucket_key:
+            missing = [k for k in bucket_key if k not in self.field_names]
+            if missing:
+                raise SchemaError(f"bucket-key column(s) not in the table: {', '.join(missing)}")
+            if set(bucket_key) & set(self.partition_keys):
+                raise SchemaError("bucket-key must not contain partition columns")
+            if self.primary_keys and not set(bucket_key) <= set(self.primary_keys):
+                raise SchemaError("bucket-key of a primary-key table must be part of the primary key")
+        if not self.primary_keys and bucket > 0 and not bucket_key:
+            raise SchemaError("an append table with a fixed 'bucket' needs 'bucket-key'")
+        for f in self.fields:
+            if (f.name in self.primary_keys or f.name in self.partition_keys) and not isinstance(f.type, AtomicType):
+                raise SchemaError(f"key column '{f.name}' must have an atomic type, not {f.type}")
+
+    # -- JSON ------------------------------------------------------------------------------
+
+    def to_json(self) -> str:
+        d = {
+            "version": self.version,
+            "id": self.id,
+            "fields": [f.to_json() for f in self.fields],
+            "highestFieldId": self.highest_field_id,
+            "partitionKeys": self.partition_keys,
+            "primaryKeys": self.primary_keys,
+            "options": self.options,
+        }
+        if self.comment is not None:
+            d["comment"] = self.comment
+        d["timeMillis"] = self.time_millis
+        return json.dumps(d, indent=2)
+
+    @staticmethod
+    def from_json(text: str) -> "TableSchema":
+        try:
+            d = json.loads(text)
+            options = dict(d.get("options") or {})
+            version = d.get("version", 1)
+            if version <= 1 and "bucket" not in options:
+                options["bucket"] = "1"
+            if version <= 2 and "file.format" not in options:
+                options["file.format"] = "orc"
+            return TableSchema(
+                id=d["id"],
+                fields=[DataField.from_json(f) for f in d["fields"]],
+                highest_field_id=d["highestFieldId"],
+                partition_keys=list(d.get("partitionKeys") or []),
+                primary_keys=list(d.get("primaryKeys") or []),
+                options=options,
+                comment=d.get("comment"),
+                time_millis=d.get("timeMillis", 0),
+                version=version,
+            )
+        except (KeyError, TypeError, ValueError) as e:
+            raise CorruptMetadataError(f"schema JSON is malformed: {e}") from None
+
+    # -- derived ---------------------------------------------------------------------------
+
+    def core_options(self) -> opts.CoreOptions:
+        return opts.CoreOptions(self.options)
+
+    @property
+    def field_names(self) -> List[str]:
+        return [f.name for f in self.fields]
+
+    def field(self, name: str) -> DataField:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        raise SchemaError(f"column '{name}' does not exist")
+
+    def fields_of(self, names: List[str]) -> List[DataField]:
+        return [self.field(n) for n in names]
+
+    @property
+    def trimmed_primary_keys(self) -> List[str]:
+        return [k for k in self.primary_keys if k not in self.partition_keys]
+
+    @property
+    def bucket_keys(self) -> List[str]:
+        explicit = self.core_options().bucket_key
+        if explicit:
+            return explicit
+        if self.primary_keys:
+            return self.trimmed_primary_keys
+        return [f.name for f in self.fields if f.name not in self.partition_keys]
+
+    @property
+    def is_primary_key_table(self) -> bool:
+        return bool(self.primary_keys)
+
+    def arrow_schema(self) -> pa.Schema:
+        """The table's rows as Arrow."""
+        return arrow_schema(self.fields)
+
+    def key_fields(self) -> List[DataField]:
+        """Fields of the ``_KEY_*`` columns of primary-key data files."""
+        return [DataField(KEY_FIELD_ID_START + f.id, KEY_PREFIX + f.name, f.type)
+                for f in self.fields_of(self.trimmed_primary_keys)]
+
+    def data_file_arrow_schema(self) -> pa.Schema:
+        """Columns of a data file: append files hold the table columns; primary-key files hold
+        ``_KEY_<k>..., _SEQUENCE_NUMBER, _VALUE_KIND`` and then the table columns."""
+        if not self.is_primary_key_table:
+            return self.arrow_schema()
+        key = [f.to_arrow() for f in self.key_fields()]
+        system = [pa.field(SEQUENCE_NUMBER, pa.int64(), False), pa.field(VALUE_KIND, pa.int8(), False)]
+        return pa.schema(key + system + list(self.arrow_schema()))

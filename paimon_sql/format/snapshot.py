@@ -1,0 +1,77 @@
+"""Snapshot: the content of ``snapshot/snapshot-N`` (JSON, version 3).
+
+A snapshot names the manifest lists that make up the table at one commit: the *base* list (all
+files live before this commit), the *delta* list (what this commit added/deleted), the optional
+*changelog* list, and the index manifest. Optional fields are omitted from the JSON when None.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, fields
+from typing import Optional
+
+from paimon_sql.exceptions import CorruptMetadataError
+
+BATCH_COMMIT_IDENTIFIER = (1 << 63) - 1  # Java Long.MAX_VALUE: what batch writes commit with
+
+COMMIT_KINDS = ("APPEND", "COMPACT", "OVERWRITE", "ANALYZE")
+
+# python attribute -> JSON key, in the order Java writes them
+_JSON_KEYS = [
+    ("version", "version"), ("id", "id"), ("schema_id", "schemaId"),
+    ("base_manifest_list", "baseManifestList"), ("base_manifest_list_size", "baseManifestListSize"),
+    ("delta_manifest_list", "deltaManifestList"), ("delta_manifest_list_size", "deltaManifestListSize"),
+    ("changelog_manifest_list", "changelogManifestList"),
+    ("changelog_manifest_list_size", "changelogManifestListSize"),
+    ("index_manifest", "indexManifest"), ("commit_user", "commitUser"),
+    ("commit_identifier", "commitIdentifier"), ("commit_kind", "commitKind"), ("time_millis", "timeMillis"),
+    ("log_offsets", "logOffsets"), ("total_record_count", "totalRecordCount"),
+    ("delta_record_count", "deltaRecordCount"), ("changelog_record_count", "changelogRecordCount"),
+    ("watermark", "watermark"), ("statistics", "statistics"), ("properties", "properties"),
+    ("next_row_id", "nextRowId"),
+]
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    id: int
+    schema_id: int
+    base_manifest_list: str
+    delta_manifest_list: str
+    commit_user: str
+    commit_identifier: int
+    commit_kind: str
+    time_millis: int
+    total_record_count: Optional[int] = None
+    delta_record_count: Optional[int] = None
+    changelog_record_count: Optional[int] = None
+    changelog_manifest_list: Optional[str] = None
+    index_manifest: Optional[str] = None
+    base_manifest_list_size: Optional[int] = None
+    delta_manifest_list_size: Optional[int] = None
+    changelog_manifest_list_size: Optional[int] = None
+    log_offsets: Optional[dict] = None
+    watermark: Optional[int] = None
+    statistics: Optional[str] = None
+    properties: Optional[dict] = None
+    next_row_id: Optional[int] = None
+    version: int = 3
+
+    def to_json(self) -> str:
+        d = {}
+        for attr, key in _JSON_KEYS:
+            v = getattr(self, attr)
+            if v is not None:
+                d[key] = v
+        return json.dumps(d, indent=2)
+
+    @staticmethod
+    def from_json(text: str) -> "Snapshot":
+        try:
+            d = json.loads(text)
+            known = {f.name for f in fields(Snapshot)}
+            kwargs = {attr: d[key] for attr, key in _JSON_KEYS if key in d and attr in known}
+            return Snapshot(**kwargs)
+        except (TypeError, ValueError) as e:
+            raise CorruptMetadataError(f"snapshot JSON is malformed: {e}") from None
