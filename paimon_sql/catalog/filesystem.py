@@ -1,0 +1,121 @@
+"""FileSystemCatalog: the warehouse directory is the catalog (Paimon's default metastore).
+
+``<warehouse>/<db>.db/`` is a database, ``<warehouse>/<db>.db/<table>/`` a table; a directory
+is a table when it has ``schema/`` files. Nothing else keeps state, so any process (a Spark
+executor, pypaimon, Java Paimon) pointed at the same warehouse sees the same catalog.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+from paimon_sql.catalog.base import Catalog, Identifier, check_name
+from paimon_sql.exceptions import (DatabaseAlreadyExistsError, DatabaseNotEmptyError, DatabaseNotFoundError,
+                                   TableAlreadyExistsError, TableNotFoundError)
+from paimon_sql.format.schema import TableSchema
+from paimon_sql.io import FileIO
+from paimon_sql.table.paths import PathFactory
+from paimon_sql.table.schema_manager import SchemaManager
+from paimon_sql.table.table import FileStoreTable
+
+DB_SUFFIX = ".db"
+
+
+class FileSystemCatalog(Catalog):
+    def __init__(self, warehouse: str, options: Optional[dict] = None):
+        self.warehouse = warehouse.rstrip("/")
+        self.options = dict(options or {})
+        self.io = FileIO.for_path(self.warehouse, self.options)
+        self.io.mkdirs(self.warehouse)
+
+    def database_path(self, name: str) -> str:
+        return f"{self.warehouse}/{check_name('database', name)}{DB_SUFFIX}"
+
+    def table_path(self, identifier) -> str:
+        ident = self._ident(identifier)
+        return f"{self.database_path(ident.database)}/{ident.table}"
+
+    # -- databases --------------------------------------------------------------------------
+
+    def list_databases(self) -> List[str]:
+        return sorted(d[:-len(DB_SUFFIX)] for d in self.io.list_dirs(self.warehouse) if d.endswith(DB_SUFFIX))
+
+    def database_exists(self, name: str) -> bool:
+        return self.io.is_dir(self.database_path(name))
+
+    def create_database(self, name: str, ignore_if_exists: bool = False, properties: Optional[dict] = None):
+        path = self.database_path(name)
+        if self.io.exists(path):
+            if ignore_if_exists:
+                return
+            raise DatabaseAlreadyExistsError(f"database {name} already exists")
+        self.io.mkdirs(path)
+
+    def drop_database(self, name: str, ignore_if_not_exists: bool = False, cascade: bool = False):
+        if not self.database_exists(name):
+            if ignore_if_not_exists:
+                return
+            raise DatabaseNotFoundError(f"database {name} does not exist")
+        tables = self.list_tables(name)
+        if tables and not cascade:
+            raise DatabaseNotEmptyError(f"database {name} is not empty ({len(tables)} table(s)); use CASCADE")
+        self.io.delete(self.database_path(name))
+
+    def _require_database(self, name: str) -> None:
+        if not self.database_exists(name):
+            raise DatabaseNotFoundError(f"database {name} does not exist")
+
+    # -- tables -----------------------------------------------------------------------------
+
+    def list_tables(self, database: str) -> List[str]:
+        self._require_database(database)
+        db = self.database_path(database)
+        return sorted(t for t in self.io.list_dirs(db) if self._is_table(f"{db}/{t}"))
+
+    def _is_table(self, path: str) -> bool:
+        return any(n.startswith("schema-") for n in self.io.list_names(f"{path}/schema"))
+
+    def table_exists(self, identifier) -> bool:
+        ident = self._ident(identifier)
+        return self.database_exists(ident.database) and self._is_table(self.table_path(ident))
+
+    def create_table(self, identifier, schema: TableSchema, ignore_if_exists: bool = False) -> FileStoreTable:
+        ident = self._ident(identifier)
+        self._require_database(ident.database)
+        path = self.table_path(ident)
+        if self._is_table(path):
+            if ignore_if_exists:
+                return self.get_table(ident)
+            raise TableAlreadyExistsError(f"table {ident} already exists")
+        SchemaManager(self.io, PathFactory(path, [], "parquet")).commit(schema)
+        return FileStoreTable(self.io, path, schema, str(ident))
+
+    def get_table(self, identifier) -> FileStoreTable:
+        ident = self._ident(identifier)
+        path = self.table_path(ident)
+        if not self.database_exists(ident.database):
+            raise DatabaseNotFoundError(f"database {ident.database} does not exist")
+        schema = SchemaManager(self.io, PathFactory(path, [], "parquet")).latest()
+        if schema is None:
+            raise TableNotFoundError(f"table {ident} does not exist")
+        return FileStoreTable(self.io, path, schema, str(ident))
+
+    def drop_table(self, identifier, ignore_if_not_exists: bool = False):
+        ident = self._ident(identifier)
+        if not self.table_exists(ident):
+            if ignore_if_not_exists:
+                return
+            raise TableNotFoundError(f"table {ident} does not exist")
+        self.io.delete(self.table_path(ident))
+
+    def rename_table(self, source, target):
+        src, dst = self._ident(source), self._ident(target)
+        if not self.table_exists(src):
+            raise TableNotFoundError(f"table {src} does not exist")
+        self._require_database(dst.database)
+        if self.io.exists(self.table_path(dst)):
+            raise TableAlreadyExistsError(f"table {dst} already exists")
+        self.io.rename(self.table_path(src), self.table_path(dst))
+
+
+__all__ = ["FileSystemCatalog", "Identifier"]

@@ -1,0 +1,154 @@
+"""Data file formats: Parquet (default), ORC and Avro, read and written as Arrow.
+
+Parquet and ORC go through pyarrow's native readers and writers. Avro data files (rare in Paimon
+tables) go through fastavro record by record, which is correct but slow; the docs say so.
+"""
+
+from __future__ import annotations
+
+import io as _io
+from typing import Iterator, List, Optional
+
+import fastavro
+import pyarrow as pa
+import pyarrow.orc as paorc
+import pyarrow.parquet as pq
+
+from paimon_sql.exceptions import SchemaError
+from paimon_sql.io import FileIO
+
+FORMATS = ("parquet", "orc", "avro")
+_PARQUET_CODECS = {"zstd": "zstd", "snappy": "snappy", "gzip": "gzip", "lz4": "lz4", "none": "none",
+                   "uncompressed": "none", "brotli": "brotli"}
+
+
+def check_format(fmt: str) -> str:
+    fmt = fmt.lower()
+    if fmt not in FORMATS:
+        raise SchemaError(f"file.format '{fmt}' is not supported (parquet, orc, avro)")
+    return fmt
+
+
+class RollingFileWriter:
+    """Writes one Arrow schema to a file, reporting bytes written so callers can roll at a size."""
+
+    def __init__(self, io: FileIO, path: str, schema: pa.Schema, fmt: str, compression: str):
+        self.io, self.path, self.schema, self.fmt = io, path, schema, check_format(fmt)
+        self.rows = 0
+        self._tables: List[pa.Table] = []
+        io.mkdirs(path.rsplit("/", 1)[0])
+        if self.fmt == "parquet":
+            self._sink = io.fs.open_output_stream(io.arrow_path(path))
+            self._writer = pq.ParquetWriter(self._sink, schema, compression=_PARQUET_CODECS.get(compression, "zstd"),
+                                            write_statistics=True)
+        elif self.fmt == "orc":
+            self._sink = io.fs.open_output_stream(io.arrow_path(path))
+            self._writer = paorc.ORCWriter(self._sink, compression=compression if compression != "none"
+                                           else "uncompressed")
+        self.compression = compression
+
+    def write(self, table: pa.Table) -> None:
+        self.rows += table.num_rows
+        if self.fmt == "avro":
+            self._tables.append(table)
+        else:
+            self._writer.write_table(table)
+
+    @property
+    def bytes_written(self) -> int:
+        if self.fmt == "avro":
+            return sum(t.nbytes for t in self._tables) // 2
+        return self._sink.tell()
+
+    def close(self) -> int:
+        """Finish the file; returns its size in bytes."""
+        if self.fmt == "avro":
+            table = pa.concat_tables(self._tables) if self._tables else self.schema.empty_table()
+            self.io.write_bytes(self.path, _avro_bytes(table, self.compression))
+        else:
+            self._writer.close()
+            self._sink.close()
+        return self.io.file_size(self.path)
+
+    def abort(self) -> None:
+        try:
+            if self.fmt != "avro":
+                self._writer.close()
+                self._sink.close()
+        finally:
+            self.io.delete(self.path)
+
+
+def read_file(io: FileIO, path: str, fmt: str, columns: Optional[List[str]] = None) -> pa.Table:
+    """Read a whole data file (only ``columns`` when given)."""
+    fmt = check_format(fmt)
+    if fmt == "parquet":
+        return pq.read_table(io.arrow_path(path), columns=columns, filesystem=io.fs)
+    if fmt == "orc":
+        with io.fs.open_input_file(io.arrow_path(path)) as f:
+            return paorc.ORCFile(f).read(columns=columns)
+    table = _avro_table(io.read_bytes(path))
+    return table.select(columns) if columns is not None else table
+
+
+def iter_batches(io: FileIO, path: str, fmt: str, columns: Optional[List[str]] = None,
+                 batch_size: int = 65536) -> Iterator[pa.RecordBatch]:
+    """Stream a data file as record batches (Parquet streams; the others read whole)."""
+    if check_format(fmt) == "parquet":
+        with io.fs.open_input_file(io.arrow_path(path)) as f:
+            yield from pq.ParquetFile(f).iter_batches(batch_size=batch_size, columns=columns)
+        return
+    yield from read_file(io, path, fmt, columns).to_batches(batch_size)
+
+
+# -- Avro data files -----------------------------------------------------------------------------
+
+def _avro_type(t: pa.DataType):
+    if pa.types.is_boolean(t):
+        return "boolean"
+    if pa.types.is_int8(t) or pa.types.is_int16(t) or pa.types.is_int32(t):
+        return "int"
+    if pa.types.is_int64(t):
+        return "long"
+    if pa.types.is_float32(t):
+        return "float"
+    if pa.types.is_float64(t):
+        return "double"
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return "string"
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t):
+        return "bytes"
+    if pa.types.is_date32(t):
+        return {"type": "int", "logicalType": "date"}
+    if pa.types.is_decimal(t):
+        return {"type": "bytes", "logicalType": "decimal", "precision": t.precision, "scale": t.scale}
+    if pa.types.is_timestamp(t):
+        return {"type": "long", "logicalType": "timestamp-millis" if t.unit in ("s", "ms") else "timestamp-micros"}
+    if pa.types.is_time(t):
+        return {"type": "int", "logicalType": "time-millis"}
+    if pa.types.is_list(t):
+        return {"type": "array", "items": _nullable(t.value_field)}
+    if pa.types.is_map(t):
+        return {"type": "array", "items": {"type": "record", "name": f"kv_{id(t)}", "fields": [
+            {"name": "key", "type": _avro_type(t.key_type)}, {"name": "value", "type": _nullable(t.item_field)}]}}
+    if pa.types.is_struct(t):
+        return {"type": "record", "name": f"r_{id(t)}", "fields": [{"name": f.name, "type": _nullable(f)} for f in t]}
+    raise SchemaError(f"Arrow type {t} cannot be written to Avro")
+
+
+def _nullable(f: pa.Field):
+    return ["null", _avro_type(f.type)] if f.nullable else _avro_type(f.type)
+
+
+def _avro_bytes(table: pa.Table, compression: str) -> bytes:
+    schema = {"type": "record", "name": "record",
+              "fields": [{"name": f.name, "type": _nullable(f)} for f in table.schema]}
+    codec = {"zstd": "zstandard", "snappy": "snappy", "deflate": "deflate"}.get(compression, "null")
+    buf = _io.BytesIO()
+    fastavro.writer(buf, fastavro.parse_schema(schema), table.to_pylist(), codec=codec)
+    return buf.getvalue()
+
+
+def _avro_table(data: bytes) -> pa.Table:
+    """Rows of an Avro data file; the caller casts to the file's Paimon schema."""
+    return pa.Table.from_pylist(list(fastavro.reader(_io.BytesIO(data))))

@@ -1,0 +1,102 @@
+"""Dynamic bucket mode (``bucket = -1`` on primary-key tables): a key keeps its bucket forever.
+
+Which bucket holds a key is remembered in HASH index files, one per (partition, bucket): the
+4-byte big-endian hashes of the trimmed primary keys living there. A write loads the index of
+the partitions it touches, keeps known keys in their bucket and puts new keys in the first
+bucket still under ``dynamic-bucket.target-row-num`` keys, opening a new bucket when all are
+full. The rewritten index files ride along in the commit messages.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Tuple
+
+import numpy as np
+import pyarrow as pa
+
+from paimon_sql.format import binary_row
+from paimon_sql.format.manifest import ADD, DELETE, IndexManifestEntry
+
+HASH_INDEX = "HASH"
+
+
+class DynamicBucketAssigner:
+    def __init__(self, table):
+        self.table = table
+        self.schema = table.schema
+        self.target_rows = table.options.get("dynamic-bucket.target-row-num")
+        self._part_types = [f.type for f in self.schema.fields_of(self.schema.partition_keys)]
+        # partition bytes -> {bucket: sorted unique hashes}
+        self._index: Dict[bytes, Dict[int, np.ndarray]] = {}
+        self._old_files: Dict[bytes, List[IndexManifestEntry]] = {}
+        self.max_buckets = 1
+
+    def _load(self, partition: bytes) -> Dict[int, np.ndarray]:
+        if partition not in self._index:
+            buckets: Dict[int, np.ndarray] = {}
+            olds = []
+            snap = self.table.snapshot_manager.latest()
+            for e in self.table.index_manifest_entries(snap.index_manifest if snap else None):
+                if e.partition == partition and e.index_type == HASH_INDEX:
+                    data = self.table.io.read_bytes(self.table.paths.index_path(e.file_name))
+                    buckets[e.bucket] = np.unique(np.frombuffer(data, dtype=">i4").astype(np.int32))
+                    olds.append(e)
+            self._index[partition] = buckets
+            self._old_files[partition] = olds
+        return self._index[partition]
+
+    def assign(self, data: pa.Table, partition_codes: np.ndarray) -> np.ndarray:
+        """Bucket of every row; updates the in-memory index with new keys."""
+        keys = self.schema.trimmed_primary_keys
+        hashes = binary_row.hash_rows([data.column(k) for k in keys], [f.type for f in self.schema.fields_of(keys)])
+        out = np.zeros(len(hashes), dtype=np.int32)
+        part_cols = [data.column(k) for k in self.schema.partition_keys]
+        for code in np.unique(partition_codes):
+            rows = np.flatnonzero(partition_codes == code)
+            first = int(rows[0])
+            pbytes = binary_row.to_bytes([c[first].as_py() for c in part_cols], self._part_types)
+            out[rows] = self._assign_partition(pbytes, hashes[rows])
+        self.max_buckets = max([self.max_buckets] + [len(b) for b in self._index.values()])
+        return out
+
+    def _assign_partition(self, partition: bytes, hashes: np.ndarray) -> np.ndarray:
+        buckets = self._load(partition)
+        result = np.full(len(hashes), -1, dtype=np.int32)
+        for b, known in buckets.items():
+            pos = np.searchsorted(known, hashes)
+            hit = (pos < len(known)) & (known[np.minimum(pos, len(known) - 1)] == hashes)
+            result[hit] = b
+        new_hashes = np.unique(hashes[result < 0])
+        assigned: Dict[int, np.ndarray] = {}
+        cursor = 0
+        b = 0
+        while cursor < len(new_hashes):
+            size = len(buckets.get(b, ())) + len(assigned.get(b, ()))
+            room = self.target_rows - size
+            if room > 0:
+                take = new_hashes[cursor:cursor + room]
+                assigned[b] = take
+                cursor += len(take)
+            b += 1
+        for b, hs in assigned.items():
+            buckets[b] = np.union1d(buckets.get(b, np.zeros(0, np.int32)), hs).astype(np.int32)
+            pos = np.searchsorted(hs, hashes)
+            hit = (pos < len(hs)) & (hs[np.minimum(pos, len(hs) - 1)] == hashes) & (result < 0)
+            result[hit] = b
+        return result
+
+    def attach_index_files(self, messages) -> None:
+        """Write the new HASH index of every touched (partition, bucket) into its commit message."""
+        for m in messages:
+            if m.partition not in self._index or m.bucket not in self._index[m.partition]:
+                continue
+            hashes = self._index[m.partition][m.bucket]
+            name = f"index-{self.table.paths.new_data_file_name(prefix='')}".rsplit(".", 1)[0]
+            data = hashes.astype(">i4").tobytes()
+            self.table.io.write_bytes(self.table.paths.index_path(name), data)
+            m.index_changes.append(IndexManifestEntry(ADD, m.partition, m.bucket, HASH_INDEX, name, len(data),
+                                                      len(hashes)))
+            for old in self._old_files.get(m.partition, []):
+                if old.bucket == m.bucket:
+                    m.index_changes.append(IndexManifestEntry(DELETE, old.partition, old.bucket, old.index_type,
+                                                              old.file_name, old.file_size, old.row_count))

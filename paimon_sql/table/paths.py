@@ -1,0 +1,105 @@
+"""Where every file of a table lives (Paimon's FileStorePathFactory).
+
+``<table>/snapshot/snapshot-N``, ``<table>/schema/schema-N``, ``<table>/manifest/...``,
+``<table>/[k=v/...]bucket-B/data-<uuid>-<n>.<format>``. Partition values become directory names
+the way Paimon prints them (dates ``2024-01-01``, NULL or empty → ``partition.default-name``),
+with Hive's escaping of characters that cannot appear in a path segment.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import uuid
+from decimal import Decimal
+from typing import Any, List, Sequence
+
+_ESCAPE = set('"#%\'*/:=?\\\x7f{[]^') | {chr(c) for c in range(0x01, 0x20)}
+
+
+def escape_path_name(text: str) -> str:
+    return "".join(f"%{ord(c):02X}" if c in _ESCAPE else c for c in text)
+
+
+def partition_value_text(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, dt.datetime):
+        return v.replace(tzinfo=None).isoformat(sep=" ")
+    if isinstance(v, (dt.date, dt.time)):
+        return v.isoformat()
+    if isinstance(v, Decimal):
+        return format(v, "f")
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "replace")
+    return str(v)
+
+
+class PathFactory:
+    """Paths of one table (or branch) directory."""
+
+    def __init__(self, table_path: str, partition_keys: Sequence[str], file_format: str,
+                 default_partition_name: str = "__DEFAULT_PARTITION__"):
+        self.root = table_path.rstrip("/")
+        self.partition_keys = list(partition_keys)
+        self.file_format = file_format
+        self.default_partition_name = default_partition_name
+        self._uuid = str(uuid.uuid4())
+        self._counter = itertools.count()
+        self._manifest_uuid = str(uuid.uuid4())
+        self._manifest_counter = itertools.count()
+
+    # -- metadata -------------------------------------------------------------------------
+
+    @property
+    def snapshot_dir(self) -> str:
+        return f"{self.root}/snapshot"
+
+    def snapshot_path(self, snapshot_id: int) -> str:
+        return f"{self.root}/snapshot/snapshot-{snapshot_id}"
+
+    @property
+    def schema_dir(self) -> str:
+        return f"{self.root}/schema"
+
+    def schema_path(self, schema_id: int) -> str:
+        return f"{self.root}/schema/schema-{schema_id}"
+
+    @property
+    def manifest_dir(self) -> str:
+        return f"{self.root}/manifest"
+
+    def manifest_path(self, name: str) -> str:
+        return f"{self.root}/manifest/{name}"
+
+    def new_manifest_name(self) -> str:
+        return f"manifest-{self._manifest_uuid}-{next(self._manifest_counter)}"
+
+    def new_manifest_list_name(self) -> str:
+        return f"manifest-list-{self._manifest_uuid}-{next(self._manifest_counter)}"
+
+    def new_index_manifest_name(self) -> str:
+        return f"index-manifest-{self._manifest_uuid}-{next(self._manifest_counter)}"
+
+    def index_path(self, name: str) -> str:
+        return f"{self.root}/index/{name}"
+
+    # -- data -----------------------------------------------------------------------------
+
+    def partition_dir(self, values: Sequence[Any]) -> str:
+        parts = []
+        for k, v in zip(self.partition_keys, values):
+            text = self.default_partition_name if v is None or v == "" else partition_value_text(v)
+            parts.append(f"{escape_path_name(k)}={escape_path_name(text)}")
+        return "/".join(parts)
+
+    def bucket_dir(self, partition_values: Sequence[Any], bucket: int) -> str:
+        part = self.partition_dir(partition_values)
+        return f"{self.root}/{part}/bucket-{bucket}" if part else f"{self.root}/bucket-{bucket}"
+
+    def new_data_file_name(self, prefix: str = "data-") -> str:
+        return f"{prefix}{self._uuid}-{next(self._counter)}.{self.file_format}"
+
+    def data_file_path(self, partition_values: List[Any], bucket: int, file_name: str,
+                       external_path: str = None) -> str:
+        return external_path or f"{self.bucket_dir(partition_values, bucket)}/{file_name}"

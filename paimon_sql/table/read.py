@@ -1,0 +1,90 @@
+"""SplitReader: the rows of one split as an Arrow table.
+
+Files are read through their own schema (``_SCHEMA_ID``) and matched to the current one by field
+id, so renamed columns keep their data, dropped ones vanish and added ones read NULL. Append
+files are concatenated. Primary-key files are read raw when their section has one file (only
+``_VALUE_KIND`` +I/+U rows kept) and merged by :func:`last_per_key` when sections overlap. The
+scan's predicate is applied to the rows after merging (never before: an old version of a row
+must not survive because the new one was filtered out).
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Sequence, Tuple
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from paimon_sql.format import binary_row, row_kind
+from paimon_sql.format.file_format import read_file
+from paimon_sql.format.manifest import DataFileMeta
+from paimon_sql.format.predicate import Predicate
+from paimon_sql.format.schema import KEY_PREFIX, SEQUENCE_NUMBER, VALUE_KIND
+from paimon_sql.mergetree.deduplicate import last_per_key
+
+
+class SplitReader:
+    def __init__(self, table, projection: Optional[Sequence[str]] = None, predicate: Optional[Predicate] = None):
+        self.table = table
+        self.schema = table.schema
+        self.projection = list(projection) if projection is not None else self.schema.field_names
+        self.predicate = predicate
+        needed = set(self.projection) | (predicate.columns() if predicate else set())
+        if self.schema.is_primary_key_table:
+            needed |= set(table.options.sequence_fields)
+        self.read_fields = [f for f in self.schema.fields if f.name in needed]
+        self.output_schema = pa.schema([self.schema.field(c).to_arrow() for c in self.projection])
+        self._part_types = [f.type for f in self.schema.fields_of(self.schema.partition_keys)]
+
+    def read(self, split) -> pa.Table:
+        if self.schema.is_primary_key_table:
+            parts = [self._read_section(split, section) for section in split.sections]
+        else:
+            parts = [self._read_file(split, f, with_system=False) for f in split.files]
+        rows = pa.concat_tables(parts) if parts else self._empty()
+        if self.predicate is not None:
+            rows = rows.filter(self.predicate.to_arrow())
+        return rows.select(self.projection)
+
+    def _empty(self) -> pa.Table:
+        return pa.schema([f.to_arrow() for f in self.read_fields]).empty_table()
+
+    def _read_section(self, split, files: Tuple[DataFileMeta, ...]) -> pa.Table:
+        if len(files) == 1:
+            rows = self._read_file(split, files[0], with_system=True)
+        else:
+            rows = pa.concat_tables([self._read_file(split, f, with_system=True) for f in files])
+            keys = [KEY_PREFIX + k for k in self.schema.trimmed_primary_keys]
+            order = self.table.options.sequence_fields + [SEQUENCE_NUMBER]
+            rows = rows.take(pa.array(last_per_key(rows, keys, order)))
+        rows = rows.filter(row_kind.is_add(rows.column(VALUE_KIND)))
+        return rows.select([f.name for f in self.read_fields])
+
+    def _read_file(self, split, f: DataFileMeta, with_system: bool) -> pa.Table:
+        """One data file as the current schema's ``read_fields`` (+ key/system columns)."""
+        file_schema = self.table.schema_at(f.schema_id)
+        by_id = {x.id: x for x in file_schema.fields}
+        wanted: List[Tuple[str, Optional[str], pa.Field]] = []  # (output name, file column, type)
+        if with_system:
+            for cur in self.schema.fields_of(self.schema.trimmed_primary_keys):
+                old = by_id.get(cur.id)
+                wanted.append((KEY_PREFIX + cur.name, KEY_PREFIX + old.name if old else None,
+                               pa.field(KEY_PREFIX + cur.name, cur.type.to_arrow(), False)))
+            wanted.append((SEQUENCE_NUMBER, SEQUENCE_NUMBER, pa.field(SEQUENCE_NUMBER, pa.int64(), False)))
+            wanted.append((VALUE_KIND, VALUE_KIND, pa.field(VALUE_KIND, pa.int8(), False)))
+        for cur in self.read_fields:
+            old = by_id.get(cur.id)
+            wanted.append((cur.name, old.name if old else None, cur.to_arrow()))
+        file_cols = [c for _, c, _ in wanted if c is not None]
+        pvals = binary_row.from_bytes(split.partition, self._part_types)
+        path = self.table.paths.data_file_path(pvals, split.bucket, f.file_name, f.external_path)
+        data = read_file(self.table.io, path, f.file_name.rsplit(".", 1)[-1], file_cols)
+        arrays = []
+        for name, col, fld in wanted:
+            if col is None:
+                arrays.append(pa.nulls(data.num_rows, fld.type))
+                continue
+            arr = data.column(col)
+            arrays.append(arr if arr.type.equals(fld.type) else arr.cast(fld.type))
+        return pa.Table.from_arrays(arrays, schema=pa.schema([fld.with_nullable(True) if fld.nullable else fld
+                                                              for _, _, fld in wanted]))

@@ -1,0 +1,216 @@
+"""TableScan: a value you narrow (filter, select, with_snapshot) and then plan or materialize.
+
+Planning reads the snapshot's manifest lists once, skips manifests whose partition stats cannot
+match, merges the entries into live files, drops files by partition values and by stats (key
+stats for primary-key tables, value stats for append tables), and groups what is left into
+splits:
+
+- append tables: files bin-packed by size (``source.split.target-size``, ``source.split.open-file-cost``);
+- primary-key tables: one split per bucket, its files cut into *sections* of overlapping key
+  ranges; a section of one file is read raw, a section of several is merged.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+
+import pyarrow as pa
+
+from paimon_sql.exceptions import SchemaError
+from paimon_sql.format import binary_row, manifest
+from paimon_sql.format.manifest import DataFileMeta, ManifestEntry
+from paimon_sql.format.predicate import FieldStats, Predicate, and_
+from paimon_sql.format.snapshot import Snapshot
+
+
+@dataclass(frozen=True)
+class Split:
+    partition: bytes
+    bucket: int
+    files: Tuple[DataFileMeta, ...]
+    sections: Tuple[Tuple[DataFileMeta, ...], ...] = ()
+
+    @property
+    def raw_convertible(self) -> bool:
+        """True when no two files overlap in key, so rows need no merge."""
+        return all(len(s) == 1 for s in self.sections) if self.sections else True
+
+    @property
+    def row_count(self) -> int:
+        return sum(f.row_count for f in self.files)
+
+
+@dataclass
+class PlanStats:
+    manifests_total: int = 0
+    manifests_read: int = 0
+    files_total: int = 0
+    files_after_partition: int = 0
+    files_planned: int = 0
+
+
+@dataclass
+class Plan:
+    snapshot: Optional[Snapshot]
+    splits: List[Split]
+    stats: PlanStats = field(default_factory=PlanStats)
+
+
+@dataclass(frozen=True)
+class TableScan:
+    table: object
+    predicate: Optional[Predicate] = None
+    projection: Optional[Tuple[str, ...]] = None
+    snapshot_id: Optional[int] = None
+
+    # -- narrowing --------------------------------------------------------------------------
+
+    def filter(self, predicate: Optional[Predicate]) -> "TableScan":
+        if predicate is not None:
+            unknown = predicate.columns() - set(self.table.schema.field_names)
+            if unknown:
+                raise SchemaError(f"filter on unknown column(s) of {self.table.name}: {', '.join(sorted(unknown))}")
+        return replace(self, predicate=and_(self.predicate, predicate))
+
+    def select(self, *columns: str) -> "TableScan":
+        cols = columns[0] if len(columns) == 1 and isinstance(columns[0], (list, tuple)) else columns
+        unknown = [c for c in cols if c not in self.table.schema.field_names]
+        if unknown:
+            raise SchemaError(f"unknown column(s) of {self.table.name}: {', '.join(unknown)}")
+        return replace(self, projection=tuple(cols))
+
+    def with_snapshot(self, snapshot_id: Optional[int]) -> "TableScan":
+        return replace(self, snapshot_id=snapshot_id)
+
+    # -- planning ---------------------------------------------------------------------------
+
+    def snapshot(self) -> Optional[Snapshot]:
+        sm = self.table.snapshot_manager
+        return sm.snapshot(self.snapshot_id) if self.snapshot_id is not None else sm.latest()
+
+    def plan_entries(self, stats: Optional[PlanStats] = None) -> List[ManifestEntry]:
+        """Live files of the snapshot that survive partition and stats pruning."""
+        stats = stats or PlanStats()
+        snap = self.snapshot()
+        if snap is None:
+            return []
+        table = self.table
+        schema = table.schema
+        part_fields = schema.fields_of(schema.partition_keys)
+        part_types = [f.type for f in part_fields]
+        part_pred = self.predicate.only(set(schema.partition_keys)) if self.predicate else None
+        metas = table.manifest_list(snap.base_manifest_list) + table.manifest_list(snap.delta_manifest_list)
+        stats.manifests_total = len(metas)
+        if part_pred is not None and part_types:
+            metas = [m for m in metas if part_pred.may_match(_partition_stats_lookup(m, part_fields))]
+        stats.manifests_read = len(metas)
+        with ThreadPoolExecutor(max_workers=min(8, max(1, len(metas)))) as pool:
+            lists = list(pool.map(table.manifest_entries, [m.file_name for m in metas]))
+        entries = manifest.merge_entries([e for lst in lists for e in lst])
+        stats.files_total = len(entries)
+        if part_pred is not None and part_types:
+            decoded: Dict[bytes, bool] = {}
+            names = schema.partition_keys
+
+            def part_ok(b: bytes) -> bool:
+                if b not in decoded:
+                    decoded[b] = part_pred.test_values(dict(zip(names, binary_row.from_bytes(b, part_types))))
+                return decoded[b]
+            entries = [e for e in entries if part_ok(e.partition)]
+        stats.files_after_partition = len(entries)
+        if self.predicate is not None:
+            entries = [e for e in entries if self._stats_may_match(e.file)]
+        stats.files_planned = len(entries)
+        return entries
+
+    def _stats_may_match(self, f: DataFileMeta) -> bool:
+        schema = self.table.schema
+        if schema.is_primary_key_table:
+            pred = self.predicate.only(set(schema.trimmed_primary_keys))
+            if pred is None:
+                return True
+            names = schema.trimmed_primary_keys
+            decoded = f.key_stats.decode([t.type for t in schema.fields_of(names)])
+        else:
+            file_schema = self.table.schema_at(f.schema_id)
+            stat_fields = (file_schema.fields if f.value_stats_cols is None
+                           else [file_schema.field(c) for c in f.value_stats_cols])
+            decoded = f.value_stats.decode([x.type for x in stat_fields])
+            by_id = {x.id: i for i, x in enumerate(stat_fields)}
+            names = [None] * len(stat_fields)
+            for cur in schema.fields:
+                if cur.id in by_id and cur.type == stat_fields[by_id[cur.id]].type:
+                    names[by_id[cur.id]] = cur.name
+            pred = self.predicate
+        lookup = {n: FieldStats(decoded.mins[i], decoded.maxs[i], decoded.null_counts[i], f.row_count)
+                  for i, n in enumerate(names) if n is not None}
+        return pred.may_match(lookup.get)
+
+    def plan(self) -> Plan:
+        stats = PlanStats()
+        snap = self.snapshot()
+        entries = self.plan_entries(stats) if snap is not None else []
+        groups: Dict[Tuple[bytes, int], List[DataFileMeta]] = {}
+        for e in entries:
+            groups.setdefault((e.partition, e.bucket), []).append(e.file)
+        if self.table.schema.is_primary_key_table:
+            splits = [self._pk_split(p, b, files) for (p, b), files in sorted(groups.items())]
+        else:
+            splits = [s for (p, b), files in sorted(groups.items()) for s in self._append_splits(p, b, files)]
+        return Plan(snap, splits, stats)
+
+    def _pk_split(self, partition: bytes, bucket: int, files: List[DataFileMeta]) -> Split:
+        key_types = [f.type for f in self.table.schema.key_fields()]
+        keyed = sorted(((tuple(binary_row.from_bytes(f.min_key, key_types)),
+                         tuple(binary_row.from_bytes(f.max_key, key_types)), f) for f in files),
+                       key=lambda x: (x[0], x[1]))
+        sections, current, current_max = [], [], None
+        for lo, hi, f in keyed:
+            if current and lo > current_max:
+                sections.append(tuple(current))
+                current, current_max = [], None
+            current.append(f)
+            current_max = hi if current_max is None or hi > current_max else current_max
+        if current:
+            sections.append(tuple(current))
+        return Split(partition, bucket, tuple(files), tuple(sections))
+
+    def _append_splits(self, partition: bytes, bucket: int, files: List[DataFileMeta]) -> List[Split]:
+        target = self.table.options.get("source.split.target-size")
+        open_cost = self.table.options.get("source.split.open-file-cost")
+        splits, current, weight = [], [], 0
+        for f in files:
+            w = max(f.file_size, open_cost)
+            if current and weight + w > target:
+                splits.append(Split(partition, bucket, tuple(current)))
+                current, weight = [], 0
+            current.append(f)
+            weight += w
+        if current:
+            splits.append(Split(partition, bucket, tuple(current)))
+        return splits
+
+    # -- materializing ----------------------------------------------------------------------
+
+    def _reader(self):
+        from paimon_sql.table.read import SplitReader
+        return SplitReader(self.table, self.projection, self.predicate)
+
+    def to_batches(self) -> Iterator[pa.Table]:
+        reader = self._reader()
+        for split in self.plan().splits:
+            yield reader.read(split)
+
+    def to_arrow(self) -> pa.Table:
+        reader = self._reader()
+        parts = [reader.read(s) for s in self.plan().splits]
+        return pa.concat_tables(parts) if parts else reader.output_schema.empty_table()
+
+
+def _partition_stats_lookup(meta, part_fields: Sequence):
+    decoded = meta.partition_stats.decode([f.type for f in part_fields])
+    table = {f.name: FieldStats(decoded.mins[i], decoded.maxs[i], decoded.null_counts[i], None)
+             for i, f in enumerate(part_fields)}
+    return table.get

@@ -1,0 +1,42 @@
+"""SchemaManager: the ``schema/schema-N`` files of a table; old ones stay for old data files."""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional
+
+from paimon_sql.exceptions import CorruptMetadataError, SchemaError
+from paimon_sql.format.schema import TableSchema
+from paimon_sql.io import FileIO
+from paimon_sql.table.paths import PathFactory
+
+
+class SchemaManager:
+    def __init__(self, io: FileIO, paths: PathFactory):
+        self.io = io
+        self.paths = paths
+        self._cache: Dict[int, TableSchema] = {}
+
+    def list_ids(self) -> List[int]:
+        names = self.io.list_names(self.paths.schema_dir)
+        return sorted(int(n[7:]) for n in names if n.startswith("schema-") and n[7:].isdigit())
+
+    def latest(self) -> Optional[TableSchema]:
+        ids = self.list_ids()
+        return self.schema(ids[-1]) if ids else None
+
+    def schema(self, schema_id: int) -> TableSchema:
+        if schema_id not in self._cache:
+            path = self.paths.schema_path(schema_id)
+            try:
+                text = self.io.read_text(path)
+            except (FileNotFoundError, OSError):
+                raise CorruptMetadataError(f"schema {schema_id} is missing ({path})") from None
+            self._cache[schema_id] = TableSchema.from_json(text)
+        return self._cache[schema_id]
+
+    def commit(self, schema: TableSchema) -> TableSchema:
+        """Write ``schema`` as ``schema-<id>``; fails if that id is taken (a concurrent change)."""
+        if not self.io.try_create(self.paths.schema_path(schema.id), schema.to_json().encode("utf-8")):
+            raise SchemaError(f"schema {schema.id} already exists: the table was changed concurrently")
+        self._cache[schema.id] = schema
+        return schema

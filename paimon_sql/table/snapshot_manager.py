@@ -1,0 +1,76 @@
+"""SnapshotManager: find, read and publish snapshots of one table directory.
+
+``LATEST`` and ``EARLIEST`` are hints: writers update them after a commit and may die before,
+so the latest id is the hint followed by probing ``snapshot-(hint+1)...`` until one is missing,
+and without a hint the ids listed in ``snapshot/``.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, List, Optional
+
+from paimon_sql.exceptions import SnapshotNotFoundError
+from paimon_sql.format.snapshot import Snapshot
+from paimon_sql.io import FileIO
+from paimon_sql.table.paths import PathFactory
+
+
+class SnapshotManager:
+    def __init__(self, io: FileIO, paths: PathFactory):
+        self.io = io
+        self.paths = paths
+
+    def _hint(self, name: str) -> Optional[int]:
+        path = f"{self.paths.snapshot_dir}/{name}"
+        try:
+            return int(self.io.read_text(path).strip())
+        except (FileNotFoundError, OSError, ValueError):
+            return None
+
+    def _listed_ids(self) -> List[int]:
+        ids = []
+        for name in self.io.list_names(self.paths.snapshot_dir):
+            if name.startswith("snapshot-") and name[9:].isdigit():
+                ids.append(int(name[9:]))
+        return sorted(ids)
+
+    def latest_id(self) -> Optional[int]:
+        hint = self._hint("LATEST")
+        if hint is not None and self.io.exists(self.paths.snapshot_path(hint)):
+            while self.io.exists(self.paths.snapshot_path(hint + 1)):
+                hint += 1
+            return hint
+        ids = self._listed_ids()
+        return ids[-1] if ids else None
+
+    def earliest_id(self) -> Optional[int]:
+        hint = self._hint("EARLIEST")
+        if hint is not None and self.io.exists(self.paths.snapshot_path(hint)):
+            return hint
+        ids = self._listed_ids()
+        return ids[0] if ids else None
+
+    def snapshot(self, snapshot_id: int) -> Snapshot:
+        path = self.paths.snapshot_path(snapshot_id)
+        try:
+            text = self.io.read_text(path)
+        except (FileNotFoundError, OSError):
+            raise SnapshotNotFoundError(f"snapshot {snapshot_id} does not exist ({path})") from None
+        return Snapshot.from_json(text)
+
+    def latest(self) -> Optional[Snapshot]:
+        sid = self.latest_id()
+        return None if sid is None else self.snapshot(sid)
+
+    def snapshots(self) -> Iterator[Snapshot]:
+        for sid in self._listed_ids():
+            yield self.snapshot(sid)
+
+    def try_commit(self, snapshot: Snapshot) -> bool:
+        """Publish ``snapshot`` if its id is still free; then refresh the hints."""
+        if not self.io.try_create(self.paths.snapshot_path(snapshot.id), snapshot.to_json().encode("utf-8")):
+            return False
+        self.io.write_bytes(f"{self.paths.snapshot_dir}/LATEST", str(snapshot.id).encode())
+        if snapshot.id == 1 or self._hint("EARLIEST") is None:
+            self.io.write_bytes(f"{self.paths.snapshot_dir}/EARLIEST", str(self.earliest_id() or snapshot.id).encode())
+        return True

@@ -1,0 +1,106 @@
+"""FileStoreTable: one Paimon table directory and the operations on it.
+
+It binds the schema, options, paths and managers together and hands out the three verbs:
+``new_write()`` (rows → files), ``new_commit()`` (files → snapshot) and ``new_scan()``
+(snapshot → rows). Manifest files are immutable, so their decoded records are cached here.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import List, Optional
+
+import pyarrow as pa
+
+from paimon_sql.format import manifest
+from paimon_sql.format.file_format import check_format
+from paimon_sql.format.schema import TableSchema
+from paimon_sql.io import FileIO
+from paimon_sql.table.paths import PathFactory
+from paimon_sql.table.schema_manager import SchemaManager
+from paimon_sql.table.snapshot_manager import SnapshotManager
+
+
+class FileStoreTable:
+    def __init__(self, io: FileIO, path: str, schema: TableSchema, name: str = ""):
+        self.io = io
+        self.path = path.rstrip("/")
+        self.schema = schema
+        self.name = name or self.path.rsplit("/", 1)[-1]
+        self.options = schema.core_options()
+        check_format(self.options.file_format)
+        self.paths = PathFactory(self.path, schema.partition_keys, self.options.file_format,
+                                 self.options.partition_default_name)
+        self.snapshot_manager = SnapshotManager(io, self.paths)
+        self.schema_manager = SchemaManager(io, self.paths)
+        self._entries = lru_cache(maxsize=4096)(self._read_entries)
+        self._lists = lru_cache(maxsize=1024)(self._read_list)
+        self._index = lru_cache(maxsize=256)(self._read_index)
+
+    @staticmethod
+    def load(io: FileIO, path: str, name: str = "") -> "FileStoreTable":
+        schema = SchemaManager(io, PathFactory(path, [], "parquet")).latest()
+        if schema is None:
+            from paimon_sql.exceptions import TableNotFoundError
+            raise TableNotFoundError(f"no Paimon table at {path} (no schema files)")
+        return FileStoreTable(io, path, schema, name)
+
+    # -- metadata access (cached) -----------------------------------------------------------
+
+    def schema_at(self, schema_id: int) -> TableSchema:
+        return self.schema if schema_id == self.schema.id else self.schema_manager.schema(schema_id)
+
+    def _read_list(self, name: str) -> tuple:
+        return tuple(manifest.read_records(self.io.read_bytes(self.paths.manifest_path(name)), "ManifestFileMeta", name))
+
+    def _read_entries(self, name: str) -> tuple:
+        return tuple(manifest.read_records(self.io.read_bytes(self.paths.manifest_path(name)), "ManifestEntry", name))
+
+    def _read_index(self, name: str) -> tuple:
+        return tuple(manifest.read_records(self.io.read_bytes(self.paths.manifest_path(name)),
+                                           "IndexManifestEntry", name))
+
+    def manifest_list(self, name: Optional[str]) -> List[manifest.ManifestFileMeta]:
+        return list(self._lists(name)) if name else []
+
+    def manifest_entries(self, name: str) -> List[manifest.ManifestEntry]:
+        return list(self._entries(name))
+
+    def index_manifest_entries(self, name: Optional[str]) -> List[manifest.IndexManifestEntry]:
+        return list(self._index(name)) if name else []
+
+    # -- verbs ------------------------------------------------------------------------------
+
+    def new_write(self):
+        from paimon_sql.table.write import TableWrite
+        return TableWrite(self)
+
+    def new_commit(self, commit_user: Optional[str] = None):
+        from paimon_sql.table.commit import TableCommit
+        return TableCommit(self, commit_user)
+
+    def new_scan(self):
+        from paimon_sql.table.scan import TableScan
+        return TableScan(self)
+
+    def write_arrow(self, data: pa.Table, overwrite: bool = False, row_kinds=None) -> Optional[int]:
+        """Write and commit in one call (batch); returns the new snapshot id."""
+        write = self.new_write()
+        try:
+            write.write_arrow(data, row_kinds=row_kinds)
+            messages = write.prepare_commit()
+        except BaseException:
+            write.abort()
+            raise
+        commit = self.new_commit()
+        try:
+            return commit.overwrite(messages) if overwrite else commit.commit(messages)
+        except BaseException:
+            commit.abort(messages)
+            raise
+
+    def to_arrow(self, snapshot_id: Optional[int] = None) -> pa.Table:
+        return self.new_scan().with_snapshot(snapshot_id).to_arrow()
+
+    def __repr__(self) -> str:
+        return f"FileStoreTable({self.name}, {self.path})"

@@ -1,0 +1,313 @@
+"""TableWrite: Arrow rows in, data files and commit messages out — no per-row Python.
+
+A write buffers input; each flush (at ``write-buffer-size``, and at :meth:`prepare_commit`)
+turns the buffer into files, one group of files per (partition, bucket):
+
+1. conform the input to the table schema (names, casts, NOT NULL), derive row kinds;
+2. code each row's partition (dictionary indices) and bucket (Paimon's BinaryRow hash), so that
+   one stable argsort groups rows;
+3. assign sequence numbers in arrival order, continuing the bucket's highest one;
+4. primary-key tables: sort by (group, key, sequence.field, sequence) and keep the last row of
+   each key (the deduplicate merge inside one sorted run); append tables keep input order;
+5. write ``data-<uuid>-<n>.<format>`` files rolled at ``target-file-size``, with stats.
+
+The messages are plain picklable data so Spark tasks can return them to the driver, which
+commits once (see :mod:`paimon_sql.table.commit`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from paimon_sql.exceptions import PaimonError, SchemaError
+from paimon_sql.format import binary_row, row_kind, stats
+from paimon_sql.format.file_format import RollingFileWriter
+from paimon_sql.format.manifest import FILE_SOURCE_APPEND, DataFileMeta, IndexManifestEntry
+from paimon_sql.format.schema import KEY_PREFIX
+from paimon_sql.mergetree.deduplicate import last_per_key
+
+_CHUNK_ROWS = 256 * 1024
+
+
+@dataclass
+class CommitMessage:
+    """What one writer produced for one (partition, bucket)."""
+
+    partition: bytes
+    bucket: int
+    total_buckets: int
+    new_files: List[DataFileMeta] = field(default_factory=list)
+    deleted_files: List[DataFileMeta] = field(default_factory=list)
+    index_changes: List[IndexManifestEntry] = field(default_factory=list)
+
+    def is_empty(self) -> bool:
+        return not self.new_files and not self.deleted_files and not self.index_changes
+
+
+def conform(data: pa.Table, schema) -> pa.Table:
+    """The input as the table's Arrow schema: same columns, safe casts, NOT NULL checked."""
+    target = schema.arrow_schema()
+    names = data.column_names
+    missing = [n for n in target.names if n not in names]
+    extra = [n for n in names if n not in target.names]
+    if missing or extra:
+        detail = []
+        if missing:
+            detail.append(f"missing column(s) {', '.join(missing)}")
+        if extra:
+            detail.append(f"unknown column(s) {', '.join(extra)}")
+        raise SchemaError(f"data does not match the table schema: {'; '.join(detail)}")
+    cols = []
+    for f in target:
+        col = data.column(f.name)
+        if not col.type.equals(f.type):
+            try:
+                col = col.cast(f.type, safe=True)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+                raise SchemaError(f"column '{f.name}': cannot cast {col.type} to {f.type} ({e})") from None
+        if not f.nullable and col.null_count:
+            raise SchemaError(f"column '{f.name}' is NOT NULL but the data has {col.null_count} null value(s)")
+        cols.append(col)
+    return pa.Table.from_arrays(cols, schema=target)
+
+
+class TableWrite:
+    def __init__(self, table):
+        self.table = table
+        self.schema = table.schema
+        self.options = table.options
+        self.is_pk = self.schema.is_primary_key_table
+        self._buffer: List[Tuple[pa.Table, Optional[pa.Array]]] = []
+        self._buffer_bytes = 0
+        self._messages: Dict[Tuple[bytes, int], CommitMessage] = {}
+        self._next_seq: Optional[Dict[Tuple[bytes, int], int]] = None
+        self._buffer_limit = self.options.get("write-buffer-size")
+        self._target_size = self.options.target_file_size(self.is_pk)
+        bucket = self.options.bucket
+        if bucket == -2:
+            raise PaimonError(f"table {table.name}: postpone bucket mode (bucket = -2) is not supported")
+        if self.is_pk and bucket == -1:
+            from paimon_sql.table.dynamic_bucket import DynamicBucketAssigner
+            self._dynamic = DynamicBucketAssigner(table)
+        else:
+            self._dynamic = None
+
+    # -- input ----------------------------------------------------------------------------
+
+    def write_arrow(self, data, row_kinds: Optional[pa.Array] = None) -> None:
+        """Buffer rows (a Table or RecordBatch). ``row_kinds``: int8 +I/-U/+U/-D per row."""
+        if isinstance(data, pa.RecordBatch):
+            data = pa.Table.from_batches([data])
+        if row_kinds is not None:
+            if not self.is_pk:
+                raise SchemaError(f"table {self.table.name} is an append table: row kinds need a primary key")
+            row_kinds = pa.array(row_kinds, pa.int8()) if not isinstance(row_kinds, pa.Array) else row_kinds
+            if len(row_kinds) != data.num_rows:
+                raise SchemaError("row_kinds must have one entry per row")
+        data = conform(data, self.schema)
+        self._buffer.append((data, row_kinds))
+        self._buffer_bytes += data.nbytes
+        if self._buffer_bytes >= self._buffer_limit:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self._buffer:
+            return
+        tables = [t for t, _ in self._buffer]
+        data = pa.concat_tables(tables).combine_chunks()
+        kinds = None
+        if any(k is not None for _, k in self._buffer):
+            kinds = pa.concat_arrays([k if k is not None else pa.array(np.zeros(t.num_rows, np.int8))
+                                      for t, k in self._buffer])
+        self._buffer, self._buffer_bytes = [], 0
+        if data.num_rows:
+            self._write_rows(data, kinds)
+
+    def prepare_commit(self) -> List[CommitMessage]:
+        """Flush and hand over the files written since the last call."""
+        self.flush()
+        messages = [m for m in self._messages.values() if not m.is_empty()]
+        if self._dynamic is not None:
+            self._dynamic.attach_index_files(messages)
+        self._messages = {}
+        return messages
+
+    def abort(self, messages: Optional[List[CommitMessage]] = None) -> None:
+        """Delete the files of ``messages`` (default: of everything not yet handed over)."""
+        self._buffer = []
+        for m in (messages if messages is not None else list(self._messages.values())):
+            pvals = binary_row.from_bytes(m.partition, [f.type for f in self.schema.fields_of(self.schema.partition_keys)])
+            for f in m.new_files:
+                self.table.io.delete(self.table.paths.data_file_path(pvals, m.bucket, f.file_name))
+
+    # -- grouping -------------------------------------------------------------------------
+
+    def _row_kinds(self, data: pa.Table, kinds: Optional[pa.Array]) -> Optional[pa.Array]:
+        field_name = self.options.rowkind_field
+        if kinds is None and field_name:
+            kinds = row_kind.from_short_strings(data.column(field_name).combine_chunks(), field_name)
+        return kinds
+
+    def _buckets(self, data: pa.Table, partition_codes: np.ndarray) -> np.ndarray:
+        bucket = self.options.bucket
+        if bucket > 0:
+            keys = self.schema.bucket_keys
+            hashes = binary_row.hash_rows([data.column(k) for k in keys],
+                                          [f.type for f in self.schema.fields_of(keys)])
+            return binary_row.bucket_of(hashes, bucket)
+        if self._dynamic is not None:
+            return self._dynamic.assign(data, partition_codes)
+        return np.zeros(data.num_rows, dtype=np.int32)
+
+    def _partition_codes(self, data: pa.Table):
+        """Per-row partition code and, per code, the partition's values."""
+        keys = self.schema.partition_keys
+        n = data.num_rows
+        if not keys:
+            return np.zeros(n, dtype=np.int64), {0: []}
+        codes = np.zeros(n, dtype=np.int64)
+        dictionaries = []
+        for k in keys:
+            enc = pc.dictionary_encode(data.column(k).combine_chunks(), null_encoding="encode")
+            idx = np.asarray(enc.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+            size = len(enc.dictionary)
+            codes = codes * size + idx
+            dictionaries.append((enc.dictionary.to_pylist(), size))
+        values = {}
+        for code in np.unique(codes):
+            rest, vals = int(code), []
+            for d, size in reversed(dictionaries):
+                vals.append(d[rest % size])
+                rest //= size
+            values[int(code)] = list(reversed(vals))
+        return codes, values
+
+    # -- the flush ------------------------------------------------------------------------
+
+    def _restore_sequences(self) -> Dict[Tuple[bytes, int], int]:
+        if self._next_seq is None:
+            self._next_seq = {}
+            for e in self.table.new_scan().plan_entries():
+                key = (e.partition, e.bucket)
+                self._next_seq[key] = max(self._next_seq.get(key, 0), e.file.max_sequence_number + 1)
+        return self._next_seq
+
+    def _write_rows(self, data: pa.Table, kinds: Optional[pa.Array]) -> None:
+        kinds = self._row_kinds(data, kinds)
+        if kinds is not None and self.options.ignore_delete:
+            keep = row_kind.is_add(kinds)
+            data, kinds = data.filter(keep), kinds.filter(keep)
+        n = data.num_rows
+        pcodes, pvalues = self._partition_codes(data)
+        buckets = self._buckets(data, pcodes)
+        nb = max(self.options.bucket, 1) if self._dynamic is None else self._dynamic.max_buckets
+        group = pcodes * (int(buckets.max()) + 1 if n else nb) + buckets
+        order = np.argsort(group, kind="stable")
+        sorted_groups = group[order]
+        starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
+        ends = np.r_[starts[1:], n]
+        # sequence numbers in arrival order within each group, after the bucket's last one
+        part_types = [f.type for f in self.schema.fields_of(self.schema.partition_keys)]
+        next_seq = self._restore_sequences()
+        seq = np.empty(n, dtype=np.int64)
+        groups = []
+        for s, e in zip(starts, ends):
+            g = int(sorted_groups[s])
+            bucket = int(buckets[order[s]])
+            pcode = int(pcodes[order[s]])
+            part_bytes = binary_row.to_bytes(pvalues[pcode], part_types)
+            key = (part_bytes, bucket)
+            first = next_seq.get(key, 0)
+            seq[order[s:e]] = first + np.arange(e - s)
+            next_seq[key] = first + (e - s)
+            groups.append((g, pvalues[pcode], part_bytes, bucket))
+        if self.is_pk:
+            self._write_primary_key(data, kinds, group, seq, groups)
+        else:
+            for (g, pvals, pbytes, bucket), s, e in zip(groups, starts, ends):
+                idx = pa.array(order[s:e])
+                self._write_files(data.take(idx), pvals, pbytes, bucket, seq[order[s:e]], None)
+
+    def _write_primary_key(self, data, kinds, group, seq, groups) -> None:
+        keys = self.schema.trimmed_primary_keys
+        seq_fields = self.options.sequence_fields
+        sort_table = pa.table({"__g": group, **{f"k{i}": data.column(k) for i, k in enumerate(keys)},
+                               **{f"s{i}": data.column(k) for i, k in enumerate(seq_fields)}, "__seq": seq})
+        keep = last_per_key(sort_table, ["__g"] + [f"k{i}" for i in range(len(keys))],
+                            [f"s{i}" for i in range(len(seq_fields))] + ["__seq"])
+        kept_groups = group[keep]
+        rows = data.take(pa.array(keep))
+        rows_seq = seq[keep]
+        rows_kind = kinds.take(pa.array(keep)) if kinds is not None else None
+        bounds = np.flatnonzero(np.r_[True, kept_groups[1:] != kept_groups[:-1]]) if len(keep) else np.array([], int)
+        by_group = {g: (pv, pb, b) for g, pv, pb, b in groups}
+        for s, e in zip(bounds, np.r_[bounds[1:], len(keep)]):
+            pvals, pbytes, bucket = by_group[int(kept_groups[s])]
+            k = rows_kind.slice(s, e - s) if rows_kind is not None else None
+            self._write_files(rows.slice(s, e - s), pvals, pbytes, bucket, rows_seq[s:e], k)
+
+    def _write_files(self, rows: pa.Table, pvals, pbytes: bytes, bucket: int, seq: np.ndarray,
+                     kinds: Optional[pa.Array]) -> None:
+        """Write one (partition, bucket) slice as files rolled at target-file-size."""
+        schema = self.schema
+        if self.is_pk:
+            key_cols = {KEY_PREFIX + k: rows.column(k) for k in schema.trimmed_primary_keys}
+            kind_col = kinds if kinds is not None else pa.array(np.zeros(rows.num_rows, np.int8))
+            file_table = pa.Table.from_arrays(
+                list(key_cols.values()) + [pa.array(seq, pa.int64()), kind_col] + rows.columns,
+                schema=schema.data_file_arrow_schema())
+        else:
+            file_table = rows
+        msg = self._messages.setdefault((pbytes, bucket), CommitMessage(pbytes, bucket, self.options.bucket))
+        pos = 0
+        total = file_table.num_rows
+        while pos < total:
+            name = self.table.paths.new_data_file_name()
+            path = self.table.paths.data_file_path(pvals, bucket, name)
+            writer = RollingFileWriter(self.table.io, path, file_table.schema, self.options.file_format,
+                                       self.options.file_compression)
+            start = pos
+            try:
+                while pos < total and (pos == start or writer.bytes_written < self._target_size):
+                    chunk = file_table.slice(pos, _CHUNK_ROWS)
+                    writer.write(chunk)
+                    pos += chunk.num_rows
+                size = writer.close()
+            except BaseException:
+                writer.abort()
+                raise
+            msg.new_files.append(self._file_meta(name, size, file_table.slice(start, pos - start),
+                                                 seq[start:pos], kinds.slice(start, pos - start) if kinds is not None
+                                                 else None))
+
+    def _file_meta(self, name: str, size: int, part: pa.Table, seq: np.ndarray, kinds) -> DataFileMeta:
+        schema = self.schema
+        mode = self.options.stats_mode
+        value_stats = stats.collect(part, schema.fields, mode)
+        if self.is_pk:
+            key_fields = schema.key_fields()
+            key_types = [f.type for f in key_fields]
+            first = [part.column(f.name)[0].as_py() for f in key_fields]
+            last = [part.column(f.name)[part.num_rows - 1].as_py() for f in key_fields]
+            min_key, max_key = binary_row.to_bytes(first, key_types), binary_row.to_bytes(last, key_types)
+            key_stats = stats.collect(part, key_fields, "full")
+            deletes = 0 if kinds is None else int(pc.sum(pc.invert(row_kind.is_add(kinds))).as_py() or 0)
+        else:
+            min_key = max_key = binary_row.empty_row()
+            key_stats, deletes = stats.EMPTY_STATS, 0
+        return DataFileMeta(
+            file_name=name, file_size=size, row_count=part.num_rows, min_key=min_key, max_key=max_key,
+            key_stats=key_stats, value_stats=value_stats,
+            min_sequence_number=int(seq.min()), max_sequence_number=int(seq.max()),
+            schema_id=schema.id, level=0, extra_files=(),
+            creation_time=dt.datetime.now(dt.timezone.utc).replace(microsecond=0),
+            delete_row_count=deletes, embedded_index=None, file_source=FILE_SOURCE_APPEND,
+            value_stats_cols=None, external_path=None)
+
+
