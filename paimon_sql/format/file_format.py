@@ -52,7 +52,7 @@ class RollingFileWriter:
         if self.fmt == "avro":
             self._tables.append(table)
         else:
-            self._writer.write_table(table)
+            self._writer.write(table)
 
     @property
     def bytes_written(self) -> int:

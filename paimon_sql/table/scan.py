@@ -64,6 +64,7 @@ class TableScan:
     predicate: Optional[Predicate] = None
     projection: Optional[Tuple[str, ...]] = None
     snapshot_id: Optional[int] = None
+    tag: Optional[str] = None
 
     # -- narrowing --------------------------------------------------------------------------
 
@@ -82,12 +83,18 @@ class TableScan:
         return replace(self, projection=tuple(cols))
 
     def with_snapshot(self, snapshot_id: Optional[int]) -> "TableScan":
-        return replace(self, snapshot_id=snapshot_id)
+        return replace(self, snapshot_id=snapshot_id, tag=None)
+
+    def with_tag(self, tag: str) -> "TableScan":
+        """Read the snapshot a tag (``tag/tag-<name>``) preserved."""
+        return replace(self, tag=tag, snapshot_id=None)
 
     # -- planning ---------------------------------------------------------------------------
 
     def snapshot(self) -> Optional[Snapshot]:
         sm = self.table.snapshot_manager
+        if self.tag is not None:
+            return sm.tag(self.tag)
         return sm.snapshot(self.snapshot_id) if self.snapshot_id is not None else sm.latest()
 
     def plan_entries(self, stats: Optional[PlanStats] = None) -> List[ManifestEntry]:

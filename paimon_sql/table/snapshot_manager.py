@@ -66,6 +66,14 @@ class SnapshotManager:
         for sid in self._listed_ids():
             yield self.snapshot(sid)
 
+    def tag(self, name: str) -> Snapshot:
+        """The snapshot a tag preserved: ``tag/tag-<name>`` holds that snapshot's JSON."""
+        path = f"{self.paths.root}/tag/tag-{name}"
+        try:
+            return Snapshot.from_json(self.io.read_text(path))
+        except (FileNotFoundError, OSError):
+            raise SnapshotNotFoundError(f"tag '{name}' does not exist") from None
+
     def try_commit(self, snapshot: Snapshot) -> bool:
         """Publish ``snapshot`` if its id is still free; then refresh the hints."""
         if not self.io.try_create(self.paths.snapshot_path(snapshot.id), snapshot.to_json().encode("utf-8")):
