@@ -204,7 +204,8 @@ def _fixed_width_bytes(arr: pa.Array, t: AtomicType) -> np.ndarray:
         as_int = {"TIME": lambda a: a.cast(pa.time32("ms")).cast(pa.int32()), "DATE": lambda a: a.cast(pa.int32())}
         prepared = as_int[n](arr) if n in as_int else arr
         vals = np.asarray(pc.fill_null(prepared, False if n == "BOOLEAN" else 0).to_numpy(zero_copy_only=False))
-    return np.ascontiguousarray(vals.astype(_WIDTH[n])).view(np.uint8).reshape(len(arr), -1)
+    dtype = np.dtype(_WIDTH[n])
+    return np.ascontiguousarray(vals.astype(dtype)).view(np.uint8).reshape(len(arr), dtype.itemsize)
 
 
 def _epoch_millis(arr: pa.Array) -> np.ndarray:

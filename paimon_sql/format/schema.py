@@ -17,6 +17,7 @@ import pyarrow as pa
 
 from paimon_sql.exceptions import CorruptMetadataError, SchemaError
 from paimon_sql.format import options as opts
+from paimon_sql.format.file_format import check_format
 from paimon_sql.format.types import AtomicType, DataField, DataType, RowType, arrow_schema
 
 KEY_PREFIX = "_KEY_"
@@ -94,6 +95,7 @@ class TableSchema:
 
     def _check_bucket_setup(self) -> None:
         o = self.core_options()
+        check_format(o.file_format)
         bucket, bucket_key = o.bucket, o.bucket_key
         if bucket == 0 or bucket < -2:
             raise SchemaError(f"option 'bucket' must be -1, -2 or > 0, got {bucket}")

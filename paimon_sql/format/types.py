@@ -285,9 +285,11 @@ def _parse(toks: _Tokens) -> DataType:
         return AtomicType("VARBINARY", (MAX_LENGTH,), nullable=_nullability(toks))
     if word == "TIMESTAMP_LTZ":
         args = _parse_args(toks) or (6,)
+        _check_args("TIMESTAMP", args)
         return AtomicType("TIMESTAMP_LTZ", args, nullable=_nullability(toks))
     if word == "TIMESTAMP":
         args = _parse_args(toks) or (6,)
+        _check_args("TIMESTAMP", args)
         if toks.peek() and toks.peek().upper() == "WITH":
             toks.take("WITH")
             if toks.accept("LOCAL"):
@@ -361,7 +363,7 @@ def from_arrow(t: pa.DataType, nullable: bool = True) -> DataType:
     if pa.types.is_fixed_size_binary(t):
         return AtomicType("BINARY", (t.byte_width,), nullable=nullable)
     if pa.types.is_map(t):
-        return MapType(key=from_arrow(t.key_type, False), value=from_arrow(t.item_type, t.item_field.nullable),
+        return MapType(key=from_arrow(t.key_type), value=from_arrow(t.item_type, t.item_field.nullable),
                        nullable=nullable)
     if pa.types.is_list(t) or pa.types.is_large_list(t):
         return ArrayType(element=from_arrow(t.value_type, t.value_field.nullable), nullable=nullable)

@@ -204,6 +204,8 @@ class TableWrite:
             keep = row_kind.is_add(kinds)
             data, kinds = data.filter(keep), kinds.filter(keep)
         n = data.num_rows
+        if n == 0:
+            return
         pcodes, pvalues = self._partition_codes(data)
         buckets = self._buckets(data, pcodes)
         nb = max(self.options.bucket, 1) if self._dynamic is None else self._dynamic.max_buckets
