@@ -18,6 +18,7 @@ from paimon_sql.exceptions import SchemaError
 from paimon_sql.io import FileIO
 
 FORMATS = ("parquet", "orc", "avro")
+_BUFFER = 1 << 20
 _PARQUET_CODECS = {"zstd": "zstd", "snappy": "snappy", "gzip": "gzip", "lz4": "lz4", "none": "none",
                    "uncompressed": "none", "brotli": "brotli"}
 
@@ -38,11 +39,11 @@ class RollingFileWriter:
         self._tables: List[pa.Table] = []
         io.mkdirs(path.rsplit("/", 1)[0])
         if self.fmt == "parquet":
-            self._sink = io.fs.open_output_stream(io.arrow_path(path))
+            self._sink = io.fs.open_output_stream(io.arrow_path(path), buffer_size=_BUFFER)
             self._writer = pq.ParquetWriter(self._sink, schema, compression=_PARQUET_CODECS.get(compression, "zstd"),
                                             write_statistics=True)
         elif self.fmt == "orc":
-            self._sink = io.fs.open_output_stream(io.arrow_path(path))
+            self._sink = io.fs.open_output_stream(io.arrow_path(path), buffer_size=_BUFFER)
             self._writer = paorc.ORCWriter(self._sink, compression=compression if compression != "none"
                                            else "uncompressed")
         self.compression = compression

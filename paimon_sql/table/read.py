@@ -25,6 +25,7 @@ from paimon_sql.mergetree.deduplicate import last_per_key
 
 class SplitReader:
     def __init__(self, table, projection: Optional[Sequence[str]] = None, predicate: Optional[Predicate] = None):
+        table.check_supported()
         self.table = table
         self.schema = table.schema
         self.projection = list(projection) if projection is not None else self.schema.field_names

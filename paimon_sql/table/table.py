@@ -71,8 +71,17 @@ class FileStoreTable:
 
     # -- verbs ------------------------------------------------------------------------------
 
+    def check_supported(self) -> None:
+        """Refuse tables whose rows we would get wrong, instead of reading them wrongly."""
+        from paimon_sql.exceptions import PaimonError
+        if self.schema.is_primary_key_table and self.options.merge_engine != "deduplicate":
+            raise PaimonError(f"table {self.name}: merge-engine '{self.options.merge_engine}' is not supported yet")
+        if self.options.get("deletion-vectors.enabled"):
+            raise PaimonError(f"table {self.name}: deletion vectors are not supported yet")
+
     def new_write(self):
         from paimon_sql.table.write import TableWrite
+        self.check_supported()
         return TableWrite(self)
 
     def new_commit(self, commit_user: Optional[str] = None):

@@ -18,6 +18,8 @@ commits once (see :mod:`paimon_sql.table.commit`).
 from __future__ import annotations
 
 import datetime as dt
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
@@ -154,7 +156,7 @@ class TableWrite:
             kinds = row_kind.from_short_strings(data.column(field_name).combine_chunks(), field_name)
         return kinds
 
-    def _buckets(self, data: pa.Table, partition_codes: np.ndarray) -> np.ndarray:
+    def _buckets(self, data: pa.Table, partition_codes: np.ndarray) -> Optional[np.ndarray]:
         bucket = self.options.bucket
         if bucket > 0:
             keys = self.schema.bucket_keys
@@ -163,7 +165,7 @@ class TableWrite:
             return binary_row.bucket_of(hashes, bucket)
         if self._dynamic is not None:
             return self._dynamic.assign(data, partition_codes)
-        return np.zeros(data.num_rows, dtype=np.int32)
+        return None  # bucket-unaware: every row in bucket 0
 
     def _partition_codes(self, data: pa.Table):
         """Per-row partition code and, per code, the partition's values."""
@@ -171,16 +173,16 @@ class TableWrite:
         n = data.num_rows
         if not keys:
             return np.zeros(n, dtype=np.int64), {0: []}
-        codes = np.zeros(n, dtype=np.int64)
+        codes = None
         dictionaries = []
         for k in keys:
             enc = pc.dictionary_encode(data.column(k).combine_chunks(), null_encoding="encode")
-            idx = np.asarray(enc.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+            idx = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
             size = len(enc.dictionary)
-            codes = codes * size + idx
+            codes = idx if codes is None else codes * size + idx
             dictionaries.append((enc.dictionary.to_pylist(), size))
         values = {}
-        for code in np.unique(codes):
+        for code in _present(codes):
             rest, vals = int(code), []
             for d, size in reversed(dictionaries):
                 vals.append(d[rest % size])
@@ -208,35 +210,44 @@ class TableWrite:
             return
         pcodes, pvalues = self._partition_codes(data)
         buckets = self._buckets(data, pcodes)
-        nb = max(self.options.bucket, 1) if self._dynamic is None else self._dynamic.max_buckets
-        group = pcodes * (int(buckets.max()) + 1 if n else nb) + buckets
-        order = np.argsort(group, kind="stable")
-        sorted_groups = group[order]
-        starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
-        ends = np.r_[starts[1:], n]
+        group = pcodes if buckets is None else pcodes * (int(buckets.max()) + 1) + buckets
         # sequence numbers in arrival order within each group, after the bucket's last one
         part_types = [f.type for f in self.schema.fields_of(self.schema.partition_keys)]
         next_seq = self._restore_sequences()
-        seq = np.empty(n, dtype=np.int64)
+        seq = np.empty(n, dtype=np.int64) if self.is_pk else None
         groups = []
-        for s, e in zip(starts, ends):
-            g = int(sorted_groups[s])
-            bucket = int(buckets[order[s]])
-            pcode = int(pcodes[order[s]])
-            part_bytes = binary_row.to_bytes(pvalues[pcode], part_types)
-            key = (part_bytes, bucket)
-            first = next_seq.get(key, 0)
-            seq[order[s:e]] = first + np.arange(e - s)
-            next_seq[key] = first + (e - s)
-            groups.append((g, pvalues[pcode], part_bytes, bucket))
+        for g, idx in _group_rows(group):
+            first_row = int(idx[0])
+            pvals = pvalues[int(pcodes[first_row])]
+            bucket = 0 if buckets is None else int(buckets[first_row])
+            pbytes = binary_row.to_bytes(pvals, part_types)
+            first = next_seq.get((pbytes, bucket), 0)
+            next_seq[(pbytes, bucket)] = first + len(idx)
+            group_seq = first + np.arange(len(idx))
+            if seq is not None:
+                seq[idx] = group_seq
+            groups.append((g, idx, pvals, pbytes, bucket, group_seq))
         if self.is_pk:
-            self._write_primary_key(data, kinds, group, seq, groups)
+            jobs = self._primary_key_slices(data, kinds, group, seq, groups)
         else:
-            for (g, pvals, pbytes, bucket), s, e in zip(groups, starts, ends):
-                idx = pa.array(order[s:e])
-                self._write_files(data.take(idx), pvals, pbytes, bucket, seq[order[s:e]], None)
+            jobs = [(_Take(data, idx), pvals, pbytes, bucket, group_seq, None)
+                    for g, idx, pvals, pbytes, bucket, group_seq in groups]
+        self._run(jobs)
 
-    def _write_primary_key(self, data, kinds, group, seq, groups) -> None:
+    def _run(self, jobs) -> None:
+        """Write the (partition, bucket) slices; Arrow's writers release the GIL, so threads overlap."""
+        with ThreadPoolExecutor(max_workers=max(1, min(len(jobs), os.cpu_count() or 2))) as pool:
+            futures = [pool.submit(self._write_files, *job) for job in jobs]
+        failed = [f.exception() for f in futures if f.exception() is not None]
+        results = [f.result() for f in futures if f.exception() is None]
+        if failed:  # a failed write commits nothing: remove what the other slices wrote
+            self.abort([CommitMessage(pbytes, bucket, self.options.bucket, files) for (pbytes, bucket), files in results])
+            raise failed[0]
+        for (pbytes, bucket), files in results:
+            msg = self._messages.setdefault((pbytes, bucket), CommitMessage(pbytes, bucket, self.options.bucket))
+            msg.new_files.extend(files)
+
+    def _primary_key_slices(self, data, kinds, group, seq, groups) -> list:
         keys = self.schema.trimmed_primary_keys
         seq_fields = self.options.sequence_fields
         sort_table = pa.table({"__g": group, **{f"k{i}": data.column(k) for i, k in enumerate(keys)},
@@ -248,15 +259,19 @@ class TableWrite:
         rows_seq = seq[keep]
         rows_kind = kinds.take(pa.array(keep)) if kinds is not None else None
         bounds = np.flatnonzero(np.r_[True, kept_groups[1:] != kept_groups[:-1]]) if len(keep) else np.array([], int)
-        by_group = {g: (pv, pb, b) for g, pv, pb, b in groups}
+        by_group = {g: (pv, pb, b) for g, _, pv, pb, b, _ in groups}
+        jobs = []
         for s, e in zip(bounds, np.r_[bounds[1:], len(keep)]):
             pvals, pbytes, bucket = by_group[int(kept_groups[s])]
             k = rows_kind.slice(s, e - s) if rows_kind is not None else None
-            self._write_files(rows.slice(s, e - s), pvals, pbytes, bucket, rows_seq[s:e], k)
+            jobs.append((rows.slice(s, e - s), pvals, pbytes, bucket, rows_seq[s:e], k))
+        return jobs
 
     def _write_files(self, rows: pa.Table, pvals, pbytes: bytes, bucket: int, seq: np.ndarray,
-                     kinds: Optional[pa.Array]) -> None:
+                     kinds: Optional[pa.Array]):
         """Write one (partition, bucket) slice as files rolled at target-file-size."""
+        if isinstance(rows, _Take):
+            rows = rows()
         schema = self.schema
         if self.is_pk:
             key_cols = {KEY_PREFIX + k: rows.column(k) for k in schema.trimmed_primary_keys}
@@ -266,7 +281,7 @@ class TableWrite:
                 schema=schema.data_file_arrow_schema())
         else:
             file_table = rows
-        msg = self._messages.setdefault((pbytes, bucket), CommitMessage(pbytes, bucket, self.options.bucket))
+        files = []
         pos = 0
         total = file_table.num_rows
         while pos < total:
@@ -284,9 +299,9 @@ class TableWrite:
             except BaseException:
                 writer.abort()
                 raise
-            msg.new_files.append(self._file_meta(name, size, file_table.slice(start, pos - start),
-                                                 seq[start:pos], kinds.slice(start, pos - start) if kinds is not None
-                                                 else None))
+            part_kinds = kinds.slice(start, pos - start) if kinds is not None else None
+            files.append(self._file_meta(name, size, file_table.slice(start, pos - start), seq[start:pos], part_kinds))
+        return (pbytes, bucket), files
 
     def _file_meta(self, name: str, size: int, part: pa.Table, seq: np.ndarray, kinds) -> DataFileMeta:
         schema = self.schema
@@ -313,3 +328,30 @@ class TableWrite:
             value_stats_cols=None, external_path=None)
 
 
+
+
+class _Take:
+    """Rows to gather later: the gather then runs in the writer thread, beside the others."""
+
+    def __init__(self, table: pa.Table, indices: np.ndarray):
+        self.table, self.indices = table, indices
+
+    def __call__(self) -> pa.Table:
+        return self.table.take(pa.array(self.indices))
+
+
+def _present(codes: np.ndarray) -> np.ndarray:
+    """Distinct non-negative codes, ascending (bincount when the range is small: much faster)."""
+    top = int(codes.max()) if len(codes) else 0
+    return np.flatnonzero(np.bincount(codes)) if top < 4 * len(codes) + 65536 else np.unique(codes)
+
+
+def _group_rows(group: np.ndarray):
+    """(code, row indices in arrival order) per distinct group code."""
+    codes = _present(group)
+    if len(codes) <= 32:  # few groups: one vectorized compare each beats a full argsort
+        return [(int(g), np.flatnonzero(group == g)) for g in codes]
+    order = np.argsort(group, kind="stable")
+    sorted_groups = group[order]
+    starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
+    return [(int(sorted_groups[s]), order[s:e]) for s, e in zip(starts, np.r_[starts[1:], len(order)])]
