@@ -16,8 +16,9 @@ def _batch(ids, names, values, dts):
     return pa.table({"id": ids, "name": names, "value": values, "dt": dts}, schema=SCHEMA)
 
 
-def test_append_partitioned(pypaimon, catalog, warehouse):
-    t = catalog.create_table_from_arrow("db.ap", SCHEMA, partition_keys=["dt"])
+@pytest.mark.parametrize("options", [{}, {"bucket": "3", "bucket-key": "id"}])
+def test_append_partitioned(pypaimon, catalog, warehouse, options):
+    t = catalog.create_table_from_arrow("db.ap", SCHEMA, partition_keys=["dt"], options=options)
     t.write_arrow(_batch([1, 2, 3], ["a", None, "a-rather-long-string"], [1.0, 2.0, None], ["x", "x", "y"]))
     t.write_arrow(_batch([4], ["d"], [4.0], ["z"]))
     for sid in (1, 2):
