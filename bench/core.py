@@ -16,24 +16,14 @@ import tempfile
 import time
 
 import numpy as np
-import pyarrow as pa
 import pyarrow.parquet as pq
+from dataset import SCHEMA, rows, upsert_ids
 
 from paimon_sql.catalog import load_catalog
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
 UPSERT = int(sys.argv[2]) if len(sys.argv) > 2 else 100_000
-SCHEMA = pa.schema([pa.field("id", pa.int64(), False), ("name", pa.string()), ("value", pa.float64()),
-                    pa.field("dt", pa.string(), False)])
-
-
-def data(ids):
-    return pa.table({"id": ids, "name": pa.array([f"name-{i}" for i in ids]), "value": ids.astype(np.float64) * 0.5,
-                     "dt": pa.array(np.array(["2024-01-01", "2024-01-02", "2024-01-03", "2024-01-04"])[ids % 4])},
-                    schema=SCHEMA)
-
-
 def timed(fn, setup=None, repeat=3):
     """Best of ``repeat`` runs (2 shared cores are noisy); ``setup`` makes each run's fresh target."""
     best, result = None, None
@@ -60,13 +50,13 @@ def ours(tmp, base, upsert):
 
     out["append_write"], _ = timed(lambda t: t.write_arrow(base), fresh(partition_keys=["dt"]))
     t = made[-1]
-    out["append_read"], rows = timed(lambda: t.new_scan().to_arrow())
-    assert rows.num_rows == N
+    out["append_read"], got = timed(lambda: t.new_scan().to_arrow())
+    assert got.num_rows == N
     pk = {"primary_keys": ["id"], "options": {"bucket": "4"}}
     out["pk_write"], _ = timed(lambda t: t.write_arrow(base), fresh(**pk))
     t = made[-1]
-    out["pk_read"], rows = timed(lambda: t.new_scan().to_arrow())
-    assert rows.num_rows == N
+    out["pk_read"], got = timed(lambda: t.new_scan().to_arrow())
+    assert got.num_rows == N
 
     def loaded():
         t = fresh(**pk)()
@@ -74,8 +64,8 @@ def ours(tmp, base, upsert):
         return t
     out["upsert"], _ = timed(lambda t: t.write_arrow(upsert), loaded)
     t = made[-1]
-    out["mor_read"], rows = timed(lambda: t.new_scan().to_arrow())
-    assert rows.num_rows == N + UPSERT // 2
+    out["mor_read"], got = timed(lambda: t.new_scan().to_arrow())
+    assert got.num_rows == N + UPSERT // 2
     return out
 
 
@@ -99,10 +89,8 @@ def pypaimon(tmp):
 
 
 def main():
-    ids = np.arange(N, dtype=np.int64)
-    base = data(ids)
-    up = np.concatenate([np.arange(0, N, N // (UPSERT // 2))[: UPSERT // 2], np.arange(N, N + UPSERT // 2)])
-    upsert = data(up.astype(np.int64))
+    base = rows(np.arange(N, dtype=np.int64))
+    upsert = rows(upsert_ids(N, UPSERT))
     tmp = tempfile.mkdtemp(prefix="paimon-bench-")
     try:
         r = raw(tmp, base)

@@ -10,8 +10,13 @@ from __future__ import annotations
 from typing import List, Optional
 
 from paimon_sql.catalog.base import Catalog, Identifier, check_name
-from paimon_sql.exceptions import (DatabaseAlreadyExistsError, DatabaseNotEmptyError, DatabaseNotFoundError,
-                                   TableAlreadyExistsError, TableNotFoundError)
+from paimon_sql.exceptions import (
+    DatabaseAlreadyExistsError,
+    DatabaseNotEmptyError,
+    DatabaseNotFoundError,
+    TableAlreadyExistsError,
+    TableNotFoundError,
+)
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.io import FileIO
 from paimon_sql.table.paths import PathFactory

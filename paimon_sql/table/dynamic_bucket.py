@@ -9,7 +9,7 @@ full. The rewritten index files ride along in the commit messages.
 
 from __future__ import annotations
 
-from typing import Dict, List, Tuple
+from typing import Dict, List
 
 import numpy as np
 import pyarrow as pa

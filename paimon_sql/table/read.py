@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import List, Optional, Sequence, Tuple
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from paimon_sql.format import binary_row, row_kind
 from paimon_sql.format.file_format import read_file

@@ -37,6 +37,13 @@ class FileStoreTable:
         self._lists = lru_cache(maxsize=1024)(self._read_list)
         self._index = lru_cache(maxsize=256)(self._read_index)
 
+    def __getstate__(self):
+        """Pickle as (io, path, schema, name): executors rebuild paths, managers and caches."""
+        return {"io": self.io, "path": self.path, "schema": self.schema, "name": self.name}
+
+    def __setstate__(self, state):
+        self.__init__(state["io"], state["path"], state["schema"], state["name"])
+
     @staticmethod
     def load(io: FileIO, path: str, name: str = "") -> "FileStoreTable":
         schema = SchemaManager(io, PathFactory(path, [], "parquet")).latest()
@@ -50,15 +57,17 @@ class FileStoreTable:
     def schema_at(self, schema_id: int) -> TableSchema:
         return self.schema if schema_id == self.schema.id else self.schema_manager.schema(schema_id)
 
+    def _read_records(self, name: str, record_type: str) -> tuple:
+        return tuple(manifest.read_records(self.io.read_bytes(self.paths.manifest_path(name)), record_type, name))
+
     def _read_list(self, name: str) -> tuple:
-        return tuple(manifest.read_records(self.io.read_bytes(self.paths.manifest_path(name)), "ManifestFileMeta", name))
+        return self._read_records(name, "ManifestFileMeta")
 
     def _read_entries(self, name: str) -> tuple:
-        return tuple(manifest.read_records(self.io.read_bytes(self.paths.manifest_path(name)), "ManifestEntry", name))
+        return self._read_records(name, "ManifestEntry")
 
     def _read_index(self, name: str) -> tuple:
-        return tuple(manifest.read_records(self.io.read_bytes(self.paths.manifest_path(name)),
-                                           "IndexManifestEntry", name))
+        return self._read_records(name, "IndexManifestEntry")
 
     def manifest_list(self, name: Optional[str]) -> List[manifest.ManifestFileMeta]:
         return list(self._lists(name)) if name else []

@@ -143,8 +143,9 @@ class TableWrite:
     def abort(self, messages: Optional[List[CommitMessage]] = None) -> None:
         """Delete the files of ``messages`` (default: of everything not yet handed over)."""
         self._buffer = []
+        part_types = [f.type for f in self.schema.fields_of(self.schema.partition_keys)]
         for m in (messages if messages is not None else list(self._messages.values())):
-            pvals = binary_row.from_bytes(m.partition, [f.type for f in self.schema.fields_of(self.schema.partition_keys)])
+            pvals = binary_row.from_bytes(m.partition, part_types)
             for f in m.new_files:
                 self.table.io.delete(self.table.paths.data_file_path(pvals, m.bucket, f.file_name))
 
@@ -241,7 +242,8 @@ class TableWrite:
         failed = [f.exception() for f in futures if f.exception() is not None]
         results = [f.result() for f in futures if f.exception() is None]
         if failed:  # a failed write commits nothing: remove what the other slices wrote
-            self.abort([CommitMessage(pbytes, bucket, self.options.bucket, files) for (pbytes, bucket), files in results])
+            self.abort([CommitMessage(pbytes, bucket, self.options.bucket, files)
+                        for (pbytes, bucket), files in results])
             raise failed[0]
         for (pbytes, bucket), files in results:
             msg = self._messages.setdefault((pbytes, bucket), CommitMessage(pbytes, bucket, self.options.bucket))

@@ -2,7 +2,6 @@
 
 import pyarrow as pa
 import pytest
-
 from conftest import SCHEMA
 
 pytestmark = pytest.mark.interop

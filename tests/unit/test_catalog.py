@@ -1,9 +1,16 @@
 import pytest
-
 from conftest import SCHEMA
+
 from paimon_sql.catalog import Identifier, load_catalog
-from paimon_sql.exceptions import (DatabaseNotEmptyError, DatabaseNotFoundError, InvalidIdentifierError,
-                                   InvalidOptionError, SchemaError, TableAlreadyExistsError, TableNotFoundError)
+from paimon_sql.exceptions import (
+    DatabaseNotEmptyError,
+    DatabaseNotFoundError,
+    InvalidIdentifierError,
+    InvalidOptionError,
+    SchemaError,
+    TableAlreadyExistsError,
+    TableNotFoundError,
+)
 
 
 def test_databases_and_tables(catalog):

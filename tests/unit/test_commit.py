@@ -4,8 +4,8 @@ import threading
 
 import pyarrow as pa
 import pytest
-
 from conftest import SCHEMA
+
 from paimon_sql.exceptions import CommitConflictError
 
 

@@ -1,7 +1,7 @@
 import pyarrow as pa
 import pytest
-
 from conftest import SCHEMA
+
 from paimon_sql.exceptions import InvalidOptionError
 from paimon_sql.format import stats
 from paimon_sql.format.types import fields_from_arrow

@@ -3,8 +3,8 @@
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
 from conftest import SCHEMA
+
 from paimon_sql.exceptions import PaimonError, SchemaError
 from paimon_sql.format import predicate as P
 from paimon_sql.format import row_kind
@@ -244,3 +244,16 @@ def test_not_prunes_partitions(catalog):
     assert plan.stats.files_after_partition == 1
     assert [r["dt"] for r in t.new_scan().filter(P.not_(P.equal("dt", "a"))).to_arrow().to_pylist()] in (
         ["b", "c"], ["c", "b"])
+
+
+def test_table_pickles_for_executors(catalog):
+    import pickle
+    t = catalog.create_table_from_arrow("db.p", SCHEMA, primary_keys=["id"], options={"bucket": "2"})
+    t.write_arrow(batch([1, 2]))
+    clone = pickle.loads(pickle.dumps(t))
+    assert clone.name == "db.p" and rows(clone) == rows(t)
+    w = clone.new_write()
+    w.write_arrow(batch([3]))
+    messages = pickle.loads(pickle.dumps(w.prepare_commit()))  # messages travel back to the driver
+    t.new_commit().commit(messages)
+    assert [r["id"] for r in rows(t)] == [1, 2, 3]
