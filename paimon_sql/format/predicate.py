@@ -172,3 +172,50 @@ def and_(*ps: Optional[Predicate]) -> Optional[Predicate]:
 
 def or_(*ps: Predicate) -> Predicate:
     return ps[0] if len(ps) == 1 else Predicate("or", children=tuple(ps))
+
+
+# -- JSON (predicates travel to Spark's data source as a string option) --------------------------
+
+def _lit_to_json(v):
+    import datetime as dt
+    from decimal import Decimal
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, dt.datetime):
+        return {"datetime": v.isoformat()}
+    if isinstance(v, dt.date):
+        return {"date": v.isoformat()}
+    if isinstance(v, Decimal):
+        return {"decimal": str(v)}
+    if isinstance(v, bytes):
+        return {"bytes": v.hex()}
+    raise TypeError(f"literal {v!r} cannot be serialized")
+
+
+def _lit_from_json(v):
+    import datetime as dt
+    from decimal import Decimal
+    if not isinstance(v, dict):
+        return v
+    kind, text = next(iter(v.items()))
+    return {"datetime": dt.datetime.fromisoformat, "date": dt.date.fromisoformat, "decimal": Decimal,
+            "bytes": bytes.fromhex}[kind](text)
+
+
+def to_json(p: Optional[Predicate]) -> str:
+    import json
+
+    def enc(x: Predicate) -> dict:
+        return {"op": x.op, "column": x.column, "literals": [_lit_to_json(v) for v in x.literals],
+                "children": [enc(c) for c in x.children]}
+    return json.dumps(None if p is None else enc(p))
+
+
+def from_json(text: str) -> Optional[Predicate]:
+    import json
+
+    def dec(d: dict) -> Predicate:
+        return Predicate(d["op"], d["column"], tuple(_lit_from_json(v) for v in d["literals"]),
+                         tuple(dec(c) for c in d["children"]))
+    data = json.loads(text) if text else None
+    return None if data is None else dec(data)

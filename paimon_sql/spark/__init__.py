@@ -1,0 +1,1 @@
+"""Spark side: the ``paimon`` Python data source and DataFrame plan builders over the core."""

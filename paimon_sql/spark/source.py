@@ -1,0 +1,143 @@
+"""The ``paimon`` Spark data source (PySpark's Python data source API).
+
+    spark.read.format("paimon").option("warehouse", W).load("db.t")
+    df.write.format("paimon").option("warehouse", W).mode("append" | "overwrite").save("db.t")
+
+Reading: the driver plans the scan (splits); each split is one input partition, read on an
+executor by :class:`SplitReader` and handed to Spark as Arrow record batches. Options narrow the
+scan: ``scan.snapshot-id``, ``scan.tag-name``, and the front layer's ``paimon.columns`` (JSON list)
+and ``paimon.filter`` (JSON predicate).
+
+Writing: every task writes data files with :class:`TableWrite` and returns its commit messages;
+the driver commits them as ONE snapshot after all tasks succeeded, or deletes the files when the
+job aborts. An overwrite replaces the whole table (Spark's static mode), only the partitions of a
+``paimon.overwrite-partition`` spec (JSON object), or — with ``partitionOverwriteMode=dynamic`` as
+in Spark — only the partitions written.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Iterator, List, Optional
+
+import pyarrow as pa
+from pyspark.sql.datasource import (DataSource, DataSourceArrowWriter, DataSourceReader, InputPartition,
+                                    WriterCommitMessage)
+
+from paimon_sql.exceptions import PaimonError
+from paimon_sql.format import predicate as P
+from paimon_sql.spark.types import spark_ddl, to_spark_arrow
+
+BUCKET_COLUMN = "__paimon_bucket"  # added by the write planner to shuffle by bucket; never stored
+
+
+def load_table(options):
+    from paimon_sql.catalog import load_catalog
+    warehouse = options.get("warehouse")
+    name = options.get("path") or options.get("table")
+    if not warehouse or not name:
+        raise PaimonError("the paimon data source needs option 'warehouse' and a table: load('db.t')")
+    catalog_options = {k: v for k, v in options.items() if k.startswith("s3.")}
+    return load_catalog(warehouse, catalog_options).get_table(name)
+
+
+def build_scan(table, options):
+    scan = table.new_scan()
+    if options.get("scan.snapshot-id"):
+        scan = scan.with_snapshot(int(options["scan.snapshot-id"]))
+    if options.get("scan.tag-name"):
+        scan = scan.with_tag(options["scan.tag-name"])
+    if options.get("paimon.columns"):
+        scan = scan.select(json.loads(options["paimon.columns"]))
+    if options.get("paimon.filter"):
+        scan = scan.filter(P.from_json(options["paimon.filter"]))
+    return scan
+
+
+class PaimonDataSource(DataSource):
+    @classmethod
+    def name(cls) -> str:
+        return "paimon"
+
+    def __init__(self, options):
+        super().__init__(options)
+        self.table = load_table(self.options)
+
+    def _columns(self) -> List[str]:
+        cols = self.options.get("paimon.columns")
+        return json.loads(cols) if cols else self.table.schema.field_names
+
+    def schema(self) -> str:
+        return spark_ddl(self.table.schema.fields_of(self._columns()))
+
+    def reader(self, schema) -> "PaimonReader":
+        return PaimonReader(build_scan(self.table, self.options), self.table.schema.fields_of(self._columns()))
+
+    def writer(self, schema, overwrite: bool) -> "PaimonWriter":
+        spec = self.options.get("paimon.overwrite-partition")
+        dynamic = self.options.get("partitionOverwriteMode", "static").lower() == "dynamic"
+        return PaimonWriter(self.table, overwrite, json.loads(spec) if spec else None, dynamic)
+
+
+class _SplitPartition(InputPartition):
+    def __init__(self, split):
+        super().__init__(None)
+        self.split = split
+
+
+class PaimonReader(DataSourceReader):
+    def __init__(self, scan, fields):
+        self.scan = scan
+        self.fields = fields
+
+    def partitions(self):
+        splits = self.scan.plan().splits
+        return [_SplitPartition(s) for s in splits] or [InputPartition(None)]
+
+    def read(self, partition) -> Iterator[pa.RecordBatch]:
+        if not isinstance(partition, _SplitPartition):
+            return
+        rows = self.scan._reader().read(partition.split)
+        yield from to_spark_arrow(rows, self.fields).to_batches()
+
+
+class PaimonCommitMessage(WriterCommitMessage):
+    def __init__(self, messages):
+        self.messages = messages
+
+
+class PaimonWriter(DataSourceArrowWriter):
+    def __init__(self, table, overwrite: bool, partition_spec: Optional[dict], dynamic: bool):
+        self.table = table
+        self.overwrite = overwrite
+        self.partition_spec = partition_spec
+        self.dynamic = dynamic
+
+    def write(self, iterator: Iterator[pa.RecordBatch]) -> PaimonCommitMessage:
+        write = self.table.new_write()
+        try:
+            for batch in iterator:
+                if BUCKET_COLUMN in batch.schema.names:
+                    batch = batch.drop_columns([BUCKET_COLUMN])
+                write.write_arrow(batch)
+            return PaimonCommitMessage(write.prepare_commit())
+        except BaseException:
+            write.abort()
+            raise
+
+    def commit(self, messages: List[PaimonCommitMessage]) -> None:
+        flat = [m for msg in messages if msg is not None for m in msg.messages]
+        commit = self.table.new_commit()
+        try:
+            if self.overwrite:
+                dynamic = self.dynamic and not self.partition_spec and bool(self.table.schema.partition_keys)
+                commit.overwrite(flat, partition=self.partition_spec, dynamic=dynamic)
+            else:
+                commit.commit(flat)
+        except BaseException:
+            commit.abort(flat)
+            raise
+
+    def abort(self, messages: List[PaimonCommitMessage]) -> None:
+        flat = [m for msg in messages if msg is not None for m in msg.messages]
+        self.table.new_commit().abort(flat)
