@@ -21,8 +21,13 @@ import json
 from typing import Iterator, List, Optional
 
 import pyarrow as pa
-from pyspark.sql.datasource import (DataSource, DataSourceArrowWriter, DataSourceReader, InputPartition,
-                                    WriterCommitMessage)
+from pyspark.sql.datasource import (
+    DataSource,
+    DataSourceArrowWriter,
+    DataSourceReader,
+    InputPartition,
+    WriterCommitMessage,
+)
 
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.format import predicate as P
@@ -71,7 +76,9 @@ class PaimonDataSource(DataSource):
         return spark_ddl(self.table.schema.fields_of(self._columns()))
 
     def reader(self, schema) -> "PaimonReader":
-        return PaimonReader(build_scan(self.table, self.options), self.table.schema.fields_of(self._columns()))
+        skip_native = self.options.get("paimon.skip-native", "false") == "true"
+        return PaimonReader(build_scan(self.table, self.options), self.table.schema.fields_of(self._columns()),
+                            skip_native)
 
     def writer(self, schema, overwrite: bool) -> "PaimonWriter":
         spec = self.options.get("paimon.overwrite-partition")
@@ -86,12 +93,16 @@ class _SplitPartition(InputPartition):
 
 
 class PaimonReader(DataSourceReader):
-    def __init__(self, scan, fields):
+    def __init__(self, scan, fields, skip_native: bool = False):
         self.scan = scan
         self.fields = fields
+        self.skip_native = skip_native  # the front layer reads those splits with Spark's Parquet reader
 
     def partitions(self):
         splits = self.scan.plan().splits
+        if self.skip_native:
+            from paimon_sql.spark.scan import native_readable
+            splits = [s for s in splits if not native_readable(self.scan.table, s)]
         return [_SplitPartition(s) for s in splits] or [InputPartition(None)]
 
     def read(self, partition) -> Iterator[pa.RecordBatch]:

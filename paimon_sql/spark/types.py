@@ -11,8 +11,17 @@ from typing import List
 
 import pyarrow as pa
 
-from paimon_sql.format.types import (MAX_LENGTH, ArrayType, AtomicType, DataField, DataType, MapType, MultisetType,
-                                     RowType, parse_type)
+from paimon_sql.format.types import (
+    MAX_LENGTH,
+    ArrayType,
+    AtomicType,
+    DataField,
+    DataType,
+    MapType,
+    MultisetType,
+    RowType,
+    parse_type,
+)
 
 _SIMPLE = {"BOOLEAN": "BOOLEAN", "TINYINT": "TINYINT", "SMALLINT": "SMALLINT", "INT": "INT", "BIGINT": "BIGINT",
            "FLOAT": "FLOAT", "DOUBLE": "DOUBLE", "DATE": "DATE", "CHAR": "STRING", "VARCHAR": "STRING",

@@ -66,6 +66,14 @@ class SnapshotManager:
         for sid in self._listed_ids():
             yield self.snapshot(sid)
 
+    def earlier_or_equal_time(self, millis: int) -> Optional[Snapshot]:
+        """The latest snapshot committed at or before ``millis`` (time travel by timestamp)."""
+        found = None
+        for snap in self.snapshots():
+            if snap.time_millis <= millis:
+                found = snap
+        return found
+
     def tag(self, name: str) -> Snapshot:
         """The snapshot a tag preserved: ``tag/tag-<name>`` holds that snapshot's JSON."""
         path = f"{self.paths.root}/tag/tag-{name}"

@@ -1,0 +1,1 @@
+"""The SQL front layer: parse → classify → rewrite → execute (sqlglot, Spark dialect)."""

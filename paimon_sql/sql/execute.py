@@ -1,0 +1,79 @@
+"""Classify a parsed statement by its AST node type and run it — a dispatch table, not an if-chain.
+
+Handlers return a DataFrame, or None for statements without rows. Statements that are not about
+Paimon tables (Spark's own tables and views, SET, CACHE, ...) go to ``spark.sql`` unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlglot import exp
+
+from paimon_sql.exceptions import PaimonError
+from paimon_sql.sql import ddl, dml
+
+
+def _query(session, node):
+    return session.query_dataframe(node)
+
+
+def _create(session, node):
+    return ddl.create(session, node) if ddl.is_paimon_create(node) else session.passthrough()
+
+
+def _drop(session, node):
+    """Databases are the warehouse's; a table is ours when the warehouse has it, else Spark's."""
+    kind = (node.args.get("kind") or "").upper()
+    if kind in ("DATABASE", "SCHEMA"):
+        return ddl.drop(session, node)
+    if kind == "TABLE" and any(session.find_table(t) for t in node.args.get("tables") or [node.this]):
+        return ddl.drop(session, node)
+    return session.passthrough()
+
+
+def _describe(session, node):
+    return ddl.describe(session, node) if session.find_table(node.this) else session.passthrough()
+
+
+def _insert(session, node):
+    target = node.this.this if isinstance(node.this, exp.Schema) else node.this
+    return dml.insert(session, node) if session.find_table(target) else session.passthrough()
+
+
+_SHOW = [
+    (re.compile(r"DATABASES|SCHEMAS", re.I), lambda s, m: s.rows([(d,) for d in s.catalog.list_databases()],
+                                                                  ["namespace"])),
+    (re.compile(r"TABLES(?:\s+(?:IN|FROM)\s+`?(\w+)`?)?", re.I),
+     lambda s, m: s.rows([(m.group(1) or s.current_database, t, False)
+                          for t in s.catalog.list_tables(m.group(1) or s.current_database)],
+                         ["namespace", "tableName", "isTemporary"])),
+    (re.compile(r"CREATE\s+TABLE\s+(.+)", re.I),
+     lambda s, m: s.rows([(ddl.show_create_table(s, s.catalog.get_table(s.identifier_text(m.group(1)))),)],
+                         ["createtab_stmt"])),
+]
+
+
+def _command(session, node):
+    verb = node.this.upper()
+    text = node.expression.this if isinstance(node.expression, exp.Literal) else ""
+    if verb == "SHOW":
+        for pattern, handler in _SHOW:
+            m = pattern.fullmatch(text.strip())
+            if m:
+                return handler(session, m)
+    if verb == "CALL":
+        raise PaimonError(f"CALL {text.split('(')[0].strip()}: procedures are not available yet")
+    return session.passthrough()
+
+
+HANDLERS = {
+    exp.Select: _query, exp.Union: _query, exp.Intersect: _query, exp.Except: _query, exp.Values: _query,
+    exp.Create: _create, exp.Drop: _drop, exp.Use: lambda s, n: ddl.use(s, n), exp.Describe: _describe,
+    exp.Insert: _insert, exp.Command: _command,
+}
+
+
+def execute(session, node: exp.Expression):
+    handler = HANDLERS.get(type(node))
+    return handler(session, node) if handler else session.passthrough()
