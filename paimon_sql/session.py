@@ -64,14 +64,18 @@ class Session:
 
     def sql(self, text: str) -> DataFrame:
         """Run one statement; statements without rows return an empty DataFrame."""
+        result = self.execute(text)
+        return result if result is not None else self.spark.createDataFrame([], "result STRING").limit(0)
+
+    def execute(self, text: str) -> Optional[DataFrame]:
+        """Run one statement; None when it has no rows to return (DDL, INSERT)."""
         self._text = text
         try:
-            result = execute.execute(self, parse.parse(text))
+            return execute.execute(self, parse.parse(text))
         except PaimonError:
             raise
         except Exception as e:  # Spark/Py4J errors: keep the one line that says what went wrong
             raise PaimonError(_one_line(e)) from e
-        return result if result is not None else self.spark.createDataFrame([], "result STRING").limit(0)
 
     def sql_script(self, text: str) -> List[DataFrame]:
         return [self.sql(stmt) for stmt in parse.split_statements(text)]

@@ -23,7 +23,8 @@ def _literal_text(e: exp.Expression) -> str:
     return e.this if isinstance(e, exp.Literal) else e.name if isinstance(e, (exp.Identifier, exp.Var)) else e.sql()
 
 
-def _properties(node: exp.Create) -> Tuple[Dict[str, str], List[str], Optional[str], Optional[str], Optional[exp.Table]]:
+def _properties(node: exp.Create) -> Tuple[Dict[str, str], List[str], Optional[str], Optional[str],
+                                           Optional[exp.Table]]:
     """(options, partition keys, USING format, comment, LIKE source) of a CREATE."""
     options, partitions, using, comment, like = {}, [], None, None, None
     props = node.args.get("properties")

@@ -75,7 +75,8 @@ def _time_travel(table, node: exp.Table):
         try:
             millis = int(dt.datetime.fromisoformat(str(literal)).replace(tzinfo=dt.timezone.utc).timestamp() * 1000)
         except ValueError:
-            raise PaimonError(f"TIMESTAMP AS OF expects 'yyyy-MM-dd HH:mm:ss' or epoch seconds, got {literal}") from None
+            raise PaimonError(f"TIMESTAMP AS OF expects 'yyyy-MM-dd HH:mm:ss' or epoch seconds, "
+                              f"got {literal}") from None
     snap = table.snapshot_manager.earlier_or_equal_time(millis)
     if snap is None:
         raise SnapshotNotFoundError(f"table {table.name} has no snapshot at or before {literal}")

@@ -1,0 +1,168 @@
+"""``paimon-sql``: a spark-sql-like shell over a warehouse.
+
+    paimon-sql [--warehouse DIR] [--master URL] [--conf k=v]... [-e SQL | -f FILE]
+               [--output table|tsv|csv|json]
+
+``-e``/``-f`` run one or more ``;``-separated statements; without them an interactive prompt
+reads multi-line statements ending in ``;`` (with history). Rows go to stdout in the chosen
+format (json: one line per statement, a JSON array of row objects); timings, progress and errors
+go to stderr. The first failing statement stops the script with a one-line error and exit code 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime as dt
+import decimal
+import json
+import os
+import sys
+import time
+from typing import List, Optional
+
+from paimon_sql.exceptions import PaimonError
+from paimon_sql.sql.parse import split_statements
+
+
+def _args(argv: Optional[List[str]]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="paimon-sql", description="SQL over Apache Paimon tables, run by Spark.")
+    p.add_argument("--warehouse", default=os.environ.get("PAIMON_SQL_WAREHOUSE", "./warehouse"))
+    p.add_argument("--master", default=None, help="Spark master URL (default local[*])")
+    p.add_argument("--conf", action="append", default=[], metavar="K=V", help="Spark or catalog setting")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("-e", dest="sql", help="statements to run")
+    group.add_argument("-f", dest="file", help="file of statements to run")
+    p.add_argument("--output", choices=["table", "tsv", "csv", "json"], default="table")
+    return p.parse_args(argv)
+
+
+def _plain(v):
+    if isinstance(v, (dt.date, dt.datetime, dt.time)):
+        return v.isoformat(sep=" ") if isinstance(v, dt.datetime) else v.isoformat()
+    if isinstance(v, decimal.Decimal):
+        return str(v)
+    if isinstance(v, (bytes, bytearray)):
+        return v.hex()
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    if hasattr(v, "asDict"):
+        return {k: _plain(x) for k, x in v.asDict().items()}
+    return v
+
+
+def _text(v) -> str:
+    v = _plain(v)
+    if v is None:
+        return "NULL"
+    return json.dumps(v) if isinstance(v, (dict, list)) else str(v)
+
+
+def _print(columns: List[str], rows: list, fmt: str, out) -> None:
+    if fmt == "json":
+        out.write(json.dumps([{c: _plain(r[i]) for i, c in enumerate(columns)} for r in rows]) + "\n")
+    elif fmt in ("tsv", "csv"):
+        writer = csv.writer(out, delimiter="\t" if fmt == "tsv" else ",", lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows([[_text(v) for v in r] for r in rows])
+    else:
+        cells = [[_text(v) for v in r] for r in rows]
+        widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
+        line = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
+        out.write(line + "\n| " + " | ".join(c.ljust(w) for c, w in zip(columns, widths)) + " |\n" + line + "\n")
+        for r in cells:
+            out.write("| " + " | ".join(v.ljust(w) for v, w in zip(r, widths)) + " |\n")
+        out.write(line + "\n")
+
+
+def run_statement(session, text: str, fmt: str) -> None:
+    start = time.perf_counter()
+    df = session.execute(text)
+    fetched = 0
+    if df is not None and df.columns:
+        rows = df.collect()
+        fetched = len(rows)
+        _print(df.columns, rows, fmt, sys.stdout)
+        sys.stdout.flush()
+    sys.stderr.write(f"Time taken: {time.perf_counter() - start:.2f} seconds, Fetched {fetched} row(s)\n")
+
+
+def _interactive(session, fmt: str) -> int:
+    try:
+        import readline
+        history = os.path.expanduser("~/.paimon_sql_history")
+        if os.path.exists(history):
+            readline.read_history_file(history)
+    except (ImportError, OSError):
+        readline, history = None, None
+    buffer = []
+    while True:
+        try:
+            line = input("paimon-sql> " if not buffer else "          > ")
+        except EOFError:
+            break
+        except KeyboardInterrupt:
+            buffer = []
+            print()
+            continue
+        buffer.append(line)
+        text = "\n".join(buffer)
+        if not text.strip():
+            buffer = []
+            continue
+        if text.strip().lower() in ("quit", "exit", "quit;", "exit;"):
+            break
+        if not text.rstrip().endswith(";"):
+            continue
+        buffer = []
+        for stmt in split_statements(text):
+            try:
+                run_statement(session, stmt, fmt)
+            except PaimonError as e:
+                sys.stderr.write(f"Error: {e}\n")
+    if readline and history:
+        readline.write_history_file(history)
+    return 0
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = _args(argv)
+    conf = {}
+    for item in args.conf:
+        k, sep, v = item.partition("=")
+        if not sep:
+            sys.stderr.write(f"Error: --conf expects key=value, got {item!r}\n")
+            return 2
+        conf[k.strip()] = v.strip()
+    if args.master:
+        conf["spark.master"] = args.master
+    if args.file:
+        try:
+            with open(args.file, encoding="utf-8") as f:
+                script = f.read()
+        except OSError as e:
+            sys.stderr.write(f"Error: cannot read {args.file}: {e.strerror}\n")
+            return 1
+    else:
+        script = args.sql
+    from paimon_sql.session import connect
+    session = connect(args.warehouse, conf=conf)
+    session.spark.sparkContext.setLogLevel("ERROR")
+    try:
+        if script is None:
+            return _interactive(session, args.output)
+        for stmt in split_statements(script):
+            try:
+                run_statement(session, stmt, args.output)
+            except PaimonError as e:
+                sys.stderr.write(f"Error: {' '.join(str(e).split())}\n")
+                return 1
+        return 0
+    finally:
+        session.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

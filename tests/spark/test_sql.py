@@ -1,0 +1,122 @@
+"""End to end through Session.sql: DDL in both forms, INSERT, queries, time travel, errors."""
+
+import pytest
+
+from paimon_sql.exceptions import PaimonError, SchemaError, TableNotFoundError
+from paimon_sql.sql.parse import SqlSyntaxError
+from spark.conftest import rows
+
+FLINK_DDL = ("CREATE TABLE db.t (id BIGINT, name STRING, v DOUBLE, dt STRING, PRIMARY KEY (id, dt) NOT ENFORCED) "
+             "PARTITIONED BY (dt) WITH ('bucket' = '2', 'file.format' = 'parquet')")
+SPARK_DDL = ("CREATE TABLE db.t (id BIGINT, name STRING, v DOUBLE, dt STRING) PARTITIONED BY (dt) "
+             "TBLPROPERTIES ('primary-key' = 'id,dt', 'bucket' = '2')")
+
+
+@pytest.mark.parametrize("ddl", [FLINK_DDL, SPARK_DDL])
+def test_both_create_forms_make_the_same_table(session, ddl):
+    session.sql("CREATE DATABASE db")
+    session.sql(ddl)
+    t = session.catalog.get_table("db.t")
+    assert t.schema.primary_keys == ["id", "dt"] and t.schema.partition_keys == ["dt"]
+    assert t.schema.options["bucket"] == "2" and "primary-key" not in t.schema.options
+    described = dict((r[0], r[1]) for r in rows(session, "DESCRIBE EXTENDED db.t"))
+    assert described["id"] == "BIGINT NOT NULL" and described["Primary keys"] == "id, dt"
+
+
+def test_insert_upsert_query_and_time_travel(session):
+    session.sql("CREATE DATABASE db")
+    session.sql(FLINK_DDL)
+    session.sql("INSERT INTO db.t VALUES (1, 'a', 1.0, 'x'), (2, 'b', 2.0, 'x'), (3, 'c', 3.0, 'y')")
+    session.sql("INSERT INTO db.t SELECT 2, 'B', 20.0, 'x' UNION ALL SELECT 4, 'd', 4.0, 'y'")
+    assert rows(session, "SELECT id, name FROM db.t ORDER BY id") == [(1, "a"), (2, "B"), (3, "c"), (4, "d")]
+    assert rows(session, "SELECT dt, count(*), sum(v) FROM db.t WHERE dt = 'x' GROUP BY dt") == [("x", 2, 21.0)]
+    assert rows(session, "SELECT name FROM db.t VERSION AS OF 1 WHERE id = 2") == [("b",)]
+    snap1 = session.catalog.get_table("db.t").snapshot_manager.snapshot(1)
+    assert rows(session, f"SELECT count(*) FROM db.t TIMESTAMP AS OF {snap1.time_millis / 1000}") == [(3,)]
+    # joins, CTEs, subqueries and window functions over Paimon tables
+    session.sql("CREATE TABLE db.names (id BIGINT, label STRING) TBLPROPERTIES ('primary-key'='id', 'bucket'='1')")
+    session.sql("INSERT INTO db.names VALUES (1, 'one'), (4, 'four')")
+    assert rows(session, "WITH x AS (SELECT id, name FROM db.t WHERE v > 1) "
+                         "SELECT x.id, n.label FROM x JOIN db.names n ON x.id = n.id ORDER BY x.id") == [(4, "four")]
+    assert rows(session, "SELECT id, rank() OVER (PARTITION BY dt ORDER BY v DESC) r FROM db.t "
+                         "WHERE id IN (SELECT id FROM db.names) ORDER BY id") == [(1, 1), (4, 1)]
+
+
+def test_insert_overwrite_static_dynamic_and_whole(session):
+    session.sql("CREATE TABLE p (id INT, dt STRING) PARTITIONED BY (dt)")
+    session.sql("INSERT INTO p VALUES (1, 'x'), (2, 'y'), (3, 'z')")
+    session.sql("INSERT OVERWRITE p PARTITION (dt = 'x') SELECT 10")
+    assert rows(session, "SELECT id, dt FROM p ORDER BY id") == [(2, "y"), (3, "z"), (10, "x")]
+    session.spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
+    session.sql("INSERT OVERWRITE p VALUES (20, 'y')")
+    assert rows(session, "SELECT id, dt FROM p ORDER BY id") == [(3, "z"), (10, "x"), (20, "y")]
+    session.spark.conf.set("spark.sql.sources.partitionOverwriteMode", "static")
+    session.sql("INSERT OVERWRITE p VALUES (30, 'w')")
+    assert rows(session, "SELECT id, dt FROM p") == [(30, "w")]
+
+
+def test_insert_by_name_column_list_and_casts(session):
+    session.sql("CREATE TABLE t (a INT, b STRING, c DOUBLE)")
+    session.sql("INSERT INTO t BY NAME SELECT 'x' AS b, 1 AS a, 2 AS c")
+    session.sql("INSERT INTO t (c, a) VALUES (5.5, 2)")
+    assert rows(session, "SELECT a, b, c FROM t ORDER BY a") == [(1, "x", 2.0), (2, None, 5.5)]
+
+
+def test_ctas_like_show_use_drop(session):
+    session.sql("CREATE DATABASE d2")
+    session.sql("USE d2")
+    session.sql("CREATE TABLE src (id INT, v STRING) TBLPROPERTIES ('primary-key'='id', 'bucket'='1')")
+    session.sql("INSERT INTO src VALUES (1, 'a'), (2, 'b')")
+    session.sql("CREATE TABLE copy AS SELECT id, upper(v) AS v FROM src WHERE id > 1")
+    assert rows(session, "SELECT * FROM copy") == [(2, "B")]
+    session.sql("CREATE TABLE shape LIKE src")
+    assert session.catalog.get_table("d2.shape").schema.primary_keys == ["id"]
+    assert [r[1] for r in rows(session, "SHOW TABLES")] == ["copy", "shape", "src"]
+    assert ("d2",) in rows(session, "SHOW DATABASES")
+    assert "PRIMARY KEY (id) NOT ENFORCED" in rows(session, "SHOW CREATE TABLE src")[0][0]
+    session.sql("DROP TABLE copy")
+    assert [r[1] for r in rows(session, "SHOW TABLES IN d2")] == ["shape", "src"]
+
+
+def test_temp_view_shadows_table_and_spark_statements_pass_through(session):
+    session.sql("CREATE TABLE t (a INT)")
+    session.sql("INSERT INTO t VALUES (1)")
+    session.spark.createDataFrame([(42,)], "a INT").createOrReplaceTempView("t")
+    assert rows(session, "SELECT a FROM t") == [(42,)]
+    session.spark.catalog.dropTempView("t")
+    assert rows(session, "SELECT a FROM t") == [(1,)]
+    assert rows(session, "SELECT count(*) FROM range(5)") == [(5,)]
+
+
+def test_errors_are_clear_and_commit_nothing(session):
+    session.sql("CREATE TABLE t (id INT NOT NULL, v INT) TBLPROPERTIES ('primary-key'='id', 'bucket'='1')")
+    session.sql("INSERT INTO t VALUES (1, 1)")
+    with pytest.raises(SqlSyntaxError, match="line 1, column"):
+        session.sql("SELEC 1")
+    with pytest.raises(PaimonError, match="nope"):
+        session.sql("SELECT * FROM nope")
+    with pytest.raises(PaimonError, match="NOT NULL"):
+        session.sql("INSERT INTO t VALUES (NULL, 2)")
+    with pytest.raises(PaimonError):
+        session.sql("INSERT INTO t VALUES ('not a number', 2)")
+    with pytest.raises(SchemaError, match="expects 2"):
+        session.sql("INSERT INTO t VALUES (1)")
+    with pytest.raises(TableNotFoundError, match="default.missing"):
+        session.catalog.get_table("default.missing")
+    assert session.catalog.get_table("default.t").snapshot_manager.latest_id() == 1
+    assert rows(session, "SELECT * FROM t") == [(1, 1)]
+
+
+def test_dataframe_api(session, spark, warehouse):
+    session.sql("CREATE TABLE t (id BIGINT, v STRING) TBLPROPERTIES ('primary-key'='id', 'bucket'='2')")
+    df = spark.createDataFrame([(1, "a"), (2, "b")], "id BIGINT, v STRING")
+    df.write.format("paimon").option("warehouse", warehouse).mode("append").save("default.t")
+    spark.createDataFrame([(2, "B")], "id BIGINT, v STRING").write.format("paimon") \
+        .option("warehouse", warehouse).mode("append").save("default.t")
+    got = spark.read.format("paimon").option("warehouse", warehouse).load("default.t")
+    assert sorted(tuple(r) for r in got.collect()) == [(1, "a"), (2, "B")]
+
+
+def test_sql_script(session):
+    out = session.sql_script("CREATE TABLE s (a INT); INSERT INTO s VALUES (1), (2); SELECT sum(a) FROM s;")
+    assert len(out) == 3 and out[2].collect()[0][0] == 3
