@@ -1,0 +1,49 @@
+"""The paimon-sql binary as a user runs it (subprocess): -e, -f, output formats, errors, exit codes."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+BIN = str(Path(sys.executable).parent / "paimon-sql")
+
+
+def run(warehouse, *args, timeout=300):
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
+    return subprocess.run([BIN, "--warehouse", warehouse, "--master", "local[2]",
+                           "--conf", "spark.sql.shuffle.partitions=2", *args],
+                          capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def test_script_file_json_output_and_errors(warehouse, tmp_path):
+    script = tmp_path / "s.sql"
+    script.write_text("""
+        CREATE TABLE t (id INT, name STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '1');
+        INSERT INTO t VALUES (1, 'a'), (2, NULL);  -- a comment; with a semicolon
+        INSERT INTO t VALUES (2, 'b;c');
+        SELECT * FROM t ORDER BY id;
+        SELECT count(*) AS n FROM t;
+    """)
+    proc = run(warehouse, "-f", str(script), "--output", "json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = proc.stdout.strip().splitlines()
+    assert [json.loads(x) for x in lines] == [[{"id": 1, "name": "a"}, {"id": 2, "name": "b;c"}], [{"n": 2}]]
+    assert "Time taken" in proc.stderr
+
+    bad = run(warehouse, "-e", "SELECT * FROM t; SELEC oops; SELECT 1", "--output", "csv")
+    assert bad.returncode == 1
+    assert bad.stdout.splitlines()[:3] == ["id,name", "1,a", "2,b;c"]  # the first statement ran, the third did not
+    errors = [ln for ln in bad.stderr.splitlines() if ln.startswith("Error:")]
+    assert len(errors) == 1 and "line 1" in errors[0] and "SELEC" in errors[0]
+
+
+def test_failed_insert_exits_nonzero_and_commits_nothing(warehouse):
+    proc = run(warehouse, "--output", "tsv", "-e",
+               "CREATE TABLE t (id INT NOT NULL, v INT); INSERT INTO t VALUES (1, 1); "
+               "INSERT INTO t VALUES (NULL, 2); SELECT 1")
+    assert proc.returncode == 1
+    errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("Error:")]
+    assert len(errors) == 1 and "NOT NULL" in errors[0]
+    ok = run(warehouse, "--output", "tsv", "-e", "SELECT * FROM t")
+    assert ok.returncode == 0 and ok.stdout.splitlines() == ["id\tv", "1\t1"]
