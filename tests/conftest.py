@@ -8,17 +8,14 @@ import sys
 import time
 from pathlib import Path
 
-import pyarrow as pa
 import pytest
+from support import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPAIMON_VENV = ROOT / ".venv-pypaimon"
 PYPAIMON_VERSION = "2.1.0"
 DRIVER = ROOT / "tests" / "interop" / "pypaimon_driver.py"
 
-# the schema most tests use: the benchmark's shape (id, name, value, dt)
-SCHEMA = pa.schema([pa.field("id", pa.int64(), False), ("name", pa.string()), ("value", pa.float64()),
-                    pa.field("dt", pa.string(), False)])
 
 
 @pytest.fixture
@@ -62,12 +59,6 @@ class PyPaimon:
 @pytest.fixture(scope="session")
 def pypaimon():
     return PyPaimon(_ensure_pypaimon())
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="session")

@@ -9,9 +9,9 @@ from pathlib import Path
 BIN = str(Path(sys.executable).parent / "paimon-sql")
 
 
-def run(warehouse, *args, timeout=300):
+def run(warehouse, *args, timeout=300, master="local[2]"):
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
-    return subprocess.run([BIN, "--warehouse", warehouse, "--master", "local[2]",
+    return subprocess.run([BIN, "--warehouse", warehouse, "--master", master,
                            "--conf", "spark.sql.shuffle.partitions=2", *args],
                           capture_output=True, text=True, timeout=timeout, env=env)
 

@@ -2,7 +2,7 @@
 
 import pyarrow as pa
 import pytest
-from conftest import SCHEMA
+from support import SCHEMA
 
 pytestmark = pytest.mark.interop
 

@@ -1,5 +1,5 @@
 import pytest
-from conftest import SCHEMA
+from support import SCHEMA
 
 from paimon_sql.catalog import Identifier, load_catalog
 from paimon_sql.exceptions import (

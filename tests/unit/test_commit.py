@@ -4,7 +4,7 @@ import threading
 
 import pyarrow as pa
 import pytest
-from conftest import SCHEMA
+from support import SCHEMA
 
 from paimon_sql.exceptions import CommitConflictError
 

@@ -2,7 +2,7 @@
 
 import pyarrow as pa
 import pyarrow.fs as pafs
-from conftest import SCHEMA
+from support import SCHEMA
 
 from paimon_sql.catalog import load_catalog
 from paimon_sql.io.file_io import _s3_filesystem

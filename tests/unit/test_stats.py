@@ -1,6 +1,6 @@
 import pyarrow as pa
 import pytest
-from conftest import SCHEMA
+from support import SCHEMA
 
 from paimon_sql.exceptions import InvalidOptionError
 from paimon_sql.format import stats

@@ -3,7 +3,7 @@
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import SCHEMA
+from support import SCHEMA
 
 from paimon_sql.exceptions import PaimonError, SchemaError
 from paimon_sql.format import predicate as P
