@@ -32,16 +32,13 @@ _FLIP = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 def rewrite_tables(session, tree: exp.Expression) -> exp.Expression:
     """Replace Paimon table references in ``tree`` (in place) by pruned scan views."""
     ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
-    temp_views = None
     for node in list(tree.find_all(exp.Table)):
         if not node.name or isinstance(node.parent, (exp.Create, exp.Insert, exp.Drop, exp.Describe)):
             continue
         if not node.db and node.name.lower() in ctes:
             continue
-        if not node.db:
-            temp_views = temp_views if temp_views is not None else session.temp_views()
-            if node.name.lower() in temp_views:
-                continue
+        if not node.db and session.is_temp_view(node.name):
+            continue
         table = session.find_table(node)
         if table is None:
             continue
