@@ -58,6 +58,7 @@ class Session:
         self.catalog.create_database(DEFAULT_DATABASE, ignore_if_exists=True)
         self.current_database = DEFAULT_DATABASE
         self._text = ""
+        self.scan_reports = None  # a list while EXPLAIN collects what planning did
         spark.dataSource.register(PaimonDataSource)
 
     # -- the public surface ------------------------------------------------------------------
@@ -127,7 +128,7 @@ class Session:
     def scan_dataframe(self, table, columns, predicate, snapshot_id, tag) -> DataFrame:
         from paimon_sql.spark.scan import scan_dataframe
         return scan_dataframe(self.spark, table, self.warehouse, columns, predicate, snapshot_id, tag,
-                              self.catalog_options)
+                              self.catalog_options, self.scan_reports)
 
     def write(self, df: DataFrame, table, overwrite: bool = False, partition_spec=None, dynamic: bool = False):
         from paimon_sql.spark.write import write_dataframe

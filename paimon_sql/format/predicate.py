@@ -115,6 +115,18 @@ class Predicate:
         return self.may_match(lambda c: FieldStats(values[c], values[c], int(values[c] is None), 1)
                               if c in values else None)
 
+    def describe(self) -> str:
+        """Readable SQL-like text (EXPLAIN)."""
+        if self.op in ("and", "or"):
+            return "(" + f" {self.op.upper()} ".join(c.describe() for c in self.children) + ")"
+        if self.op == "not":
+            return f"NOT {self.children[0].describe()}"
+        if self.op in ("is_null", "is_not_null"):
+            return f"{self.column} {'IS NULL' if self.op == 'is_null' else 'IS NOT NULL'}"
+        if self.op in ("in", "not_in"):
+            return f"{self.column} {'IN' if self.op == 'in' else 'NOT IN'} ({', '.join(map(repr, self.literals))})"
+        return f"{self.column} {self.op.upper().replace('_', ' ')} {self.literals[0]!r}"
+
     # -- rows -------------------------------------------------------------------------------
 
     def to_arrow(self) -> pc.Expression:

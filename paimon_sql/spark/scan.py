@@ -9,6 +9,7 @@ other splits go through the ``paimon`` Python data source. The two halves are un
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import List, Optional
 
 from pyspark.sql import DataFrame, SparkSession
@@ -18,6 +19,7 @@ from paimon_sql.format import predicate as P
 from paimon_sql.format.schema import VALUE_KIND
 from paimon_sql.format.types import AtomicType
 from paimon_sql.spark.types import spark_ddl
+from paimon_sql.table.scan import PlanStats
 
 
 def native_readable(table, split) -> bool:
@@ -31,15 +33,40 @@ def _no_time_columns(fields) -> bool:
     return not any(isinstance(f.type, AtomicType) and f.type.name == "TIME" for f in fields)
 
 
+@dataclass
+class ScanReport:
+    """What planning did for one table reference (EXPLAIN prints it)."""
+
+    table: str
+    snapshot_id: Optional[int]
+    columns: List[str]
+    predicate: Optional[P.Predicate]
+    stats: PlanStats
+    native_splits: int
+    merge_splits: int
+
+    def lines(self) -> List[str]:
+        s = self.stats
+        return [f"paimon table {self.table} @ snapshot {self.snapshot_id}",
+                f"  columns: {', '.join(self.columns)}",
+                f"  pushed filter: {self.predicate.describe() if self.predicate else 'none'}",
+                f"  manifests read: {s.manifests_read} of {s.manifests_total}",
+                f"  files: {s.files_planned} planned of {s.files_total} "
+                f"({s.files_after_partition} after partition pruning)",
+                f"  splits: {self.native_splits} read by Spark's Parquet reader, {self.merge_splits} merged"]
+
+
 def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional[List[str]] = None,
                    predicate: Optional[P.Predicate] = None, snapshot_id: Optional[int] = None,
-                   tag: Optional[str] = None, catalog_options: Optional[dict] = None) -> DataFrame:
+                   tag: Optional[str] = None, catalog_options: Optional[dict] = None,
+                   reports: Optional[List[ScanReport]] = None) -> DataFrame:
     columns = list(columns) if columns is not None else table.schema.field_names
     scan = table.new_scan().select(columns).filter(predicate)
     scan = scan.with_tag(tag) if tag else scan.with_snapshot(snapshot_id)
     snapshot = scan.snapshot()
     fields = table.schema.fields_of(columns)
-    splits = scan.plan().splits if snapshot else []
+    plan = scan.plan() if snapshot else None
+    splits = plan.splits if plan else []
     native = [s for s in splits if native_readable(table, s)] if _no_time_columns(fields) else []
     frames = []
     if native:
@@ -60,6 +87,9 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
         if snapshot is not None:
             reader = reader.option("scan.snapshot-id", str(snapshot.id))
         frames.append(reader.load(table.name))
+    if reports is not None:
+        reports.append(ScanReport(table.name, snapshot.id if snapshot else None, columns, predicate,
+                                  plan.stats if plan else PlanStats(), len(native), len(splits) - len(native)))
     out = frames[0]
     for f in frames[1:]:
         out = out.unionByName(f)

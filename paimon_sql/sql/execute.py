@@ -11,7 +11,7 @@ import re
 from sqlglot import exp
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.sql import ddl, dml
+from paimon_sql.sql import ddl, dml, parse
 
 
 def _query(session, node):
@@ -62,9 +62,27 @@ def _command(session, node):
             m = pattern.fullmatch(text.strip())
             if m:
                 return handler(session, m)
+    if verb == "EXPLAIN":
+        return _explain(session, text)
     if verb == "CALL":
         raise PaimonError(f"CALL {text.split('(')[0].strip()}: procedures are not available yet")
     return session.passthrough()
+
+
+def _explain(session, text: str):
+    """Spark's plan of the rewritten query, preceded by what planning pruned for each Paimon table."""
+    m = re.match(r"\s*(EXTENDED|FORMATTED|CODEGEN|COST)?\s*(.*)", text, re.I | re.S)
+    mode, inner = (m.group(1) or "").upper(), m.group(2)
+    session.scan_reports = []
+    try:
+        df = session.query_dataframe(parse.parse(inner))
+        reports = session.scan_reports
+    finally:
+        session.scan_reports = None
+    lines = ["== Paimon scans =="] + [ln for r in reports for ln in r.lines()] + [""]
+    plan = df._jdf.queryExecution().toString() if mode == "EXTENDED" else \
+        df._jdf.queryExecution().executedPlan().toString()
+    return session.rows([(ln,) for ln in lines + plan.splitlines()], ["plan"])
 
 
 HANDLERS = {

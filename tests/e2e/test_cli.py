@@ -47,3 +47,15 @@ def test_failed_insert_exits_nonzero_and_commits_nothing(warehouse):
     assert len(errors) == 1 and "NOT NULL" in errors[0]
     ok = run(warehouse, "--output", "tsv", "-e", "SELECT * FROM t")
     assert ok.returncode == 0 and ok.stdout.splitlines() == ["id\tv", "1\t1"]
+
+
+def test_interactive_prompt_multiline(warehouse):
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable, HOME=warehouse)
+    os.makedirs(warehouse, exist_ok=True)
+    stdin = ("CREATE TABLE t (a INT);\nINSERT INTO t\n  VALUES (7);\nSELECT a * 6\n AS x FROM t;\n"
+             "SELEC;\nSELECT 1 AS y;\nquit\n")
+    proc = subprocess.run([BIN, "--warehouse", warehouse, "--master", "local[2]", "--output", "tsv"], input=stdin,
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "x\n42\n" in proc.stdout and "y\n1\n" in proc.stdout  # an error does not end the session
+    assert sum(1 for ln in proc.stderr.splitlines() if ln.startswith("Error:")) == 1
