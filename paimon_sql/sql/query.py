@@ -4,7 +4,8 @@ For each reference the front layer works out, from the AST, the columns the quer
 simple conjuncts of its WHERE on that table (``col <op> literal``, ``IN``, ``IS [NOT] NULL``),
 builds a pruned scan DataFrame, registers it under a unique temporary view name and rewrites the
 reference to that view (keeping the table's name as alias, so qualified columns still resolve).
-Spark re-applies every filter, so pushdown only ever prunes.
+A pushed conjunct drops only rows the WHERE would drop (never under an outer join, see
+:func:`_pushed_filter`); Spark applies the full WHERE again.
 
 Name resolution follows Spark: CTE names and temporary views shadow tables; anything not found
 in the warehouse (Spark's own tables, ``range(10)``) is left to Spark.
@@ -98,8 +99,12 @@ def _needed_columns(tree: exp.Expression, node: exp.Table, table) -> Optional[Li
 
 
 def _pushed_filter(node: exp.Table, table) -> Optional[P.Predicate]:
+    """WHERE conjuncts on this table. None under an outer join: there a WHERE such as ``b.v IS NULL``
+    must see the NULL-extended rows that pruning ``b`` would create, so nothing is pushed."""
     select = node.find_ancestor(exp.Select)
     if select is None or select.args.get("where") is None:
+        return None
+    if any((j.side or "").upper() in ("LEFT", "RIGHT", "FULL") for j in select.args.get("joins") or []):
         return None
     single = len(list(select.find_all(exp.Table))) == 1
     fields = {f.name.lower(): f for f in table.schema.fields}

@@ -130,3 +130,14 @@ def test_explain_shows_pruning(session):
     assert plan[0] == "== Paimon scans =="
     assert "  manifests read: 1 of 3" in plan and "  pushed filter: dt = 'x'" in plan
     assert any("FileScan parquet" in line for line in plan)  # no merge needed: Spark's own reader
+
+
+def test_filters_on_the_outer_side_of_a_join_are_not_pushed(session):
+    # b's rows must not be pruned by `b.v IS NULL`: that would turn matched rows into NULL-extended ones
+    session.sql("CREATE TABLE a (k INT) TBLPROPERTIES ('primary-key'='k', 'bucket'='1')")
+    session.sql("CREATE TABLE b (k INT, v INT) TBLPROPERTIES ('primary-key'='k', 'bucket'='1')")
+    session.sql("INSERT INTO a VALUES (1), (2)")
+    session.sql("INSERT INTO b VALUES (1, 5)")
+    session.sql("INSERT INTO b VALUES (1, 6)")  # overlapping files: read through the merging reader
+    got = rows(session, "SELECT a.k FROM a LEFT JOIN b ON a.k = b.k WHERE b.v IS NULL ORDER BY a.k")
+    assert got == [(2,)]
