@@ -39,7 +39,8 @@ class DynamicBucketAssigner:
             for e in self.table.index_manifest_entries(snap.index_manifest if snap else None):
                 if e.partition == partition and e.index_type == HASH_INDEX:
                     data = self.table.io.read_bytes(self.table.paths.index_path(e.file_name))
-                    buckets[e.bucket] = np.unique(np.frombuffer(data, dtype=">i4").astype(np.int32))
+                    hashes = np.frombuffer(data, dtype=">i4").astype(np.int32)
+                    buckets[e.bucket] = np.union1d(buckets.get(e.bucket, np.zeros(0, np.int32)), hashes)
                     olds.append(e)
             self._index[partition] = buckets
             self._old_files[partition] = olds
