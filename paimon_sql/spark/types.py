@@ -87,5 +87,3 @@ def paimon_type_from_sql(text: str) -> DataType:
         return parse_type(upper.replace(base, f"VARBINARY({MAX_LENGTH})", 1))
     return parse_type(text)
 
-
-__all__ = ["spark_type", "spark_ddl", "spark_arrow_schema", "to_spark_arrow", "paimon_type_from_sql", "RowType"]
