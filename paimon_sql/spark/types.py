@@ -19,7 +19,6 @@ from paimon_sql.format.types import (
     DataType,
     MapType,
     MultisetType,
-    RowType,
     parse_type,
 )
 
