@@ -1,6 +1,7 @@
 """pypaimon's side of bench/core.py; runs in .venv-pypaimon and prints one JSON object of timings."""
 
 import json
+import os
 import sys
 import time
 
@@ -8,19 +9,11 @@ import numpy as np
 from dataset import SCHEMA, rows, upsert_ids
 from pypaimon import CatalogFactory, Schema
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "interop"))
+from pypaimon_driver import commit  # noqa: E402  (the interop driver's helpers)
+from pypaimon_driver import read_table as read
+
 warehouse, n, upsert_n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-def commit(t, d):
-    wb = t.new_batch_write_builder()
-    w, c = wb.new_write(), wb.new_commit()
-    w.write_arrow(d)
-    c.commit(w.prepare_commit())
-    w.close()
-    c.close()
-
-
-def read(t):
-    rb = t.new_read_builder()
-    return rb.new_read().to_arrow(rb.new_scan().plan().splits())
 
 
 def timed(key, fn):

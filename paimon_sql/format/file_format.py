@@ -7,7 +7,7 @@ tables) go through fastavro record by record, which is correct but slow; the doc
 from __future__ import annotations
 
 import io as _io
-from typing import Iterator, List, Optional
+from typing import List, Optional
 
 import fastavro
 import pyarrow as pa
@@ -90,16 +90,6 @@ def read_file(io: FileIO, path: str, fmt: str, columns: Optional[List[str]] = No
             return paorc.ORCFile(f).read(columns=columns)
     table = _avro_table(io.read_bytes(path))
     return table.select(columns) if columns is not None else table
-
-
-def iter_batches(io: FileIO, path: str, fmt: str, columns: Optional[List[str]] = None,
-                 batch_size: int = 65536) -> Iterator[pa.RecordBatch]:
-    """Stream a data file as record batches (Parquet streams; the others read whole)."""
-    if check_format(fmt) == "parquet":
-        with io.fs.open_input_file(io.arrow_path(path)) as f:
-            yield from pq.ParquetFile(f).iter_batches(batch_size=batch_size, columns=columns)
-        return
-    yield from read_file(io, path, fmt, columns).to_batches(batch_size)
 
 
 # -- Avro data files -----------------------------------------------------------------------------

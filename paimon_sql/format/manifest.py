@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
 import fastavro
@@ -166,9 +166,6 @@ class DataFileMeta:
             r.get("_EMBEDDED_FILE_INDEX"), r.get("_FILE_SOURCE"),
             None if vsc is None else tuple(vsc), r.get("_EXTERNAL_PATH"), r.get("_FIRST_ROW_ID"),
             None if wc is None else tuple(wc))
-
-    def upgrade(self, level: int) -> "DataFileMeta":
-        return replace(self, level=level)
 
 
 @dataclass(frozen=True)

@@ -63,10 +63,9 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
     columns = list(columns) if columns is not None else table.schema.field_names
     scan = table.new_scan().select(columns).filter(predicate)
     scan = scan.with_tag(tag) if tag else scan.with_snapshot(snapshot_id)
-    snapshot = scan.snapshot()
     fields = table.schema.fields_of(columns)
-    plan = scan.plan() if snapshot else None
-    splits = plan.splits if plan else []
+    plan = scan.plan()
+    snapshot, splits = plan.snapshot, plan.splits
     native = [s for s in splits if native_readable(table, s)] if _no_time_columns(fields) else []
     frames = []
     if native:
@@ -89,7 +88,7 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
         frames.append(reader.load(table.name))
     if reports is not None:
         reports.append(ScanReport(table.name, snapshot.id if snapshot else None, columns, predicate,
-                                  plan.stats if plan else PlanStats(), len(native), len(splits) - len(native)))
+                                  plan.stats, len(native), len(splits) - len(native)))
     out = frames[0]
     for f in frames[1:]:
         out = out.unionByName(f)

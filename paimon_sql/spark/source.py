@@ -108,7 +108,7 @@ class PaimonReader(DataSourceReader):
     def read(self, partition) -> Iterator[pa.RecordBatch]:
         if not isinstance(partition, _SplitPartition):
             return
-        rows = self.scan._reader().read(partition.split)
+        rows = self.scan.reader().read(partition.split)
         yield from to_spark_arrow(rows, self.fields).to_batches()
 
 

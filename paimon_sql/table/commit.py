@@ -18,9 +18,10 @@ from typing import Dict, List, Optional
 from paimon_sql.exceptions import CommitConflictError, PaimonError
 from paimon_sql.format import binary_row, manifest, stats
 from paimon_sql.format.manifest import ADD, DELETE, IndexManifestEntry, ManifestEntry, ManifestFileMeta
-from paimon_sql.format.predicate import Predicate, and_, equal, is_null
+from paimon_sql.format.predicate import and_, equal, is_null
 from paimon_sql.format.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot
-from paimon_sql.table.write import CommitMessage
+from paimon_sql.table.scan import in_partitions
+from paimon_sql.table.write import CommitMessage, delete_files
 
 
 class TableCommit:
@@ -52,7 +53,7 @@ class TableCommit:
 
     def abort(self, messages: List[CommitMessage]) -> None:
         """Delete the data files of messages that will never be committed."""
-        self.table.new_write().abort(messages)
+        delete_files(self.table, messages)
 
     # -- the protocol ---------------------------------------------------------------------
 
@@ -68,9 +69,11 @@ class TableCommit:
             attempt_files: List[str] = []
             try:
                 entries = list(deletes)
-                if overwrite is not None:
-                    entries += self._overwrite_deletes(latest, overwrite, messages)
-                self._check_deletes(latest, entries)
+                if overwrite is not None or entries:
+                    live = self._live_entries(latest)
+                    if overwrite is not None:
+                        entries += self._overwrite_deletes(live, overwrite, messages)
+                    self._check_deletes(live, entries)
                 snapshot = self._build_snapshot(latest, adds + entries, index_changes, kind, identifier, attempt_files)
                 if table.snapshot_manager.try_commit(snapshot):
                     return snapshot.id
@@ -89,33 +92,21 @@ class TableCommit:
     def _live_entries(self, latest: Optional[Snapshot]) -> List[ManifestEntry]:
         return [] if latest is None else self.table.new_scan().with_snapshot(latest.id).plan_entries()
 
-    def _overwrite_deletes(self, latest, overwrite, messages) -> List[ManifestEntry]:
+    def _overwrite_deletes(self, live, overwrite, messages) -> List[ManifestEntry]:
         spec, dynamic = overwrite
-        live = self._live_entries(latest)
         if dynamic:
             touched = {m.partition for m in messages}
             selected = [e for e in live if e.partition in touched]
         elif spec:
-            types = [f.type for f in self._part_fields]
-            names = self.table.schema.partition_keys
             pred = and_(*[is_null(k) if v is None else equal(k, v) for k, v in spec.items()])
-            cache: Dict[bytes, bool] = {}
-            selected = []
-            for e in live:
-                if e.partition not in cache:
-                    cache[e.partition] = _matches(pred, dict(zip(names, binary_row.from_bytes(e.partition, types))))
-                if cache[e.partition]:
-                    selected.append(e)
+            selected = in_partitions(live, pred, self.table.schema)
         else:
             selected = live
         return [ManifestEntry(DELETE, e.partition, e.bucket, e.total_buckets, e.file) for e in selected]
 
-    def _check_deletes(self, latest: Optional[Snapshot], entries: List[ManifestEntry]) -> None:
-        to_delete = [e for e in entries if e.kind == DELETE]
-        if not to_delete:
-            return
-        live = {e.identifier() for e in self._live_entries(latest)}
-        gone = [e.file.file_name for e in to_delete if e.identifier() not in live]
+    def _check_deletes(self, live: List[ManifestEntry], entries: List[ManifestEntry]) -> None:
+        alive = {e.identifier() for e in live}
+        gone = [e.file.file_name for e in entries if e.kind == DELETE and e.identifier() not in alive]
         if gone:
             raise CommitConflictError(f"table {self.table.name}: file(s) to delete were already removed by a "
                                       f"concurrent commit: {', '.join(gone[:3])}")
@@ -194,6 +185,3 @@ class TableCommit:
         written.append(name)
         return name
 
-
-def _matches(pred: Optional[Predicate], values: dict) -> bool:
-    return True if pred is None else pred.test_values(values)

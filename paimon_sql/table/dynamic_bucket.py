@@ -46,17 +46,14 @@ class DynamicBucketAssigner:
             self._old_files[partition] = olds
         return self._index[partition]
 
-    def assign(self, data: pa.Table, partition_codes: np.ndarray) -> np.ndarray:
-        """Bucket of every row; updates the in-memory index with new keys."""
+    def assign(self, data: pa.Table, partition_codes: np.ndarray, partition_values: Dict[int, list]) -> np.ndarray:
+        """Bucket of every row (``partition_values``: code → the partition's values); updates the index."""
         keys = self.schema.trimmed_primary_keys
         hashes = binary_row.hash_rows([data.column(k) for k in keys], [f.type for f in self.schema.fields_of(keys)])
         out = np.zeros(len(hashes), dtype=np.int32)
-        part_cols = [data.column(k) for k in self.schema.partition_keys]
-        for code in np.unique(partition_codes):
+        for code, values in partition_values.items():
             rows = np.flatnonzero(partition_codes == code)
-            first = int(rows[0])
-            pbytes = binary_row.to_bytes([c[first].as_py() for c in part_cols], self._part_types)
-            out[rows] = self._assign_partition(pbytes, hashes[rows])
+            out[rows] = self._assign_partition(binary_row.to_bytes(values, self._part_types), hashes[rows])
         self.max_buckets = max([self.max_buckets] + [len(b) for b in self._index.values()])
         return out
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import pyarrow as pa
 
@@ -97,12 +97,12 @@ class TableScan:
             return sm.tag(self.tag)
         return sm.snapshot(self.snapshot_id) if self.snapshot_id is not None else sm.latest()
 
-    def plan_entries(self, stats: Optional[PlanStats] = None) -> List[ManifestEntry]:
+    def plan_entries(self) -> List[ManifestEntry]:
         """Live files of the snapshot that survive partition and stats pruning."""
-        stats = stats or PlanStats()
         snap = self.snapshot()
-        if snap is None:
-            return []
+        return [] if snap is None else self._entries(snap, PlanStats())
+
+    def _entries(self, snap: Snapshot, stats: PlanStats) -> List[ManifestEntry]:
         table = self.table
         schema = table.schema
         part_fields = schema.fields_of(schema.partition_keys)
@@ -118,14 +118,7 @@ class TableScan:
         entries = manifest.merge_entries([e for lst in lists for e in lst])
         stats.files_total = len(entries)
         if part_pred is not None and part_types:
-            decoded: Dict[bytes, bool] = {}
-            names = schema.partition_keys
-
-            def part_ok(b: bytes) -> bool:
-                if b not in decoded:
-                    decoded[b] = part_pred.test_values(dict(zip(names, binary_row.from_bytes(b, part_types))))
-                return decoded[b]
-            entries = [e for e in entries if part_ok(e.partition)]
+            entries = in_partitions(entries, part_pred, schema)
         stats.files_after_partition = len(entries)
         if self.predicate is not None:
             entries = [e for e in entries if self._stats_may_match(e.file)]
@@ -158,7 +151,7 @@ class TableScan:
     def plan(self) -> Plan:
         stats = PlanStats()
         snap = self.snapshot()
-        entries = self.plan_entries(stats) if snap is not None else []
+        entries = self._entries(snap, stats) if snap is not None else []
         groups: Dict[Tuple[bytes, int], List[DataFileMeta]] = {}
         for e in entries:
             groups.setdefault((e.partition, e.bucket), []).append(e.file)
@@ -201,19 +194,29 @@ class TableScan:
 
     # -- materializing ----------------------------------------------------------------------
 
-    def _reader(self):
+    def reader(self):
+        """The SplitReader for this scan's columns and filter (splits may be read anywhere)."""
         from paimon_sql.table.read import SplitReader
         return SplitReader(self.table, self.projection, self.predicate)
 
-    def to_batches(self) -> Iterator[pa.Table]:
-        reader = self._reader()
-        for split in self.plan().splits:
-            yield reader.read(split)
-
     def to_arrow(self) -> pa.Table:
-        reader = self._reader()
+        reader = self.reader()
         parts = [reader.read(s) for s in self.plan().splits]
         return pa.concat_tables(parts) if parts else reader.output_schema.empty_table()
+
+
+def in_partitions(entries: List[ManifestEntry], predicate: Predicate, schema) -> List[ManifestEntry]:
+    """Entries whose partition values satisfy ``predicate`` (each distinct partition decoded once)."""
+    types = [f.type for f in schema.fields_of(schema.partition_keys)]
+    verdict: Dict[bytes, bool] = {}
+    out = []
+    for e in entries:
+        if e.partition not in verdict:
+            values = dict(zip(schema.partition_keys, binary_row.from_bytes(e.partition, types)))
+            verdict[e.partition] = predicate.test_values(values)
+        if verdict[e.partition]:
+            out.append(e)
+    return out
 
 
 def _partition_stats_lookup(meta, part_fields: Sequence):

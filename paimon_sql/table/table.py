@@ -44,14 +44,6 @@ class FileStoreTable:
     def __setstate__(self, state):
         self.__init__(state["io"], state["path"], state["schema"], state["name"])
 
-    @staticmethod
-    def load(io: FileIO, path: str, name: str = "") -> "FileStoreTable":
-        schema = SchemaManager(io, PathFactory(path, [], "parquet")).latest()
-        if schema is None:
-            from paimon_sql.exceptions import TableNotFoundError
-            raise TableNotFoundError(f"no Paimon table at {path} (no schema files)")
-        return FileStoreTable(io, path, schema, name)
-
     # -- metadata access (cached) -----------------------------------------------------------
 
     def schema_at(self, schema_id: int) -> TableSchema:

@@ -52,6 +52,15 @@ class CommitMessage:
         return not self.new_files and not self.deleted_files and not self.index_changes
 
 
+def delete_files(table, messages: List[CommitMessage]) -> None:
+    """Remove the new data files of messages that will never be committed."""
+    part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
+    for m in messages:
+        pvals = binary_row.from_bytes(m.partition, part_types)
+        for f in m.new_files:
+            table.io.delete(table.paths.data_file_path(pvals, m.bucket, f.file_name))
+
+
 def conform(data: pa.Table, schema) -> pa.Table:
     """The input as the table's Arrow schema: same columns, safe casts, NOT NULL checked."""
     target = schema.arrow_schema()
@@ -143,11 +152,7 @@ class TableWrite:
     def abort(self, messages: Optional[List[CommitMessage]] = None) -> None:
         """Delete the files of ``messages`` (default: of everything not yet handed over)."""
         self._buffer = []
-        part_types = [f.type for f in self.schema.fields_of(self.schema.partition_keys)]
-        for m in (messages if messages is not None else list(self._messages.values())):
-            pvals = binary_row.from_bytes(m.partition, part_types)
-            for f in m.new_files:
-                self.table.io.delete(self.table.paths.data_file_path(pvals, m.bucket, f.file_name))
+        delete_files(self.table, messages if messages is not None else list(self._messages.values()))
 
     # -- grouping -------------------------------------------------------------------------
 
@@ -157,7 +162,7 @@ class TableWrite:
             kinds = row_kind.from_short_strings(data.column(field_name).combine_chunks(), field_name)
         return kinds
 
-    def _buckets(self, data: pa.Table, partition_codes: np.ndarray) -> Optional[np.ndarray]:
+    def _buckets(self, data: pa.Table, partition_codes: np.ndarray, partition_values) -> Optional[np.ndarray]:
         bucket = self.options.bucket
         if bucket > 0:
             keys = self.schema.bucket_keys
@@ -165,7 +170,7 @@ class TableWrite:
                                           [f.type for f in self.schema.fields_of(keys)])
             return binary_row.bucket_of(hashes, bucket)
         if self._dynamic is not None:
-            return self._dynamic.assign(data, partition_codes)
+            return self._dynamic.assign(data, partition_codes, partition_values)
         return None  # bucket-unaware: every row in bucket 0
 
     def _partition_codes(self, data: pa.Table):
@@ -210,7 +215,7 @@ class TableWrite:
         if n == 0:
             return
         pcodes, pvalues = self._partition_codes(data)
-        buckets = self._buckets(data, pcodes)
+        buckets = self._buckets(data, pcodes, pvalues)
         group = pcodes if buckets is None else pcodes * (int(buckets.max()) + 1) + buckets
         # sequence numbers in arrival order within each group, after the bucket's last one
         part_types = [f.type for f in self.schema.fields_of(self.schema.partition_keys)]

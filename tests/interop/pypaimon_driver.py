@@ -31,15 +31,19 @@ def _rows(table):
     return [{k: _jsonable(v) for k, v in r.items()} for r in table.to_pylist()]
 
 
-def _read(cat, name, snapshot=None):
-    t = cat.get_table(name)
-    if snapshot is not None:
-        t = t.copy({"scan.snapshot-id": str(snapshot)})
-    rb = t.new_read_builder()
+def read_table(table):
+    """All rows of a pypaimon table (also used by bench/pypaimon_core.py)."""
+    rb = table.new_read_builder()
     return rb.new_read().to_arrow(rb.new_scan().plan().splits())
 
 
-def _commit(table, data):
+def _read(cat, name, snapshot=None):
+    t = cat.get_table(name)
+    return read_table(t if snapshot is None else t.copy({"scan.snapshot-id": str(snapshot)}))
+
+
+def commit(table, data):
+    """One batch commit of ``data`` (also used by bench/pypaimon_core.py)."""
     wb = table.new_batch_write_builder()
     w, c = wb.new_write(), wb.new_commit()
     w.write_arrow(data)
@@ -57,9 +61,9 @@ def _scenario(cat, name):
     if name == "append_partitioned":
         cat.create_table("db.append_partitioned", Schema.from_pyarrow_schema(SCHEMA, partition_keys=["dt"]), False)
         t = cat.get_table("db.append_partitioned")
-        _commit(t, pa.table({"id": [1, 2, 3], "name": ["a", "b", None], "value": [1.0, 2.0, 3.0],
+        commit(t, pa.table({"id": [1, 2, 3], "name": ["a", "b", None], "value": [1.0, 2.0, 3.0],
                              "dt": ["2024-01-01", "2024-01-01", "2024-01-02"]}, schema=SCHEMA))
-        _commit(t, pa.table({"id": [4], "name": ["dddddddddddddddddddddd"], "value": [4.5], "dt": ["2024-01-02"]},
+        commit(t, pa.table({"id": [4], "name": ["dddddddddddddddddddddd"], "value": [4.5], "dt": ["2024-01-02"]},
                             schema=SCHEMA))
     elif name == "pk_rowkind":
         schema = pa.schema(list(SCHEMA) + [pa.field("op", pa.string())])
@@ -67,26 +71,26 @@ def _scenario(cat, name):
             schema, partition_keys=["dt"], primary_keys=["id", "dt"],
             options={"bucket": "2", "rowkind.field": "op"}), False)
         t = cat.get_table("db.pk_rowkind")
-        _commit(t, pa.table({"id": [1, 2, 3, 4], "name": ["a", "b", "c", "d"], "value": [1.0, 2.0, 3.0, 4.0],
+        commit(t, pa.table({"id": [1, 2, 3, 4], "name": ["a", "b", "c", "d"], "value": [1.0, 2.0, 3.0, 4.0],
                              "dt": ["x", "x", "y", "y"], "op": ["+I", "+I", "+I", "+I"]}, schema=schema))
-        _commit(t, pa.table({"id": [2, 3], "name": ["b2", "c"], "value": [20.0, 3.0], "dt": ["x", "y"],
+        commit(t, pa.table({"id": [2, 3], "name": ["b2", "c"], "value": [20.0, 3.0], "dt": ["x", "y"],
                              "op": ["+U", "-D"]}, schema=schema))
-        _commit(t, pa.table({"id": [5, 1], "name": ["e", "a3"], "value": [5.0, 10.0], "dt": ["x", "x"],
+        commit(t, pa.table({"id": [5, 1], "name": ["e", "a3"], "value": [5.0, 10.0], "dt": ["x", "x"],
                              "op": ["+I", "+U"]}, schema=schema))
     elif name == "pk_dynamic":
         cat.create_table("db.pk_dynamic", Schema.from_pyarrow_schema(
             SCHEMA, primary_keys=["id"], options={"bucket": "-1", "dynamic-bucket.target-row-num": "3"}), False)
         t = cat.get_table("db.pk_dynamic")
-        _commit(t, pa.table({"id": [1, 2, 3, 4, 5], "name": list("abcde"), "value": [1.0] * 5, "dt": ["d"] * 5},
+        commit(t, pa.table({"id": [1, 2, 3, 4, 5], "name": list("abcde"), "value": [1.0] * 5, "dt": ["d"] * 5},
                             schema=SCHEMA))
-        _commit(t, pa.table({"id": [2, 6], "name": ["B", "f"], "value": [2.0, 6.0], "dt": ["d", "d"]}, schema=SCHEMA))
+        commit(t, pa.table({"id": [2, 6], "name": ["B", "f"], "value": [2.0, 6.0], "dt": ["d", "d"]}, schema=SCHEMA))
     elif name == "pk_tags":
         cat.create_table("db.pk_tags", Schema.from_pyarrow_schema(SCHEMA, primary_keys=["id"],
                                                                    options={"bucket": "1"}), False)
         t = cat.get_table("db.pk_tags")
-        _commit(t, pa.table({"id": [1, 2], "name": ["a", "b"], "value": [1.0, 2.0], "dt": ["d", "d"]}, schema=SCHEMA))
+        commit(t, pa.table({"id": [1, 2], "name": ["a", "b"], "value": [1.0, 2.0], "dt": ["d", "d"]}, schema=SCHEMA))
         t.create_tag("v1")
-        _commit(t, pa.table({"id": [2, 3], "name": ["B", "c"], "value": [2.5, 3.0], "dt": ["d", "d"]}, schema=SCHEMA))
+        commit(t, pa.table({"id": [2, 3], "name": ["B", "c"], "value": [2.5, 3.0], "dt": ["d", "d"]}, schema=SCHEMA))
     elif name == "bucket_keys":
         for key_name, arrow_type, values in (
                 ("int_key", pa.int32(), list(range(-50, 50))),
@@ -95,12 +99,12 @@ def _scenario(cat, name):
             schema = pa.schema([pa.field("k", arrow_type, nullable=False), ("v", pa.int64())])
             cat.create_table(f"db.{key_name}", Schema.from_pyarrow_schema(schema, primary_keys=["k"],
                                                                          options={"bucket": "5"}), False)
-            _commit(cat.get_table(f"db.{key_name}"), pa.table({"k": values, "v": list(range(100))}, schema=schema))
+            commit(cat.get_table(f"db.{key_name}"), pa.table({"k": values, "v": list(range(100))}, schema=schema))
         schema = pa.schema([pa.field("a", pa.int32(), nullable=False), pa.field("b", pa.string(), nullable=False),
                             ("v", pa.int64())])
         cat.create_table("db.composite_key", Schema.from_pyarrow_schema(schema, primary_keys=["a", "b"],
                                                                         options={"bucket": "7"}), False)
-        _commit(cat.get_table("db.composite_key"),
+        commit(cat.get_table("db.composite_key"),
                 pa.table({"a": [i % 13 for i in range(100)], "b": [f"s{i}-long-string-{i}" for i in range(100)],
                           "v": list(range(100))}, schema=schema))
     else:
@@ -138,7 +142,7 @@ def main():
     elif op == "append":
         t = cat.get_table(cmd["table"])
         schema = _read(cat, cmd["table"]).schema
-        _commit(t, pa.Table.from_pylist(cmd["rows"], schema=schema))
+        commit(t, pa.Table.from_pylist(cmd["rows"], schema=schema))
         result = "ok"
     else:
         raise SystemExit(f"unknown op {op}")

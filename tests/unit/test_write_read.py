@@ -189,7 +189,7 @@ def test_dynamic_bucket_keeps_keys_in_place(catalog):
     assert len(got) == 40 and got[22] == "u22" and got[3] == "n3"
     buckets = {}
     for split in t.new_scan().plan().splits:
-        for r in t.new_scan()._reader().read(split).to_pylist():
+        for r in t.new_scan().reader().read(split).to_pylist():
             assert buckets.setdefault(r["id"], split.bucket) == split.bucket
     assert max(buckets.values()) == 3  # 40 keys, 10 per bucket
 
@@ -216,7 +216,7 @@ def test_append_fixed_bucket_by_bucket_key(catalog):
     t.write_arrow(batch(list(range(30))))
     where = {}
     for split in t.new_scan().plan().splits:
-        for r in t.new_scan()._reader().read(split).to_pylist():
+        for r in t.new_scan().reader().read(split).to_pylist():
             assert where.setdefault(r["id"], split.bucket) == split.bucket  # one id, one bucket
     assert set(where.values()) == {0, 1, 2} and len(rows(t)) == 60
 
