@@ -82,3 +82,17 @@ def test_entries_merge_last_wins():
 def test_corrupt_manifest_is_a_clear_error():
     with pytest.raises(CorruptMetadataError, match="manifest-bad"):
         manifest.read_records(b"Obj\x01garbage", "ManifestEntry", "manifest-bad")
+
+
+def test_manifests_use_the_manifest_compression_codec(catalog):
+    import io
+
+    import fastavro
+    import pyarrow as pa
+
+    from support import SCHEMA
+    t = catalog.create_table_from_arrow("db.a", SCHEMA)
+    t.write_arrow(pa.table({"id": [1], "name": ["x"], "value": [1.0], "dt": ["d"]}, schema=SCHEMA))
+    names = t.io.list_names(t.paths.manifest_dir)
+    codecs = {fastavro.reader(io.BytesIO(t.io.read_bytes(t.paths.manifest_path(n)))).codec for n in names}
+    assert codecs == {"zstandard"} and any(n.startswith("manifest-list-") for n in names)
