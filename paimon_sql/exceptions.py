@@ -51,3 +51,7 @@ class CommitConflictError(PaimonError):
 
 class CorruptMetadataError(PaimonError):
     """A metadata file (schema, snapshot, manifest) that cannot be decoded."""
+
+
+class MergeError(PaimonError):
+    """Rows a table's merge engine cannot fold (a retraction it does not accept)."""

@@ -92,8 +92,11 @@ class FileSystemCatalog(Catalog):
             if ignore_if_exists:
                 return self.get_table(ident)
             raise TableAlreadyExistsError(f"table {ident} already exists")
+        table = FileStoreTable(self.io, path, schema, str(ident))
+        if schema.is_primary_key_table:
+            table.merge_function  # noqa: B018 - options a merge engine cannot honour fail here, not later
         SchemaManager(self.io, PathFactory(path, [], "parquet")).commit(schema)
-        return FileStoreTable(self.io, path, schema, str(ident))
+        return table
 
     def get_table(self, identifier) -> FileStoreTable:
         ident = self._ident(identifier)

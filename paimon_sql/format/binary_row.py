@@ -55,11 +55,11 @@ def to_bytes(values: Sequence[Any], types: Sequence[DataType], with_arity: bool 
     fixed = bytearray(nb + 8 * arity)
     var = bytearray()
     for i, (v, t) in enumerate(zip(values, types)):
-        t = _atomic(t)
         slot = nb + 8 * i
-        if v is None:
+        if v is None:  # NULL of any type (stats of nested columns are always NULL)
             fixed[(i + 8) // 8] |= 1 << ((i + 8) % 8)
             continue
+        t = _atomic(t)
         n = t.name
         if n in _VAR_TYPES:
             data = v.encode("utf-8") if isinstance(v, str) else bytes(v)

@@ -223,7 +223,10 @@ class CoreOptions:
 
     @property
     def ignore_delete(self) -> bool:
-        return bool(self.get("ignore-delete", False)) or _parse_bool(self.raw.get("deduplicate.ignore-delete", "false"))
+        """``ignore-delete`` or one of its fallback keys (``<engine>.ignore-delete``)."""
+        return bool(self.get("ignore-delete", False)) or any(
+            _parse_bool(self.raw.get(f"{engine}.ignore-delete", "false"))
+            for engine in ("deduplicate", "partial-update", "first-row"))
 
     @property
     def partition_default_name(self) -> str:

@@ -3,7 +3,7 @@
 Files are read through their own schema (``_SCHEMA_ID``) and matched to the current one by field
 id, so renamed columns keep their data, dropped ones vanish and added ones read NULL. Append
 files are concatenated. Primary-key files are read raw when their section has one file (only
-``_VALUE_KIND`` +I/+U rows kept) and merged by :func:`last_per_key` when sections overlap. The
+``_VALUE_KIND`` +I/+U rows kept) and merged by the table's merge function when sections overlap. The
 scan's predicate is applied to the rows after merging (never before: an old version of a row
 must not survive because the new one was filtered out).
 """
@@ -19,7 +19,6 @@ from paimon_sql.format.file_format import read_file
 from paimon_sql.format.manifest import DataFileMeta
 from paimon_sql.format.predicate import Predicate
 from paimon_sql.format.schema import KEY_PREFIX, SEQUENCE_NUMBER, VALUE_KIND
-from paimon_sql.mergetree.deduplicate import last_per_key
 
 
 class SplitReader:
@@ -31,7 +30,7 @@ class SplitReader:
         self.predicate = predicate
         needed = set(self.projection) | (predicate.columns() if predicate else set())
         if self.schema.is_primary_key_table:
-            needed |= set(table.options.sequence_fields)
+            needed |= table.merge_function.extra_fields(needed)
         self.read_fields = [f for f in self.schema.fields if f.name in needed]
         self.output_schema = pa.schema([self.schema.field(c).to_arrow() for c in self.projection])
         self._part_types = [f.type for f in self.schema.fields_of(self.schema.partition_keys)]
@@ -54,9 +53,8 @@ class SplitReader:
             rows = self._read_file(split, files[0], with_system=True)
         else:
             rows = pa.concat_tables([self._read_file(split, f, with_system=True) for f in files])
-            keys = [KEY_PREFIX + k for k in self.schema.trimmed_primary_keys]
-            order = self.table.options.sequence_fields + [SEQUENCE_NUMBER]
-            rows = rows.take(pa.array(last_per_key(rows, keys, order)))
+            merge = self.table.merge_function
+            rows = merge.merge(merge.group(rows, [KEY_PREFIX + k for k in self.schema.trimmed_primary_keys]))
         rows = rows.filter(row_kind.is_add(rows.column(VALUE_KIND)))
         return rows.select([f.name for f in self.read_fields])
 

@@ -7,7 +7,7 @@ It binds the schema, options, paths and managers together and hands out the thre
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import List, Optional
 
 import pyarrow as pa
@@ -72,11 +72,15 @@ class FileStoreTable:
 
     # -- verbs ------------------------------------------------------------------------------
 
+    @cached_property
+    def merge_function(self):
+        """The primary-key table's merge engine (its options validated on first use)."""
+        from paimon_sql.mergetree.merge_function import for_schema
+        return for_schema(self.schema)
+
     def check_supported(self) -> None:
         """Refuse tables whose rows we would get wrong, instead of reading them wrongly."""
         from paimon_sql.exceptions import PaimonError
-        if self.schema.is_primary_key_table and self.options.merge_engine != "deduplicate":
-            raise PaimonError(f"table {self.name}: merge-engine '{self.options.merge_engine}' is not supported yet")
         if self.options.get("deletion-vectors.enabled"):
             raise PaimonError(f"table {self.name}: deletion vectors are not supported yet")
 

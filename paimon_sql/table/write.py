@@ -7,8 +7,8 @@ turns the buffer into files, one group of files per (partition, bucket):
 2. code each row's partition (dictionary indices) and bucket (Paimon's BinaryRow hash), so that
    one stable argsort groups rows;
 3. assign sequence numbers in arrival order, continuing the bucket's highest one;
-4. primary-key tables: sort by (group, key, sequence.field, sequence) and keep the last row of
-   each key (the deduplicate merge inside one sorted run); append tables keep input order;
+4. primary-key tables: sort by (group, key, sequence.field, sequence) and fold each key's rows
+   by the table's merge engine (so one file holds one row per key); append tables keep input order;
 5. write ``data-<uuid>-<n>.<format>`` files rolled at ``target-file-size``, with stats.
 
 The messages are plain picklable data so Spark tasks can return them to the driver, which
@@ -31,10 +31,10 @@ from paimon_sql.exceptions import PaimonError, SchemaError
 from paimon_sql.format import binary_row, row_kind, stats
 from paimon_sql.format.file_format import RollingFileWriter
 from paimon_sql.format.manifest import FILE_SOURCE_APPEND, DataFileMeta, IndexManifestEntry
-from paimon_sql.format.schema import KEY_PREFIX
-from paimon_sql.mergetree.deduplicate import last_per_key
+from paimon_sql.format.schema import KEY_PREFIX, SEQUENCE_NUMBER, VALUE_KIND
 
 _CHUNK_ROWS = 256 * 1024
+_GROUP = "__paimon_group"  # (partition, bucket) code of a buffered row while it is folded
 
 
 @dataclass
@@ -255,23 +255,23 @@ class TableWrite:
             msg.new_files.extend(files)
 
     def _primary_key_slices(self, data, kinds, group, seq, groups) -> list:
-        keys = self.schema.trimmed_primary_keys
-        seq_fields = self.options.sequence_fields
-        sort_table = pa.table({"__g": group, **{f"k{i}": data.column(k) for i, k in enumerate(keys)},
-                               **{f"s{i}": data.column(k) for i, k in enumerate(seq_fields)}, "__seq": seq})
-        keep = last_per_key(sort_table, ["__g"] + [f"k{i}" for i in range(len(keys))],
-                            [f"s{i}" for i in range(len(seq_fields))] + ["__seq"])
-        kept_groups = group[keep]
-        rows = data.take(pa.array(keep))
-        rows_seq = seq[keep]
-        rows_kind = kinds.take(pa.array(keep)) if kinds is not None else None
-        bounds = np.flatnonzero(np.r_[True, kept_groups[1:] != kept_groups[:-1]]) if len(keep) else np.array([], int)
+        """Fold duplicate keys of each (partition, bucket) by the merge engine; one slice per group."""
+        merge = self.table.merge_function
+        kinds = kinds if kinds is not None else pa.array(np.zeros(data.num_rows, np.int8))
+        table = (data.append_column(_GROUP, pa.array(group)).append_column(SEQUENCE_NUMBER, pa.array(seq))
+                 .append_column(VALUE_KIND, kinds))
+        merged = merge.merge(merge.group(table, [_GROUP] + self.schema.trimmed_primary_keys))
+        kept_groups = merged.column(_GROUP).to_numpy()
+        rows_seq = merged.column(SEQUENCE_NUMBER).to_numpy()
+        rows_kind = merged.column(VALUE_KIND).combine_chunks()
+        rows = merged.select(self.schema.field_names)
+        n = len(kept_groups)
+        bounds = np.flatnonzero(np.r_[True, kept_groups[1:] != kept_groups[:-1]]) if n else np.array([], int)
         by_group = {g: (pv, pb, b) for g, _, pv, pb, b, _ in groups}
         jobs = []
-        for s, e in zip(bounds, np.r_[bounds[1:], len(keep)]):
+        for s, e in zip(bounds, np.r_[bounds[1:], n]):
             pvals, pbytes, bucket = by_group[int(kept_groups[s])]
-            k = rows_kind.slice(s, e - s) if rows_kind is not None else None
-            jobs.append((rows.slice(s, e - s), pvals, pbytes, bucket, rows_seq[s:e], k))
+            jobs.append((rows.slice(s, e - s), pvals, pbytes, bucket, rows_seq[s:e], rows_kind.slice(s, e - s)))
         return jobs
 
     def _write_files(self, rows: pa.Table, pvals, pbytes: bytes, bucket: int, seq: np.ndarray,

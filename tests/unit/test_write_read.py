@@ -200,8 +200,7 @@ def test_postpone_bucket_is_refused(catalog):
         t.write_arrow(batch([1]))
 
 
-@pytest.mark.parametrize("options, match", [({"merge-engine": "aggregation"}, "merge-engine"),
-                                            ({"deletion-vectors.enabled": "true"}, "deletion vectors")])
+@pytest.mark.parametrize("options, match", [({"deletion-vectors.enabled": "true"}, "deletion vectors")])
 def test_unsupported_features_are_refused_not_misread(catalog, options, match):
     t = catalog.create_table_from_arrow("db.p", SCHEMA, primary_keys=["id"], options={"bucket": "1", **options})
     with pytest.raises(PaimonError, match=match):
