@@ -119,3 +119,13 @@ def _neighbours_differ(col: pa.Array) -> np.ndarray:
     if neq.null_count:
         neq = pc.if_else(neq.is_null(), pc.xor(a.is_null(), b.is_null()), neq)
     return np.asarray(neq.to_numpy(zero_copy_only=False))
+
+
+def with_column(g: KeyGroups, name: str, sorted_values: np.ndarray) -> KeyGroups:
+    """``g`` over its table plus a column given in sorted order (merges carry it along)."""
+    original = np.empty(g.n, sorted_values.dtype)
+    original[g.order] = sorted_values
+    out = KeyGroups(g.table.append_column(name, pa.array(original)), g.order, g.starts)
+    out._sorted = dict(g._sorted)
+    out._row_group = g._row_group
+    return out

@@ -125,7 +125,7 @@ class PaimonWriter(DataSourceArrowWriter):
         self.dynamic = dynamic
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> PaimonCommitMessage:
-        write = self.table.new_write()
+        write = self.table.new_write(self.overwrite)
         try:
             for batch in iterator:
                 if BUCKET_COLUMN in batch.schema.names:

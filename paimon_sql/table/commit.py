@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from dataclasses import replace
 from typing import Dict, List, Optional
 
 from paimon_sql.exceptions import CommitConflictError, PaimonError
@@ -22,6 +23,14 @@ from paimon_sql.format.predicate import and_, equal, is_null
 from paimon_sql.format.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot
 from paimon_sql.table.scan import in_partitions
 from paimon_sql.table.write import CommitMessage, delete_files
+
+
+def _entries(kind: int, messages, files_of) -> List[ManifestEntry]:
+    return [ManifestEntry(kind, m.partition, m.bucket, m.total_buckets, f) for m in messages for f in files_of(m)]
+
+
+def _only_compaction(m: CommitMessage) -> bool:
+    return not (m.new_files or m.deleted_files or m.index_changes or m.changelog_files)
 
 
 class TableCommit:
@@ -38,7 +47,7 @@ class TableCommit:
         messages = [m for m in messages if not m.is_empty()]
         if not messages:
             return None
-        return self._commit(messages, "APPEND", commit_identifier, overwrite=None)
+        return self._commit_all(messages, "APPEND", commit_identifier, overwrite=None)
 
     def overwrite(self, messages: List[CommitMessage], partition: Optional[Dict[str, object]] = None,
                   dynamic: bool = False, commit_identifier: int = BATCH_COMMIT_IDENTIFIER) -> int:
@@ -49,7 +58,7 @@ class TableCommit:
             if unknown:
                 raise PaimonError(f"overwrite partition spec names non-partition column(s): {', '.join(unknown)}")
         messages = [m for m in messages if not m.is_empty()]
-        return self._commit(messages, "OVERWRITE", commit_identifier, overwrite=(partition or {}, dynamic))
+        return self._commit_all(messages, "OVERWRITE", commit_identifier, overwrite=(partition or {}, dynamic))
 
     def abort(self, messages: List[CommitMessage]) -> None:
         """Delete the data files of messages that will never be committed."""
@@ -57,12 +66,34 @@ class TableCommit:
 
     # -- the protocol ---------------------------------------------------------------------
 
-    def _commit(self, messages, kind: str, identifier: int, overwrite) -> int:
+    def _commit_all(self, messages, kind: str, identifier: int, overwrite) -> Optional[int]:
+        """The new files as one snapshot of ``kind``, then compaction results as a COMPACT snapshot
+        (as Paimon commits: a write may make two). When only the compaction loses a conflict with a
+        concurrent commit, the data stays committed and the compaction's files are dropped."""
+        snapshot_id = None
+        if overwrite is not None or any(not m.is_empty() and not _only_compaction(m) for m in messages):
+            adds = _entries(ADD, messages, lambda m: m.new_files)
+            deletes = _entries(DELETE, messages, lambda m: m.deleted_files)
+            snapshot_id = self._commit(adds, deletes, [e for m in messages for e in m.index_changes],
+                                       _entries(ADD, messages, lambda m: m.changelog_files), kind, identifier,
+                                       overwrite, messages)
+        compacted = [m for m in messages if m.has_compaction()]
+        if not compacted:
+            return snapshot_id
+        try:
+            return self._commit(_entries(ADD, compacted, lambda m: m.compact_after),
+                                _entries(DELETE, compacted, lambda m: m.compact_before), [],
+                                _entries(ADD, compacted, lambda m: m.compact_changelog), "COMPACT", identifier,
+                                None, compacted)
+        except CommitConflictError:
+            if snapshot_id is None:
+                raise
+            delete_files(self.table, [replace(m, new_files=[], changelog_files=[]) for m in compacted])
+            return snapshot_id
+
+    def _commit(self, adds, deletes, index_changes, changelog, kind: str, identifier: int, overwrite,
+                messages) -> int:
         table = self.table
-        adds = [ManifestEntry(ADD, m.partition, m.bucket, m.total_buckets, f) for m in messages for f in m.new_files]
-        deletes = [ManifestEntry(DELETE, m.partition, m.bucket, m.total_buckets, f)
-                   for m in messages for f in m.deleted_files]
-        index_changes = [e for m in messages for e in m.index_changes]
         retries = table.options.commit_max_retries
         for attempt in range(retries + 1):
             latest = table.snapshot_manager.latest()
@@ -74,7 +105,8 @@ class TableCommit:
                     if overwrite is not None:
                         entries += self._overwrite_deletes(live, overwrite, messages)
                     self._check_deletes(live, entries)
-                snapshot = self._build_snapshot(latest, adds + entries, index_changes, kind, identifier, attempt_files)
+                snapshot = self._build_snapshot(latest, adds + entries, index_changes, changelog, kind, identifier,
+                                                attempt_files)
                 if table.snapshot_manager.try_commit(snapshot):
                     return snapshot.id
             except BaseException:
@@ -111,7 +143,7 @@ class TableCommit:
             raise CommitConflictError(f"table {self.table.name}: file(s) to delete were already removed by a "
                                       f"concurrent commit: {', '.join(gone[:3])}")
 
-    def _build_snapshot(self, latest, entries, index_changes, kind, identifier, written) -> Snapshot:
+    def _build_snapshot(self, latest, entries, index_changes, changelog, kind, identifier, written) -> Snapshot:
         table = self.table
         schema_id = table.schema.id
         base = [] if latest is None else (table.manifest_list(latest.base_manifest_list)
@@ -120,6 +152,9 @@ class TableCommit:
         delta = [self._write_manifest(entries, written)] if entries else []
         base_name, base_size = self._write_list(base, written)
         delta_name, delta_size = self._write_list(delta, written)
+        changelog_name = changelog_size = None
+        if changelog:
+            changelog_name, changelog_size = self._write_list([self._write_manifest(changelog, written)], written)
         index_manifest = latest.index_manifest if latest else None
         if index_changes:
             index_manifest = self._write_index_manifest(index_manifest, index_changes, written)
@@ -131,7 +166,9 @@ class TableCommit:
             base_manifest_list=base_name, delta_manifest_list=delta_name,
             commit_user=self.commit_user, commit_identifier=identifier, commit_kind=kind,
             time_millis=int(time.time() * 1000), total_record_count=previous_total + added - removed,
-            delta_record_count=added - removed, changelog_record_count=0, index_manifest=index_manifest,
+            delta_record_count=added - removed, changelog_record_count=sum(e.file.row_count for e in changelog),
+            changelog_manifest_list=changelog_name, changelog_manifest_list_size=changelog_size,
+            index_manifest=index_manifest,
             base_manifest_list_size=base_size, delta_manifest_list_size=delta_size,
             watermark=latest.watermark if latest else None)
 

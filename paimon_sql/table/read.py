@@ -58,6 +58,10 @@ class SplitReader:
         rows = rows.filter(row_kind.is_add(rows.column(VALUE_KIND)))
         return rows.select([f.name for f in self.read_fields])
 
+    def read_kv(self, split, f: DataFileMeta) -> pa.Table:
+        """A primary-key file's rows with its key and system columns (what merges consume)."""
+        return self._read_file(split, f, with_system=True)
+
     def _read_file(self, split, f: DataFileMeta, with_system: bool) -> pa.Table:
         """One data file as the current schema's ``read_fields`` (+ key/system columns)."""
         file_schema = self.table.schema_at(f.schema_id)

@@ -23,6 +23,7 @@ from paimon_sql.format import binary_row, manifest
 from paimon_sql.format.manifest import DataFileMeta, ManifestEntry
 from paimon_sql.format.predicate import FieldStats, Predicate, and_
 from paimon_sql.format.snapshot import Snapshot
+from paimon_sql.mergetree.interval_partition import sections
 
 
 @dataclass(frozen=True)
@@ -152,6 +153,8 @@ class TableScan:
         stats = PlanStats()
         snap = self.snapshot()
         entries = self._entries(snap, stats) if snap is not None else []
+        if self.table.schema.is_primary_key_table and self.table.options.merge_engine == "first-row":
+            entries = [e for e in entries if e.file.level > 0]  # as Paimon: level 0 counts once compacted
         groups: Dict[Tuple[bytes, int], List[DataFileMeta]] = {}
         for e in entries:
             groups.setdefault((e.partition, e.bucket), []).append(e.file)
@@ -162,20 +165,7 @@ class TableScan:
         return Plan(snap, splits, stats)
 
     def _pk_split(self, partition: bytes, bucket: int, files: List[DataFileMeta]) -> Split:
-        key_types = [f.type for f in self.table.schema.key_fields()]
-        keyed = sorted(((tuple(binary_row.from_bytes(f.min_key, key_types)),
-                         tuple(binary_row.from_bytes(f.max_key, key_types)), f) for f in files),
-                       key=lambda x: (x[0], x[1]))
-        sections, current, current_max = [], [], None
-        for lo, hi, f in keyed:
-            if current and lo > current_max:
-                sections.append(tuple(current))
-                current, current_max = [], None
-            current.append(f)
-            current_max = hi if current_max is None or hi > current_max else current_max
-        if current:
-            sections.append(tuple(current))
-        return Split(partition, bucket, tuple(files), tuple(sections))
+        return Split(partition, bucket, tuple(files), tuple(sections(files, self.table.key_range)))
 
     def _append_splits(self, partition: bytes, bucket: int, files: List[DataFileMeta]) -> List[Split]:
         target = self.table.options.get("source.split.target-size")
@@ -198,6 +188,22 @@ class TableScan:
         """The SplitReader for this scan's columns and filter (splits may be read anywhere)."""
         from paimon_sql.table.read import SplitReader
         return SplitReader(self.table, self.projection, self.predicate)
+
+    def changelog(self) -> pa.Table:
+        """The changelog rows the snapshot committed (its ``changelog-*`` files), with ``_VALUE_KIND``.
+
+        Projection and filter are not applied: these are the raw +I/-U/+U/-D records."""
+        snap = self.snapshot()
+        if snap is None or not snap.changelog_manifest_list:
+            return self.table.schema.data_file_arrow_schema().empty_table()
+        table = self.table
+        entries = manifest.merge_entries([e for m in table.manifest_list(snap.changelog_manifest_list)
+                                          for e in table.manifest_entries(m.file_name)])
+        reader = type(self)(table).reader()
+        parts = [reader.read_kv(Split(e.partition, e.bucket, (e.file,)), e.file) for e in entries]
+        names = table.schema.data_file_arrow_schema().names
+        return pa.concat_tables([p.select(names) for p in parts]) if parts else \
+            table.schema.data_file_arrow_schema().empty_table()
 
     def to_arrow(self) -> pa.Table:
         reader = self.reader()

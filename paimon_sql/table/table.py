@@ -12,7 +12,7 @@ from typing import List, Optional
 
 import pyarrow as pa
 
-from paimon_sql.format import manifest
+from paimon_sql.format import binary_row, manifest
 from paimon_sql.format.file_format import check_format
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.io import FileIO
@@ -78,20 +78,36 @@ class FileStoreTable:
         from paimon_sql.mergetree.merge_function import for_schema
         return for_schema(self.schema)
 
+    def key_range(self, f) -> tuple:
+        """A primary-key data file's (min key, max key) as comparable tuples."""
+        types = self._key_types
+        return tuple(binary_row.from_bytes(f.min_key, types)), tuple(binary_row.from_bytes(f.max_key, types))
+
+    @cached_property
+    def _key_types(self):
+        return [f.type for f in self.schema.key_fields()]
+
     def check_supported(self) -> None:
         """Refuse tables whose rows we would get wrong, instead of reading them wrongly."""
         from paimon_sql.exceptions import PaimonError
         if self.options.get("deletion-vectors.enabled"):
             raise PaimonError(f"table {self.name}: deletion vectors are not supported yet")
 
-    def new_write(self):
+    def new_write(self, overwrite: bool = False):
         from paimon_sql.table.write import TableWrite
         self.check_supported()
-        return TableWrite(self)
+        return TableWrite(self, overwrite)
 
     def new_commit(self, commit_user: Optional[str] = None):
         from paimon_sql.table.commit import TableCommit
         return TableCommit(self, commit_user)
+
+    def compact(self, partitions=None, full: bool = False) -> Optional[int]:
+        """Compact primary-key buckets (``partitions``: a predicate on partition columns) into one
+        COMPACT snapshot; ``full`` rewrites every bucket into its max level. Returns the snapshot id."""
+        from paimon_sql.table.compact import compact_table
+        self.check_supported()
+        return compact_table(self, partitions, full)
 
     def new_scan(self):
         from paimon_sql.table.scan import TableScan
@@ -99,7 +115,7 @@ class FileStoreTable:
 
     def write_arrow(self, data: pa.Table, overwrite: bool = False, row_kinds=None) -> Optional[int]:
         """Write and commit in one call (batch); returns the new snapshot id."""
-        write = self.new_write()
+        write = self.new_write(overwrite)
         try:
             write.write_arrow(data, row_kinds=row_kinds)
             messages = write.prepare_commit()

@@ -17,7 +17,6 @@ commits once (see :mod:`paimon_sql.table.commit`).
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -28,12 +27,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_sql.exceptions import PaimonError, SchemaError
-from paimon_sql.format import binary_row, row_kind, stats
-from paimon_sql.format.file_format import RollingFileWriter
-from paimon_sql.format.manifest import FILE_SOURCE_APPEND, DataFileMeta, IndexManifestEntry
-from paimon_sql.format.schema import KEY_PREFIX, SEQUENCE_NUMBER, VALUE_KIND
+from paimon_sql.format import binary_row, row_kind
+from paimon_sql.format.manifest import DataFileMeta, IndexManifestEntry
+from paimon_sql.format.schema import SEQUENCE_NUMBER, VALUE_KIND
+from paimon_sql.table.file_writer import kv_table, write_files
 
-_CHUNK_ROWS = 256 * 1024
 _GROUP = "__paimon_group"  # (partition, bucket) code of a buffered row while it is folded
 
 
@@ -47,9 +45,21 @@ class CommitMessage:
     new_files: List[DataFileMeta] = field(default_factory=list)
     deleted_files: List[DataFileMeta] = field(default_factory=list)
     index_changes: List[IndexManifestEntry] = field(default_factory=list)
+    changelog_files: List[DataFileMeta] = field(default_factory=list)  # changelog of the new files (input)
+    compact_before: List[DataFileMeta] = field(default_factory=list)   # files a compaction replaced ...
+    compact_after: List[DataFileMeta] = field(default_factory=list)    # ... by these (COMPACT snapshot)
+    compact_changelog: List[DataFileMeta] = field(default_factory=list)  # changelog of that compaction
 
     def is_empty(self) -> bool:
-        return not self.new_files and not self.deleted_files and not self.index_changes
+        return not (self.new_files or self.deleted_files or self.index_changes or self.changelog_files
+                    or self.has_compaction())
+
+    def has_compaction(self) -> bool:
+        return bool(self.compact_before or self.compact_after or self.compact_changelog)
+
+    def written_files(self) -> List[DataFileMeta]:
+        """Files this message brings into the bucket (what an abort deletes)."""
+        return self.new_files + self.changelog_files + self.compact_after + self.compact_changelog
 
 
 def delete_files(table, messages: List[CommitMessage]) -> None:
@@ -57,8 +67,10 @@ def delete_files(table, messages: List[CommitMessage]) -> None:
     part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
     for m in messages:
         pvals = binary_row.from_bytes(m.partition, part_types)
-        for f in m.new_files:
-            table.io.delete(table.paths.data_file_path(pvals, m.bucket, f.file_name))
+        upgraded = {f.file_name for f in m.compact_before}  # an upgrade keeps the file: never delete it
+        for f in m.written_files():
+            if f not in m.compact_after or f.file_name not in upgraded:
+                table.io.delete(table.paths.data_file_path(pvals, m.bucket, f.file_name))
 
 
 def conform(data: pa.Table, schema) -> pa.Table:
@@ -89,17 +101,25 @@ def conform(data: pa.Table, schema) -> pa.Table:
 
 
 class TableWrite:
-    def __init__(self, table):
+    """Writes rows of one table; ``overwrite``: the files written replace the table's (no restore of
+    existing sequence numbers or levels). Primary-key buckets are compacted after each flush unless
+    ``write-only`` is set; ``full-compaction.delta-commits`` forces a full compaction every N commits."""
+
+    def __init__(self, table, overwrite: bool = False):
         self.table = table
         self.schema = table.schema
         self.options = table.options
         self.is_pk = self.schema.is_primary_key_table
+        self._overwrite = overwrite
         self._buffer: List[Tuple[pa.Table, Optional[pa.Array]]] = []
         self._buffer_bytes = 0
         self._messages: Dict[Tuple[bytes, int], CommitMessage] = {}
         self._next_seq: Optional[Dict[Tuple[bytes, int], int]] = None
+        self._restored_files: Dict[Tuple[bytes, int], List[DataFileMeta]] = {}
+        self._compactors: Dict[Tuple[bytes, int], object] = {}
+        self._compaction = self.is_pk and not self.options.get("write-only")
+        self._input_changelog = self.is_pk and self.options.get("changelog-producer") == "input"
         self._buffer_limit = self.options.get("write-buffer-size")
-        self._target_size = self.options.target_file_size(self.is_pk)
         bucket = self.options.bucket
         if bucket == -2:
             raise PaimonError(f"table {table.name}: postpone bucket mode (bucket = -2) is not supported")
@@ -138,11 +158,13 @@ class TableWrite:
                                       for t, k in self._buffer])
         self._buffer, self._buffer_bytes = [], 0
         if data.num_rows:
-            self._write_rows(data, kinds)
+            self._compact(self._write_rows(data, kinds), full=False)
 
     def prepare_commit(self) -> List[CommitMessage]:
         """Flush and hand over the files written since the last call."""
         self.flush()
+        if self._compaction and self._messages and self._full_compaction_due():
+            self._compact(list(self._messages), full=True)
         messages = [m for m in self._messages.values() if not m.is_empty()]
         if self._dynamic is not None:
             self._dynamic.attach_index_files(messages)
@@ -199,21 +221,24 @@ class TableWrite:
     # -- the flush ------------------------------------------------------------------------
 
     def _restore_sequences(self) -> Dict[Tuple[bytes, int], int]:
+        """Each bucket's next sequence number (and, for compaction, its files), read once."""
         if self._next_seq is None:
             self._next_seq = {}
-            for e in self.table.new_scan().plan_entries():
+            for e in ([] if self._overwrite else self.table.new_scan().plan_entries()):
                 key = (e.partition, e.bucket)
                 self._next_seq[key] = max(self._next_seq.get(key, 0), e.file.max_sequence_number + 1)
+                self._restored_files.setdefault(key, []).append(e.file)
         return self._next_seq
 
-    def _write_rows(self, data: pa.Table, kinds: Optional[pa.Array]) -> None:
+    def _write_rows(self, data: pa.Table, kinds: Optional[pa.Array]) -> List[Tuple[bytes, int]]:
+        """Write the rows as level-0 files; returns the (partition, bucket)s written."""
         kinds = self._row_kinds(data, kinds)
         if kinds is not None and self.options.ignore_delete:
             keep = row_kind.is_add(kinds)
             data, kinds = data.filter(keep), kinds.filter(keep)
         n = data.num_rows
         if n == 0:
-            return
+            return []
         pcodes, pvalues = self._partition_codes(data)
         buckets = self._buckets(data, pcodes, pvalues)
         group = pcodes if buckets is None else pcodes * (int(buckets.max()) + 1) + buckets
@@ -238,7 +263,16 @@ class TableWrite:
         else:
             jobs = [(_Take(data, idx), pvals, pbytes, bucket, group_seq, None)
                     for g, idx, pvals, pbytes, bucket, group_seq in groups]
+        if self._input_changelog:  # changelog-producer 'input': the rows as they came, kinds and all
+            zeros = pa.array(np.zeros(n, np.int8))
+            jobs += [(_Take(data, idx), pvals, pbytes, bucket, group_seq,
+                      (kinds if kinds is not None else zeros).take(pa.array(idx)), "changelog-")
+                     for g, idx, pvals, pbytes, bucket, group_seq in groups]
         self._run(jobs)
+        return [(pbytes, bucket) for _, _, _, pbytes, bucket, _ in groups]
+
+    def _message(self, key: Tuple[bytes, int]) -> CommitMessage:
+        return self._messages.setdefault(key, CommitMessage(key[0], key[1], self.options.bucket))
 
     def _run(self, jobs) -> None:
         """Write the (partition, bucket) slices; Arrow's writers release the GIL, so threads overlap."""
@@ -248,11 +282,67 @@ class TableWrite:
         results = [f.result() for f in futures if f.exception() is None]
         if failed:  # a failed write commits nothing: remove what the other slices wrote
             self.abort([CommitMessage(pbytes, bucket, self.options.bucket, files)
-                        for (pbytes, bucket), files in results])
+                        for (pbytes, bucket), files, _ in results])
             raise failed[0]
-        for (pbytes, bucket), files in results:
-            msg = self._messages.setdefault((pbytes, bucket), CommitMessage(pbytes, bucket, self.options.bucket))
-            msg.new_files.extend(files)
+        for key, files, is_changelog in results:
+            msg = self._message(key)
+            if is_changelog:
+                msg.changelog_files.extend(files)
+            else:
+                msg.new_files.extend(files)
+                if self._compaction:
+                    self._compactor(key).add(files)
+
+    # -- compaction -----------------------------------------------------------------------
+
+    def _compactor(self, key: Tuple[bytes, int]):
+        from paimon_sql.table.compact import BucketCompactor
+        if key not in self._compactors:
+            self._restore_sequences()
+            self._compactors[key] = BucketCompactor(self.table, key[0], key[1], self._restored_files.get(key, []))
+        return self._compactors[key]
+
+    def _compact(self, keys: List[Tuple[bytes, int]], full: bool) -> None:
+        """One compaction per bucket (buckets in parallel), folded into the buckets' messages."""
+        if not self._compaction or not keys:
+            return
+        with ThreadPoolExecutor(max_workers=max(1, min(len(keys), os.cpu_count() or 2))) as pool:
+            results = list(pool.map(lambda k: self._compactor(k).compact(full=full), keys))
+        for key, result in zip(keys, results):
+            if result is not None:
+                self._fold_compaction(self._message(key), result)
+
+    def _fold_compaction(self, msg: CommitMessage, result) -> None:
+        """A compaction may consume what an earlier one of this write produced: those files never
+        reach a snapshot, so they drop out of the message (and off the disk unless upgraded)."""
+        produced = {(f.file_name, f.level) for f in msg.compact_after}
+        kept = {f.file_name for f in result.after}
+        pvals = None
+        for f in result.before:
+            if (f.file_name, f.level) in produced:
+                msg.compact_after = [a for a in msg.compact_after if (a.file_name, a.level) != (f.file_name, f.level)]
+                if f.file_name not in kept:
+                    if pvals is None:
+                        types = [x.type for x in self.schema.fields_of(self.schema.partition_keys)]
+                        pvals = binary_row.from_bytes(msg.partition, types)
+                    self.table.io.delete(self.table.paths.data_file_path(pvals, msg.bucket, f.file_name))
+            else:
+                msg.compact_before.append(f)
+        msg.compact_after += result.after
+        msg.compact_changelog += result.changelog
+
+    def _full_compaction_due(self) -> bool:
+        """``full-compaction.delta-commits = N``: this commit is the N-th since the last COMPACT."""
+        n = self.options.get("full-compaction.delta-commits")
+        if not n:
+            return False
+        sm = self.table.snapshot_manager
+        sid, count = sm.latest_id(), 1
+        while sid is not None and count < n and sid >= 1:
+            if sm.snapshot(sid).commit_kind == "COMPACT":
+                break
+            count, sid = count + 1, sid - 1
+        return count >= n
 
     def _primary_key_slices(self, data, kinds, group, seq, groups) -> list:
         """Fold duplicate keys of each (partition, bucket) by the merge engine; one slice per group."""
@@ -275,66 +365,15 @@ class TableWrite:
         return jobs
 
     def _write_files(self, rows: pa.Table, pvals, pbytes: bytes, bucket: int, seq: np.ndarray,
-                     kinds: Optional[pa.Array]):
-        """Write one (partition, bucket) slice as files rolled at target-file-size."""
+                     kinds: Optional[pa.Array], prefix: str = "data-"):
+        """Write one (partition, bucket) slice as level-0 files (or changelog files) rolled at size."""
         if isinstance(rows, _Take):
             rows = rows()
-        schema = self.schema
         if self.is_pk:
-            key_cols = {KEY_PREFIX + k: rows.column(k) for k in schema.trimmed_primary_keys}
-            kind_col = kinds if kinds is not None else pa.array(np.zeros(rows.num_rows, np.int8))
-            file_table = pa.Table.from_arrays(
-                list(key_cols.values()) + [pa.array(seq, pa.int64()), kind_col] + rows.columns,
-                schema=schema.data_file_arrow_schema())
+            files = write_files(self.table, kv_table(self.schema, rows, seq, kinds), pvals, bucket, prefix=prefix)
         else:
-            file_table = rows
-        files = []
-        pos = 0
-        total = file_table.num_rows
-        while pos < total:
-            name = self.table.paths.new_data_file_name()
-            path = self.table.paths.data_file_path(pvals, bucket, name)
-            writer = RollingFileWriter(self.table.io, path, file_table.schema, self.options.file_format,
-                                       self.options.file_compression)
-            start = pos
-            try:
-                while pos < total and (pos == start or writer.bytes_written < self._target_size):
-                    chunk = file_table.slice(pos, _CHUNK_ROWS)
-                    writer.write(chunk)
-                    pos += chunk.num_rows
-                size = writer.close()
-            except BaseException:
-                writer.abort()
-                raise
-            part_kinds = kinds.slice(start, pos - start) if kinds is not None else None
-            files.append(self._file_meta(name, size, file_table.slice(start, pos - start), seq[start:pos], part_kinds))
-        return (pbytes, bucket), files
-
-    def _file_meta(self, name: str, size: int, part: pa.Table, seq: np.ndarray, kinds) -> DataFileMeta:
-        schema = self.schema
-        mode = self.options.stats_mode
-        value_stats = stats.collect(part, schema.fields, mode)
-        if self.is_pk:
-            key_fields = schema.key_fields()
-            key_types = [f.type for f in key_fields]
-            first = [part.column(f.name)[0].as_py() for f in key_fields]
-            last = [part.column(f.name)[part.num_rows - 1].as_py() for f in key_fields]
-            min_key, max_key = binary_row.to_bytes(first, key_types), binary_row.to_bytes(last, key_types)
-            key_stats = stats.collect(part, key_fields, "full")
-            deletes = 0 if kinds is None else int(pc.sum(pc.invert(row_kind.is_add(kinds))).as_py() or 0)
-        else:
-            min_key = max_key = binary_row.empty_row()
-            key_stats, deletes = stats.EMPTY_STATS, 0
-        return DataFileMeta(
-            file_name=name, file_size=size, row_count=part.num_rows, min_key=min_key, max_key=max_key,
-            key_stats=key_stats, value_stats=value_stats,
-            min_sequence_number=int(seq.min()), max_sequence_number=int(seq.max()),
-            schema_id=schema.id, level=0, extra_files=(),
-            creation_time=dt.datetime.now(dt.timezone.utc).replace(microsecond=0),
-            delete_row_count=deletes, embedded_index=None, file_source=FILE_SOURCE_APPEND,
-            value_stats_cols=None, external_path=None)
-
-
+            files = write_files(self.table, rows, pvals, bucket, first_sequence=int(seq[0]))
+        return (pbytes, bucket), files, prefix == "changelog-"
 
 
 class _Take:

@@ -89,7 +89,6 @@ def test_manifests_use_the_manifest_compression_codec(catalog):
 
     import fastavro
     import pyarrow as pa
-
     from support import SCHEMA
     t = catalog.create_table_from_arrow("db.a", SCHEMA)
     t.write_arrow(pa.table({"id": [1], "name": ["x"], "value": [1.0], "dt": ["d"]}, schema=SCHEMA))

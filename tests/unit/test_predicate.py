@@ -25,7 +25,6 @@ def test_may_match(pred, may):
 
 def test_is_null_prunes_files_without_nulls(catalog):
     import pyarrow as pa
-
     from support import SCHEMA
     t = catalog.create_table_from_arrow("db.a", SCHEMA)
     t.write_arrow(pa.table({"id": [1], "name": ["x"], "value": [1.0], "dt": ["d"]}, schema=SCHEMA))

@@ -102,7 +102,7 @@ def test_overwrite_modes(catalog):
 
 def test_rolling_at_target_file_size(catalog):
     t = catalog.create_table_from_arrow("db.a", SCHEMA, options={"target-file-size": "1 kb"})
-    from paimon_sql.table import write as write_module
+    from paimon_sql.table import file_writer as write_module
     old = write_module._CHUNK_ROWS
     write_module._CHUNK_ROWS = 100
     try:

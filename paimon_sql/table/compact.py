@@ -1,0 +1,248 @@
+"""Compaction of primary-key tables: one bucket's LSM tree at a time, then one COMPACT snapshot.
+
+:class:`BucketCompactor` holds a bucket's levels. Each :meth:`~BucketCompactor.compact` picks a
+unit (universal compaction, a forced full compaction, or — for the lookup changelog producer and
+first-row tables — every level-0 file) and carries it out like Paimon's MergeTreeCompactTask:
+sections of overlapping files (and small files) are merged and rewritten into the output level;
+a large file that overlaps nothing is only *upgraded* (same file, new level in the manifest),
+unless it holds deletes and goes to the max level, or a changelog must be produced from it.
+Deletes are dropped when nothing older can remain below the output level.
+
+Changelog producers write ``changelog-*`` files here: full-compaction compares the top level
+before and after a full compaction; lookup compares each level-0 key with its value in the
+upper levels. :func:`compact_table` runs the compactor over a table's buckets (the core of the
+``compact`` procedure) and commits the result.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from paimon_sql.format import binary_row, row_kind
+from paimon_sql.format.manifest import FILE_SOURCE_COMPACT, DataFileMeta
+from paimon_sql.format.predicate import Predicate
+from paimon_sql.format.schema import VALUE_KIND
+from paimon_sql.mergetree import changelog
+from paimon_sql.mergetree.compact_strategy import CompactUnit, UniversalCompaction, full_compaction
+from paimon_sql.mergetree.interval_partition import sections
+from paimon_sql.mergetree.levels import Levels
+from paimon_sql.table.file_writer import key_columns, write_files
+
+LEVEL = "__paimon_level"
+_LOOKUP = -1  # level tag of rows read only to look up old values (not rewritten)
+
+
+@dataclass
+class CompactResult:
+    before: List[DataFileMeta] = field(default_factory=list)
+    after: List[DataFileMeta] = field(default_factory=list)
+    changelog: List[DataFileMeta] = field(default_factory=list)
+
+    def extend(self, other: "CompactResult") -> None:
+        self.before += other.before
+        self.after += other.after
+        self.changelog += other.changelog
+
+
+def num_levels(options) -> int:
+    v = options.get("num-levels")
+    return v if v is not None else options.get("num-sorted-run.compaction-trigger") + 1
+
+
+def needs_level0_empty(table) -> bool:
+    """Paimon's lookup strategy: the lookup changelog producer and first-row compact L0 away each commit."""
+    return table.options.get("changelog-producer") == "lookup" or table.options.merge_engine == "first-row"
+
+
+class BucketCompactor:
+    def __init__(self, table, partition: bytes, bucket: int, files: Sequence[DataFileMeta]):
+        from paimon_sql.table.read import SplitReader
+        self.table, self.partition, self.bucket = table, partition, bucket
+        part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
+        self.partition_values = binary_row.from_bytes(partition, part_types)
+        options = table.options
+        self.levels = Levels(files, num_levels(options), lambda f: table.key_range(f)[0])
+        self.strategy = UniversalCompaction.from_options(options)
+        self.min_file_size = options.target_file_size(True) // 10 * 7
+        self.producer = options.get("changelog-producer")
+        self.row_deduplicate = bool(options.get("changelog-producer.row-deduplicate"))
+        self.first_row = options.merge_engine == "first-row"
+        self.reader = SplitReader(table)
+
+    def add(self, files: Sequence[DataFileMeta]) -> None:
+        self.levels.update([], files)
+
+    def compact(self, full: bool = False) -> Optional[CompactResult]:
+        levels = self.levels
+        runs = levels.sorted_runs()
+        if full:
+            unit = full_compaction(levels.num_levels, runs)
+        else:
+            unit = self.strategy.pick(levels.num_levels, runs)
+            if unit is None and needs_level0_empty(self.table):
+                unit = self.strategy.force_pick_level0(levels.num_levels, runs)
+        if unit is None:
+            return None
+        drop_delete = unit.output_level != 0 and unit.output_level >= levels.non_empty_highest_level()
+        result = _Task(self, unit, drop_delete).run()
+        levels.update(result.before, result.after)
+        return result
+
+    # -- reading and writing -----------------------------------------------------------------
+
+    def read(self, files: Sequence[DataFileMeta], level_tag: Optional[int] = None) -> List[pa.Table]:
+        from paimon_sql.table.scan import Split
+        split = Split(self.partition, self.bucket, tuple(files))
+        out = []
+        for f in files:
+            rows = self.reader.read_kv(split, f)
+            tag = f.level if level_tag is None else level_tag
+            out.append(rows.append_column(LEVEL, pa.array(np.full(rows.num_rows, tag, np.int32))))
+        return out
+
+    def has_deletes(self, f: DataFileMeta) -> bool:
+        """Whether a file holds -U/-D rows (read from the file: not every writer counts them)."""
+        from paimon_sql.format.file_format import read_file
+        path = self.table.paths.data_file_path(self.partition_values, self.bucket, f.file_name, f.external_path)
+        kinds = read_file(self.table.io, path, f.file_name.rsplit(".", 1)[-1], [VALUE_KIND]).column(VALUE_KIND)
+        return not bool(np.all(np.isin(kinds.to_numpy(), (row_kind.INSERT, row_kind.UPDATE_AFTER))))
+
+    def write(self, rows: pa.Table, level: int, prefix: str = "data-") -> List[DataFileMeta]:
+        names = self.table.schema.data_file_arrow_schema().names
+        return write_files(self.table, rows.select(names).cast(self.table.schema.data_file_arrow_schema()),
+                           self.partition_values, self.bucket, level, FILE_SOURCE_COMPACT, prefix)
+
+
+class _Task:
+    """One compaction unit carried out (Paimon's MergeTreeCompactTask)."""
+
+    def __init__(self, compactor: BucketCompactor, unit: CompactUnit, drop_delete: bool):
+        self.c, self.unit, self.drop_delete = compactor, unit, drop_delete
+        self.output = unit.output_level
+        self.max_level = compactor.levels.max_level
+        self.result = CompactResult()
+
+    def run(self) -> CompactResult:
+        candidate: List[tuple] = []
+        for section in sections(self.unit.files, self.c.table.key_range):
+            if len(section) > 1 or section[0].file_size < self.c.min_file_size:
+                candidate.append(section)
+            else:  # a large file overlapping nothing: rewrite what came before, upgrade it
+                self._rewrite(candidate)
+                candidate = []
+                self._upgrade(section[0])
+        self._rewrite(candidate)
+        return self.result
+
+    def _upgrade(self, f: DataFileMeta) -> None:
+        if f.level == self.output:
+            return
+        if self._changelog_needs_rows([f]) or (self.output == self.max_level and self.c.has_deletes(f)):
+            self._rewrite_files([f])
+            return
+        self.result.before.append(f)
+        self.result.after.append(_at_level(f, self.output))
+
+    def _rewrite(self, candidate: List[tuple]) -> None:
+        files = [f for section in candidate for f in section]
+        if len(files) == 1:
+            self._upgrade(files[0])
+        elif files:
+            self._rewrite_files(files)
+
+    def _rewrite_files(self, files: List[DataFileMeta]) -> None:
+        """Merge the files' rows (deletes dropped if allowed) into new files at the output level."""
+        c = self.c
+        parts = c.read(files)
+        lookup = self._lookup_files(files) if self._lookup_mode(files) else []
+        parts += c.read(lookup, level_tag=_LOOKUP)
+        rows = pa.concat_tables(parts)
+        merge = c.table.merge_function
+        g = merge.group(rows, key_columns(c.table.schema))
+        levels = np.asarray(g.column(LEVEL))
+        own = levels != _LOOKUP
+        if lookup and self.c.first_row:  # a key already in an upper level keeps its first row there
+            own &= ~g.any(~own)[g.row_group()]
+        merged = merge.merge(g.subset(own)) if lookup else merge.merge(g)
+        if self.drop_delete:
+            kinds = merged.column(VALUE_KIND).to_numpy()
+            merged = merged.filter(pa.array((kinds == row_kind.INSERT) | (kinds == row_kind.UPDATE_AFTER)))
+        self.result.before += files
+        if merged.num_rows:
+            self.result.after += c.write(merged, self.output)
+        self._changelog(merge, g, levels, files)
+
+    # -- changelog ---------------------------------------------------------------------------
+
+    def _full_changelog(self) -> bool:
+        return self.c.producer == "full-compaction" and self.output == self.max_level
+
+    def _lookup_mode(self, files) -> bool:
+        """Level-0 rows meet the upper levels' values: for lookup changelog, and for first-row."""
+        return (self.c.producer == "lookup" or self.c.first_row) and any(f.level == 0 for f in files)
+
+    def _changelog_needs_rows(self, files) -> bool:
+        return self._full_changelog() or self._lookup_mode(files)
+
+    def _lookup_files(self, files) -> List[DataFileMeta]:
+        """Upper-level files outside the unit whose key range meets the level-0 files' keys."""
+        key_range = self.c.table.key_range
+        l0 = [key_range(f) for f in files if f.level == 0]
+        lo, hi = min(r[0] for r in l0), max(r[1] for r in l0)
+        names = {f.file_name for f in files}
+        return [f for f in self.c.levels.files if f.level > 0 and f.file_name not in names
+                and not (key_range(f)[1] < lo or key_range(f)[0] > hi)]
+
+    def _changelog(self, merge, g, levels: np.ndarray, files) -> None:
+        if self._full_changelog():
+            touched, before = levels < self.max_level, levels == self.max_level
+        elif self.c.producer == "lookup" and self._lookup_mode(files):
+            touched, before = levels == 0, levels != 0
+        else:
+            return
+        values = [f.name for f in self.c.table.schema.fields]
+        # first-row never changes a key's value: its changelog is the +I of new keys only
+        rows = changelog.diff(merge, g, touched, before, values, self.c.row_deduplicate or self.c.first_row)
+        if rows.num_rows:
+            self.result.changelog += self.c.write(rows, 0, prefix="changelog-")
+
+
+def _at_level(f: DataFileMeta, level: int) -> DataFileMeta:
+    from dataclasses import replace
+    return replace(f, level=level)
+
+
+def compact_table(table, partition_predicate: Optional[Predicate] = None, full: bool = False,
+                  commit_user: Optional[str] = None) -> Optional[int]:
+    """Compact every bucket (of the partitions matching the predicate) and commit one COMPACT
+    snapshot; returns its id, or None when there was nothing to compact."""
+    from paimon_sql.table.write import CommitMessage
+    scan = table.new_scan().filter(partition_predicate)
+    buckets: Dict[tuple, List[DataFileMeta]] = {}
+    total = {}
+    for e in scan.plan_entries():
+        buckets.setdefault((e.partition, e.bucket), []).append(e.file)
+        total[(e.partition, e.bucket)] = e.total_buckets
+
+    def one(key):
+        result = BucketCompactor(table, key[0], key[1], buckets[key]).compact(full=full)
+        if result is None:
+            return None
+        return CommitMessage(key[0], key[1], total[key], compact_before=result.before, compact_after=result.after,
+                             compact_changelog=result.changelog)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        messages = [m for m in pool.map(one, sorted(buckets)) if m is not None]
+    if not messages:
+        return None
+    commit = table.new_commit(commit_user)
+    try:
+        return commit.commit(messages)
+    except BaseException:
+        commit.abort(messages)
+        raise
