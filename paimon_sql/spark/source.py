@@ -34,6 +34,7 @@ from paimon_sql.format import predicate as P
 from paimon_sql.spark.types import spark_ddl, to_spark_arrow
 
 BUCKET_COLUMN = "__paimon_bucket"  # added by the write planner to shuffle by bucket; never stored
+ROWKIND_COLUMN = "__paimon_rowkind"  # TINYINT +I/-U/+U/-D of each row, set by UPDATE/DELETE/MERGE
 
 
 def load_table(options):
@@ -130,7 +131,11 @@ class PaimonWriter(DataSourceArrowWriter):
             for batch in iterator:
                 if BUCKET_COLUMN in batch.schema.names:
                     batch = batch.drop_columns([BUCKET_COLUMN])
-                write.write_arrow(batch)
+                kinds = None
+                if ROWKIND_COLUMN in batch.schema.names:
+                    kinds = batch.column(ROWKIND_COLUMN).cast(pa.int8())
+                    batch = batch.drop_columns([ROWKIND_COLUMN])
+                write.write_arrow(batch, row_kinds=kinds)
             return PaimonCommitMessage(write.prepare_commit())
         except BaseException:
             write.abort()

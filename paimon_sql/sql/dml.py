@@ -1,9 +1,15 @@
-"""INSERT INTO / INSERT OVERWRITE [PARTITION (...)] [BY NAME] into Paimon tables.
+"""INSERT, UPDATE, DELETE and TRUNCATE on Paimon tables.
 
-The source (VALUES or any query, its own Paimon references rewritten to scans) becomes a Spark
-DataFrame; its columns are matched to the table's by position (or by name with BY NAME, or by an
-explicit column list), static partition values are added, every column is cast to the table's
-Spark type, and the distributed write commits one snapshot. A failing write commits nothing.
+INSERT INTO / OVERWRITE [PARTITION (...)] [BY NAME]: the source (VALUES or any query, its own Paimon
+references rewritten to scans) becomes a Spark DataFrame; its columns are matched to the table's by
+position (or by name with BY NAME, or by an explicit column list), static partition values are
+added, every column is cast to the table's Spark type, and the distributed write commits one
+snapshot. A failing write commits nothing.
+
+UPDATE and DELETE on primary-key tables write the changed rows with their row kind (+U, -D): the
+LSM tree's merge applies them, no file is rewritten. The rows are selected by a query over the
+table itself (so the WHERE prunes partitions and files like any query). TRUNCATE, and DELETE
+without WHERE, commit an OVERWRITE that removes every file.
 """
 
 from __future__ import annotations
@@ -13,7 +19,9 @@ from typing import Dict, List
 from pyspark.sql import functions as F
 from sqlglot import exp
 
-from paimon_sql.exceptions import SchemaError
+from paimon_sql.exceptions import PaimonError, SchemaError
+from paimon_sql.format import row_kind
+from paimon_sql.spark.source import ROWKIND_COLUMN
 from paimon_sql.spark.types import spark_type
 
 
@@ -72,4 +80,80 @@ def insert(session, node: exp.Insert):
     dynamic = session.spark.conf.get("spark.sql.sources.partitionOverwriteMode", "static").lower() == "dynamic"
     session.write(df, table, overwrite=overwrite, partition_spec=spec if overwrite else None,
                   dynamic=dynamic and overwrite)
+    return None
+
+
+# -- row-level changes --------------------------------------------------------------------------
+
+# what each merge engine lets UPDATE / DELETE do (Paimon's Spark rules)
+_ENGINE_RULES = {
+    "deduplicate": lambda o, verb: None,
+    "partial-update": lambda o, verb: None if verb == "UPDATE" or o.raw.get(
+        "partial-update.remove-record-on-delete", "false").lower() == "true" else
+    "set 'partial-update.remove-record-on-delete' = 'true' to DELETE from a partial-update table",
+    "aggregation": lambda o, verb: None if verb == "DELETE" and o.raw.get(
+        "aggregation.remove-record-on-delete", "false").lower() == "true" else
+    f"{verb} on an aggregation table needs 'aggregation.remove-record-on-delete' (DELETE only)",
+    "first-row": lambda o, verb: f"{verb} is not supported on a first-row table",
+}
+
+
+def changing_table(session, target: exp.Table, verb: str):
+    """The primary-key table a row-level statement changes, or a clear error why it cannot."""
+    table = session.catalog.get_table(session.identifier(target))
+    if not table.schema.is_primary_key_table:
+        raise PaimonError(f"{verb} on append table {table.name} is not supported yet "
+                          "(it needs deletion vectors or copy-on-write)")
+    problem = _ENGINE_RULES[table.options.merge_engine](table.options, verb)
+    if problem:
+        raise PaimonError(f"table {table.name}: {problem}")
+    return table
+
+
+def check_assignments(table, columns: List[str]) -> None:
+    fields = set(table.schema.field_names)
+    unknown = [c for c in columns if c not in fields]
+    if unknown:
+        raise SchemaError(f"table {table.name} has no column(s) {', '.join(unknown)}")
+    keys = [c for c in columns if c in table.schema.primary_keys or c in table.schema.partition_keys]
+    if keys:
+        raise SchemaError(f"cannot update primary-key or partition column(s) {', '.join(keys)} of {table.name}")
+
+
+def write_changes(session, table, df) -> None:
+    """Write a DataFrame of the table's columns plus a row-kind column (one snapshot)."""
+    cols = [F.col(f"`{f.name}`").cast(spark_type(f.type)).alias(f.name) for f in table.schema.fields]
+    session.write(df.select(*cols, F.col(ROWKIND_COLUMN).cast("tinyint")), table)
+
+
+def _rows_of(target: exp.Table, table, where, values: Dict[str, exp.Expression], kind: int) -> exp.Select:
+    qualifier = target.alias_or_name
+    select = [(values[f].copy() if f in values else exp.column(f, table=qualifier)).as_(f)
+              for f in table.schema.field_names]
+    query = exp.select(*select, exp.Literal.number(kind).as_(ROWKIND_COLUMN)).from_(target.copy())
+    return query.where(where.this.copy()) if where is not None else query
+
+
+def update(session, node: exp.Update):
+    table = changing_table(session, node.this, "UPDATE")
+    sets = {eq.this.name: eq.expression for eq in node.expressions}
+    check_assignments(table, list(sets))
+    query = _rows_of(node.this, table, node.args.get("where"), sets, row_kind.UPDATE_AFTER)
+    write_changes(session, table, session.query_dataframe(query))
+    return None
+
+
+def delete(session, node: exp.Delete):
+    where = node.args.get("where")
+    if where is None:
+        return truncate(session, node.this)
+    table = changing_table(session, node.this, "DELETE")
+    query = _rows_of(node.this, table, where, {}, row_kind.DELETE)
+    write_changes(session, table, session.query_dataframe(query))
+    return None
+
+
+def truncate(session, target: exp.Table):
+    table = session.catalog.get_table(session.identifier(target))
+    table.new_commit().overwrite([])
     return None

@@ -11,7 +11,7 @@ import re
 from sqlglot import exp
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.sql import ddl, dml, parse
+from paimon_sql.sql import ddl, dml, merge_into, parse
 
 
 def _query(session, node):
@@ -39,6 +39,12 @@ def _describe(session, node):
 def _insert(session, node):
     target = node.this.this if isinstance(node.this, exp.Schema) else node.this
     return dml.insert(session, node) if session.find_table(target) else session.passthrough()
+
+
+def _ours(handler, target_of=lambda node: node.this):
+    """A handler for statements on one table: ours when the warehouse has the table, else Spark's."""
+    return lambda session, node: handler(session, node) if session.find_table(target_of(node)) \
+        else session.passthrough()
 
 
 _SHOW = [
@@ -89,6 +95,8 @@ HANDLERS = {
     exp.Select: _query, exp.Union: _query, exp.Intersect: _query, exp.Except: _query, exp.Values: _query,
     exp.Create: _create, exp.Drop: _drop, exp.Use: lambda s, n: ddl.use(s, n), exp.Describe: _describe,
     exp.Insert: _insert, exp.Command: _command,
+    exp.Update: _ours(dml.update), exp.Delete: _ours(dml.delete), exp.Merge: _ours(merge_into.merge_into),
+    exp.TruncateTable: _ours(lambda s, n: dml.truncate(s, n.expressions[0]), lambda n: n.expressions[0]),
 }
 
 

@@ -1,0 +1,105 @@
+"""UPDATE, DELETE, MERGE INTO and TRUNCATE through Session.sql, compared with expected rows."""
+
+import pytest
+
+from paimon_sql.exceptions import PaimonError, SchemaError
+from spark.conftest import rows
+
+PK = ("CREATE TABLE db.t (id BIGINT, name STRING, v DOUBLE, dt STRING, PRIMARY KEY (id, dt) NOT ENFORCED) "
+      "PARTITIONED BY (dt) WITH ('bucket' = '2')")
+
+
+@pytest.fixture
+def t(session):
+    session.sql("CREATE DATABASE db")
+    session.sql(PK)
+    session.sql("INSERT INTO db.t VALUES (1, 'a', 1.0, 'x'), (2, 'b', 2.0, 'x'), (3, 'c', 3.0, 'y'), "
+                "(4, 'd', 4.0, 'y')")
+    return session.catalog.get_table("db.t")
+
+
+def all_rows(session):
+    return rows(session, "SELECT id, name, v, dt FROM db.t ORDER BY id")
+
+
+def test_update_with_where_writes_only_the_changed_rows(session, t):
+    session.sql("UPDATE db.t SET name = upper(name), v = v * 10 WHERE v >= 2 AND dt = 'x'")
+    assert all_rows(session) == [(1, "a", 1.0, "x"), (2, "B", 20.0, "x"), (3, "c", 3.0, "y"), (4, "d", 4.0, "y")]
+    snap = t.snapshot_manager.latest()
+    assert snap.commit_kind == "APPEND" and snap.delta_record_count == 1  # one +U row, no rewrite
+
+
+def test_update_without_where_and_errors(session, t):
+    session.sql("UPDATE db.t AS x SET name = concat(x.name, '!')")
+    assert [r[1] for r in all_rows(session)] == ["a!", "b!", "c!", "d!"]
+    before = t.snapshot_manager.latest_id()
+    with pytest.raises(SchemaError, match="primary-key or partition column"):
+        session.sql("UPDATE db.t SET id = 9")
+    with pytest.raises(SchemaError, match="no column"):
+        session.sql("UPDATE db.t SET nope = 1")
+    assert t.snapshot_manager.latest_id() == before
+
+
+def test_delete_where_and_delete_all(session, t):
+    session.sql("DELETE FROM db.t WHERE id IN (1, 3)")
+    assert all_rows(session) == [(2, "b", 2.0, "x"), (4, "d", 4.0, "y")]
+    assert t.snapshot_manager.latest().commit_kind == "APPEND"
+    session.sql("DELETE FROM db.t")
+    assert all_rows(session) == []
+    assert t.snapshot_manager.latest().commit_kind == "OVERWRITE"
+
+
+def test_truncate(session, t):
+    session.sql("TRUNCATE TABLE db.t")
+    assert all_rows(session) == [] and t.snapshot_manager.latest().commit_kind == "OVERWRITE"
+    session.sql("INSERT INTO db.t VALUES (9, 'z', 9.0, 'x')")
+    assert all_rows(session) == [(9, "z", 9.0, "x")]
+
+
+def test_merge_into_all_clause_kinds(session, t):
+    session.sql("CREATE TABLE db.s (id BIGINT, name STRING, v DOUBLE, dt STRING, op STRING) "
+                "TBLPROPERTIES ('primary-key' = 'id,dt', 'bucket' = '1')")
+    session.sql("INSERT INTO db.s VALUES (1, 'A', 100.0, 'x', 'upd'), (2, NULL, 0.0, 'x', 'del'), "
+                "(5, 'e', 5.0, 'y', 'ins'), (6, 'f', 6.0, 'y', 'skip')")
+    session.sql("""
+        MERGE INTO db.t AS tgt USING db.s AS src ON tgt.id = src.id AND tgt.dt = src.dt
+        WHEN MATCHED AND src.op = 'del' THEN DELETE
+        WHEN MATCHED THEN UPDATE SET name = src.name, v = tgt.v + src.v
+        WHEN NOT MATCHED AND src.op = 'ins' THEN INSERT (id, name, v, dt) VALUES (src.id, src.name, src.v, src.dt)
+    """)
+    assert all_rows(session) == [(1, "A", 101.0, "x"), (3, "c", 3.0, "y"), (4, "d", 4.0, "y"), (5, "e", 5.0, "y")]
+
+
+def test_merge_into_star_actions_and_not_matched_by_source(session, t):
+    session.sql("""
+        MERGE INTO db.t USING (SELECT 2 AS id, 'two' AS name, 2.5 AS v, 'x' AS dt
+                               UNION ALL SELECT 7, 'seven', 7.0, 'y') AS s
+        ON db.t.id = s.id AND db.t.dt = s.dt
+        WHEN MATCHED THEN UPDATE SET *
+        WHEN NOT MATCHED THEN INSERT *
+        WHEN NOT MATCHED BY SOURCE AND db.t.v > 3 THEN DELETE
+    """)
+    assert all_rows(session) == [(1, "a", 1.0, "x"), (2, "two", 2.5, "x"), (3, "c", 3.0, "y"),
+                                 (7, "seven", 7.0, "y")]
+
+
+def test_row_level_changes_follow_the_merge_engine(session):
+    session.sql("CREATE DATABASE db")
+    session.sql("CREATE TABLE db.p (id BIGINT, a STRING, b STRING) TBLPROPERTIES ('primary-key'='id', "
+                "'bucket'='1', 'merge-engine'='partial-update')")
+    session.sql("INSERT INTO db.p VALUES (1, 'a', NULL)")
+    session.sql("UPDATE db.p SET b = 'b' WHERE id = 1")
+    assert rows(session, "SELECT * FROM db.p") == [(1, "a", "b")]
+    with pytest.raises(PaimonError, match="remove-record-on-delete"):
+        session.sql("DELETE FROM db.p WHERE id = 1")
+    session.sql("CREATE TABLE db.ap (id BIGINT, v STRING)")
+    with pytest.raises(PaimonError, match="append table"):
+        session.sql("DELETE FROM db.ap WHERE id = 1")
+
+
+def test_compaction_keeps_dml_results(session, t):
+    for i in range(3):
+        session.sql(f"UPDATE db.t SET v = v + 1 WHERE id = {i + 1}")
+    session.sql("DELETE FROM db.t WHERE id = 4")
+    t.compact(full=True)
+    assert all_rows(session) == [(1, "a", 2.0, "x"), (2, "b", 3.0, "x"), (3, "c", 4.0, "y")]
