@@ -33,12 +33,23 @@ class KeyGroups:
         if n == 0:
             return KeyGroups(table, np.zeros(0, np.int64), np.zeros(0, np.int64))
         desc = set(descending or ())
-        sort_keys = [(c, "descending" if c in desc else "ascending") for c in key_columns + order_columns]
-        order = np.asarray(pc.sort_indices(table.select(key_columns + order_columns), sort_keys=sort_keys))
+        columns = key_columns + order_columns
+        numeric = _as_numeric([table.column(c) for c in columns])
+        if numeric is not None:
+            # numpy's lexsort is a stable merge sort: files are sorted runs, so this is a cheap merge
+            keys = [-a if c in desc else a for c, a in zip(columns, numeric)]
+            order = np.lexsort(keys[::-1])
+        else:
+            sort_keys = [(c, "descending" if c in desc else "ascending") for c in columns]
+            order = np.asarray(pc.sort_indices(table.select(columns), sort_keys=sort_keys))
         groups = KeyGroups(table, order, np.zeros(1, np.int64))
         differs = np.zeros(n - 1, dtype=bool)
-        for c in key_columns:
-            differs |= _neighbours_differ(groups.column(c))
+        for i, c in enumerate(key_columns):
+            if numeric is not None:
+                k = numeric[i][order]
+                differs |= k[1:] != k[:-1]
+            else:
+                differs |= _neighbours_differ(groups.column(c))
         groups.starts = np.flatnonzero(np.r_[True, differs])
         groups.count = len(groups.starts)
         return groups
@@ -109,6 +120,21 @@ class KeyGroups:
         """For :meth:`subset` (same mask): the original group index of each of its groups."""
         gid = self.row_group()[np.flatnonzero(mask)]
         return gid[np.r_[True, gid[1:] != gid[:-1]]] if len(gid) else gid
+
+
+def _as_numeric(columns: List[pa.ChunkedArray]) -> Optional[List[np.ndarray]]:
+    """The columns as int64/float numpy arrays when all are null-free fixed-width numbers, else None."""
+    out = []
+    for col in columns:
+        t = col.type
+        if col.null_count or not (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_date(t)
+                                  or pa.types.is_timestamp(t) or pa.types.is_time(t)):
+            return None
+        arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+        if pa.types.is_date(t) or pa.types.is_timestamp(t) or pa.types.is_time(t):
+            arr = arr.view(pa.int32() if t.bit_width == 32 else pa.int64())
+        out.append(arr.to_numpy())
+    return out
 
 
 def _neighbours_differ(col: pa.Array) -> np.ndarray:

@@ -58,6 +58,7 @@ class MergeFunction:
     name = ""
     remove_on_delete_option: Optional[str] = None
     retracts_after_delete = True  # whether -U rows after a key's last -D still retract (aggregation)
+    keeps_lone_rows = False  # whether _merge of a one-row key returns that row as it is (no split needed)
 
     def __init__(self, schema):
         self.schema = schema
@@ -88,6 +89,8 @@ class MergeFunction:
     def merge(self, g: KeyGroups) -> pa.Table:
         """One row per key. A key with a single row keeps it as it is, kind included (Paimon's
         ReducerMergeFunctionWrapper): a lone -U stays a retraction for a later merge to apply."""
+        if self.keeps_lone_rows and not self.ignore_delete and not self.remove_on_delete:
+            return self._merge(g, None)
         single = g.sizes == 1
         if single.all():
             return g.rows(g.starts)
@@ -130,6 +133,7 @@ class MergeFunction:
 
 class Deduplicate(MergeFunction):
     name = "deduplicate"
+    keeps_lone_rows = True
 
     def _merge(self, g, retract):
         return g.rows(g.last())

@@ -2,7 +2,8 @@
 
 Splits that need no merge (append files; primary-key buckets whose files do not overlap) in
 Parquet of the current schema on a local warehouse are read by Spark's native Parquet reader —
-with its own projection and filter pushdown — keeping only +I/+U rows of primary-key files. The
+with its own projection and filter pushdown — keeping only +I/+U rows of primary-key files (a
+filter needless when every file sits at the max level, where compaction dropped retractions). The
 other splits go through the ``paimon`` Python data source. The two halves are unioned.
 """
 
@@ -19,6 +20,7 @@ from paimon_sql.format import predicate as P
 from paimon_sql.format.schema import VALUE_KIND
 from paimon_sql.format.types import AtomicType
 from paimon_sql.spark.types import spark_ddl
+from paimon_sql.table.compact import num_levels
 from paimon_sql.table.scan import PlanStats
 
 
@@ -72,10 +74,12 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
         part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
         paths = [table.paths.data_file_path(binary_row.from_bytes(s.partition, part_types), s.bucket, f.file_name)
                  for s in native for f in s.files]
-        read_fields = list(fields)
-        ddl = spark_ddl(read_fields) + (f", `{VALUE_KIND}` TINYINT" if table.schema.is_primary_key_table else "")
+        # files at the max level come from compactions that dropped -U/-D rows: no kind filter needed
+        max_level = num_levels(table.options) - 1
+        kind_filter = table.schema.is_primary_key_table and any(f.level < max_level for s in native for f in s.files)
+        ddl = spark_ddl(list(fields)) + (f", `{VALUE_KIND}` TINYINT" if kind_filter else "")
         df = spark.read.schema(ddl).parquet(*paths)
-        if table.schema.is_primary_key_table:
+        if kind_filter:
             df = df.where(f"`{VALUE_KIND}` IN (0, 2)")
         frames.append(df.select(*[f"`{c}`" for c in columns]))
     if len(native) < len(splits) or not frames:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import List, Optional, Sequence, Tuple
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from paimon_sql.format import binary_row, row_kind
 from paimon_sql.format.file_format import read_file
@@ -55,8 +56,11 @@ class SplitReader:
             rows = pa.concat_tables([self._read_file(split, f, with_system=True) for f in files])
             merge = self.table.merge_function
             rows = merge.merge(merge.group(rows, [KEY_PREFIX + k for k in self.schema.trimmed_primary_keys]))
-        rows = rows.filter(row_kind.is_add(rows.column(VALUE_KIND)))
-        return rows.select([f.name for f in self.read_fields])
+        rows = rows.select([f.name for f in self.read_fields] + [VALUE_KIND])
+        live = row_kind.is_add(rows.column(VALUE_KIND))
+        if not pc.all(live).as_py():  # most sections hold no retractions: skip the copy
+            rows = rows.filter(live)
+        return rows.drop_columns([VALUE_KIND])
 
     def read_kv(self, split, f: DataFileMeta) -> pa.Table:
         """A primary-key file's rows with its key and system columns (what merges consume)."""
@@ -74,10 +78,13 @@ class SplitReader:
                                pa.field(KEY_PREFIX + cur.name, cur.type.to_arrow(), False)))
             wanted.append((SEQUENCE_NUMBER, SEQUENCE_NUMBER, pa.field(SEQUENCE_NUMBER, pa.int64(), False)))
             wanted.append((VALUE_KIND, VALUE_KIND, pa.field(VALUE_KIND, pa.int8(), False)))
+        keys = set(self.schema.trimmed_primary_keys) if with_system else set()
         for cur in self.read_fields:
             old = by_id.get(cur.id)
-            wanted.append((cur.name, old.name if old else None, cur.to_arrow()))
-        file_cols = [c for _, c, _ in wanted if c is not None]
+            # a key column's value equals its _KEY_ column: read that once
+            source = (KEY_PREFIX + old.name if cur.name in keys else old.name) if old else None
+            wanted.append((cur.name, source, cur.to_arrow()))
+        file_cols = list(dict.fromkeys(c for _, c, _ in wanted if c is not None))
         pvals = binary_row.from_bytes(split.partition, self._part_types)
         path = self.table.paths.data_file_path(pvals, split.bucket, f.file_name, f.external_path)
         data = read_file(self.table.io, path, f.file_name.rsplit(".", 1)[-1], file_cols)

@@ -12,6 +12,7 @@ splits:
 
 from __future__ import annotations
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -206,8 +207,11 @@ class TableScan:
             table.schema.data_file_arrow_schema().empty_table()
 
     def to_arrow(self) -> pa.Table:
+        """Every split read (splits in parallel threads: Arrow's readers and kernels release the GIL)."""
         reader = self.reader()
-        parts = [reader.read(s) for s in self.plan().splits]
+        splits = self.plan().splits
+        with ThreadPoolExecutor(max_workers=max(1, min(len(splits), os.cpu_count() or 2))) as pool:
+            parts = list(pool.map(reader.read, splits))
         return pa.concat_tables(parts) if parts else reader.output_schema.empty_table()
 
 
