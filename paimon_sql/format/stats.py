@@ -88,24 +88,36 @@ def _truncate_max(value: Any, length: int) -> Any:
 
 def collect(table: pa.Table, fields: Sequence[DataField], mode: str) -> SimpleStats:
     """Stats of ``fields`` over the columns of ``table`` with those names (one min_max per column)."""
-    kind, length = _mode(mode)
-    types = [f.type for f in fields]
-    if kind == "none":
-        nulls = [None] * len(fields)
-        return SimpleStats(binary_row.to_bytes(nulls, types), binary_row.to_bytes(nulls, types), nulls)
     mins, maxs, nulls = [], [], []
+    wants_bounds = _mode(mode)[0] not in ("none", "counts")
     for f in fields:
         col = table.column(f.name)
         nulls.append(col.null_count)
         lo = hi = None
-        if kind != "counts" and isinstance(f.type, AtomicType) and col.null_count < len(col) and len(col):
+        if wants_bounds and isinstance(f.type, AtomicType) and col.null_count < len(col) and len(col):
             mm = pc.min_max(col)
             lo, hi = mm["min"].as_py(), mm["max"].as_py()
-            if length is not None and isinstance(lo, (str, bytes)):
-                lo, hi = lo[:length], _truncate_max(hi, length)
         mins.append(lo)
         maxs.append(hi)
-    return SimpleStats(binary_row.to_bytes(mins, types), binary_row.to_bytes(maxs, types), nulls)
+    return encode(fields, mins, maxs, nulls, mode)
+
+
+def encode(fields: Sequence[DataField], mins: List[Any], maxs: List[Any], nulls: List[Optional[int]],
+           mode: str) -> SimpleStats:
+    """Per-column min/max/null counts as SimpleStats, shaped by ``metadata.stats-mode``
+    (none: nothing; counts: null counts; truncate(N): strings/bytes cut to N; full: as they are)."""
+    kind, length = _mode(mode)
+    types = [f.type for f in fields]
+    if kind == "none":
+        none = [None] * len(fields)
+        return SimpleStats(binary_row.to_bytes(none, types), binary_row.to_bytes(none, types), none)
+    if kind == "counts":
+        mins = maxs = [None] * len(fields)
+    elif length is not None:
+        cut = [(lo[:length], _truncate_max(hi, length)) if isinstance(lo, (str, bytes)) else (lo, hi)
+               for lo, hi in zip(mins, maxs)]
+        mins, maxs = [c[0] for c in cut], [c[1] for c in cut]
+    return SimpleStats(binary_row.to_bytes(mins, types), binary_row.to_bytes(maxs, types), list(nulls))
 
 
 def merge_partition_stats(partitions: Sequence[List[Any]], types: Sequence[DataType]) -> SimpleStats:

@@ -3,7 +3,8 @@
 A primary-key bucket must be written by one task (its sequence numbers continue one counter), so
 fixed-bucket tables get a bucket column computed by Paimon's hash in a vectorized ``mapInArrow``
 and are repartitioned by (partition, bucket). Dynamic-bucket tables are repartitioned by partition
-(one task owns a partition's key→bucket index). Append tables without buckets write as they are.
+(one task owns a partition's key→bucket index). Append tables without buckets on a local warehouse
+are written by Spark's own Parquet writer (:mod:`.native_write`); others as they are.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import IntegerType, StructField, StructType
 
 from paimon_sql.format import binary_row
-from paimon_sql.spark.source import BUCKET_COLUMN
+from paimon_sql.spark import native_write
+from paimon_sql.spark.source import BUCKET_COLUMN, ROWKIND_COLUMN
 
 
 def _with_bucket(df: DataFrame, table) -> DataFrame:
@@ -39,6 +41,8 @@ def _with_bucket(df: DataFrame, table) -> DataFrame:
 def write_dataframe(df: DataFrame, table, warehouse: str, overwrite: bool = False,
                     partition_spec: Optional[dict] = None, dynamic: bool = False, options: Optional[dict] = None):
     """Write ``df`` (columns named and ordered as the table's) into ``table`` as one snapshot."""
+    if native_write.eligible(table) and ROWKIND_COLUMN not in df.columns:
+        return native_write.write(df, table, overwrite, partition_spec, dynamic)
     schema = table.schema
     parts = [F.col(f"`{k}`") for k in schema.partition_keys]
     if table.options.bucket > 0:

@@ -1,8 +1,12 @@
 """End to end through Session.sql: DDL in both forms, INSERT, queries, time travel, errors."""
 
+import os
+from decimal import Decimal
+
 import pytest
 
 from paimon_sql.exceptions import PaimonError, SchemaError, TableNotFoundError
+from paimon_sql.format import predicate as P
 from paimon_sql.sql.parse import SqlSyntaxError
 from spark.conftest import rows
 
@@ -141,3 +145,26 @@ def test_filters_on_the_outer_side_of_a_join_are_not_pushed(session):
     session.sql("INSERT INTO b VALUES (1, 6)")  # overlapping files: read through the merging reader
     got = rows(session, "SELECT a.k FROM a LEFT JOIN b ON a.k = b.k WHERE b.v IS NULL ORDER BY a.k")
     assert got == [(2,)]
+
+
+def test_append_insert_by_spark_parquet_writer(session):
+    session.sql("CREATE TABLE a (id BIGINT NOT NULL, v STRING, d DECIMAL(10, 2), dt STRING) PARTITIONED BY (dt)")
+    session.sql("INSERT INTO a VALUES (1, 'x', 1.50, 'p'), (2, NULL, NULL, 'p'), (3, 'z', 3.25, 'q'), "
+                "(4, 'w', 4.00, NULL)")
+    session.sql("INSERT INTO a SELECT id + 10, v, d, dt FROM a WHERE dt = 'p'")
+    t = session.catalog.get_table("default.a")
+    entries = t.new_scan().plan_entries()
+    assert all(e.file.file_name.startswith("data-") and e.bucket == 0 for e in entries)
+    assert not [d for d in os.listdir(t.path) if d.startswith(".staging")]
+    assert rows(session, "SELECT id, v, d, dt FROM a WHERE dt = 'p' ORDER BY id") == [
+        (1, "x", Decimal("1.50"), "p"), (2, None, None, "p"), (11, "x", Decimal("1.50"), "p"),
+        (12, None, None, "p")]
+    assert rows(session, "SELECT count(*) FROM a WHERE dt IS NULL") == [(1,)]
+    # footer stats are real stats: a filter on id prunes files
+    assert len(t.new_scan().filter(P.greater_than("id", 10)).plan_entries()) < len(entries)
+    seqs = sorted((e.file.min_sequence_number, e.file.max_sequence_number) for e in entries
+                  if e.partition == entries[0].partition)
+    assert all(a[1] < b[0] for a, b in zip(seqs, seqs[1:]))  # sequence ranges continue per bucket
+    with pytest.raises(PaimonError, match="column 'id' is NOT NULL"):
+        session.sql("INSERT INTO a VALUES (NULL, 'n', 1, 'p')")
+    assert t.snapshot_manager.latest_id() == 2

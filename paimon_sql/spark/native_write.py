@@ -1,0 +1,142 @@
+"""INSERT into a bucket-unaware append table by Spark's own Parquet writer (in the JVM).
+
+Handing rows to Python writer tasks costs ~2x a native Spark write (DESIGN.md §4), and an append
+table without buckets needs none of our per-row work (no keys, no buckets, no sequence column).
+So Spark writes the files into a staging directory of the table — one subdirectory per partition,
+keyed by a hash of the partition columns, which stay in the files as Paimon wants — and the driver
+then turns each file into a Paimon data file: it reads the footer (row count, per-column min/max
+and null counts, the partition's values), moves the file to ``<partition>/bucket-0/data-*.parquet``
+and commits all of them as one snapshot. A failed job or commit leaves nothing behind.
+
+Used for local warehouses and plain column types (numbers, decimals, dates, strings, binary);
+anything else goes through the ``paimon`` data source.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import shutil
+import uuid
+from typing import Dict, List, Optional
+
+import pyarrow.parquet as pq
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from paimon_sql.exceptions import PaimonError
+from paimon_sql.format import binary_row, stats
+from paimon_sql.format.manifest import FILE_SOURCE_APPEND, DataFileMeta
+from paimon_sql.format.types import AtomicType
+from paimon_sql.table.write import CommitMessage
+
+_PLAIN = {"BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL", "DATE", "CHAR",
+          "VARCHAR", "BINARY", "VARBINARY"}
+_PARTITION_DIR = "__paimon_partition"
+
+
+def eligible(table) -> bool:
+    o = table.options
+    return (not table.schema.is_primary_key_table and o.bucket == -1 and table.io.scheme == ""
+            and o.file_format == "parquet" and o.get("data-file.prefix") == "data-"
+            and all(isinstance(f.type, AtomicType) and f.type.name in _PLAIN for f in table.schema.fields))
+
+
+def write(df: DataFrame, table, overwrite: bool, partition_spec: Optional[dict], dynamic: bool) -> None:
+    """Write ``df`` (the table's columns, already cast) as one APPEND or OVERWRITE snapshot."""
+    keys = table.schema.partition_keys
+    for f in table.schema.fields:
+        if not f.type.nullable:  # Spark casts never check NOT NULL: fail the job with our message
+            df = df.withColumn(f.name, F.when(F.col(f"`{f.name}`").isNull(), F.raise_error(F.lit(
+                f"column '{f.name}' is NOT NULL but the data has null value(s)"))).otherwise(F.col(f"`{f.name}`")))
+    staging = f"{table.path}/.staging-{uuid.uuid4()}"
+    writer = df
+    if keys:
+        writer = df.withColumn(_PARTITION_DIR, F.xxhash64(*[F.col(f"`{k}`") for k in keys]))
+    out = writer.write.mode("overwrite").option("compression", table.options.file_compression)
+    if keys:
+        out = out.partitionBy(_PARTITION_DIR)
+    moved: List[str] = []
+    try:
+        out.parquet(staging)
+        messages = _adopt(table, staging, moved)
+        commit = table.new_commit()
+        if overwrite:
+            dyn = dynamic and not partition_spec and bool(keys)
+            commit.overwrite(messages, partition=partition_spec, dynamic=dyn)
+        else:
+            commit.commit(messages)
+    except BaseException:
+        for path in moved:
+            table.io.delete(path)
+        raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _adopt(table, staging: str, moved: List[str]) -> List[CommitMessage]:
+    """Each staged Parquet file → a data file of its partition (footer stats, sequence numbers)."""
+    schema = table.schema
+    part_fields = schema.fields_of(schema.partition_keys)
+    part_types = [f.type for f in part_fields]
+    next_seq: Dict[bytes, int] = {}
+    for e in table.new_scan().plan_entries():
+        next_seq[e.partition] = max(next_seq.get(e.partition, 0), e.file.max_sequence_number + 1)
+    messages: Dict[bytes, CommitMessage] = {}
+    mode = table.options.stats_mode
+    for root, _, names in os.walk(staging):
+        for name in sorted(n for n in names if n.endswith(".parquet")):
+            path = os.path.join(root, name)
+            meta = pq.read_metadata(path)
+            if meta.num_rows == 0:
+                continue
+            mins, maxs, nulls = _footer_stats(meta, schema.field_names)
+            by_name = dict(zip(schema.field_names, zip(mins, maxs, nulls)))
+            pvals = []
+            for f in part_fields:
+                lo, hi, n = by_name[f.name]
+                if n not in (0, meta.num_rows) or lo != hi:
+                    raise PaimonError(f"staged file {name} holds several partitions of {table.name}")
+                pvals.append(None if n == meta.num_rows else lo)
+            pbytes = binary_row.to_bytes(pvals, part_types)
+            first = next_seq.get(pbytes, 0)
+            next_seq[pbytes] = first + meta.num_rows
+            file_name = table.paths.new_data_file_name()
+            target = table.paths.data_file_path(pvals, 0, file_name)
+            table.io.mkdirs(target.rsplit("/", 1)[0])
+            os.rename(path, target)
+            moved.append(target)
+            msg = messages.setdefault(pbytes, CommitMessage(pbytes, 0, table.options.bucket))
+            msg.new_files.append(DataFileMeta(
+                file_name=file_name, file_size=os.path.getsize(target), row_count=meta.num_rows,
+                min_key=binary_row.empty_row(), max_key=binary_row.empty_row(), key_stats=stats.EMPTY_STATS,
+                value_stats=stats.encode(schema.fields, mins, maxs, nulls, mode),
+                min_sequence_number=first, max_sequence_number=first + meta.num_rows - 1, schema_id=schema.id,
+                level=0, extra_files=(), creation_time=dt.datetime.now(dt.timezone.utc).replace(microsecond=0),
+                delete_row_count=0, embedded_index=None, file_source=FILE_SOURCE_APPEND, value_stats_cols=None,
+                external_path=None))
+    return list(messages.values())
+
+
+def _footer_stats(meta, columns: List[str]):
+    """Per column: min, max (None when any row group lacks them) and null count, over row groups."""
+    index = {meta.schema.column(i).name: i for i in range(meta.num_columns)}
+    mins, maxs, nulls = [], [], []
+    for c in columns:
+        lo = hi = None
+        count, bounded = 0, True
+        for rg in range(meta.num_row_groups):
+            st = meta.row_group(rg).column(index[c]).statistics
+            if st is None or not st.has_null_count:
+                count, bounded = None, False
+                break
+            count += st.null_count
+            if st.has_min_max:
+                lo = st.min if lo is None or st.min < lo else lo
+                hi = st.max if hi is None or st.max > hi else hi
+            elif st.null_count != meta.row_group(rg).num_rows:
+                bounded = False
+        mins.append(lo if bounded else None)
+        maxs.append(hi if bounded else None)
+        nulls.append(count)
+    return mins, maxs, nulls
