@@ -36,6 +36,7 @@ class RollingFileWriter:
     def __init__(self, io: FileIO, path: str, schema: pa.Schema, fmt: str, compression: str):
         self.io, self.path, self.schema, self.fmt = io, path, schema, check_format(fmt)
         self.rows = 0
+        self.metadata = None  # a Parquet file's footer (FileMetaData) once closed
         self._tables: List[pa.Table] = []
         io.mkdirs(path.rsplit("/", 1)[0])
         if self.fmt == "parquet":
@@ -69,6 +70,8 @@ class RollingFileWriter:
         else:
             self._writer.close()
             self._sink.close()
+            if self.fmt == "parquet":
+                self.metadata = self._writer.writer.metadata
         return self.io.file_size(self.path)
 
     def abort(self) -> None:
@@ -78,6 +81,30 @@ class RollingFileWriter:
                 self._sink.close()
         finally:
             self.io.delete(self.path)
+
+
+def parquet_footer_stats(meta, columns: List[str]):
+    """Per column of a Parquet footer: min, max (None when a row group lacks them) and null count."""
+    index = {meta.schema.column(i).name: i for i in range(meta.num_columns)}
+    mins, maxs, nulls = [], [], []
+    for c in columns:
+        lo = hi = None
+        count, bounded = 0, True
+        for rg in range(meta.num_row_groups):
+            st = meta.row_group(rg).column(index[c]).statistics
+            if st is None or not st.has_null_count:
+                count, bounded = None, False
+                break
+            count += st.null_count
+            if st.has_min_max:
+                lo = st.min if lo is None or st.min < lo else lo
+                hi = st.max if hi is None or st.max > hi else hi
+            elif st.null_count != meta.row_group(rg).num_rows:
+                bounded = False
+        mins.append(lo if bounded else None)
+        maxs.append(hi if bounded else None)
+        nulls.append(count)
+    return mins, maxs, nulls
 
 
 def read_file(io: FileIO, path: str, fmt: str, columns: Optional[List[str]] = None) -> pa.Table:

@@ -86,6 +86,15 @@ def _truncate_max(value: Any, length: int) -> Any:
     return None
 
 
+# types whose Parquet footer min/max read back as the values we would compute (and Spark writes alike)
+_FOOTER_TYPES = {"BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL", "DATE", "CHAR",
+                 "VARCHAR", "BINARY", "VARBINARY"}
+
+
+def footer_stats_match(fields: Sequence[DataField]) -> bool:
+    return all(isinstance(f.type, AtomicType) and f.type.name in _FOOTER_TYPES for f in fields)
+
+
 def collect(table: pa.Table, fields: Sequence[DataField], mode: str) -> SimpleStats:
     """Stats of ``fields`` over the columns of ``table`` with those names (one min_max per column)."""
     mins, maxs, nulls = [], [], []

@@ -80,8 +80,13 @@ class MergeFunction:
         desc = self.options.get("sequence.field.sort-order") == "descending"
         return list(self.options.sequence_fields) if desc else []
 
-    def group(self, table: pa.Table, key_columns: List[str]) -> KeyGroups:
-        return KeyGroups.of(table, key_columns, self.order_columns(), self.descending())
+    def group(self, table: pa.Table, key_columns: List[str], in_sequence_order: bool = False) -> KeyGroups:
+        """``in_sequence_order``: rows already come in sequence-number order (a write buffer), so the
+        stable sort needs no sequence column as tie-breaker."""
+        order = self.order_columns()
+        if in_sequence_order and order[-1] == SEQUENCE_NUMBER:
+            order = order[:-1]
+        return KeyGroups.of(table, key_columns, order, self.descending())
 
     def value_columns(self, table: pa.Table) -> List[str]:
         return [f.name for f in self.schema.fields if f.name in table.column_names and f.name not in self.keys]

@@ -26,12 +26,10 @@ from pyspark.sql import functions as F
 
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.format import binary_row, stats
+from paimon_sql.format.file_format import parquet_footer_stats
 from paimon_sql.format.manifest import FILE_SOURCE_APPEND, DataFileMeta
-from paimon_sql.format.types import AtomicType
 from paimon_sql.table.write import CommitMessage
 
-_PLAIN = {"BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL", "DATE", "CHAR",
-          "VARCHAR", "BINARY", "VARBINARY"}
 _PARTITION_DIR = "__paimon_partition"
 
 
@@ -39,7 +37,7 @@ def eligible(table) -> bool:
     o = table.options
     return (not table.schema.is_primary_key_table and o.bucket == -1 and table.io.scheme == ""
             and o.file_format == "parquet" and o.get("data-file.prefix") == "data-"
-            and all(isinstance(f.type, AtomicType) and f.type.name in _PLAIN for f in table.schema.fields))
+            and stats.footer_stats_match(table.schema.fields))
 
 
 def write(df: DataFrame, table, overwrite: bool, partition_spec: Optional[dict], dynamic: bool) -> None:
@@ -90,7 +88,7 @@ def _adopt(table, staging: str, moved: List[str]) -> List[CommitMessage]:
             meta = pq.read_metadata(path)
             if meta.num_rows == 0:
                 continue
-            mins, maxs, nulls = _footer_stats(meta, schema.field_names)
+            mins, maxs, nulls = parquet_footer_stats(meta, schema.field_names)
             by_name = dict(zip(schema.field_names, zip(mins, maxs, nulls)))
             pvals = []
             for f in part_fields:
@@ -116,27 +114,3 @@ def _adopt(table, staging: str, moved: List[str]) -> List[CommitMessage]:
                 delete_row_count=0, embedded_index=None, file_source=FILE_SOURCE_APPEND, value_stats_cols=None,
                 external_path=None))
     return list(messages.values())
-
-
-def _footer_stats(meta, columns: List[str]):
-    """Per column: min, max (None when any row group lacks them) and null count, over row groups."""
-    index = {meta.schema.column(i).name: i for i in range(meta.num_columns)}
-    mins, maxs, nulls = [], [], []
-    for c in columns:
-        lo = hi = None
-        count, bounded = 0, True
-        for rg in range(meta.num_row_groups):
-            st = meta.row_group(rg).column(index[c]).statistics
-            if st is None or not st.has_null_count:
-                count, bounded = None, False
-                break
-            count += st.null_count
-            if st.has_min_max:
-                lo = st.min if lo is None or st.min < lo else lo
-                hi = st.max if hi is None or st.max > hi else hi
-            elif st.null_count != meta.row_group(rg).num_rows:
-                bounded = False
-        mins.append(lo if bounded else None)
-        maxs.append(hi if bounded else None)
-        nulls.append(count)
-    return mins, maxs, nulls

@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_sql.format import binary_row, row_kind, stats
-from paimon_sql.format.file_format import RollingFileWriter
+from paimon_sql.format.file_format import RollingFileWriter, parquet_footer_stats
 from paimon_sql.format.manifest import FILE_SOURCE_APPEND, DataFileMeta
 from paimon_sql.format.schema import KEY_PREFIX, SEQUENCE_NUMBER, VALUE_KIND
 
@@ -60,7 +60,7 @@ def write_files(table, file_table: pa.Table, partition_values, bucket: int, leve
                 raise
             seq_range = None if first_sequence is None else (first_sequence + start, first_sequence + pos - 1)
             files.append(file_meta(table, name, size, file_table.slice(start, pos - start), level, file_source,
-                                   seq_range))
+                                   seq_range, writer.metadata))
     except BaseException:
         for f in files:
             table.io.delete(table.paths.data_file_path(partition_values, bucket, f.file_name))
@@ -68,17 +68,24 @@ def write_files(table, file_table: pa.Table, partition_values, bucket: int, leve
     return files
 
 
+def _stats(part: pa.Table, fields, mode: str, footer) -> stats.SimpleStats:
+    """From the Parquet footer just written when its values are ours, else computed from the rows."""
+    if footer is not None and stats.footer_stats_match(fields):
+        return stats.encode(fields, *parquet_footer_stats(footer, [f.name for f in fields]), mode)
+    return stats.collect(part, fields, mode)
+
+
 def file_meta(table, name: str, size: int, part: pa.Table, level: int, file_source: int,
-              seq_range=None) -> DataFileMeta:
+              seq_range=None, footer=None) -> DataFileMeta:
     schema = table.schema
-    value_stats = stats.collect(part, schema.fields, table.options.stats_mode)
+    value_stats = _stats(part, schema.fields, table.options.stats_mode, footer)
     if schema.is_primary_key_table:
         key_fields = schema.key_fields()
         key_types = [f.type for f in key_fields]
         first = [part.column(f.name)[0].as_py() for f in key_fields]
         last = [part.column(f.name)[part.num_rows - 1].as_py() for f in key_fields]
         min_key, max_key = binary_row.to_bytes(first, key_types), binary_row.to_bytes(last, key_types)
-        key_stats = stats.collect(part, key_fields, "full")
+        key_stats = _stats(part, key_fields, "full", footer)
         kinds = part.column(VALUE_KIND)
         deletes = int(pc.sum(pc.invert(row_kind.is_add(kinds))).as_py() or 0)
         mm = pc.min_max(part.column(SEQUENCE_NUMBER))

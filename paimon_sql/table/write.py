@@ -350,7 +350,7 @@ class TableWrite:
         kinds = kinds if kinds is not None else pa.array(np.zeros(data.num_rows, np.int8))
         table = (data.append_column(_GROUP, pa.array(group)).append_column(SEQUENCE_NUMBER, pa.array(seq))
                  .append_column(VALUE_KIND, kinds))
-        merged = merge.merge(merge.group(table, [_GROUP] + self.schema.trimmed_primary_keys))
+        merged = merge.merge(merge.group(table, [_GROUP] + self.schema.trimmed_primary_keys, in_sequence_order=True))
         kept_groups = merged.column(_GROUP).to_numpy()
         rows_seq = merged.column(SEQUENCE_NUMBER).to_numpy()
         rows_kind = merged.column(VALUE_KIND).combine_chunks()
