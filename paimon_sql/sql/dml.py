@@ -14,7 +14,7 @@ without WHERE, commit an OVERWRITE that removes every file.
 
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Dict, List, Set
 
 from pyspark.sql import functions as F
 from sqlglot import exp
@@ -85,28 +85,25 @@ def insert(session, node: exp.Insert):
 
 # -- row-level changes --------------------------------------------------------------------------
 
-# what each merge engine lets UPDATE / DELETE do (Paimon's Spark rules)
-_ENGINE_RULES = {
-    "deduplicate": lambda o, verb: None,
-    "partial-update": lambda o, verb: None if verb == "UPDATE" or o.raw.get(
-        "partial-update.remove-record-on-delete", "false").lower() == "true" else
-    "set 'partial-update.remove-record-on-delete' = 'true' to DELETE from a partial-update table",
-    "aggregation": lambda o, verb: None if verb == "DELETE" and o.raw.get(
-        "aggregation.remove-record-on-delete", "false").lower() == "true" else
-    f"{verb} on an aggregation table needs 'aggregation.remove-record-on-delete' (DELETE only)",
-    "first-row": lambda o, verb: f"{verb} is not supported on a first-row table",
-}
+# the row-level changes each merge engine can apply (Paimon's Spark rules); INSERT works on all
+_CHANGES = {"deduplicate": {"UPDATE", "DELETE"}, "partial-update": {"UPDATE"}, "aggregation": set(), "first-row": set()}
 
 
-def changing_table(session, target: exp.Table, verb: str):
-    """The primary-key table a row-level statement changes, or a clear error why it cannot."""
+def changing_table(session, target: exp.Table, verbs: Set[str]):
+    """The primary-key table that row-level changes (``verbs``: UPDATE, DELETE) apply to, or a
+    clear error why they cannot."""
     table = session.catalog.get_table(session.identifier(target))
     if not table.schema.is_primary_key_table:
-        raise PaimonError(f"{verb} on append table {table.name} is not supported yet "
+        raise PaimonError(f"{'/'.join(sorted(verbs))} on append table {table.name} is not supported yet "
                           "(it needs deletion vectors or copy-on-write)")
-    problem = _ENGINE_RULES[table.options.merge_engine](table.options, verb)
-    if problem:
-        raise PaimonError(f"table {table.name}: {problem}")
+    engine = table.options.merge_engine
+    allowed = set(_CHANGES[engine])
+    remove_on_delete = f"{engine}.remove-record-on-delete"
+    if table.options.raw.get(remove_on_delete, "false").lower() == "true":
+        allowed.add("DELETE")
+    for verb in sorted(verbs - allowed):
+        hint = f" (set '{remove_on_delete}' = 'true')" if verb == "DELETE" and engine != "first-row" else ""
+        raise PaimonError(f"table {table.name}: {verb} is not supported by merge-engine '{engine}'{hint}")
     return table
 
 
@@ -135,7 +132,7 @@ def _rows_of(target: exp.Table, table, where, values: Dict[str, exp.Expression],
 
 
 def update(session, node: exp.Update):
-    table = changing_table(session, node.this, "UPDATE")
+    table = changing_table(session, node.this, {"UPDATE"})
     sets = {eq.this.name: eq.expression for eq in node.expressions}
     check_assignments(table, list(sets))
     query = _rows_of(node.this, table, node.args.get("where"), sets, row_kind.UPDATE_AFTER)
@@ -147,7 +144,7 @@ def delete(session, node: exp.Delete):
     where = node.args.get("where")
     if where is None:
         return truncate(session, node.this)
-    table = changing_table(session, node.this, "DELETE")
+    table = changing_table(session, node.this, {"DELETE"})
     query = _rows_of(node.this, table, where, {}, row_kind.DELETE)
     write_changes(session, table, session.query_dataframe(query))
     return None

@@ -29,7 +29,8 @@ _T, _S = "__paimon_target_row", "__paimon_source_row"
 
 def merge_into(session, node: exp.Merge):
     target = node.this
-    table = changing_table(session, target, "MERGE INTO")
+    whens = node.args["whens"].expressions
+    table = changing_table(session, target, {_verb(w.args["then"]) for w in whens} - {"INSERT"})
     t_alias, s_alias = target.alias_or_name, node.args["using"].alias_or_name
     node = _requalify(node.copy(), target, t_alias)
     whens = node.args["whens"].expressions
@@ -52,6 +53,10 @@ def merge_into(session, node: exp.Merge):
         exp.column(ROWKIND_COLUMN).is_(exp.null()).not_())
     write_changes(session, table, session.query_dataframe(query))
     return None
+
+
+def _verb(action: exp.Expression) -> str:
+    return {exp.Update: "UPDATE", exp.Insert: "INSERT"}.get(type(action), "DELETE")
 
 
 def _requalify(node: exp.Merge, target: exp.Table, alias: str) -> exp.Merge:

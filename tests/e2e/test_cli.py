@@ -59,3 +59,15 @@ def test_interactive_prompt_multiline(warehouse):
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "x\n42\n" in proc.stdout and "y\n1\n" in proc.stdout  # an error does not end the session
     assert sum(1 for ln in proc.stderr.splitlines() if ln.startswith("Error:")) == 1
+
+
+def test_lsm_example_script(warehouse):
+    """sql_examples/lsm.sql: merge engines, UPDATE / DELETE / MERGE INTO, through the binary."""
+    script = Path(__file__).resolve().parents[2] / "sql_examples" / "lsm.sql"
+    proc = run(warehouse, "-f", str(script), "--output", "json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    stock, profile, orders = [json.loads(x) for x in proc.stdout.strip().splitlines()]
+    assert stock == [{"item": "apple", "qty": 13, "price": 1.0}, {"item": "pear", "qty": 3, "price": 2.5}]
+    assert profile == [{"id": 1, "name": "ann", "city": "oslo"}]
+    assert orders == [{"id": 1, "status": "shipped", "amount": 11.0}, {"id": 2, "status": "paid", "amount": 20.0},
+                      {"id": 4, "status": "new", "amount": 40.0}]

@@ -103,3 +103,15 @@ def test_compaction_keeps_dml_results(session, t):
     session.sql("DELETE FROM db.t WHERE id = 4")
     t.compact(full=True)
     assert all_rows(session) == [(1, "a", 2.0, "x"), (2, "b", 3.0, "x"), (3, "c", 4.0, "y")]
+
+
+def test_merge_into_a_partial_update_table_needs_no_delete_option(session):
+    session.sql("CREATE DATABASE db")
+    session.sql("CREATE TABLE db.p (id BIGINT, a STRING, b STRING) TBLPROPERTIES ('primary-key'='id', "
+                "'bucket'='1', 'merge-engine'='partial-update')")
+    session.sql("INSERT INTO db.p VALUES (1, 'a', NULL)")
+    session.sql("MERGE INTO db.p t USING (SELECT 1 AS id, 'b' AS b UNION ALL SELECT 2, 'x') s ON t.id = s.id "
+                "WHEN MATCHED THEN UPDATE SET b = s.b WHEN NOT MATCHED THEN INSERT (id, b) VALUES (s.id, s.b)")
+    assert rows(session, "SELECT * FROM db.p ORDER BY id") == [(1, "a", "b"), (2, None, "x")]
+    with pytest.raises(PaimonError, match="DELETE is not supported by merge-engine 'partial-update'"):
+        session.sql("MERGE INTO db.p t USING (SELECT 1 AS id) s ON t.id = s.id WHEN MATCHED THEN DELETE")
