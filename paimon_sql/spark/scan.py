@@ -26,7 +26,7 @@ from paimon_sql.table.scan import PlanStats
 
 def native_readable(table, split) -> bool:
     """Whether Spark's Parquet reader can read this split as it stands on disk."""
-    return (split.raw_convertible and table.io.scheme == ""
+    return (split.raw_convertible and not split.deletion_vectors and table.io.scheme == ""
             and all(f.file_name.endswith(".parquet") and f.schema_id == table.schema.id and f.external_path is None
                     for f in split.files))
 

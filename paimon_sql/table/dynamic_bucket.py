@@ -89,7 +89,7 @@ class DynamicBucketAssigner:
             if m.partition not in self._index or m.bucket not in self._index[m.partition]:
                 continue
             hashes = self._index[m.partition][m.bucket]
-            name = f"index-{self.table.paths.new_data_file_name(prefix='')}".rsplit(".", 1)[0]
+            name = self.table.paths.new_index_file_name()
             data = hashes.astype(">i4").tobytes()
             self.table.io.write_bytes(self.table.paths.index_path(name), data)
             m.index_changes.append(IndexManifestEntry(ADD, m.partition, m.bucket, HASH_INDEX, name, len(data),

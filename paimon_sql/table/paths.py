@@ -81,6 +81,10 @@ class PathFactory:
     def new_index_manifest_name(self) -> str:
         return f"index-manifest-{self._manifest_uuid}-{next(self._manifest_counter)}"
 
+    def new_index_file_name(self) -> str:
+        """``index-<uuid>-<n>``: a HASH or DELETION_VECTORS index file."""
+        return f"index-{self._uuid}-{next(self._counter)}"
+
     def index_path(self, name: str) -> str:
         return f"{self.root}/index/{name}"
 

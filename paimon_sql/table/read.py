@@ -12,19 +12,23 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence, Tuple
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from paimon_sql.exceptions import PaimonError
 from paimon_sql.format import binary_row, row_kind
 from paimon_sql.format.file_format import read_file
 from paimon_sql.format.manifest import DataFileMeta
 from paimon_sql.format.predicate import Predicate
 from paimon_sql.format.schema import KEY_PREFIX, SEQUENCE_NUMBER, VALUE_KIND
+from paimon_sql.index.deletion_vector import keep_mask
+
+FILE_COLUMN, POSITION_COLUMN = "__paimon_file", "__paimon_position"
 
 
 class SplitReader:
     def __init__(self, table, projection: Optional[Sequence[str]] = None, predicate: Optional[Predicate] = None):
-        table.check_supported()
         self.table = table
         self.schema = table.schema
         self.projection = list(projection) if projection is not None else self.schema.field_names
@@ -46,6 +50,21 @@ class SplitReader:
             rows = rows.filter(self.predicate.to_arrow())
         return rows.select(self.projection)
 
+    def read_positions(self, split) -> pa.Table:
+        """An append split's live rows (filtered, projected) with the data file and row position
+        each came from (``FILE_COLUMN``, ``POSITION_COLUMN``): what row-level deletes need."""
+        if self.schema.is_primary_key_table:
+            raise PaimonError(f"table {self.table.name}: row positions are for append tables")
+        parts = []
+        for f in split.files:
+            rows = self._read_file(split, f, with_system=False, with_position=True)
+            parts.append(rows.append_column(FILE_COLUMN, pa.array([f.file_name] * rows.num_rows, pa.string())))
+        names = self.projection + [POSITION_COLUMN, FILE_COLUMN]
+        rows = pa.concat_tables(parts)  # a split has at least one file
+        if self.predicate is not None:
+            rows = rows.filter(self.predicate.to_arrow())
+        return rows.select(names)
+
     def _empty(self) -> pa.Table:
         return pa.schema([f.to_arrow() for f in self.read_fields]).empty_table()
 
@@ -66,7 +85,7 @@ class SplitReader:
         """A primary-key file's rows with its key and system columns (what merges consume)."""
         return self._read_file(split, f, with_system=True)
 
-    def _read_file(self, split, f: DataFileMeta, with_system: bool) -> pa.Table:
+    def _read_file(self, split, f: DataFileMeta, with_system: bool, with_position: bool = False) -> pa.Table:
         """One data file as the current schema's ``read_fields`` (+ key/system columns)."""
         file_schema = self.table.schema_at(f.schema_id)
         by_id = {x.id: x for x in file_schema.fields}
@@ -88,6 +107,12 @@ class SplitReader:
         pvals = binary_row.from_bytes(split.partition, self._part_types)
         path = self.table.paths.data_file_path(pvals, split.bucket, f.file_name, f.external_path)
         data = read_file(self.table.io, path, f.file_name.rsplit(".", 1)[-1], file_cols)
+        if with_position:
+            wanted.append((POSITION_COLUMN, POSITION_COLUMN, pa.field(POSITION_COLUMN, pa.int64(), False)))
+            data = data.append_column(POSITION_COLUMN, pa.array(np.arange(data.num_rows, dtype=np.int64)))
+        deleted = split.deletion_vector(f.file_name)
+        if deleted is not None:  # deletion vector: drop the deleted row positions
+            data = data.filter(keep_mask(deleted, data.num_rows))
         arrays = []
         for name, col, fld in wanted:
             if col is None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import pyarrow as pa
+from pyroaring import FrozenBitMap
 
 from paimon_sql.exceptions import SchemaError
 from paimon_sql.format import binary_row, manifest
@@ -33,6 +34,11 @@ class Split:
     bucket: int
     files: Tuple[DataFileMeta, ...]
     sections: Tuple[Tuple[DataFileMeta, ...], ...] = ()
+    deletion_vectors: Tuple[Tuple[str, FrozenBitMap], ...] = field(default=(), compare=False)
+
+    def deletion_vector(self, file_name: str) -> Optional[FrozenBitMap]:
+        """Deleted row positions of one of the split's files (None when it has none)."""
+        return next((dv for name, dv in self.deletion_vectors if name == file_name), None)
 
     @property
     def raw_convertible(self) -> bool:
@@ -154,19 +160,37 @@ class TableScan:
         stats = PlanStats()
         snap = self.snapshot()
         entries = self._entries(snap, stats) if snap is not None else []
-        if self.table.schema.is_primary_key_table and self.table.options.merge_engine == "first-row":
+        pk = self.table.schema.is_primary_key_table
+        merge_on_write = pk and bool(self.table.options.get("deletion-vectors.enabled"))
+        if pk and (merge_on_write or self.table.options.merge_engine == "first-row"):
             entries = [e for e in entries if e.file.level > 0]  # as Paimon: level 0 counts once compacted
         groups: Dict[Tuple[bytes, int], List[DataFileMeta]] = {}
         for e in entries:
             groups.setdefault((e.partition, e.bucket), []).append(e.file)
-        if self.table.schema.is_primary_key_table:
-            splits = [self._pk_split(p, b, files) for (p, b), files in sorted(groups.items())]
+        if pk:
+            splits = [self._pk_split(p, b, files, merge_on_write) for (p, b), files in sorted(groups.items())]
         else:
             splits = [s for (p, b), files in sorted(groups.items()) for s in self._append_splits(p, b, files)]
+        if snap is not None and snap.index_manifest:
+            splits = self._with_deletion_vectors(snap, splits)
         return Plan(snap, splits, stats)
 
-    def _pk_split(self, partition: bytes, bucket: int, files: List[DataFileMeta]) -> Split:
-        return Split(partition, bucket, tuple(files), tuple(sections(files, self.table.key_range)))
+    def _with_deletion_vectors(self, snap: Snapshot, splits: List[Split]) -> List[Split]:
+        from paimon_sql.index.deletion_vector import bucket_vectors
+        vectors = bucket_vectors(self.table, self.table.index_manifest_entries(snap.index_manifest))
+        if not vectors:
+            return splits
+        out = []
+        for s in splits:
+            dvs = vectors.get((s.partition, s.bucket), {})
+            mine = tuple((f.file_name, FrozenBitMap(dvs[f.file_name])) for f in s.files if f.file_name in dvs)
+            out.append(replace(s, deletion_vectors=mine) if mine else s)
+        return out
+
+    def _pk_split(self, partition: bytes, bucket: int, files: List[DataFileMeta], merge_on_write: bool) -> Split:
+        """Merge-on-write (deletion vectors) keeps each key in one live row: every file reads raw."""
+        parts = [(f,) for f in files] if merge_on_write else sections(files, self.table.key_range)
+        return Split(partition, bucket, tuple(files), tuple(parts))
 
     def _append_splits(self, partition: bytes, bucket: int, files: List[DataFileMeta]) -> List[Split]:
         target = self.table.options.get("source.split.target-size")

@@ -87,15 +87,16 @@ class FileStoreTable:
     def _key_types(self):
         return [f.type for f in self.schema.key_fields()]
 
-    def check_supported(self) -> None:
-        """Refuse tables whose rows we would get wrong, instead of reading them wrongly."""
+    def check_writable(self) -> None:
+        """Refuse writes we would get wrong (merge-on-write is the next step of deletion vectors)."""
         from paimon_sql.exceptions import PaimonError
-        if self.options.get("deletion-vectors.enabled"):
-            raise PaimonError(f"table {self.name}: deletion vectors are not supported yet")
+        if self.schema.is_primary_key_table and self.options.get("deletion-vectors.enabled"):
+            raise PaimonError(f"table {self.name}: writing primary-key tables with deletion vectors "
+                              "(merge-on-write) is not supported yet; reading them is")
 
     def new_write(self, overwrite: bool = False):
         from paimon_sql.table.write import TableWrite
-        self.check_supported()
+        self.check_writable()
         return TableWrite(self, overwrite)
 
     def new_commit(self, commit_user: Optional[str] = None):
@@ -106,8 +107,14 @@ class FileStoreTable:
         """Compact primary-key buckets (``partitions``: a predicate on partition columns) into one
         COMPACT snapshot; ``full`` rewrites every bucket into its max level. Returns the snapshot id."""
         from paimon_sql.table.compact import compact_table
-        self.check_supported()
+        self.check_writable()
         return compact_table(self, partitions, full)
+
+    def delete_where(self, predicate) -> int:
+        """Delete an append table's rows matching ``predicate`` (deletion vectors when enabled, else
+        copy-on-write of the touched files) in one snapshot; returns how many rows were deleted."""
+        from paimon_sql.table.row_delete import delete_where
+        return delete_where(self, predicate)
 
     def new_scan(self):
         from paimon_sql.table.scan import TableScan

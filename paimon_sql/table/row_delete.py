@@ -1,0 +1,114 @@
+"""Deleting rows of an append table by position: deletion vectors, or copy-on-write.
+
+Rows are named by (partition, bucket, data file, row position). With ``deletion-vectors.enabled``
+the positions join the bucket's deletion vectors: a new index file holds all of the bucket's
+vectors and replaces the old one in the index manifest — no data file is rewritten. Without it,
+each touched file is rewritten without those rows (copy-on-write of only the touched files). Either
+way the result is commit messages for one snapshot, which may also carry new rows (UPDATE).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Dict, List, Tuple
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from pyroaring import BitMap
+
+from paimon_sql.format import binary_row
+from paimon_sql.format.file_format import read_file
+from paimon_sql.format.manifest import DELETE
+from paimon_sql.index import deletion_vector as dv
+from paimon_sql.table.file_writer import write_files
+from paimon_sql.table.read import FILE_COLUMN, POSITION_COLUMN
+from paimon_sql.table.write import CommitMessage
+
+Positions = Dict[Tuple[bytes, int, str], np.ndarray]  # (partition, bucket, data file) → row positions
+
+
+def positions_of(rows: pa.Table, partition: bytes, bucket: int, file_column: str, position_column: str) -> Positions:
+    """Group a table of (file, position) rows of one bucket into :data:`Positions`."""
+    out: Positions = {}
+    files = rows.column(file_column)
+    for name in pc.unique(files).to_pylist():
+        chosen = rows.column(position_column).filter(pc.equal(files, name))
+        out[(partition, bucket, name)] = np.asarray(chosen.to_numpy(), dtype=np.int64)
+    return out
+
+
+def delete_messages(table, positions: Positions) -> List[CommitMessage]:
+    """Commit messages that delete ``positions`` (deletion vectors or copy-on-write)."""
+    if not positions:
+        return []
+    if table.options.get("deletion-vectors.enabled"):
+        return _with_deletion_vectors(table, positions)
+    return _copy_on_write(table, positions)
+
+
+def _with_deletion_vectors(table, positions: Positions) -> List[CommitMessage]:
+    snap = table.snapshot_manager.latest()
+    entries = table.index_manifest_entries(snap.index_manifest) if snap else []
+    by_bucket: Dict[Tuple[bytes, int], Dict[str, np.ndarray]] = {}
+    for (partition, bucket, name), pos in positions.items():
+        by_bucket.setdefault((partition, bucket), {})[name] = pos
+    messages = []
+    for (partition, bucket), files in by_bucket.items():
+        old = [e for e in entries if (e.partition, e.bucket, e.index_type) == (partition, bucket, dv.INDEX_TYPE)]
+        vectors: Dict[str, BitMap] = {}
+        for e in old:
+            vectors.update(dv.read_index_file(table, e))
+        for name, pos in files.items():
+            vectors.setdefault(name, BitMap()).update(pos.astype(np.uint32))
+        new = dv.write_index_file(table, partition, bucket, vectors)
+        removed = [replace(e, kind=DELETE) for e in old]
+        messages.append(CommitMessage(partition, bucket, table.options.bucket, index_changes=removed + [new]))
+    return messages
+
+
+def _copy_on_write(table, positions: Positions) -> List[CommitMessage]:
+    live = {(e.partition, e.bucket, e.file.file_name): e for e in table.new_scan().plan_entries()}
+    part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
+    messages: Dict[Tuple[bytes, int], CommitMessage] = {}
+    for key, pos in positions.items():
+        entry = live[key]
+        f = entry.file
+        pvals = binary_row.from_bytes(entry.partition, part_types)
+        path = table.paths.data_file_path(pvals, entry.bucket, f.file_name, f.external_path)
+        rows = read_file(table.io, path, f.file_name.rsplit(".", 1)[-1])
+        keep = dv.keep_mask(BitMap(pos.astype(np.uint32)), rows.num_rows)
+        msg = messages.setdefault((entry.partition, entry.bucket),
+                                  CommitMessage(entry.partition, entry.bucket, entry.total_buckets))
+        msg.deleted_files.append(f)
+        if keep.any():
+            survivors = rows.filter(pa.array(keep)).cast(table.schema_at(f.schema_id).arrow_schema())
+            msg.new_files += write_files(_as_of_schema(table, f.schema_id), survivors, pvals, entry.bucket,
+                                         first_sequence=f.min_sequence_number)
+    return list(messages.values())
+
+
+def _as_of_schema(table, schema_id: int):
+    """The table as of a file's schema, so a rewritten file keeps that schema (and its id)."""
+    if schema_id == table.schema.id:
+        return table
+    return type(table)(table.io, table.path, table.schema_at(schema_id), table.name)
+
+
+def delete_where(table, predicate) -> int:
+    """Core API: delete the append table's rows matching ``predicate``; returns the rows deleted."""
+    scan = table.new_scan().filter(predicate)
+    reader = scan.reader()
+    positions: Positions = {}
+    for split in scan.plan().splits:
+        rows = reader.read_positions(split)
+        positions.update(positions_of(rows, split.partition, split.bucket, FILE_COLUMN, POSITION_COLUMN))
+    messages = delete_messages(table, positions)
+    if messages:
+        commit = table.new_commit()
+        try:
+            commit.commit(messages)
+        except BaseException:
+            commit.abort(messages)
+            raise
+    return int(sum(len(p) for p in positions.values()))
