@@ -32,6 +32,7 @@ from pyspark.sql.datasource import (
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.format import predicate as P
 from paimon_sql.spark.types import spark_ddl, to_spark_arrow
+from paimon_sql.table.read import FILE_COLUMN, POSITION_COLUMN
 
 BUCKET_COLUMN = "__paimon_bucket"  # added by the write planner to shuffle by bucket; never stored
 ROWKIND_COLUMN = "__paimon_rowkind"  # TINYINT +I/-U/+U/-D of each row, set by UPDATE/DELETE/MERGE
@@ -73,13 +74,18 @@ class PaimonDataSource(DataSource):
         cols = self.options.get("paimon.columns")
         return json.loads(cols) if cols else self.table.schema.field_names
 
+    def _positions(self) -> bool:
+        """``paimon.positions``: also return each row's data file and row position (row-level DML)."""
+        return self.options.get("paimon.positions", "false") == "true"
+
     def schema(self) -> str:
-        return spark_ddl(self.table.schema.fields_of(self._columns()))
+        extra = f", `{POSITION_COLUMN}` BIGINT, `{FILE_COLUMN}` STRING" if self._positions() else ""
+        return spark_ddl(self.table.schema.fields_of(self._columns())) + extra
 
     def reader(self, schema) -> "PaimonReader":
         skip_native = self.options.get("paimon.skip-native", "false") == "true"
         return PaimonReader(build_scan(self.table, self.options), self.table.schema.fields_of(self._columns()),
-                            skip_native)
+                            skip_native, self._positions())
 
     def writer(self, schema, overwrite: bool) -> "PaimonWriter":
         spec = self.options.get("paimon.overwrite-partition")
@@ -94,10 +100,11 @@ class _SplitPartition(InputPartition):
 
 
 class PaimonReader(DataSourceReader):
-    def __init__(self, scan, fields, skip_native: bool = False):
+    def __init__(self, scan, fields, skip_native: bool = False, positions: bool = False):
         self.scan = scan
         self.fields = fields
         self.skip_native = skip_native  # the front layer reads those splits with Spark's Parquet reader
+        self.positions = positions
 
     def partitions(self):
         splits = self.scan.plan().splits
@@ -109,8 +116,14 @@ class PaimonReader(DataSourceReader):
     def read(self, partition) -> Iterator[pa.RecordBatch]:
         if not isinstance(partition, _SplitPartition):
             return
-        rows = self.scan.reader().read(partition.split)
-        yield from to_spark_arrow(rows, self.fields).to_batches()
+        if self.positions:
+            rows = self.scan.reader().read_positions(partition.split)
+            out = to_spark_arrow(rows, self.fields)
+            out = out.append_column(POSITION_COLUMN, rows.column(POSITION_COLUMN)) \
+                .append_column(FILE_COLUMN, rows.column(FILE_COLUMN))
+        else:
+            out = to_spark_arrow(self.scan.reader().read(partition.split), self.fields)
+        yield from out.to_batches()
 
 
 class PaimonCommitMessage(WriterCommitMessage):

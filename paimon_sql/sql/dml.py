@@ -8,13 +8,16 @@ snapshot. A failing write commits nothing.
 
 UPDATE and DELETE on primary-key tables write the changed rows with their row kind (+U, -D): the
 LSM tree's merge applies them, no file is rewritten. The rows are selected by a query over the
-table itself (so the WHERE prunes partitions and files like any query). TRUNCATE, and DELETE
-without WHERE, commit an OVERWRITE that removes every file.
+table itself (so the WHERE prunes partitions and files like any query). On append tables the
+matching rows' positions are deleted by deletion vectors (or copy-on-write of the touched files)
+and UPDATE writes their new values, in one snapshot. TRUNCATE, and DELETE without WHERE, commit an
+OVERWRITE that removes every file.
 """
 
 from __future__ import annotations
 
-from typing import Dict, List, Set
+import itertools
+from typing import Dict, List, Optional, Set
 
 from pyspark.sql import functions as F
 from sqlglot import exp
@@ -23,6 +26,8 @@ from paimon_sql.exceptions import PaimonError, SchemaError
 from paimon_sql.format import row_kind
 from paimon_sql.spark.source import ROWKIND_COLUMN
 from paimon_sql.spark.types import spark_type
+from paimon_sql.table.read import FILE_COLUMN, POSITION_COLUMN
+from paimon_sql.table.row_delete import delete_messages, positions_of
 
 
 def _partition_spec(node: exp.Table) -> Dict[str, object]:
@@ -94,8 +99,8 @@ def changing_table(session, target: exp.Table, verbs: Set[str]):
     clear error why they cannot."""
     table = session.catalog.get_table(session.identifier(target))
     if not table.schema.is_primary_key_table:
-        raise PaimonError(f"{'/'.join(sorted(verbs))} on append table {table.name} is not supported yet "
-                          "(it needs deletion vectors or copy-on-write)")
+        raise PaimonError(f"{'/'.join(sorted(verbs))} on append table {table.name} is not supported yet by this "
+                          "statement (UPDATE and DELETE are)")
     engine = table.options.merge_engine
     allowed = set(_CHANGES[engine])
     remove_on_delete = f"{engine}.remove-record-on-delete"
@@ -132,9 +137,12 @@ def _rows_of(target: exp.Table, table, where, values: Dict[str, exp.Expression],
 
 
 def update(session, node: exp.Update):
-    table = changing_table(session, node.this, {"UPDATE"})
     sets = {eq.this.name: eq.expression for eq in node.expressions}
+    table = session.catalog.get_table(session.identifier(node.this))
     check_assignments(table, list(sets))
+    if not table.schema.is_primary_key_table:
+        return change_append_rows(session, node.this, table, node.args.get("where"), sets)
+    table = changing_table(session, node.this, {"UPDATE"})
     query = _rows_of(node.this, table, node.args.get("where"), sets, row_kind.UPDATE_AFTER)
     write_changes(session, table, session.query_dataframe(query))
     return None
@@ -144,6 +152,9 @@ def delete(session, node: exp.Delete):
     where = node.args.get("where")
     if where is None:
         return truncate(session, node.this)
+    table = session.catalog.get_table(session.identifier(node.this))
+    if not table.schema.is_primary_key_table:
+        return change_append_rows(session, node.this, table, where, None)
     table = changing_table(session, node.this, {"DELETE"})
     query = _rows_of(node.this, table, where, {}, row_kind.DELETE)
     write_changes(session, table, session.query_dataframe(query))
@@ -153,4 +164,51 @@ def delete(session, node: exp.Delete):
 def truncate(session, target: exp.Table):
     table = session.catalog.get_table(session.identifier(target))
     table.new_commit().overwrite([])
+    return None
+
+
+_VIEW_IDS = itertools.count()
+
+
+def change_append_rows(session, target: exp.Table, table, where, sets: Optional[Dict[str, exp.Expression]]):
+    """UPDATE (``sets``) or DELETE on an append table: the matching rows' data files and positions
+    are found by Spark over a scan that carries them; they are deleted by deletion vectors (or a
+    copy-on-write of the touched files), and for UPDATE their new values are written, all in one
+    snapshot."""
+    view = f"__paimon_rows_{next(_VIEW_IDS)}"
+    scan = (session.spark.read.format("paimon").option("warehouse", session.warehouse)
+            .options(**session.catalog_options).option("paimon.positions", "true").load(table.name))
+    scan.createOrReplaceTempView(view)
+    try:
+        qualifier = target.alias_or_name
+        source = exp.Table(this=exp.to_identifier(view), alias=exp.TableAlias(this=exp.to_identifier(qualifier)))
+        located = [exp.column(FILE_COLUMN, table=qualifier), exp.column(POSITION_COLUMN, table=qualifier)]
+        values = [] if sets is None else [(sets[f].copy() if f in sets else exp.column(f, table=qualifier)).as_(f)
+                                          for f in table.schema.field_names]
+        query = exp.select(*values, *located).from_(source)
+        if where is not None:
+            query = query.where(where.this.copy())
+        df = session.query_dataframe(query)
+        if sets is not None:
+            df = df.select(*[F.col(f"`{f.name}`").cast(spark_type(f.type)).alias(f.name) for f in table.schema.fields],
+                           FILE_COLUMN, POSITION_COLUMN)
+        rows = df.toArrow()
+    finally:
+        session.spark.catalog.dropTempView(view)
+    messages = delete_messages(table, positions_of(table, rows))
+    if sets is not None and rows.num_rows:
+        write = table.new_write()
+        try:
+            write.write_arrow(rows.select(table.schema.field_names))
+            messages += write.prepare_commit()
+        except BaseException:
+            write.abort(messages)
+            raise
+    if messages:
+        commit = table.new_commit()
+        try:
+            commit.commit(messages)
+        except BaseException:
+            commit.abort(messages)
+            raise
     return None

@@ -28,13 +28,17 @@ from paimon_sql.table.write import CommitMessage
 Positions = Dict[Tuple[bytes, int, str], np.ndarray]  # (partition, bucket, data file) → row positions
 
 
-def positions_of(rows: pa.Table, partition: bytes, bucket: int, file_column: str, position_column: str) -> Positions:
-    """Group a table of (file, position) rows of one bucket into :data:`Positions`."""
+def positions_of(table, rows: pa.Table) -> Positions:
+    """Group rows carrying ``FILE_COLUMN`` / ``POSITION_COLUMN`` into :data:`Positions`."""
+    files = rows.column(FILE_COLUMN)
+    names = pc.unique(files).to_pylist()
+    if not names:
+        return {}
+    where = {e.file.file_name: (e.partition, e.bucket) for e in table.new_scan().plan_entries()}
     out: Positions = {}
-    files = rows.column(file_column)
-    for name in pc.unique(files).to_pylist():
-        chosen = rows.column(position_column).filter(pc.equal(files, name))
-        out[(partition, bucket, name)] = np.asarray(chosen.to_numpy(), dtype=np.int64)
+    for name in names:
+        chosen = rows.column(POSITION_COLUMN).filter(pc.equal(files, name))
+        out[(*where[name], name)] = np.asarray(chosen.to_numpy(), dtype=np.int64)
     return out
 
 
@@ -99,10 +103,8 @@ def delete_where(table, predicate) -> int:
     """Core API: delete the append table's rows matching ``predicate``; returns the rows deleted."""
     scan = table.new_scan().filter(predicate)
     reader = scan.reader()
-    positions: Positions = {}
-    for split in scan.plan().splits:
-        rows = reader.read_positions(split)
-        positions.update(positions_of(rows, split.partition, split.bucket, FILE_COLUMN, POSITION_COLUMN))
+    parts = [reader.read_positions(split) for split in scan.plan().splits]
+    positions = positions_of(table, pa.concat_tables(parts)) if parts else {}
     messages = delete_messages(table, positions)
     if messages:
         commit = table.new_commit()

@@ -94,7 +94,7 @@ def test_row_level_changes_follow_the_merge_engine(session):
         session.sql("DELETE FROM db.p WHERE id = 1")
     session.sql("CREATE TABLE db.ap (id BIGINT, v STRING)")
     with pytest.raises(PaimonError, match="append table"):
-        session.sql("DELETE FROM db.ap WHERE id = 1")
+        session.sql("MERGE INTO db.ap t USING db.ap s ON t.id = s.id WHEN MATCHED THEN DELETE")
 
 
 def test_compaction_keeps_dml_results(session, t):
@@ -115,3 +115,24 @@ def test_merge_into_a_partial_update_table_needs_no_delete_option(session):
     assert rows(session, "SELECT * FROM db.p ORDER BY id") == [(1, "a", "b"), (2, None, "x")]
     with pytest.raises(PaimonError, match="DELETE is not supported by merge-engine 'partial-update'"):
         session.sql("MERGE INTO db.p t USING (SELECT 1 AS id) s ON t.id = s.id WHEN MATCHED THEN DELETE")
+
+
+@pytest.mark.parametrize("options", ["'deletion-vectors.enabled' = 'true'", "'bucket' = '-1'"],
+                         ids=["deletion-vectors", "copy-on-write"])
+def test_update_and_delete_on_append_tables(session, options):
+    session.sql("CREATE DATABASE db")
+    session.sql(f"CREATE TABLE db.a (id BIGINT, v STRING, dt STRING) PARTITIONED BY (dt) TBLPROPERTIES ({options})")
+    session.sql("INSERT INTO db.a VALUES (1, 'a', 'x'), (2, 'b', 'x'), (3, 'c', 'y'), (4, 'd', 'y')")
+    session.sql("INSERT INTO db.a VALUES (5, 'e', 'x')")
+    t = session.catalog.get_table("db.a")
+    files = {e.file.file_name for e in t.new_scan().plan_entries()}
+    session.sql("DELETE FROM db.a WHERE id IN (2, 5) OR v = 'd'")
+    assert rows(session, "SELECT id, v, dt FROM db.a ORDER BY id") == [(1, "a", "x"), (3, "c", "y")]
+    session.sql("UPDATE db.a SET v = upper(v) WHERE id = 3")
+    assert rows(session, "SELECT id, v, dt FROM db.a ORDER BY id") == [(1, "a", "x"), (3, "C", "y")]
+    kept = {e.file.file_name for e in t.new_scan().plan_entries()} & files
+    if "deletion" in options:
+        assert kept == files  # deletion vectors: no data file was rewritten
+    else:
+        assert len(kept) < len(files)  # copy-on-write replaced the touched files
+    assert t.snapshot_manager.latest_id() == 4  # one snapshot per statement
