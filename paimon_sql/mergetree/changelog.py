@@ -68,13 +68,15 @@ def _index_by_group(rows: pa.Table, count: int) -> np.ndarray:
 
 
 def _equal_rows(x: pa.Table, y: pa.Table, columns: List[str]) -> np.ndarray:
+    """Rows equal in every column (NULL equal to NULL). Columns Arrow cannot compare (nested types)
+    count as changed: the pair is then kept, which is never wrong, only less deduplicated."""
     same = np.ones(x.num_rows, bool)
     for c in columns:
         a, b = x.column(c), y.column(c)
         try:
             eq = pc.fill_null(pc.equal(a, b), False)
-            both_null = pc.and_(a.is_null(), b.is_null())
-            same &= np.asarray(pc.or_(eq, both_null).to_numpy(zero_copy_only=False))
-        except (pa.ArrowNotImplementedError, pa.ArrowInvalid):  # nested types: compare as values
-            same &= np.array([p == q for p, q in zip(a.to_pylist(), b.to_pylist())], bool)
+        except (pa.ArrowNotImplementedError, pa.ArrowInvalid):
+            return np.zeros(x.num_rows, bool)
+        both_null = pc.and_(a.is_null(), b.is_null())
+        same &= np.asarray(pc.or_(eq, both_null).to_numpy(zero_copy_only=False))
     return same

@@ -204,11 +204,5 @@ def change_append_rows(session, target: exp.Table, table, where, sets: Optional[
         except BaseException:
             write.abort(messages)
             raise
-    if messages:
-        commit = table.new_commit()
-        try:
-            commit.commit(messages)
-        except BaseException:
-            commit.abort(messages)
-            raise
+    table.new_commit().commit_or_abort(messages)
     return None

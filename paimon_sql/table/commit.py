@@ -64,6 +64,14 @@ class TableCommit:
         """Delete the data files of messages that will never be committed."""
         delete_files(self.table, messages)
 
+    def commit_or_abort(self, messages: List[CommitMessage]) -> Optional[int]:
+        """:meth:`commit`; when it fails, the messages' files are deleted (a failed write commits nothing)."""
+        try:
+            return self.commit(messages)
+        except BaseException:
+            self.abort(messages)
+            raise
+
     # -- the protocol ---------------------------------------------------------------------
 
     def _commit_all(self, messages, kind: str, identifier: int, overwrite) -> Optional[int]:

@@ -17,7 +17,7 @@ upper levels. :func:`compact_table` runs the compactor over a table's buckets (t
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Sequence
 
 import numpy as np
@@ -146,7 +146,7 @@ class _Task:
             self._rewrite_files([f])
             return
         self.result.before.append(f)
-        self.result.after.append(_at_level(f, self.output))
+        self.result.after.append(replace(f, level=self.output))
 
     def _rewrite(self, candidate: List[tuple]) -> None:
         files = [f for section in candidate for f in section]
@@ -212,11 +212,6 @@ class _Task:
             self.result.changelog += self.c.write(rows, 0, prefix="changelog-")
 
 
-def _at_level(f: DataFileMeta, level: int) -> DataFileMeta:
-    from dataclasses import replace
-    return replace(f, level=level)
-
-
 def compact_table(table, partition_predicate: Optional[Predicate] = None, full: bool = False,
                   commit_user: Optional[str] = None) -> Optional[int]:
     """Compact every bucket (of the partitions matching the predicate) and commit one COMPACT
@@ -238,11 +233,4 @@ def compact_table(table, partition_predicate: Optional[Predicate] = None, full: 
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         messages = [m for m in pool.map(one, sorted(buckets)) if m is not None]
-    if not messages:
-        return None
-    commit = table.new_commit(commit_user)
-    try:
-        return commit.commit(messages)
-    except BaseException:
-        commit.abort(messages)
-        raise
+    return table.new_commit(commit_user).commit_or_abort(messages)

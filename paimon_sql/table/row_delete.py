@@ -105,12 +105,5 @@ def delete_where(table, predicate) -> int:
     reader = scan.reader()
     parts = [reader.read_positions(split) for split in scan.plan().splits]
     positions = positions_of(table, pa.concat_tables(parts)) if parts else {}
-    messages = delete_messages(table, positions)
-    if messages:
-        commit = table.new_commit()
-        try:
-            commit.commit(messages)
-        except BaseException:
-            commit.abort(messages)
-            raise
+    table.new_commit().commit_or_abort(delete_messages(table, positions))
     return int(sum(len(p) for p in positions.values()))
