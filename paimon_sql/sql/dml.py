@@ -17,8 +17,10 @@ OVERWRITE that removes every file.
 from __future__ import annotations
 
 import itertools
+from contextlib import contextmanager
 from typing import Dict, List, Optional, Set
 
+import pyarrow as pa
 from pyspark.sql import functions as F
 from sqlglot import exp
 
@@ -124,8 +126,7 @@ def check_assignments(table, columns: List[str]) -> None:
 
 def write_changes(session, table, df) -> None:
     """Write a DataFrame of the table's columns plus a row-kind column (one snapshot)."""
-    cols = [F.col(f"`{f.name}`").cast(spark_type(f.type)).alias(f.name) for f in table.schema.fields]
-    session.write(df.select(*cols, F.col(ROWKIND_COLUMN).cast("tinyint")), table)
+    session.write(with_table_types(table, df, F.col(ROWKIND_COLUMN).cast("tinyint").alias(ROWKIND_COLUMN)), table)
 
 
 def _rows_of(target: exp.Table, table, where, values: Dict[str, exp.Expression], kind: int) -> exp.Select:
@@ -170,17 +171,44 @@ def truncate(session, target: exp.Table):
 _VIEW_IDS = itertools.count()
 
 
-def change_append_rows(session, target: exp.Table, table, where, sets: Optional[Dict[str, exp.Expression]]):
-    """UPDATE (``sets``) or DELETE on an append table: the matching rows' data files and positions
-    are found by Spark over a scan that carries them; they are deleted by deletion vectors (or a
-    copy-on-write of the touched files), and for UPDATE their new values are written, all in one
-    snapshot."""
+@contextmanager
+def located_rows(session, table):
+    """A temporary view of an append table's live rows plus each row's data file and position."""
     view = f"__paimon_rows_{next(_VIEW_IDS)}"
-    scan = (session.spark.read.format("paimon").option("warehouse", session.warehouse)
-            .options(**session.catalog_options).option("paimon.positions", "true").load(table.name))
-    scan.createOrReplaceTempView(view)
+    (session.spark.read.format("paimon").option("warehouse", session.warehouse).options(**session.catalog_options)
+     .option("paimon.positions", "true").load(table.name).createOrReplaceTempView(view))
     try:
-        qualifier = target.alias_or_name
+        yield view
+    finally:
+        session.spark.catalog.dropTempView(view)
+
+
+def with_table_types(table, df, *extra: str):
+    """The table's columns cast to its Spark types, plus ``extra`` columns as they are."""
+    return df.select(*[F.col(f"`{f.name}`").cast(spark_type(f.type)).alias(f.name) for f in table.schema.fields],
+                     *extra)
+
+
+def commit_append_changes(table, gone: pa.Table, new_rows: Optional[pa.Table]) -> None:
+    """One snapshot that deletes the rows ``gone`` names (data file, position) — by deletion vectors
+    or copy-on-write — and writes ``new_rows``."""
+    messages = delete_messages(table, positions_of(table, gone))
+    if new_rows is not None and new_rows.num_rows:
+        write = table.new_write()
+        try:
+            write.write_arrow(new_rows.select(table.schema.field_names))
+            messages += write.prepare_commit()
+        except BaseException:
+            write.abort(messages)
+            raise
+    table.new_commit().commit_or_abort(messages)
+
+
+def change_append_rows(session, target: exp.Table, table, where, sets: Optional[Dict[str, exp.Expression]]):
+    """UPDATE (``sets``) or DELETE on an append table: Spark finds the matching rows' data files and
+    positions; they are deleted and, for UPDATE, their new values written, in one snapshot."""
+    qualifier = target.alias_or_name
+    with located_rows(session, table) as view:
         source = exp.Table(this=exp.to_identifier(view), alias=exp.TableAlias(this=exp.to_identifier(qualifier)))
         located = [exp.column(FILE_COLUMN, table=qualifier), exp.column(POSITION_COLUMN, table=qualifier)]
         values = [] if sets is None else [(sets[f].copy() if f in sets else exp.column(f, table=qualifier)).as_(f)
@@ -190,19 +218,7 @@ def change_append_rows(session, target: exp.Table, table, where, sets: Optional[
             query = query.where(where.this.copy())
         df = session.query_dataframe(query)
         if sets is not None:
-            df = df.select(*[F.col(f"`{f.name}`").cast(spark_type(f.type)).alias(f.name) for f in table.schema.fields],
-                           FILE_COLUMN, POSITION_COLUMN)
+            df = with_table_types(table, df, FILE_COLUMN, POSITION_COLUMN)
         rows = df.toArrow()
-    finally:
-        session.spark.catalog.dropTempView(view)
-    messages = delete_messages(table, positions_of(table, rows))
-    if sets is not None and rows.num_rows:
-        write = table.new_write()
-        try:
-            write.write_arrow(rows.select(table.schema.field_names))
-            messages += write.prepare_commit()
-        except BaseException:
-            write.abort(messages)
-            raise
-    table.new_commit().commit_or_abort(messages)
+    commit_append_changes(table, rows, rows if sets is not None else None)
     return None

@@ -8,8 +8,10 @@
 The statement becomes a SELECT over ``source LEFT JOIN target`` (FULL JOIN when a NOT MATCHED BY
 SOURCE clause exists), each side marked by a flag column. For every row the first clause whose
 condition holds decides its values and row kind (+U update, +I insert, -D delete); rows no clause
-takes are dropped. The rows are written as one snapshot, like UPDATE and DELETE: the LSM merge
-applies them without rewriting files. The AST is built with sqlglot's builders (never by pasting
+takes are dropped. On a primary-key table the rows are written as one snapshot, like UPDATE and
+DELETE: the LSM merge applies them without rewriting files. On an append table the target side
+also carries each row's data file and position: matched rows that are updated or deleted are
+deleted by position (deletion vectors or copy-on-write), updated and inserted rows are written. The AST is built with sqlglot's builders (never by pasting
 user text), so the query's own Paimon references are resolved like any other query's.
 """
 
@@ -17,20 +19,50 @@ from __future__ import annotations
 
 from typing import List, Tuple
 
+import pyarrow as pa
+import pyarrow.compute as pc
 from sqlglot import exp
 
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.format import row_kind
 from paimon_sql.spark.source import ROWKIND_COLUMN
-from paimon_sql.sql.dml import changing_table, check_assignments, write_changes
+from paimon_sql.sql.dml import (
+    changing_table,
+    check_assignments,
+    commit_append_changes,
+    located_rows,
+    with_table_types,
+    write_changes,
+)
+from paimon_sql.table.read import FILE_COLUMN, POSITION_COLUMN
 
 _T, _S = "__paimon_target_row", "__paimon_source_row"
 
 
 def merge_into(session, node: exp.Merge):
     target = node.this
-    whens = node.args["whens"].expressions
-    table = changing_table(session, target, {_verb(w.args["then"]) for w in whens} - {"INSERT"})
+    table = session.catalog.get_table(session.identifier(target))
+    if table.schema.is_primary_key_table:
+        changing_table(session, target, {_verb(w.args["then"]) for w in node.args["whens"].expressions} - {"INSERT"})
+        write_changes(session, table, session.query_dataframe(_query(node, table, target, located=False)))
+        return None
+    # an append table: matched rows are deleted by position, updated and inserted rows written
+    with located_rows(session, table) as view:
+        relation = exp.Table(this=exp.to_identifier(view), alias=exp.TableAlias(
+            this=exp.to_identifier(target.alias_or_name)))
+        df = session.query_dataframe(_query(node, table, relation, located=True))
+        rows = with_table_types(table, df, FILE_COLUMN, POSITION_COLUMN, ROWKIND_COLUMN).toArrow()
+    kinds = rows.column(ROWKIND_COLUMN)
+    gone = rows.filter(pc.is_in(kinds, pa.array([row_kind.UPDATE_AFTER, row_kind.DELETE], kinds.type)))
+    new = rows.filter(pc.is_in(kinds, pa.array([row_kind.UPDATE_AFTER, row_kind.INSERT], kinds.type)))
+    commit_append_changes(table, gone, new)
+    return None
+
+
+def _query(node: exp.Merge, table, target_relation: exp.Expression, located: bool) -> exp.Select:
+    """The rows the statement changes: the table's columns and a row kind (``located``: also the
+    target row's data file and position)."""
+    target = node.this
     t_alias, s_alias = target.alias_or_name, node.args["using"].alias_or_name
     node = _requalify(node.copy(), target, t_alias)
     whens = node.args["whens"].expressions
@@ -45,14 +77,14 @@ def merge_into(session, node: exp.Merge):
     kind = exp.Case()
     for cond, _, k in clauses:
         kind = kind.when(cond.copy(), exp.Literal.number(k))
-    joined = (exp.select(*columns, kind.as_(ROWKIND_COLUMN))
+    location = [exp.column(FILE_COLUMN, table=t_alias).as_(FILE_COLUMN),
+             exp.column(POSITION_COLUMN, table=t_alias).as_(POSITION_COLUMN)] if located else []
+    joined = (exp.select(*columns, kind.as_(ROWKIND_COLUMN), *location)
               .from_(_marked(node.args["using"], s_alias, _S))
-              .join(_marked(target, t_alias, _T), on=node.args["on"].copy(),
+              .join(_marked(target_relation, t_alias, _T), on=node.args["on"].copy(),
                     join_type="FULL OUTER" if by_source else "LEFT OUTER"))
-    query = exp.select("*").from_(joined.subquery("__paimon_merge")).where(
+    return exp.select("*").from_(joined.subquery("__paimon_merge")).where(
         exp.column(ROWKIND_COLUMN).is_(exp.null()).not_())
-    write_changes(session, table, session.query_dataframe(query))
-    return None
 
 
 def _verb(action: exp.Expression) -> str:

@@ -92,9 +92,6 @@ def test_row_level_changes_follow_the_merge_engine(session):
     assert rows(session, "SELECT * FROM db.p") == [(1, "a", "b")]
     with pytest.raises(PaimonError, match="remove-record-on-delete"):
         session.sql("DELETE FROM db.p WHERE id = 1")
-    session.sql("CREATE TABLE db.ap (id BIGINT, v STRING)")
-    with pytest.raises(PaimonError, match="append table"):
-        session.sql("MERGE INTO db.ap t USING db.ap s ON t.id = s.id WHEN MATCHED THEN DELETE")
 
 
 def test_compaction_keeps_dml_results(session, t):
@@ -136,3 +133,10 @@ def test_update_and_delete_on_append_tables(session, options):
     else:
         assert len(kept) < len(files)  # copy-on-write replaced the touched files
     assert t.snapshot_manager.latest_id() == 4  # one snapshot per statement
+    session.sql("""MERGE INTO db.a t USING (SELECT 1 AS id, 'A' AS v UNION ALL SELECT 3, NULL
+                                            UNION ALL SELECT 9, 'i') s ON t.id = s.id
+                   WHEN MATCHED AND s.v IS NULL THEN DELETE
+                   WHEN MATCHED THEN UPDATE SET v = s.v
+                   WHEN NOT MATCHED THEN INSERT (id, v, dt) VALUES (s.id, s.v, 'z')""")
+    assert rows(session, "SELECT id, v, dt FROM db.a ORDER BY id") == [(1, "A", "x"), (9, "i", "z")]
+    assert t.snapshot_manager.latest_id() == 5
