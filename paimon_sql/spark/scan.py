@@ -3,7 +3,8 @@
 Splits that need no merge (append files; primary-key buckets whose files do not overlap) in
 Parquet of the current schema on a local warehouse are read by Spark's native Parquet reader —
 with its own projection and filter pushdown — keeping only +I/+U rows of primary-key files (a
-filter needless when every file sits at the max level, where compaction dropped retractions). The
+filter needless when every file sits at the max level, where compaction dropped retractions) and
+dropping rows deleted by deletion vectors (an anti-join on file name and row index). The
 other splits go through the ``paimon`` Python data source. The two halves are unioned.
 """
 
@@ -13,7 +14,10 @@ import json
 from dataclasses import dataclass
 from typing import List, Optional
 
+import numpy as np
+import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
 
 from paimon_sql.format import binary_row
 from paimon_sql.format import predicate as P
@@ -26,9 +30,26 @@ from paimon_sql.table.scan import PlanStats
 
 def native_readable(table, split) -> bool:
     """Whether Spark's Parquet reader can read this split as it stands on disk."""
-    return (split.raw_convertible and not split.deletion_vectors and table.io.scheme == ""
+    return (split.raw_convertible and table.io.scheme == ""
             and all(f.file_name.endswith(".parquet") and f.schema_id == table.schema.id and f.external_path is None
                     for f in split.files))
+
+
+def _without_deleted(spark: SparkSession, df: DataFrame, splits) -> DataFrame:
+    """Deletion vectors applied to a native Parquet read: an anti-join on (file name, row index)
+    against the deleted positions, broadcast (they are few next to the rows)."""
+    names, positions = [], []
+    for s in splits:
+        for name, bitmap in s.deletion_vectors:
+            names.append(np.full(len(bitmap), name, dtype=object))
+            positions.append(np.asarray(bitmap.to_array(), dtype=np.int64))
+    deleted = spark.createDataFrame(pa.table({_FILE: pa.array(np.concatenate(names), pa.string()),
+                                              _ROW: pa.array(np.concatenate(positions))}))
+    located = df.select("*", F.col("_metadata.file_name").alias(_FILE), F.col("_metadata.row_index").alias(_ROW))
+    return located.join(F.broadcast(deleted), on=[_FILE, _ROW], how="left_anti").drop(_FILE, _ROW)
+
+
+_FILE, _ROW = "__paimon_dv_file", "__paimon_dv_row"
 
 
 def _no_time_columns(fields) -> bool:
@@ -81,6 +102,8 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
         df = spark.read.schema(ddl).parquet(*paths)
         if kind_filter:
             df = df.where(f"`{VALUE_KIND}` IN (0, 2)")
+        if any(s.deletion_vectors for s in native):
+            df = _without_deleted(spark, df, native)
         frames.append(df.select(*[f"`{c}`" for c in columns]))
     if len(native) < len(splits) or not frames:
         reader = spark.read.format("paimon").option("warehouse", warehouse).options(**(catalog_options or {}))

@@ -1,4 +1,4 @@
-"""MERGE INTO a primary-key table: one query over source ⟕ target, one write of the changed rows.
+"""MERGE INTO a Paimon table: one query over source ⟕ target, one write of the changed rows.
 
     MERGE INTO t USING s ON <cond>
       WHEN MATCHED [AND c] THEN UPDATE SET a = ..., ... | UPDATE SET * | DELETE
@@ -11,8 +11,9 @@ condition holds decides its values and row kind (+U update, +I insert, -D delete
 takes are dropped. On a primary-key table the rows are written as one snapshot, like UPDATE and
 DELETE: the LSM merge applies them without rewriting files. On an append table the target side
 also carries each row's data file and position: matched rows that are updated or deleted are
-deleted by position (deletion vectors or copy-on-write), updated and inserted rows are written. The AST is built with sqlglot's builders (never by pasting
-user text), so the query's own Paimon references are resolved like any other query's.
+deleted by position (deletion vectors or copy-on-write), updated and inserted rows are written.
+The AST is built with sqlglot's builders (never by pasting user text), so the query's own Paimon
+references are resolved like any other query's.
 """
 
 from __future__ import annotations

@@ -130,6 +130,8 @@ def test_update_and_delete_on_append_tables(session, options):
     kept = {e.file.file_name for e in t.new_scan().plan_entries()} & files
     if "deletion" in options:
         assert kept == files  # deletion vectors: no data file was rewritten
+        plan = [r[0] for r in session.sql("EXPLAIN SELECT id FROM db.a").collect()]
+        assert any("read by Spark's Parquet reader, 0 merged" in line for line in plan)  # vectors: anti-join
     else:
         assert len(kept) < len(files)  # copy-on-write replaced the touched files
     assert t.snapshot_manager.latest_id() == 4  # one snapshot per statement
