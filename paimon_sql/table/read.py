@@ -58,11 +58,11 @@ class SplitReader:
         parts = []
         for f in split.files:
             rows = self._read_file(split, f, with_system=False, with_position=True)
-            parts.append(rows.append_column(FILE_COLUMN, pa.array([f.file_name] * rows.num_rows, pa.string())))
+            if self.predicate is not None:
+                rows = rows.filter(self.predicate.to_arrow())
+            parts.append(rows.append_column(FILE_COLUMN, pa.repeat(pa.scalar(f.file_name, pa.string()), rows.num_rows)))
         names = self.projection + [POSITION_COLUMN, FILE_COLUMN]
         rows = pa.concat_tables(parts)  # a split has at least one file
-        if self.predicate is not None:
-            rows = rows.filter(self.predicate.to_arrow())
         return rows.select(names)
 
     def _empty(self) -> pa.Table:

@@ -101,7 +101,8 @@ def _as_of_schema(table, schema_id: int):
 
 def delete_where(table, predicate) -> int:
     """Core API: delete the append table's rows matching ``predicate``; returns the rows deleted."""
-    scan = table.new_scan().filter(predicate)
+    columns = [c for c in table.schema.field_names if c in predicate.columns()]
+    scan = table.new_scan().filter(predicate).select(columns)  # positions need only the filter's columns
     reader = scan.reader()
     parts = [reader.read_positions(split) for split in scan.plan().splits]
     positions = positions_of(table, pa.concat_tables(parts)) if parts else {}
