@@ -43,11 +43,6 @@ class CompactResult:
     after: List[DataFileMeta] = field(default_factory=list)
     changelog: List[DataFileMeta] = field(default_factory=list)
 
-    def extend(self, other: "CompactResult") -> None:
-        self.before += other.before
-        self.after += other.after
-        self.changelog += other.changelog
-
 
 def num_levels(options) -> int:
     v = options.get("num-levels")

@@ -22,7 +22,7 @@ from paimon_sql.format.file_format import read_file
 from paimon_sql.format.manifest import DataFileMeta
 from paimon_sql.format.predicate import Predicate
 from paimon_sql.format.schema import KEY_PREFIX, SEQUENCE_NUMBER, VALUE_KIND
-from paimon_sql.index.deletion_vector import keep_mask
+from paimon_sql.index.deletion_vector import drop_deleted
 
 FILE_COLUMN, POSITION_COLUMN = "__paimon_file", "__paimon_position"
 
@@ -112,7 +112,7 @@ class SplitReader:
             data = data.append_column(POSITION_COLUMN, pa.array(np.arange(data.num_rows, dtype=np.int64)))
         deleted = split.deletion_vector(f.file_name)
         if deleted is not None:  # deletion vector: drop the deleted row positions
-            data = data.filter(keep_mask(deleted, data.num_rows))
+            data = drop_deleted(data, deleted)
         arrays = []
         for name, col, fld in wanted:
             if col is None:
