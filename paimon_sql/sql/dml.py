@@ -96,13 +96,9 @@ def insert(session, node: exp.Insert):
 _CHANGES = {"deduplicate": {"UPDATE", "DELETE"}, "partial-update": {"UPDATE"}, "aggregation": set(), "first-row": set()}
 
 
-def changing_table(session, target: exp.Table, verbs: Set[str]):
-    """The primary-key table that row-level changes (``verbs``: UPDATE, DELETE) apply to, or a
-    clear error why they cannot."""
-    table = session.catalog.get_table(session.identifier(target))
-    if not table.schema.is_primary_key_table:
-        raise PaimonError(f"{'/'.join(sorted(verbs))} on append table {table.name} is not supported yet by this "
-                          "statement (UPDATE and DELETE are)")
+def check_row_changes(table, verbs: Set[str]) -> None:
+    """Raise when a primary-key table's merge engine cannot apply these row-level changes
+    (``verbs``: UPDATE, DELETE)."""
     engine = table.options.merge_engine
     allowed = set(_CHANGES[engine])
     remove_on_delete = f"{engine}.remove-record-on-delete"
@@ -111,7 +107,6 @@ def changing_table(session, target: exp.Table, verbs: Set[str]):
     for verb in sorted(verbs - allowed):
         hint = f" (set '{remove_on_delete}' = 'true')" if verb == "DELETE" and engine != "first-row" else ""
         raise PaimonError(f"table {table.name}: {verb} is not supported by merge-engine '{engine}'{hint}")
-    return table
 
 
 def check_assignments(table, columns: List[str]) -> None:
@@ -143,7 +138,7 @@ def update(session, node: exp.Update):
     check_assignments(table, list(sets))
     if not table.schema.is_primary_key_table:
         return change_append_rows(session, node.this, table, node.args.get("where"), sets)
-    table = changing_table(session, node.this, {"UPDATE"})
+    check_row_changes(table, {"UPDATE"})
     query = _rows_of(node.this, table, node.args.get("where"), sets, row_kind.UPDATE_AFTER)
     write_changes(session, table, session.query_dataframe(query))
     return None
@@ -156,7 +151,7 @@ def delete(session, node: exp.Delete):
     table = session.catalog.get_table(session.identifier(node.this))
     if not table.schema.is_primary_key_table:
         return change_append_rows(session, node.this, table, where, None)
-    table = changing_table(session, node.this, {"DELETE"})
+    check_row_changes(table, {"DELETE"})
     query = _rows_of(node.this, table, where, {}, row_kind.DELETE)
     write_changes(session, table, session.query_dataframe(query))
     return None

@@ -28,8 +28,8 @@ from paimon_sql.exceptions import PaimonError
 from paimon_sql.format import row_kind
 from paimon_sql.spark.source import ROWKIND_COLUMN
 from paimon_sql.sql.dml import (
-    changing_table,
     check_assignments,
+    check_row_changes,
     commit_append_changes,
     located_rows,
     with_table_types,
@@ -44,7 +44,7 @@ def merge_into(session, node: exp.Merge):
     target = node.this
     table = session.catalog.get_table(session.identifier(target))
     if table.schema.is_primary_key_table:
-        changing_table(session, target, {_verb(w.args["then"]) for w in node.args["whens"].expressions} - {"INSERT"})
+        check_row_changes(table, {_verb(w.args["then"]) for w in node.args["whens"].expressions} - {"INSERT"})
         write_changes(session, table, session.query_dataframe(_query(node, table, target, located=False)))
         return None
     # an append table: matched rows are deleted by position, updated and inserted rows written
