@@ -33,7 +33,8 @@ def check_format(fmt: str) -> str:
 class RollingFileWriter:
     """Writes one Arrow schema to a file, reporting bytes written so callers can roll at a size."""
 
-    def __init__(self, io: FileIO, path: str, schema: pa.Schema, fmt: str, compression: str):
+    def __init__(self, io: FileIO, path: str, schema: pa.Schema, fmt: str, compression: str,
+                 bloom_filter_options: Optional[dict] = None):
         self.io, self.path, self.schema, self.fmt = io, path, schema, check_format(fmt)
         self.rows = 0
         self.metadata = None  # a Parquet file's footer (FileMetaData) once closed
@@ -42,7 +43,7 @@ class RollingFileWriter:
         if self.fmt == "parquet":
             self._sink = io.fs.open_output_stream(io.arrow_path(path), buffer_size=_BUFFER)
             self._writer = pq.ParquetWriter(self._sink, schema, compression=_PARQUET_CODECS.get(compression, "zstd"),
-                                            write_statistics=True)
+                                            write_statistics=True, bloom_filter_options=bloom_filter_options)
         elif self.fmt == "orc":
             self._sink = io.fs.open_output_stream(io.arrow_path(path), buffer_size=_BUFFER)
             self._writer = paorc.ORCWriter(self._sink, compression=compression if compression != "none"

@@ -91,6 +91,8 @@ class TableSchema:
         schema = TableSchema(0, numbered, next_id[0] - 1, partition_keys, primary_keys, options, comment,
                              int(time.time() * 1000))
         schema._check_bucket_setup()
+        from paimon_sql.index.file_index import check as check_file_indexes
+        check_file_indexes(schema, options)
         return schema
 
     def _check_bucket_setup(self) -> None:

@@ -28,6 +28,7 @@ from paimon_sql.exceptions import PaimonError
 from paimon_sql.format import binary_row, stats
 from paimon_sql.format.file_format import parquet_footer_stats
 from paimon_sql.format.manifest import FILE_SOURCE_APPEND, DataFileMeta
+from paimon_sql.index.file_index import indexed_columns
 from paimon_sql.table.write import CommitMessage
 
 _PARTITION_DIR = "__paimon_partition"
@@ -37,7 +38,8 @@ def eligible(table) -> bool:
     o = table.options
     return (not table.schema.is_primary_key_table and o.bucket == -1 and table.io.scheme == ""
             and o.file_format == "parquet" and o.get("data-file.prefix") == "data-"
-            and stats.footer_stats_match(table.schema.fields))
+            and stats.footer_stats_match(table.schema.fields)
+            and not indexed_columns(table.schema.options))  # file indexes are built from Arrow rows
 
 
 def write(df: DataFrame, table, overwrite: bool, partition_spec: Optional[dict], dynamic: bool) -> None:
@@ -52,6 +54,8 @@ def write(df: DataFrame, table, overwrite: bool, partition_spec: Optional[dict],
     if keys:
         writer = df.withColumn(_PARTITION_DIR, F.xxhash64(*[F.col(f"`{k}`") for k in keys]))
     out = writer.write.mode("overwrite").option("compression", table.options.file_compression)
+    # parquet-mr reads its own keys (bloom filters, dictionary...) from the write options, as in Paimon
+    out = out.options(**{k: v for k, v in table.schema.options.items() if k.startswith("parquet.")})
     if keys:
         out = out.partitionBy(_PARTITION_DIR)
     moved: List[str] = []

@@ -11,7 +11,8 @@ other splits go through the ``paimon`` Python data source. The two halves are un
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
 from typing import List, Optional
 
 import numpy as np
@@ -24,6 +25,7 @@ from paimon_sql.format import predicate as P
 from paimon_sql.format.schema import VALUE_KIND
 from paimon_sql.format.types import AtomicType
 from paimon_sql.spark.types import spark_ddl
+from paimon_sql.table import file_skipping
 from paimon_sql.table.compact import num_levels
 from paimon_sql.table.scan import PlanStats
 
@@ -52,6 +54,17 @@ def _without_deleted(spark: SparkSession, df: DataFrame, splits) -> DataFrame:
 _FILE, _ROW = "__paimon_dv_file", "__paimon_dv_row"
 
 
+def _read_time_skipping(table, splits, predicate):
+    """Native splits less the files their ``.index`` files / Parquet bloom filters rule out
+    (checked on the driver, in threads: Spark's reader can't), and how many were dropped."""
+    reader = table.new_scan().filter(predicate).reader()
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        kept = list(pool.map(reader.files_to_read, splits))
+    out = [replace(s, files=tuple(files), sections=tuple((f,) for f in files)) if s.sections else
+           replace(s, files=tuple(files)) for s, files in zip(splits, kept) if files]
+    return out, sum(len(s.files) for s in splits) - sum(len(f) for f in kept)
+
+
 def _no_time_columns(fields) -> bool:
     return not any(isinstance(f.type, AtomicType) and f.type.name == "TIME" for f in fields)
 
@@ -67,15 +80,19 @@ class ScanReport:
     stats: PlanStats
     native_splits: int
     merge_splits: int
+    files_skipped_at_read: Optional[int] = None  # by .index files / Parquet bloom filters (native reads)
 
     def lines(self) -> List[str]:
         s = self.stats
+        at_read = "" if self.files_skipped_at_read is None else \
+            f", {self.files_skipped_at_read} more skipped by index files and Parquet bloom filters"
         return [f"paimon table {self.table} @ snapshot {self.snapshot_id}",
                 f"  columns: {', '.join(self.columns)}",
                 f"  pushed filter: {self.predicate.describe() if self.predicate else 'none'}",
                 f"  manifests read: {s.manifests_read} of {s.manifests_total}",
                 f"  files: {s.files_planned} planned of {s.files_total} "
-                f"({s.files_after_partition} after partition pruning)",
+                f"({s.files_after_partition} after partition pruning, {s.files_after_stats} after stats, "
+                f"{s.files_planned} after file indexes in manifests{at_read})",
                 f"  splits: {self.native_splits} read by Spark's Parquet reader, {self.merge_splits} merged"]
 
 
@@ -91,6 +108,9 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
     snapshot, splits = plan.snapshot, plan.splits
     native = [s for s in splits if native_readable(table, s)] if _no_time_columns(fields) else []
     frames = []
+    skipped, native_count = None, len(native)
+    if native and file_skipping.applies(table, predicate):
+        native, skipped = _read_time_skipping(table, native, predicate)
     if native:
         part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
         paths = [table.paths.data_file_path(binary_row.from_bytes(s.partition, part_types), s.bucket, f.file_name)
@@ -105,17 +125,17 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
         if any(s.deletion_vectors for s in native):
             df = _without_deleted(spark, df, native)
         frames.append(df.select(*[f"`{c}`" for c in columns]))
-    if len(native) < len(splits) or not frames:
+    if native_count < len(splits) or not frames:
         reader = spark.read.format("paimon").option("warehouse", warehouse).options(**(catalog_options or {}))
         reader = reader.option("paimon.columns", json.dumps(columns)).option("paimon.filter", P.to_json(predicate))
-        if native:
+        if native_count:
             reader = reader.option("paimon.skip-native", "true")
         if snapshot is not None:
             reader = reader.option("scan.snapshot-id", str(snapshot.id))
         frames.append(reader.load(table.name))
     if reports is not None:
         reports.append(ScanReport(table.name, snapshot.id if snapshot else None, columns, predicate,
-                                  plan.stats, len(native), len(splits) - len(native)))
+                                  plan.stats, native_count, len(splits) - native_count, skipped))
     out = frames[0]
     for f in frames[1:]:
         out = out.unionByName(f)

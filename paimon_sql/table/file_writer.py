@@ -9,16 +9,18 @@ in the data-file layout (``TableSchema.data_file_arrow_schema``): for primary-ke
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 from typing import List, Optional
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from paimon_sql.format import binary_row, row_kind, stats
+from paimon_sql.format import binary_row, parquet_bloom, row_kind, stats
 from paimon_sql.format.file_format import RollingFileWriter, parquet_footer_stats
 from paimon_sql.format.manifest import FILE_SOURCE_APPEND, DataFileMeta
 from paimon_sql.format.schema import KEY_PREFIX, SEQUENCE_NUMBER, VALUE_KIND
+from paimon_sql.index.file_index import write_index
 
 _CHUNK_ROWS = 256 * 1024
 
@@ -42,12 +44,13 @@ def write_files(table, file_table: pa.Table, partition_values, bucket: int, leve
     target = options.target_file_size(table.schema.is_primary_key_table)
     files: List[DataFileMeta] = []
     pos, total = 0, file_table.num_rows
+    blooms = parquet_bloom.writer_options(table.schema.options, file_table.column_names)
     try:
         while pos < total:
             name = table.paths.new_data_file_name(prefix)
             path = table.paths.data_file_path(partition_values, bucket, name)
             writer = RollingFileWriter(table.io, path, file_table.schema, options.file_format,
-                                       options.file_compression)
+                                       options.file_compression, blooms)
             start = pos
             try:
                 while pos < total and (pos == start or writer.bytes_written < target):
@@ -59,13 +62,29 @@ def write_files(table, file_table: pa.Table, partition_values, bucket: int, leve
                 writer.abort()
                 raise
             seq_range = None if first_sequence is None else (first_sequence + start, first_sequence + pos - 1)
-            files.append(file_meta(table, name, size, file_table.slice(start, pos - start), level, file_source,
-                                   seq_range, writer.metadata))
+            part = file_table.slice(start, pos - start)
+            meta = file_meta(table, name, size, part, level, file_source, seq_range, writer.metadata)
+            if prefix == "data-":
+                try:
+                    embedded, extra = write_index(table, part, path)
+                finally:
+                    files.append(meta)  # deleted below if indexing failed
+                files[-1] = replace(meta, embedded_index=embedded, extra_files=extra)
+            else:
+                files.append(meta)
     except BaseException:
-        for f in files:
-            table.io.delete(table.paths.data_file_path(partition_values, bucket, f.file_name))
+        delete_data_files(table, partition_values, bucket, files)
         raise
     return files
+
+
+def delete_data_files(table, partition_values, bucket: int, files: List[DataFileMeta]) -> None:
+    """Delete data files and their extra files (``.index``) — what an aborted write leaves."""
+    for f in files:
+        path = table.paths.data_file_path(partition_values, bucket, f.file_name, f.external_path)
+        table.io.delete(path)
+        for extra in f.extra_files:
+            table.io.delete(path.rsplit("/", 1)[0] + "/" + extra)
 
 
 def _stats(part: pa.Table, fields, mode: str, footer) -> stats.SimpleStats:

@@ -23,6 +23,7 @@ from paimon_sql.format.manifest import DataFileMeta
 from paimon_sql.format.predicate import Predicate
 from paimon_sql.format.schema import KEY_PREFIX, SEQUENCE_NUMBER, VALUE_KIND
 from paimon_sql.index.deletion_vector import drop_deleted
+from paimon_sql.table import file_skipping
 
 FILE_COLUMN, POSITION_COLUMN = "__paimon_file", "__paimon_position"
 
@@ -42,9 +43,9 @@ class SplitReader:
 
     def read(self, split) -> pa.Table:
         if self.schema.is_primary_key_table:
-            parts = [self._read_section(split, section) for section in split.sections]
+            parts = [self._read_section(split, section) for section in self._sections(split)]
         else:
-            parts = [self._read_file(split, f, with_system=False) for f in split.files]
+            parts = [self._read_file(split, f, with_system=False) for f in self.files_to_read(split)]
         rows = pa.concat_tables(parts) if parts else self._empty()
         if self.predicate is not None:
             rows = rows.filter(self.predicate.to_arrow())
@@ -56,14 +57,33 @@ class SplitReader:
         if self.schema.is_primary_key_table:
             raise PaimonError(f"table {self.table.name}: row positions are for append tables")
         parts = []
-        for f in split.files:
+        for f in self.files_to_read(split):
             rows = self._read_file(split, f, with_system=False, with_position=True)
             if self.predicate is not None:
                 rows = rows.filter(self.predicate.to_arrow())
             parts.append(rows.append_column(FILE_COLUMN, pa.repeat(pa.scalar(f.file_name, pa.string()), rows.num_rows)))
         names = self.projection + [POSITION_COLUMN, FILE_COLUMN]
-        rows = pa.concat_tables(parts)  # a split has at least one file
-        return rows.select(names)
+        if not parts:
+            empty = self._empty().append_column(POSITION_COLUMN, pa.array([], pa.int64()))
+            return empty.append_column(FILE_COLUMN, pa.array([], pa.string())).select(names)
+        return pa.concat_tables(parts).select(names)
+
+    def files_to_read(self, split) -> List[DataFileMeta]:
+        """The split's files less those their ``.index`` files or Parquet bloom filters rule out."""
+        if not file_skipping.applies(self.table, self.predicate):
+            return list(split.files)
+        return [f for f in split.files
+                if file_skipping.read_may_match(self.table, self.file_path(split, f), f, self.predicate)]
+
+    def _sections(self, split):
+        if not file_skipping.applies(self.table, self.predicate):  # merge-on-read: every section
+            return split.sections
+        kept = {f.file_name for f in self.files_to_read(split)}
+        return [s for s in split.sections if all(f.file_name in kept for f in s)]
+
+    def file_path(self, split, f: DataFileMeta) -> str:
+        pvals = binary_row.from_bytes(split.partition, self._part_types)
+        return self.table.paths.data_file_path(pvals, split.bucket, f.file_name, f.external_path)
 
     def _empty(self) -> pa.Table:
         return pa.schema([f.to_arrow() for f in self.read_fields]).empty_table()
@@ -104,8 +124,7 @@ class SplitReader:
             source = (KEY_PREFIX + old.name if cur.name in keys else old.name) if old else None
             wanted.append((cur.name, source, cur.to_arrow()))
         file_cols = list(dict.fromkeys(c for _, c, _ in wanted if c is not None))
-        pvals = binary_row.from_bytes(split.partition, self._part_types)
-        path = self.table.paths.data_file_path(pvals, split.bucket, f.file_name, f.external_path)
+        path = self.file_path(split, f)
         data = read_file(self.table.io, path, f.file_name.rsplit(".", 1)[-1], file_cols)
         if with_position:
             wanted.append((POSITION_COLUMN, POSITION_COLUMN, pa.field(POSITION_COLUMN, pa.int64(), False)))

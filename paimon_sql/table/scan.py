@@ -26,6 +26,7 @@ from paimon_sql.format.manifest import DataFileMeta, ManifestEntry
 from paimon_sql.format.predicate import FieldStats, Predicate, and_
 from paimon_sql.format.snapshot import Snapshot
 from paimon_sql.mergetree.interval_partition import sections
+from paimon_sql.table import file_skipping
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,8 @@ class PlanStats:
     manifests_read: int = 0
     files_total: int = 0
     files_after_partition: int = 0
-    files_planned: int = 0
+    files_after_stats: int = 0
+    files_planned: int = 0  # after the file indexes embedded in manifests
 
 
 @dataclass
@@ -130,6 +132,9 @@ class TableScan:
         stats.files_after_partition = len(entries)
         if self.predicate is not None:
             entries = [e for e in entries if self._stats_may_match(e.file)]
+        stats.files_after_stats = len(entries)
+        if file_skipping.applies(table, self.predicate):
+            entries = [e for e in entries if file_skipping.embedded_may_match(table, e.file, self.predicate)]
         stats.files_planned = len(entries)
         return entries
 

@@ -30,7 +30,7 @@ from paimon_sql.exceptions import PaimonError, SchemaError
 from paimon_sql.format import binary_row, row_kind
 from paimon_sql.format.manifest import DataFileMeta, IndexManifestEntry
 from paimon_sql.format.schema import SEQUENCE_NUMBER, VALUE_KIND
-from paimon_sql.table.file_writer import kv_table, write_files
+from paimon_sql.table.file_writer import delete_data_files, kv_table, write_files
 
 _GROUP = "__paimon_group"  # (partition, bucket) code of a buffered row while it is folded
 
@@ -70,7 +70,7 @@ def delete_files(table, messages: List[CommitMessage]) -> None:
         upgraded = {f.file_name for f in m.compact_before}  # an upgrade keeps the file: never delete it
         for f in m.written_files():
             if f not in m.compact_after or f.file_name not in upgraded:
-                table.io.delete(table.paths.data_file_path(pvals, m.bucket, f.file_name))
+                delete_data_files(table, pvals, m.bucket, [f])
 
 
 def conform(data: pa.Table, schema) -> pa.Table:
@@ -325,7 +325,7 @@ class TableWrite:
                     if pvals is None:
                         types = [x.type for x in self.schema.fields_of(self.schema.partition_keys)]
                         pvals = binary_row.from_bytes(msg.partition, types)
-                    self.table.io.delete(self.table.paths.data_file_path(pvals, msg.bucket, f.file_name))
+                    delete_data_files(self.table, pvals, msg.bucket, [f])
             else:
                 msg.compact_before.append(f)
         msg.compact_after += result.after
