@@ -50,3 +50,24 @@ def test_pypaimon_appends_to_our_table(pypaimon, catalog, warehouse):
     rows = _sorted(catalog.get_table("db.pk").new_scan().to_arrow().to_pylist())
     assert [(r["id"], r["name"]) for r in rows] == [(1, "a"), (2, "B"), (3, "C")]
     assert _sorted(pypaimon(op="read", warehouse=warehouse, table="db.pk")) == rows
+
+
+def test_tables_with_file_indexes(pypaimon, catalog, warehouse):
+    """Embedded indexes, .index files and Parquet bloom filters leave the table readable by pypaimon;
+    files pypaimon adds carry no index and are never skipped by ours."""
+    from paimon_sql.format import predicate as P
+    options = {"file-index.bloom-filter.columns": "name", "file-index.bitmap.columns": "dt",
+               "file-index.bsi.columns": "id", "parquet.bloom.filter.enabled#name": "true"}
+    t = catalog.create_table_from_arrow("db.fi", SCHEMA, options=options)
+    t.write_arrow(_batch(list(range(300)), [f"n{i}" for i in range(300)], [float(i) for i in range(300)],
+                         ["x" if i % 3 else "y" for i in range(300)]))
+    t.write_arrow(_batch([1000], ["tiny"], [1.0], ["z"]))
+    files = [e.file for e in t.new_scan().plan_entries()]
+    assert all(f.extra_files for f in files)  # a 1M-item bloom filter is far above the 500 B threshold
+    ours = _sorted(t.to_arrow().to_pylist())
+    assert _sorted(pypaimon(op="read", warehouse=warehouse, table="db.fi")) == ours
+    pypaimon(op="append", warehouse=warehouse, table="db.fi",
+             rows=[{"id": 2000, "name": "from-pypaimon", "value": 1.0, "dt": "q"}])
+    t = catalog.get_table("db.fi")
+    assert t.new_scan().filter(P.equal("name", "from-pypaimon")).to_arrow().column("id").to_pylist() == [2000]
+    assert t.new_scan().filter(P.equal("dt", "q")).to_arrow().column("id").to_pylist() == [2000]
