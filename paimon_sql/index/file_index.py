@@ -15,7 +15,7 @@ does not mention, or index types we do not know (written by a newer Paimon), rul
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Dict, List, Mapping, Optional, Tuple
 
 import pyarrow as pa
@@ -104,10 +104,18 @@ def check(schema, options: Mapping[str, str]) -> None:
             raise InvalidOptionError(f"{PREFIX}{col.index_type}.{col.index_name}: {e}") from None
 
 
-def build(schema, options: Mapping[str, str], rows: pa.Table) -> Optional[bytes]:
-    """The container blob of every index the options ask for over ``rows`` (None: no index)."""
+def build(schema, options: Mapping[str, str], rows: pa.Table,
+          name_in_file: Callable[[str], Optional[str]] = lambda c: c) -> Optional[bytes]:
+    """The container blob of every index the options ask for over ``rows`` (None: no index).
+
+    ``schema`` is the one ``rows`` were written with; ``name_in_file`` maps an option's column
+    (a current name) to its name there, None when the file predates the column."""
     indexes: Dict[str, Dict[str, bytes]] = {}
     for col in indexed_columns(options):
+        column = name_in_file(col.column)
+        if column is None:
+            continue
+        col = replace(col, column=column)
         dtype = _value_type(schema, col)
         values = rows.column(col.column)
         if col.map_key is not None:
@@ -171,9 +179,11 @@ def _type_of(file_schema, index_name: str):
     return field.type.value if key else field.type
 
 
-def write_index(table, rows: pa.Table, data_path: str) -> Tuple[Optional[bytes], Tuple[str, ...]]:
-    """Index ``rows`` (one data file's) as the table's options ask: (embedded bytes, extra files)."""
-    blob = build(table.schema, table.schema.options, rows)
+def write_index(table, rows: pa.Table, data_path: str, file_schema=None,
+                name_in_file: Callable[[str], Optional[str]] = lambda c: c) -> Tuple[Optional[bytes], Tuple[str, ...]]:
+    """Index ``rows`` (one data file's, of ``file_schema``, default the current one) as the table's
+    options ask: (embedded bytes, extra files)."""
+    blob = build(file_schema or table.schema, table.schema.options, rows, name_in_file)
     if blob is None:
         return None, ()
     if len(blob) <= table.options.get("file-index.in-manifest-threshold"):

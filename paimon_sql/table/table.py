@@ -110,6 +110,12 @@ class FileStoreTable:
         self.check_writable()
         return compact_table(self, partitions, full)
 
+    def rewrite_file_index(self, partitions=None) -> Optional[int]:
+        """Rebuild every data file's file index for the current ``file-index.*`` options (one
+        COMPACT snapshot; None when nothing changed). ``partitions``: a predicate on partition keys."""
+        from paimon_sql.table.rewrite_file_index import rewrite_file_index
+        return rewrite_file_index(self, partitions)
+
     def delete_where(self, predicate) -> int:
         """Delete an append table's rows matching ``predicate`` (deletion vectors when enabled, else
         copy-on-write of the touched files) in one snapshot; returns how many rows were deleted."""

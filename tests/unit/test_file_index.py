@@ -356,3 +356,24 @@ def indexed_pair(tmp_path_factory):
         for t in (plain, indexed):
             t.write_arrow(rows(k * 100, 100, k))
     return plain, indexed
+
+
+def test_rewrite_file_index_after_options_change(catalog):
+    from dataclasses import replace
+    t = catalog.create_table_from_arrow("db.t", SCHEMA)
+    for k in range(3):
+        t.write_arrow(rows(k * 100, 100, k))
+    assert _file_count(t, P.equal("s", "s150")) == 2  # no index yet: only stats prune (s200..s299)
+    schema = replace(t.schema, id=t.schema.id + 1, options={**t.schema.options, **INDEXED})
+    t.schema_manager.commit(schema)
+    t = catalog.get_table("db.t")
+    before = t.snapshot_manager.latest().id
+    sid = t.rewrite_file_index()
+    snap = t.snapshot_manager.latest()
+    assert sid == snap.id == before + 1 and snap.commit_kind == "COMPACT"
+    files = [e.file for e in t.new_scan().plan_entries()]
+    assert len(files) == 3 and all(f.extra_files == (f.file_name + ".index",) for f in files)
+    assert _file_count(t, P.equal("s", "s150")) == 1
+    assert t.new_scan().filter(P.equal("s", "s150")).to_arrow().column("s").to_pylist() == ["s150"]
+    assert t.new_scan().with_snapshot(before).to_arrow().num_rows == 300  # the old snapshot still reads
+    assert t.rewrite_file_index() is None  # nothing changed

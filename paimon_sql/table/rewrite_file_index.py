@@ -1,0 +1,63 @@
+"""Rebuild the file indexes of existing data files after the ``file-index.*`` options changed.
+
+Each live data file of the current schema is read (only the indexed columns) and indexed as a
+new file would be; the snapshot replaces each file's manifest entry by one with the new
+``_EMBEDDED_FILE_INDEX`` / ``_EXTRA_FILES`` (a COMPACT commit: same data file, new identifier), as
+Paimon's ``rewrite_file_index`` procedure does. A new ``.index`` file takes the old one's name (an
+index of the same data either way), so older snapshots stay readable. Files of an older schema
+are indexed under their own column names (matched by field id); columns they predate are skipped.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from typing import Dict, List, Optional, Tuple
+
+from paimon_sql.format import binary_row
+from paimon_sql.format.file_format import read_file
+from paimon_sql.format.manifest import DataFileMeta
+from paimon_sql.format.predicate import Predicate
+from paimon_sql.index.file_index import INDEX_SUFFIX, indexed_columns, write_index
+from paimon_sql.table.file_skipping import names_in_file
+
+
+def rewrite_file_index(table, partition_predicate: Optional[Predicate] = None,
+                       commit_user: Optional[str] = None) -> Optional[int]:
+    """Rewrite the indexes of the (matching partitions') files; the new snapshot id, or None."""
+    from paimon_sql.table.write import CommitMessage
+    columns = sorted({c.column for c in indexed_columns(table.schema.options)})
+    part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
+    buckets: Dict[Tuple[bytes, int], List[DataFileMeta]] = {}
+    total = {}
+    for e in table.new_scan().filter(partition_predicate).plan_entries():
+        buckets.setdefault((e.partition, e.bucket), []).append(e.file)
+        total[(e.partition, e.bucket)] = e.total_buckets
+
+    def reindex(key_and_file):
+        (partition, bucket), f = key_and_file
+        path = table.paths.data_file_path(binary_row.from_bytes(partition, part_types), bucket, f.file_name,
+                                          f.external_path)
+        name_of = names_in_file(table, f)
+        in_file = [name_of(c) for c in columns if name_of(c) is not None]
+        if in_file:
+            rows = read_file(table.io, path, f.file_name.rsplit(".", 1)[-1], in_file)
+            embedded, extra = write_index(table, rows, path, table.schema_at(f.schema_id), name_of)
+        else:
+            embedded, extra = None, ()
+        kept = tuple(x for x in f.extra_files if not x.endswith(INDEX_SUFFIX))
+        return replace(f, embedded_index=embedded, extra_files=kept + extra)
+
+    work = [(key, f) for key, files in sorted(buckets.items()) for f in files]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        rewritten = list(pool.map(reindex, work))
+    messages: Dict[Tuple[bytes, int], CommitMessage] = {}
+    for (key, before), after in zip(work, rewritten):
+        if before == after:
+            continue
+        msg = messages.setdefault(key, CommitMessage(key[0], key[1], total[key]))
+        msg.compact_before.append(before)
+        msg.compact_after.append(after)
+    if not messages:
+        return None
+    return table.new_commit(commit_user).commit_or_abort(list(messages.values()))
