@@ -8,6 +8,12 @@ a large file that overlaps nothing is only *upgraded* (same file, new level in t
 unless it holds deletes and goes to the max level, or a changelog must be produced from it.
 Deletes are dropped when nothing older can remain below the output level.
 
+Merge-on-write (``deletion-vectors.enabled``): level-0 rows are always rewritten with a lookup
+into the upper levels; a key found there is merged with its old value (the engine sees it as the
+oldest row) and the old row's position is marked in its file's deletion vector, so every key has
+one live row across levels > 0 and batch reads need no merge. The bucket's vectors are kept here
+and written as one new index file per commit (:meth:`BucketCompactor.index_changes`).
+
 Changelog producers write ``changelog-*`` files here: full-compaction compares the top level
 before and after a full compaction; lookup compares each level-0 key with its value in the
 upper levels. :func:`compact_table` runs the compactor over a table's buckets (the core of the
@@ -22,9 +28,10 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 import pyarrow as pa
+from pyroaring import BitMap, FrozenBitMap
 
 from paimon_sql.format import binary_row, row_kind
-from paimon_sql.format.manifest import FILE_SOURCE_COMPACT, DataFileMeta
+from paimon_sql.format.manifest import DELETE, FILE_SOURCE_COMPACT, DataFileMeta, IndexManifestEntry
 from paimon_sql.format.predicate import Predicate
 from paimon_sql.format.schema import VALUE_KIND
 from paimon_sql.mergetree import changelog
@@ -42,6 +49,7 @@ class CompactResult:
     before: List[DataFileMeta] = field(default_factory=list)
     after: List[DataFileMeta] = field(default_factory=list)
     changelog: List[DataFileMeta] = field(default_factory=list)
+    deleted_rows: Dict[str, np.ndarray] = field(default_factory=dict)  # merge-on-write: file → positions
 
 
 def num_levels(options) -> int:
@@ -49,8 +57,15 @@ def num_levels(options) -> int:
     return v if v is not None else options.get("num-sorted-run.compaction-trigger") + 1
 
 
+def merge_on_write(table) -> bool:
+    return table.schema.is_primary_key_table and bool(table.options.get("deletion-vectors.enabled"))
+
+
 def needs_level0_empty(table) -> bool:
-    """Paimon's lookup strategy: the lookup changelog producer and first-row compact L0 away each commit."""
+    """Paimon's lookup strategy: the lookup changelog producer, first-row, and merge-on-write (unless
+    ``lookup-wait = false``: compaction may then lag, level 0 staying unread) compact L0 away each commit."""
+    if merge_on_write(table):
+        return bool(table.options.get("lookup-wait"))
     return table.options.get("changelog-producer") == "lookup" or table.options.merge_engine == "first-row"
 
 
@@ -68,6 +83,35 @@ class BucketCompactor:
         self.row_deduplicate = bool(options.get("changelog-producer.row-deduplicate"))
         self.first_row = options.merge_engine == "first-row"
         self.reader = SplitReader(table)
+        self.mow = merge_on_write(table)
+        self.vectors: Dict[str, BitMap] = {}  # merge-on-write: the bucket's deletion vectors
+        self.dv_entries: List[IndexManifestEntry] = []  # ... and the index files that hold them
+        self._vectors_changed = False
+        if self.mow:
+            self._load_vectors()
+
+    def _load_vectors(self) -> None:
+        from paimon_sql.index import deletion_vector as dv
+        snap = self.table.snapshot_manager.latest()
+        entries = self.table.index_manifest_entries(snap.index_manifest) if snap and snap.index_manifest else []
+        self.dv_entries = [e for e in entries if (e.partition, e.bucket, e.index_type)
+                           == (self.partition, self.bucket, dv.INDEX_TYPE)]
+        for e in self.dv_entries:
+            self.vectors.update(dv.read_index_file(self.table, e))
+
+    def index_changes(self) -> List[IndexManifestEntry]:
+        """Merge-on-write: the index manifest changes since the last call — the bucket's old
+        deletion vector files out, one file with its current vectors in."""
+        from paimon_sql.index import deletion_vector as dv
+        if not self._vectors_changed:
+            return []
+        live = {f.file_name for f in self.levels.files}
+        self.vectors = {name: v for name, v in self.vectors.items() if name in live and len(v)}
+        changes = [replace(e, kind=DELETE) for e in self.dv_entries]
+        self.dv_entries = [dv.write_index_file(self.table, self.partition, self.bucket, self.vectors)] \
+            if self.vectors else []
+        self._vectors_changed = False
+        return changes + self.dv_entries
 
     def add(self, files: Sequence[DataFileMeta]) -> None:
         self.levels.update([], files)
@@ -86,16 +130,28 @@ class BucketCompactor:
         drop_delete = unit.output_level != 0 and unit.output_level >= levels.non_empty_highest_level()
         result = _Task(self, unit, drop_delete).run()
         levels.update(result.before, result.after)
+        if self.mow:
+            for name, positions in result.deleted_rows.items():
+                self.vectors.setdefault(name, BitMap()).update(positions.astype(np.uint32))
+            self._vectors_changed = True
         return result
 
     # -- reading and writing -----------------------------------------------------------------
 
     def read(self, files: Sequence[DataFileMeta], level_tag: Optional[int] = None) -> List[pa.Table]:
+        """The files' rows tagged with their level; rows their deletion vectors delete are left out.
+        Merge-on-write adds each row's file and position (what a lookup marks deleted)."""
+        from paimon_sql.table.read import FILE_COLUMN
         from paimon_sql.table.scan import Split
-        split = Split(self.partition, self.bucket, tuple(files))
+        dvs = tuple((f.file_name, FrozenBitMap(self.vectors[f.file_name])) for f in files
+                    if f.file_name in self.vectors)
+        split = Split(self.partition, self.bucket, tuple(files), deletion_vectors=dvs)
         out = []
         for f in files:
-            rows = self.reader.read_kv(split, f)
+            rows = self.reader.read_kv(split, f, with_position=self.mow)
+            if self.mow:
+                rows = rows.append_column(FILE_COLUMN, pa.array(np.full(rows.num_rows, f.file_name, object),
+                                                                pa.string()))
             tag = f.level if level_tag is None else level_tag
             out.append(rows.append_column(LEVEL, pa.array(np.full(rows.num_rows, tag, np.int32))))
         return out
@@ -163,6 +219,10 @@ class _Task:
         own = levels != _LOOKUP
         if lookup and self.c.first_row:  # a key already in an upper level keeps its first row there
             own &= ~g.any(~own)[g.row_group()]
+        if lookup and c.mow and not c.first_row:
+            # merge-on-write: a key's old row joins its merge and is then deleted where it lies
+            own = g.any(own)[g.row_group()]
+            self._mark_deleted(g, own & (levels == _LOOKUP))
         merged = merge.merge(g.subset(own)) if lookup else merge.merge(g)
         if self.drop_delete:
             kinds = merged.column(VALUE_KIND).to_numpy()
@@ -172,14 +232,26 @@ class _Task:
             self.result.after += c.write(merged, self.output)
         self._changelog(merge, g, levels, files)
 
+    def _mark_deleted(self, g, replaced: np.ndarray) -> None:
+        from paimon_sql.table.read import FILE_COLUMN, POSITION_COLUMN
+        if not replaced.any():
+            return
+        where = pa.array(replaced)
+        names = g.column(FILE_COLUMN).filter(where).to_numpy(zero_copy_only=False)
+        positions = g.column(POSITION_COLUMN).filter(where).to_numpy(zero_copy_only=False).astype(np.int64)
+        for name in np.unique(names):
+            hit = positions[names == name]
+            old = self.result.deleted_rows.get(name)
+            self.result.deleted_rows[name] = hit if old is None else np.concatenate([old, hit])
+
     # -- changelog ---------------------------------------------------------------------------
 
     def _full_changelog(self) -> bool:
         return self.c.producer == "full-compaction" and self.output == self.max_level
 
     def _lookup_mode(self, files) -> bool:
-        """Level-0 rows meet the upper levels' values: for lookup changelog, and for first-row."""
-        return (self.c.producer == "lookup" or self.c.first_row) and any(f.level == 0 for f in files)
+        """Level-0 rows meet the upper levels' values: for lookup changelog, first-row and merge-on-write."""
+        return (self.c.producer == "lookup" or self.c.first_row or self.c.mow) and any(f.level == 0 for f in files)
 
     def _changelog_needs_rows(self, files) -> bool:
         return self._full_changelog() or self._lookup_mode(files)
@@ -220,11 +292,12 @@ def compact_table(table, partition_predicate: Optional[Predicate] = None, full: 
         total[(e.partition, e.bucket)] = e.total_buckets
 
     def one(key):
-        result = BucketCompactor(table, key[0], key[1], buckets[key]).compact(full=full)
+        compactor = BucketCompactor(table, key[0], key[1], buckets[key])
+        result = compactor.compact(full=full)
         if result is None:
             return None
         return CommitMessage(key[0], key[1], total[key], compact_before=result.before, compact_after=result.after,
-                             compact_changelog=result.changelog)
+                             compact_changelog=result.changelog, index_changes=compactor.index_changes())
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         messages = [m for m in pool.map(one, sorted(buckets)) if m is not None]

@@ -101,9 +101,9 @@ class SplitReader:
             rows = rows.filter(live)
         return rows.drop_columns([VALUE_KIND])
 
-    def read_kv(self, split, f: DataFileMeta) -> pa.Table:
+    def read_kv(self, split, f: DataFileMeta, with_position: bool = False) -> pa.Table:
         """A primary-key file's rows with its key and system columns (what merges consume)."""
-        return self._read_file(split, f, with_system=True)
+        return self._read_file(split, f, with_system=True, with_position=with_position)
 
     def _read_file(self, split, f: DataFileMeta, with_system: bool, with_position: bool = False) -> pa.Table:
         """One data file as the current schema's ``read_fields`` (+ key/system columns)."""

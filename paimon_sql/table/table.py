@@ -87,16 +87,8 @@ class FileStoreTable:
     def _key_types(self):
         return [f.type for f in self.schema.key_fields()]
 
-    def check_writable(self) -> None:
-        """Refuse writes we would get wrong (merge-on-write is the next step of deletion vectors)."""
-        from paimon_sql.exceptions import PaimonError
-        if self.schema.is_primary_key_table and self.options.get("deletion-vectors.enabled"):
-            raise PaimonError(f"table {self.name}: writing primary-key tables with deletion vectors "
-                              "(merge-on-write) is not supported yet; reading them is")
-
     def new_write(self, overwrite: bool = False):
         from paimon_sql.table.write import TableWrite
-        self.check_writable()
         return TableWrite(self, overwrite)
 
     def new_commit(self, commit_user: Optional[str] = None):
@@ -107,7 +99,6 @@ class FileStoreTable:
         """Compact primary-key buckets (``partitions``: a predicate on partition columns) into one
         COMPACT snapshot; ``full`` rewrites every bucket into its max level. Returns the snapshot id."""
         from paimon_sql.table.compact import compact_table
-        self.check_writable()
         return compact_table(self, partitions, full)
 
     def rewrite_file_index(self, partitions=None) -> Optional[int]:

@@ -165,6 +165,9 @@ class TableWrite:
         self.flush()
         if self._compaction and self._messages and self._full_compaction_due():
             self._compact(list(self._messages), full=True)
+        for key, compactor in self._compactors.items():  # merge-on-write: the buckets' new deletion vectors
+            if compactor.mow:
+                self._message(key).index_changes.extend(compactor.index_changes())
         messages = [m for m in self._messages.values() if not m.is_empty()]
         if self._dynamic is not None:
             self._dynamic.attach_index_files(messages)

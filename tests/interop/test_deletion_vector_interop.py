@@ -22,3 +22,18 @@ def test_pypaimon_reads_our_deletes(pypaimon, catalog, warehouse, options):
     assert ours == [i for i in range(5, 28) if i != 10]
     theirs = pypaimon(op="read", warehouse=warehouse, table="db.dv")
     assert sorted(r["id"] for r in theirs) == ours
+
+
+def test_pypaimon_reads_our_merge_on_write_table(pypaimon, catalog, warehouse):
+    schema = pa.schema([pa.field("id", pa.int64(), False), ("v", pa.string())])
+    t = catalog.create_table_from_arrow("db.mow", schema, primary_keys=["id"],
+                                        options={"bucket": "2", "deletion-vectors.enabled": "true"})
+    t.write_arrow(pa.table({"id": list(range(50)), "v": ["a"] * 50}, schema=schema))
+    t.write_arrow(pa.table({"id": list(range(0, 50, 5)), "v": ["b"] * 10}, schema=schema))
+    t.write_arrow(pa.table({"id": [7, 100], "v": ["c", "c"]}, schema=schema))
+    snap = t.snapshot_manager.latest()
+    assert t.index_manifest_entries(snap.index_manifest)  # old rows deleted by vectors
+    ours = sorted((r["id"], r["v"]) for r in t.to_arrow().to_pylist())
+    assert len(ours) == 51 and dict(ours)[5] == "b" and dict(ours)[7] == "c"
+    theirs = sorted((r["id"], r["v"]) for r in pypaimon(op="read", warehouse=warehouse, table="db.mow"))
+    assert theirs == ours
