@@ -142,3 +142,19 @@ def test_update_and_delete_on_append_tables(session, options):
                    WHEN NOT MATCHED THEN INSERT (id, v, dt) VALUES (s.id, s.v, 'z')""")
     assert rows(session, "SELECT id, v, dt FROM db.a ORDER BY id") == [(1, "A", "x"), (9, "i", "z")]
     assert t.snapshot_manager.latest_id() == 5
+
+
+def test_merge_on_write_primary_key_table(session):
+    session.sql("""CREATE TABLE m (id INT, v STRING) TBLPROPERTIES (
+        'primary-key' = 'id', 'bucket' = '2', 'deletion-vectors.enabled' = 'true')""")
+    session.sql("INSERT INTO m VALUES " + ", ".join(f"({i}, 'a')" for i in range(20)))
+    session.sql("UPDATE m SET v = 'b' WHERE id < 5")
+    session.sql("DELETE FROM m WHERE id >= 15")
+    session.sql("MERGE INTO m USING (SELECT 3 AS id, 'c' AS v UNION ALL SELECT 30, 'n') s ON m.id = s.id "
+                "WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT *")
+    got = dict(tuple(r) for r in session.sql("SELECT id, v FROM m").collect())
+    expected = {i: "b" if i < 5 else "a" for i in range(15)}
+    expected.update({3: "c", 30: "n"})
+    assert got == expected
+    plan = [r[0] for r in session.sql("EXPLAIN SELECT * FROM m").collect()]
+    assert any("read by Spark's Parquet reader, 0 merged" in line for line in plan)  # no merge needed

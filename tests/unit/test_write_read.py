@@ -200,14 +200,6 @@ def test_postpone_bucket_is_refused(catalog):
         t.write_arrow(batch([1]))
 
 
-def test_merge_on_write_is_refused_for_writes(catalog):
-    t = catalog.create_table_from_arrow("db.p", SCHEMA, primary_keys=["id"],
-                                        options={"bucket": "1", "deletion-vectors.enabled": "true"})
-    with pytest.raises(PaimonError, match="merge-on-write"):
-        t.write_arrow(batch([1]))
-    assert t.new_scan().to_arrow().num_rows == 0
-
-
 def test_append_fixed_bucket_by_bucket_key(catalog):
     t = catalog.create_table_from_arrow("db.a", SCHEMA, options={"bucket": "3", "bucket-key": "id"})
     t.write_arrow(batch(list(range(30))))
