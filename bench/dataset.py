@@ -1,4 +1,6 @@
-"""The benchmark rows, shared by our side and pypaimon's (imports only pyarrow and numpy)."""
+"""The benchmark rows, shared by our side and pypaimon's (imports only pyarrow and numpy), and timing."""
+
+import time
 
 import numpy as np
 import pyarrow as pa
@@ -18,3 +20,13 @@ def upsert_ids(n: int, upsert: int) -> np.ndarray:
     """Half updates spread over the existing ids, half new ids."""
     updates = np.arange(0, n, n // (upsert // 2))[: upsert // 2]
     return np.concatenate([updates, np.arange(n, n + upsert // 2)]).astype(np.int64)
+
+
+def best(fn, repeat: int = 3) -> float:
+    """Seconds of the fastest of ``repeat`` runs of ``fn``."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)

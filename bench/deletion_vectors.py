@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 import pyarrow as pa
-from dataset import SCHEMA
+from dataset import SCHEMA, best
 
 from paimon_sql.catalog import load_catalog
 from paimon_sql.format import predicate as P
@@ -28,14 +28,6 @@ def rows(ids):
     dates = np.array(["2024-01-01", "2024-01-02", "2024-01-03", "2024-01-04"])
     return pa.table({"id": ids, "name": names, "value": ids * 0.5, "dt": pa.array(dates[ids % 4])}, schema=SCHEMA)
 
-
-def best(fn, repeat=3):
-    out = []
-    for _ in range(repeat):
-        s = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - s)
-    return min(out)
 
 
 def main():

@@ -13,7 +13,8 @@ import os
 import shutil
 import sys
 import tempfile
-import time
+
+from dataset import best
 
 import paimon_sql
 from paimon_sql.format import binary_row
@@ -31,14 +32,6 @@ def live_files(table):
     return [table.paths.data_file_path(binary_row.from_bytes(e.partition, types), e.bucket, e.file.file_name)
             for e in table.new_scan().plan_entries()]
 
-
-def best(fn, repeat=3):
-    times = []
-    for _ in range(repeat):
-        s = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - s)
-    return min(times)
 
 
 def main():

@@ -104,14 +104,14 @@ class BloomFilterReader:
             raise CorruptMetadataError(f"bloom filter index of {len(data)} bytes is malformed")
         self.dtype = dtype
         (self.num_hashes,) = struct.unpack_from(">i", data, 0)
-        self.bits = np.unpackbits(np.frombuffer(data, dtype=np.uint8, offset=4), bitorder="little").astype(bool)
+        self.bytes = np.frombuffer(data, dtype=np.uint8, offset=4)  # bit i: byte i // 8, bit i % 8
 
     def _contains(self, value) -> bool:
         arr = V.literal_array(value, self.dtype)
         if arr is None:
             return True
-        h = hashes(arr, self.dtype)
-        return bool(self.bits[_positions(h, self.num_hashes, len(self.bits))].all())
+        pos = _positions(hashes(arr, self.dtype), self.num_hashes, len(self.bytes) * 8)
+        return bool(np.all((self.bytes[pos >> 3] >> (pos & 7).astype(np.uint8)) & 1))
 
     def visit(self, op: str, literals) -> Optional[BitMap]:
         """Empty bitmap: no row matches; None: the filter can't tell."""

@@ -212,7 +212,7 @@ def rows(start, count, seed):
 
 
 @pytest.mark.parametrize("options, message", [
-    ({"file-index.bloom-filter.columns": "flag"}, "bloom-filter file index does not support column flag of type BOOLEAN"),
+    ({"file-index.bloom-filter.columns": "flag"}, "bloom-filter file index does not support column flag of type BOOL"),
     ({"file-index.bitmap.columns": "d"}, "bitmap file index does not support column d of type DECIMAL"),
     ({"file-index.bsi.columns": "s"}, "bsi file index does not support column s"),
     ({"file-index.range-bitmap.columns": "s"}, "file index type 'range-bitmap' is not supported"),
@@ -351,7 +351,8 @@ def indexed_pair(tmp_path_factory):
     cat = load_catalog(str(tmp_path_factory.mktemp("wh")))
     cat.create_database("db")
     plain = cat.create_table_from_arrow("db.plain", SCHEMA)
-    indexed = cat.create_table_from_arrow("db.indexed", SCHEMA, options={**INDEXED, "file-index.bloom-filter.s.items": "50"})
+    indexed = cat.create_table_from_arrow("db.indexed", SCHEMA,
+                                          options={**INDEXED, "file-index.bloom-filter.s.items": "50"})
     for k in range(4):
         for t in (plain, indexed):
             t.write_arrow(rows(k * 100, 100, k))
