@@ -89,6 +89,8 @@ class SplitReader:
         return pa.schema([f.to_arrow() for f in self.read_fields]).empty_table()
 
     def _read_section(self, split, files: Tuple[DataFileMeta, ...]) -> pa.Table:
+        if len(files) == 1 and files[0].delete_row_count == 0:  # known to hold only +I/+U: read it as is
+            return self._read_file(split, files[0], with_system=False)
         if len(files) == 1:
             rows = self._read_file(split, files[0], with_system=True)
         else:
