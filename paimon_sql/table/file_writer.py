@@ -64,7 +64,7 @@ def write_files(table, file_table: pa.Table, partition_values, bucket: int, leve
             seq_range = None if first_sequence is None else (first_sequence + start, first_sequence + pos - 1)
             part = file_table.slice(start, pos - start)
             meta = file_meta(table, name, size, part, level, file_source, seq_range, writer.metadata)
-            if prefix == "data-":
+            if not prefix.startswith("changelog"):  # data files carry indexes, changelog files none
                 try:
                     embedded, extra = write_index(table, part, path)
                 finally:
