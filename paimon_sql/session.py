@@ -96,11 +96,15 @@ class Session:
         return Identifier.parse(text.strip(), self.current_database)
 
     def find_table(self, node: exp.Table):
-        """The Paimon table a reference names, or None when it is not in the warehouse."""
-        if not node.name or "$" in node.name:
-            if "$" in (node.name or ""):
-                raise PaimonError(f"system table '{node.name}' is not available yet")
+        """The Paimon table (or ``t$branch_b`` branch) a reference names, or None when it is not in
+        the warehouse. System tables are read-only: a statement writing one fails here."""
+        if not node.name:
             return None
+        if "$" in node.name:
+            ref = query.resolve(self, node)
+            if not hasattr(ref, "new_write"):
+                raise PaimonError(f"system table '{node.name}' is read-only")
+            return ref
         try:
             return self.catalog.get_table(self.identifier(node))
         except (TableNotFoundError, LookupError):
@@ -125,10 +129,10 @@ class Session:
         rewritten = query.rewrite_tables(self, node.copy())
         return self.spark.sql(rewritten.sql(dialect=parse.DIALECT))
 
-    def scan_dataframe(self, table, columns, predicate, snapshot_id, tag) -> DataFrame:
+    def scan_dataframe(self, table, columns, predicate, read_optimized: bool = False) -> DataFrame:
         from paimon_sql.spark.scan import scan_dataframe
-        return scan_dataframe(self.spark, table, self.warehouse, columns, predicate, snapshot_id, tag,
-                              self.catalog_options, self.scan_reports)
+        return scan_dataframe(self.spark, table, self.warehouse, columns, predicate, self.catalog_options,
+                              self.scan_reports, read_optimized)
 
     def write(self, df: DataFrame, table, overwrite: bool = False, partition_spec=None, dynamic: bool = False):
         from paimon_sql.spark.write import write_dataframe

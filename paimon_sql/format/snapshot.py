@@ -58,18 +58,23 @@ class Snapshot:
     next_row_id: Optional[int] = None
     version: int = 3
 
+    def to_dict(self) -> dict:
+        return {key: getattr(self, attr) for attr, key in _JSON_KEYS if getattr(self, attr) is not None}
+
     def to_json(self) -> str:
-        d = {}
-        for attr, key in _JSON_KEYS:
-            v = getattr(self, attr)
-            if v is not None:
-                d[key] = v
-        return json.dumps(d, indent=2)
+        return json.dumps(self.to_dict(), indent=2)
 
     @staticmethod
     def from_json(text: str) -> "Snapshot":
         try:
-            d = json.loads(text)
+            return Snapshot.from_dict(json.loads(text))
+        except (TypeError, ValueError) as e:
+            raise CorruptMetadataError(f"snapshot JSON is malformed: {e}") from None
+
+    @staticmethod
+    def from_dict(d: dict) -> "Snapshot":
+        """Keys Java adds that we do not model (``uuid``, ``writerVersion``, a tag's own) are ignored."""
+        try:
             known = {f.name for f in fields(Snapshot)}
             kwargs = {attr: d[key] for attr, key in _JSON_KEYS if key in d and attr in known}
             return Snapshot(**kwargs)

@@ -48,6 +48,11 @@ class FileIO:
     def file_size(self, path: str) -> int:
         return self.fs.get_file_info(self._p(path)).size
 
+    def modification_millis(self, path: str) -> Optional[int]:
+        """Last modification time in epoch millis (None when the store does not say)."""
+        mtime = self.fs.get_file_info(self._p(path)).mtime
+        return None if mtime is None else int(mtime.timestamp() * 1000)
+
     def read_bytes(self, path: str) -> bytes:
         with self.fs.open_input_stream(self._p(path)) as f:
             return f.read()

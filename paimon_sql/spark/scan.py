@@ -27,6 +27,7 @@ from paimon_sql.format.types import AtomicType
 from paimon_sql.spark.types import spark_ddl
 from paimon_sql.table import file_skipping
 from paimon_sql.table.compact import num_levels
+from paimon_sql.table.paths import MAIN_BRANCH
 from paimon_sql.table.scan import PlanStats
 
 
@@ -96,13 +97,22 @@ class ScanReport:
                 f"  splits: {self.native_splits} read by Spark's Parquet reader, {self.merge_splits} merged"]
 
 
+def source_reader(spark: SparkSession, table, warehouse: str, catalog_options: Optional[dict], snapshot):
+    """A ``paimon`` source reader of ``table`` as the driver planned it: same branch, same
+    dynamic options, pinned to the planned snapshot so executors read what the driver saw."""
+    reader = spark.read.format("paimon").option("warehouse", warehouse).options(**(catalog_options or {}))
+    reader = reader.options(**table.dynamic_options)
+    if table.branch != MAIN_BRANCH:
+        reader = reader.option("branch", table.branch)
+    return reader.option("scan.snapshot-id", str(snapshot.id)) if snapshot is not None else reader
+
+
 def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional[List[str]] = None,
-                   predicate: Optional[P.Predicate] = None, snapshot_id: Optional[int] = None,
-                   tag: Optional[str] = None, catalog_options: Optional[dict] = None,
-                   reports: Optional[List[ScanReport]] = None) -> DataFrame:
+                   predicate: Optional[P.Predicate] = None, catalog_options: Optional[dict] = None,
+                   reports: Optional[List[ScanReport]] = None, read_optimized: bool = False) -> DataFrame:
+    """The rows of ``table`` (a time-travelled / branch / option-copied table reads as such)."""
     columns = list(columns) if columns is not None else table.schema.field_names
-    scan = table.new_scan().select(columns).filter(predicate)
-    scan = scan.with_tag(tag) if tag else scan.with_snapshot(snapshot_id)
+    scan = table.new_scan().select(columns).filter(predicate).with_read_optimized(read_optimized)
     fields = table.schema.fields_of(columns)
     plan = scan.plan()
     snapshot, splits = plan.snapshot, plan.splits
@@ -126,12 +136,12 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
             df = _without_deleted(spark, df, native)
         frames.append(df.select(*[f"`{c}`" for c in columns]))
     if native_count < len(splits) or not frames:
-        reader = spark.read.format("paimon").option("warehouse", warehouse).options(**(catalog_options or {}))
+        reader = source_reader(spark, table, warehouse, catalog_options, snapshot)
         reader = reader.option("paimon.columns", json.dumps(columns)).option("paimon.filter", P.to_json(predicate))
         if native_count:
             reader = reader.option("paimon.skip-native", "true")
-        if snapshot is not None:
-            reader = reader.option("scan.snapshot-id", str(snapshot.id))
+        if read_optimized:
+            reader = reader.option("paimon.read-optimized", "true")
         frames.append(reader.load(table.name))
     if reports is not None:
         reports.append(ScanReport(table.name, snapshot.id if snapshot else None, columns, predicate,

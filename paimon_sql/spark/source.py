@@ -21,6 +21,7 @@ import json
 from typing import Iterator, List, Optional
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from pyspark.sql.datasource import (
     DataSource,
     DataSourceArrowWriter,
@@ -31,29 +32,42 @@ from pyspark.sql.datasource import (
 
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.format import predicate as P
+from paimon_sql.format import row_kind
+from paimon_sql.format.schema import SEQUENCE_NUMBER, VALUE_KIND
 from paimon_sql.spark.types import spark_ddl, to_spark_arrow
 from paimon_sql.table.read import FILE_COLUMN, POSITION_COLUMN
 
 BUCKET_COLUMN = "__paimon_bucket"  # added by the write planner to shuffle by bucket; never stored
+ROWKIND_NAME = "rowkind"  # the row kind as text, first column of $audit_log / $binlog
 ROWKIND_COLUMN = "__paimon_rowkind"  # TINYINT +I/-U/+U/-D of each row, set by UPDATE/DELETE/MERGE
 
 
+_SOURCE_KEYS = ("warehouse", "path", "table", "branch")
+
+
 def load_table(options):
+    """The table the options name: on ``branch`` if given, with every other option that is not
+    the source's own (``paimon.*``, ``s3.*``, warehouse, path) as a dynamic table option."""
     from paimon_sql.catalog import load_catalog
     warehouse = options.get("warehouse")
     name = options.get("path") or options.get("table")
     if not warehouse or not name:
         raise PaimonError("the paimon data source needs option 'warehouse' and a table: load('db.t')")
     catalog_options = {k: v for k, v in options.items() if k.startswith("s3.")}
-    return load_catalog(warehouse, catalog_options).get_table(name)
+    table = load_catalog(warehouse, catalog_options).get_table(name)
+    if options.get("branch") and options["branch"] != table.branch:
+        table = table.switch_to_branch(options["branch"])
+    dynamic = {k: v for k, v in options.items()
+               if k not in _SOURCE_KEYS and not k.startswith(("paimon.", "s3.")) and v is not None}
+    return table.travel(dynamic)
 
 
 def build_scan(table, options):
     scan = table.new_scan()
-    if options.get("scan.snapshot-id"):
-        scan = scan.with_snapshot(int(options["scan.snapshot-id"]))
-    if options.get("scan.tag-name"):
-        scan = scan.with_tag(options["scan.tag-name"])
+    if options.get("paimon.read-optimized") == "true":
+        scan = scan.with_read_optimized()
+    if options.get("paimon.row-kind") == "true":
+        scan = scan.with_row_kind()
     if options.get("paimon.columns"):
         scan = scan.select(json.loads(options["paimon.columns"]))
     if options.get("paimon.filter"):
@@ -78,14 +92,19 @@ class PaimonDataSource(DataSource):
         """``paimon.positions``: also return each row's data file and row position (row-level DML)."""
         return self.options.get("paimon.positions", "false") == "true"
 
+    def _row_kinds(self) -> bool:
+        """``paimon.row-kind``: rows with ``rowkind`` (+I/-U/+U/-D) and ``_SEQUENCE_NUMBER`` first."""
+        return self.options.get("paimon.row-kind", "false") == "true"
+
     def schema(self) -> str:
         extra = f", `{POSITION_COLUMN}` BIGINT, `{FILE_COLUMN}` STRING" if self._positions() else ""
-        return spark_ddl(self.table.schema.fields_of(self._columns())) + extra
+        kinds = f"`{ROWKIND_NAME}` STRING, `{SEQUENCE_NUMBER}` BIGINT, " if self._row_kinds() else ""
+        return kinds + spark_ddl(self.table.schema.fields_of(self._columns())) + extra
 
     def reader(self, schema) -> "PaimonReader":
         skip_native = self.options.get("paimon.skip-native", "false") == "true"
         return PaimonReader(build_scan(self.table, self.options), self.table.schema.fields_of(self._columns()),
-                            skip_native, self._positions())
+                            skip_native, self._positions(), self._row_kinds())
 
     def writer(self, schema, overwrite: bool) -> "PaimonWriter":
         spec = self.options.get("paimon.overwrite-partition")
@@ -100,11 +119,12 @@ class _SplitPartition(InputPartition):
 
 
 class PaimonReader(DataSourceReader):
-    def __init__(self, scan, fields, skip_native: bool = False, positions: bool = False):
+    def __init__(self, scan, fields, skip_native: bool = False, positions: bool = False, row_kinds: bool = False):
         self.scan = scan
         self.fields = fields
         self.skip_native = skip_native  # the front layer reads those splits with Spark's Parquet reader
         self.positions = positions
+        self.row_kinds = row_kinds
 
     def partitions(self):
         splits = self.scan.plan().splits
@@ -121,6 +141,12 @@ class PaimonReader(DataSourceReader):
             out = to_spark_arrow(rows, self.fields)
             out = out.append_column(POSITION_COLUMN, rows.column(POSITION_COLUMN)) \
                 .append_column(FILE_COLUMN, rows.column(FILE_COLUMN))
+        elif self.row_kinds:
+            rows = self.scan.reader().read(partition.split)
+            out = to_spark_arrow(rows, self.fields)
+            kinds = pc.take(pa.array(row_kind.SHORT_STRINGS), rows.column(VALUE_KIND).cast(pa.int32()))
+            out = pa.Table.from_arrays([kinds, rows.column(SEQUENCE_NUMBER)] + out.columns,
+                                       names=[ROWKIND_NAME, SEQUENCE_NUMBER] + out.column_names)
         else:
             out = to_spark_arrow(self.scan.reader().read(partition.split), self.fields)
         yield from out.to_batches()

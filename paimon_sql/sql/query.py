@@ -15,15 +15,21 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+import re
 from decimal import Decimal
 from typing import List, Optional
 
 from sqlglot import exp
 
+from paimon_sql import systables
 from paimon_sql.catalog import Identifier
-from paimon_sql.exceptions import PaimonError, SnapshotNotFoundError
+from paimon_sql.exceptions import PaimonError
 from paimon_sql.format import predicate as P
 from paimon_sql.format.types import AtomicType
+from paimon_sql.systables import SystemTable
+
+SYS_DATABASE = "sys"  # global system tables: sys.tables, sys.partitions, ...
+BRANCH_PREFIX = "branch_"  # t$branch_<name> reads a branch
 
 _VIEW_IDS = itertools.count()
 _COMPARE = {exp.EQ: "=", exp.NEQ: "!=", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
@@ -40,45 +46,70 @@ def rewrite_tables(session, tree: exp.Expression) -> exp.Expression:
             continue
         if not node.db and session.is_temp_view(node.name):
             continue
-        table = session.find_table(node)
-        if table is None:
+        ref = resolve(session, node)
+        if ref is None:
             continue
-        snapshot_id, tag = _time_travel(table, node)
-        columns = _needed_columns(tree, node, table)
-        predicate = _pushed_filter(node, table)
-        df = session.scan_dataframe(table, columns, predicate, snapshot_id, tag)
-        view = f"__paimon_{table.name.replace('.', '_')}_{next(_VIEW_IDS)}"
+        options = scan_options(node)
+        if isinstance(ref, SystemTable):
+            if not ref.is_global:
+                ref.table = ref.table.travel(options)
+            fields = ref.fields
+            df = ref.to_dataframe(session, _needed_columns(tree, node, fields), _pushed_filter(node, fields))
+        else:
+            table = ref.travel(options)
+            fields = table.schema.fields
+            df = session.scan_dataframe(table, _needed_columns(tree, node, fields), _pushed_filter(node, fields))
+        view = f"__paimon_{re.sub(r'[^0-9A-Za-z_]', '_', node.name)}_{next(_VIEW_IDS)}"
         df.createOrReplaceTempView(view)
         alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(node.name))
         node.replace(exp.Table(this=exp.to_identifier(view), alias=alias))
     return tree
 
 
-def _time_travel(table, node: exp.Table):
+def resolve(session, node: exp.Table):
+    """What a table reference names: a FileStoreTable (``t``, ``t$branch_b``), a SystemTable
+    (``t$files``, ``t$branch_b$files``, ``sys.tables``), or None when the warehouse has no such
+    table (Spark's own tables and views)."""
+    name = node.name
+    if node.db and node.db.lower() == SYS_DATABASE and name.lower() in systables.GLOBAL_TABLES \
+            and not session.catalog.database_exists(node.db):
+        return systables.load_global(session.catalog, name)
+    if "$" not in name:
+        return session.find_table(node)
+    base, *rest = name.split("$")
+    ident = Identifier(node.db or session.current_database, base)
+    table = session.catalog.get_table(ident)  # names with '$' are ours: a missing table is an error
+    if rest and rest[0].lower().startswith(BRANCH_PREFIX):
+        table = table.switch_to_branch(rest.pop(0)[len(BRANCH_PREFIX):])
+    if len(rest) > 1:
+        raise PaimonError(f"cannot resolve '{name}': expected t$<system table> or t$branch_<name>[$<system table>]")
+    return systables.load(table, rest[0]) if rest else table
+
+
+_OPTIONS_HINT = re.compile(r"^\+?\s*OPTIONS\s*\((.*)\)\s*$", re.I | re.S)
+_OPTION_PAIR = re.compile(r"'((?:[^'\\]|\\.)*)'\s*=\s*'((?:[^'\\]|\\.)*)'")
+
+
+def scan_options(node: exp.Table) -> dict:
+    """Dynamic options of one reference: ``/*+ OPTIONS('k'='v') */`` after it, and time travel
+    (``VERSION AS OF``, ``TIMESTAMP AS OF``) turned into Paimon's ``scan.*`` keys."""
+    options = {}
+    for comment in node.comments or []:
+        m = _OPTIONS_HINT.match(comment.strip())
+        if m:
+            options.update(_OPTION_PAIR.findall(m.group(1)))
     version = node.args.get("version")
-    if version is None:
-        return None, None
-    value = version.expression
-    literal = value.this if isinstance(value, exp.Literal) else value.sql()
-    if version.this.upper() == "VERSION":
-        if isinstance(value, exp.Literal) and not value.is_string:
-            return int(literal), None
-        if str(literal).isdigit():
-            return int(literal), None
-        return None, str(literal)
-    # TIMESTAMP AS OF '<ts>' | <epoch seconds>
-    if isinstance(value, exp.Literal) and not value.is_string:
-        millis = int(float(literal) * 1000)
-    else:
-        try:
-            millis = int(dt.datetime.fromisoformat(str(literal)).replace(tzinfo=dt.timezone.utc).timestamp() * 1000)
-        except ValueError:
-            raise PaimonError(f"TIMESTAMP AS OF expects 'yyyy-MM-dd HH:mm:ss' or epoch seconds, "
-                              f"got {literal}") from None
-    snap = table.snapshot_manager.earlier_or_equal_time(millis)
-    if snap is None:
-        raise SnapshotNotFoundError(f"table {table.name} has no snapshot at or before {literal}")
-    return snap.id, None
+    if version is not None:
+        value = version.expression
+        is_number = isinstance(value, exp.Literal) and not value.is_string
+        text = value.this if isinstance(value, exp.Literal) else value.sql(dialect="spark")
+        if version.this.upper() == "VERSION":
+            options["scan.snapshot-id" if is_number else "scan.version"] = str(text)
+        elif is_number:  # TIMESTAMP AS OF <epoch seconds>
+            options["scan.timestamp-millis"] = str(int(float(text) * 1000))
+        else:
+            options["scan.timestamp"] = str(text)
+    return options
 
 
 def _refers_to(column: exp.Column, node: exp.Table) -> bool:
@@ -86,19 +117,20 @@ def _refers_to(column: exp.Column, node: exp.Table) -> bool:
     return not qualifier or qualifier.lower() in {node.alias_or_name.lower(), node.name.lower()}
 
 
-def _needed_columns(tree: exp.Expression, node: exp.Table, table) -> Optional[List[str]]:
-    """Table columns the query mentions; None (all) when it selects ``*`` of this table."""
+def _needed_columns(tree: exp.Expression, node: exp.Table, fields) -> Optional[List[str]]:
+    """Columns of ``fields`` the query mentions; None (all) when it selects ``*`` of this table."""
     for star in tree.find_all(exp.Star):
         parent = star.parent
         if not isinstance(parent, exp.Column) or _refers_to(parent, node):
             return None
-    by_lower = {n.lower(): n for n in table.schema.field_names}
+    names = [f.name for f in fields]
+    by_lower = {n.lower(): n for n in names}
     wanted = {by_lower[c.name.lower()] for c in tree.find_all(exp.Column)
               if c.name.lower() in by_lower and _refers_to(c, node)}
-    return [n for n in table.schema.field_names if n in wanted] or table.schema.field_names[:1]
+    return [n for n in names if n in wanted] or names[:1]
 
 
-def _pushed_filter(node: exp.Table, table) -> Optional[P.Predicate]:
+def _pushed_filter(node: exp.Table, fields) -> Optional[P.Predicate]:
     """WHERE conjuncts on this table. None under an outer join: there a WHERE such as ``b.v IS NULL``
     must see the NULL-extended rows that pruning ``b`` would create, so nothing is pushed."""
     select = node.find_ancestor(exp.Select)
@@ -107,7 +139,7 @@ def _pushed_filter(node: exp.Table, table) -> Optional[P.Predicate]:
     if any((j.side or "").upper() in ("LEFT", "RIGHT", "FULL") for j in select.args.get("joins") or []):
         return None
     single = len(list(select.find_all(exp.Table))) == 1
-    fields = {f.name.lower(): f for f in table.schema.fields}
+    fields = {f.name.lower(): f for f in fields}
     preds = [_to_predicate(c, node, fields, single) for c in _conjuncts(select.args["where"].this)]
     return P.and_(*[p for p in preds if p is not None])
 

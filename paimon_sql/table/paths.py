@@ -35,12 +35,25 @@ def partition_value_text(v: Any) -> str:
     return str(v)
 
 
+MAIN_BRANCH = "main"
+
+
+def branch_path(table_root: str, branch: str) -> str:
+    return f"{table_root}/branch/branch-{branch}"
+
+
 class PathFactory:
-    """Paths of one table (or branch) directory."""
+    """Paths of one table directory as seen from one branch.
+
+    A branch (``branch/branch-<name>/``) has its own snapshots, schemas, tags and consumers;
+    manifests, index files and data files are shared with the main branch, under the table root.
+    """
 
     def __init__(self, table_path: str, partition_keys: Sequence[str], file_format: str,
-                 default_partition_name: str = "__DEFAULT_PARTITION__"):
+                 default_partition_name: str = "__DEFAULT_PARTITION__", branch: str = MAIN_BRANCH):
         self.root = table_path.rstrip("/")
+        self.branch = branch
+        self.branch_root = self.root if branch == MAIN_BRANCH else branch_path(self.root, branch)
         self.partition_keys = list(partition_keys)
         self.file_format = file_format
         self.default_partition_name = default_partition_name
@@ -53,17 +66,35 @@ class PathFactory:
 
     @property
     def snapshot_dir(self) -> str:
-        return f"{self.root}/snapshot"
+        return f"{self.branch_root}/snapshot"
 
     def snapshot_path(self, snapshot_id: int) -> str:
-        return f"{self.root}/snapshot/snapshot-{snapshot_id}"
+        return f"{self.branch_root}/snapshot/snapshot-{snapshot_id}"
 
     @property
     def schema_dir(self) -> str:
-        return f"{self.root}/schema"
+        return f"{self.branch_root}/schema"
 
     def schema_path(self, schema_id: int) -> str:
-        return f"{self.root}/schema/schema-{schema_id}"
+        return f"{self.branch_root}/schema/schema-{schema_id}"
+
+    @property
+    def tag_dir(self) -> str:
+        return f"{self.branch_root}/tag"
+
+    def tag_path(self, name: str) -> str:
+        return f"{self.branch_root}/tag/tag-{name}"
+
+    @property
+    def consumer_dir(self) -> str:
+        return f"{self.branch_root}/consumer"
+
+    def consumer_path(self, consumer_id: str) -> str:
+        return f"{self.branch_root}/consumer/consumer-{consumer_id}"
+
+    @property
+    def branch_dir(self) -> str:
+        return f"{self.root}/branch"
 
     @property
     def manifest_dir(self) -> str:

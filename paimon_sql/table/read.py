@@ -29,8 +29,12 @@ FILE_COLUMN, POSITION_COLUMN = "__paimon_file", "__paimon_position"
 
 
 class SplitReader:
-    def __init__(self, table, projection: Optional[Sequence[str]] = None, predicate: Optional[Predicate] = None):
+    def __init__(self, table, projection: Optional[Sequence[str]] = None, predicate: Optional[Predicate] = None,
+                 keep_row_kind: bool = False):
+        """``keep_row_kind``: keep retractions (-U/-D) that merging leaves and return each row's
+        ``_VALUE_KIND`` and ``_SEQUENCE_NUMBER`` after the projection (what ``$audit_log`` shows)."""
         self.table = table
+        self.keep_row_kind = keep_row_kind
         self.schema = table.schema
         self.projection = list(projection) if projection is not None else self.schema.field_names
         self.predicate = predicate
@@ -45,11 +49,20 @@ class SplitReader:
         if self.schema.is_primary_key_table:
             parts = [self._read_section(split, section) for section in self._sections(split)]
         else:
-            parts = [self._read_file(split, f, with_system=False) for f in self.files_to_read(split)]
+            parts = [self._with_insert_kind(self._read_file(split, f, with_system=False))
+                     for f in self.files_to_read(split)]
         rows = pa.concat_tables(parts) if parts else self._empty()
         if self.predicate is not None:
             rows = rows.filter(self.predicate.to_arrow())
-        return rows.select(self.projection)
+        return rows.select(self.projection + ([VALUE_KIND, SEQUENCE_NUMBER] if self.keep_row_kind else []))
+
+    def _with_insert_kind(self, rows: pa.Table) -> pa.Table:
+        """Append rows are all +I; their sequence number is unknown (NULL)."""
+        if not self.keep_row_kind:
+            return rows
+        n = rows.num_rows
+        return rows.append_column(VALUE_KIND, pa.array(np.zeros(n, np.int8))) \
+            .append_column(SEQUENCE_NUMBER, pa.nulls(n, pa.int64()))
 
     def read_positions(self, split) -> pa.Table:
         """An append split's live rows (filtered, projected) with the data file and row position
@@ -86,17 +99,22 @@ class SplitReader:
         return self.table.paths.data_file_path(pvals, split.bucket, f.file_name, f.external_path)
 
     def _empty(self) -> pa.Table:
-        return pa.schema([f.to_arrow() for f in self.read_fields]).empty_table()
+        fields = [f.to_arrow() for f in self.read_fields]
+        if self.keep_row_kind:
+            fields += [pa.field(VALUE_KIND, pa.int8()), pa.field(SEQUENCE_NUMBER, pa.int64())]
+        return pa.schema(fields).empty_table()
 
     def _read_section(self, split, files: Tuple[DataFileMeta, ...]) -> pa.Table:
-        if len(files) == 1 and files[0].delete_row_count == 0:  # known to hold only +I/+U: read it as is
-            return self._read_file(split, files[0], with_system=False)
+        if len(files) == 1 and files[0].delete_row_count == 0 and not self.keep_row_kind:
+            return self._read_file(split, files[0], with_system=False)  # only +I/+U: read it as is
         if len(files) == 1:
             rows = self._read_file(split, files[0], with_system=True)
         else:
             rows = pa.concat_tables([self._read_file(split, f, with_system=True) for f in files])
             merge = self.table.merge_function
             rows = merge.merge(merge.group(rows, [KEY_PREFIX + k for k in self.schema.trimmed_primary_keys]))
+        if self.keep_row_kind:
+            return rows.select([f.name for f in self.read_fields] + [VALUE_KIND, SEQUENCE_NUMBER])
         rows = rows.select([f.name for f in self.read_fields] + [VALUE_KIND])
         live = row_kind.is_add(rows.column(VALUE_KIND))
         if not pc.all(live).as_py():  # most sections hold no retractions: skip the copy

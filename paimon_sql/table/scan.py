@@ -27,6 +27,8 @@ from paimon_sql.format.predicate import FieldStats, Predicate, and_
 from paimon_sql.format.snapshot import Snapshot
 from paimon_sql.mergetree.interval_partition import sections
 from paimon_sql.table import file_skipping
+from paimon_sql.table.compact import num_levels
+from paimon_sql.table.time_travel import travel_snapshot
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,8 @@ class TableScan:
     projection: Optional[Tuple[str, ...]] = None
     snapshot_id: Optional[int] = None
     tag: Optional[str] = None
+    read_optimized: bool = False  # primary-key tables: only fully compacted files (``$ro``)
+    keep_row_kind: bool = False  # rows with their kind, retractions kept (``$audit_log``)
 
     # -- narrowing --------------------------------------------------------------------------
 
@@ -95,6 +99,13 @@ class TableScan:
     def with_snapshot(self, snapshot_id: Optional[int]) -> "TableScan":
         return replace(self, snapshot_id=snapshot_id, tag=None)
 
+    def with_read_optimized(self, read_optimized: bool = True) -> "TableScan":
+        """Read only what needs no merge: max-level files (level > 0 with deletion vectors)."""
+        return replace(self, read_optimized=read_optimized)
+
+    def with_row_kind(self, keep: bool = True) -> "TableScan":
+        return replace(self, keep_row_kind=keep)
+
     def with_tag(self, tag: str) -> "TableScan":
         """Read the snapshot a tag (``tag/tag-<name>``) preserved."""
         return replace(self, tag=tag, snapshot_id=None)
@@ -102,10 +113,11 @@ class TableScan:
     # -- planning ---------------------------------------------------------------------------
 
     def snapshot(self) -> Optional[Snapshot]:
-        sm = self.table.snapshot_manager
         if self.tag is not None:
-            return sm.tag(self.tag)
-        return sm.snapshot(self.snapshot_id) if self.snapshot_id is not None else sm.latest()
+            return self.table.tag_manager.get(self.tag).snapshot
+        if self.snapshot_id is not None:
+            return self.table.snapshot_manager.snapshot(self.snapshot_id)
+        return travel_snapshot(self.table)
 
     def plan_entries(self) -> List[ManifestEntry]:
         """Live files of the snapshot that survive partition and stats pruning."""
@@ -169,6 +181,9 @@ class TableScan:
         merge_on_write = pk and bool(self.table.options.get("deletion-vectors.enabled"))
         if pk and (merge_on_write or self.table.options.merge_engine == "first-row"):
             entries = [e for e in entries if e.file.level > 0]  # as Paimon: level 0 counts once compacted
+        elif pk and self.read_optimized:
+            top = num_levels(self.table.options) - 1
+            entries = [e for e in entries if e.file.level == top]
         groups: Dict[Tuple[bytes, int], List[DataFileMeta]] = {}
         for e in entries:
             groups.setdefault((e.partition, e.bucket), []).append(e.file)
@@ -217,7 +232,7 @@ class TableScan:
     def reader(self):
         """The SplitReader for this scan's columns and filter (splits may be read anywhere)."""
         from paimon_sql.table.read import SplitReader
-        return SplitReader(self.table, self.projection, self.predicate)
+        return SplitReader(self.table, self.projection, self.predicate, self.keep_row_kind)
 
     def changelog(self) -> pa.Table:
         """The changelog rows the snapshot committed (its ``changelog-*`` files), with ``_VALUE_KIND``.

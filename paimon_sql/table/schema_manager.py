@@ -34,6 +34,15 @@ class SchemaManager:
             self._cache[schema_id] = TableSchema.from_json(text)
         return self._cache[schema_id]
 
+    def commit_changes(self, changes) -> TableSchema:
+        """Apply schema changes (:mod:`paimon_sql.table.schema_change`) to the latest schema and
+        commit the result as the next ``schema-N``."""
+        from paimon_sql.table.schema_change import apply
+        latest = self.latest()
+        if latest is None:
+            raise SchemaError(f"no schema under {self.paths.schema_dir}")
+        return self.commit(apply(latest, changes))
+
     def commit(self, schema: TableSchema) -> TableSchema:
         """Write ``schema`` as ``schema-<id>``; fails if that id is taken (a concurrent change)."""
         if not self.io.try_create(self.paths.schema_path(schema.id), schema.to_json().encode("utf-8")):

@@ -27,7 +27,7 @@ class SnapshotManager:
         except (FileNotFoundError, OSError, ValueError):
             return None
 
-    def _listed_ids(self) -> List[int]:
+    def listed_ids(self) -> List[int]:
         ids = []
         for name in self.io.list_names(self.paths.snapshot_dir):
             if name.startswith("snapshot-") and name[9:].isdigit():
@@ -40,14 +40,14 @@ class SnapshotManager:
             while self.io.exists(self.paths.snapshot_path(hint + 1)):
                 hint += 1
             return hint
-        ids = self._listed_ids()
+        ids = self.listed_ids()
         return ids[-1] if ids else None
 
     def earliest_id(self) -> Optional[int]:
         hint = self._hint("EARLIEST")
         if hint is not None and self.io.exists(self.paths.snapshot_path(hint)):
             return hint
-        ids = self._listed_ids()
+        ids = self.listed_ids()
         return ids[0] if ids else None
 
     def snapshot(self, snapshot_id: int) -> Snapshot:
@@ -63,7 +63,7 @@ class SnapshotManager:
         return None if sid is None else self.snapshot(sid)
 
     def snapshots(self) -> Iterator[Snapshot]:
-        for sid in self._listed_ids():
+        for sid in self.listed_ids():
             yield self.snapshot(sid)
 
     def earlier_or_equal_time(self, millis: int) -> Optional[Snapshot]:
@@ -73,14 +73,6 @@ class SnapshotManager:
             if snap.time_millis <= millis:
                 found = snap
         return found
-
-    def tag(self, name: str) -> Snapshot:
-        """The snapshot a tag preserved: ``tag/tag-<name>`` holds that snapshot's JSON."""
-        path = f"{self.paths.root}/tag/tag-{name}"
-        try:
-            return Snapshot.from_json(self.io.read_text(path))
-        except (FileNotFoundError, OSError):
-            raise SnapshotNotFoundError(f"tag '{name}' does not exist") from None
 
     def try_commit(self, snapshot: Snapshot) -> bool:
         """Publish ``snapshot`` if its id is still free; then refresh the hints."""

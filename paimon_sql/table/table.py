@@ -7,6 +7,7 @@ It binds the schema, options, paths and managers together and hands out the thre
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cached_property, lru_cache
 from typing import List, Optional
 
@@ -16,33 +17,83 @@ from paimon_sql.format import binary_row, manifest
 from paimon_sql.format.file_format import check_format
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.io import FileIO
-from paimon_sql.table.paths import PathFactory
+from paimon_sql.table.branch_manager import BranchManager
+from paimon_sql.table.consumer_manager import ConsumerManager
+from paimon_sql.table.paths import MAIN_BRANCH, PathFactory
 from paimon_sql.table.schema_manager import SchemaManager
 from paimon_sql.table.snapshot_manager import SnapshotManager
+from paimon_sql.table.tag_manager import TagManager
 
 
 class FileStoreTable:
-    def __init__(self, io: FileIO, path: str, schema: TableSchema, name: str = ""):
+    def __init__(self, io: FileIO, path: str, schema: TableSchema, name: str = "", branch: str = MAIN_BRANCH):
         self.io = io
         self.path = path.rstrip("/")
         self.schema = schema
         self.name = name or self.path.rsplit("/", 1)[-1]
+        self.branch = branch
         self.options = schema.core_options()
         check_format(self.options.file_format)
         self.paths = PathFactory(self.path, schema.partition_keys, self.options.file_format,
-                                 self.options.partition_default_name)
+                                 self.options.partition_default_name, branch)
         self.snapshot_manager = SnapshotManager(io, self.paths)
         self.schema_manager = SchemaManager(io, self.paths)
+        self.tag_manager = TagManager(io, self.paths)
+        self.consumer_manager = ConsumerManager(io, self.paths)
+        self.branch_manager = BranchManager(io, self.path)
+        self.dynamic_options: dict = {}  # options given for this read/write only (see copy)
         self._entries = lru_cache(maxsize=4096)(self._read_entries)
         self._lists = lru_cache(maxsize=1024)(self._read_list)
         self._index = lru_cache(maxsize=256)(self._read_index)
 
     def __getstate__(self):
-        """Pickle as (io, path, schema, name): executors rebuild paths, managers and caches."""
-        return {"io": self.io, "path": self.path, "schema": self.schema, "name": self.name}
+        """Pickle as (io, path, schema, name, branch, options): executors rebuild paths, managers and caches."""
+        return {"io": self.io, "path": self.path, "schema": self.schema, "name": self.name, "branch": self.branch,
+                "dynamic_options": self.dynamic_options}
 
     def __setstate__(self, state):
-        self.__init__(state["io"], state["path"], state["schema"], state["name"])
+        self.__init__(state["io"], state["path"], state["schema"], state["name"], state.get("branch", MAIN_BRANCH))
+        self.dynamic_options = state.get("dynamic_options", {})
+
+    def copy(self, dynamic_options: Optional[dict]) -> "FileStoreTable":
+        """This table with options overridden for one read or write (``/*+ OPTIONS(...) */``,
+        ``scan.*``); nothing is persisted. Unknown keys are kept, bad values fail here."""
+        if not dynamic_options:
+            return self
+        from paimon_sql.format import options as opts
+        opts.validate(dynamic_options)
+        schema = replace(self.schema, options={**self.schema.options, **dynamic_options})
+        table = FileStoreTable(self.io, self.path, schema, self.name, self.branch)
+        table.dynamic_options = {**self.dynamic_options, **dynamic_options}
+        return table
+
+    def travel(self, dynamic_options: Optional[dict]) -> "FileStoreTable":
+        """:meth:`copy`, and when the options travel in time (``scan.snapshot-id``, ``scan.tag-name``,
+        ``scan.version``, ``scan.timestamp[-millis]``, ``scan.watermark``), pinned to that snapshot
+        (``scan.snapshot-id``) and read through the schema it was written with, as Paimon does."""
+        from paimon_sql.table.time_travel import TRAVEL_KEYS, travel_snapshot
+        table = self.copy(dynamic_options)
+        if not any(k in (dynamic_options or {}) for k in TRAVEL_KEYS):
+            return table
+        snap = travel_snapshot(table)
+        if snap is None:
+            return table
+        pinned = {k: v for k, v in table.dynamic_options.items() if k not in TRAVEL_KEYS}
+        pinned["scan.snapshot-id"] = str(snap.id)
+        base = self.schema_at(snap.schema_id)
+        schema = replace(base, options={**base.options, **pinned})
+        out = FileStoreTable(self.io, self.path, schema, self.name, self.branch)
+        out.dynamic_options = pinned
+        return out
+
+    def switch_to_branch(self, branch: str) -> "FileStoreTable":
+        """The same table read and written through ``branch`` (its own snapshots and schemas)."""
+        from paimon_sql.table.branch_manager import BranchError
+        if not self.branch_manager.exists(branch):
+            raise BranchError(f"branch '{branch}' of table {self.name} does not exist")
+        paths = PathFactory(self.path, [], "parquet", branch=branch)
+        schema = SchemaManager(self.io, paths).latest()
+        return FileStoreTable(self.io, self.path, schema, self.name, branch)
 
     # -- metadata access (cached) -----------------------------------------------------------
 
@@ -137,4 +188,5 @@ class FileStoreTable:
         return self.new_scan().with_snapshot(snapshot_id).to_arrow()
 
     def __repr__(self) -> str:
-        return f"FileStoreTable({self.name}, {self.path})"
+        branch = "" if self.branch == MAIN_BRANCH else f", branch {self.branch}"
+        return f"FileStoreTable({self.name}, {self.path}{branch})"

@@ -1,0 +1,18 @@
+"""``sys.all_table_options``: (database, table, key, value) of every table's options."""
+
+from paimon_sql.systables.base import GlobalSystemTable, columns, register
+
+
+@register
+class AllTableOptionsTable(GlobalSystemTable):
+    name = "all_table_options"
+    FIELDS = columns("database_name STRING NOT NULL", "table_name STRING NOT NULL", "key STRING NOT NULL",
+                     "value STRING NOT NULL")
+    pushdown = frozenset({"database_name", "table_name"})
+
+    def rows(self, predicate=None):
+        out = []
+        for db, name, t in self.tables(predicate):
+            for k, v in sorted(t.schema.options.items()):
+                out.append(dict((("database_name", db), ("table_name", name), ("key", k), ("value", v))))
+        return self.from_rows(out)

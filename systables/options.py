@@ -1,0 +1,13 @@
+"""``t$options``: the table's options as (key, value) rows, as the latest schema stores them."""
+
+from paimon_sql.systables.base import SystemTable, columns, register
+
+
+@register
+class OptionsTable(SystemTable):
+    name = "options"
+    FIELDS = columns("key STRING NOT NULL", "value STRING NOT NULL")
+
+    def rows(self, predicate=None):
+        items = sorted(self.table.schema.options.items())
+        return self.table_of({"key": [k for k, _ in items], "value": [v for _, v in items]})
