@@ -11,7 +11,7 @@ import re
 from sqlglot import exp
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.sql import ddl, dml, merge_into, parse
+from paimon_sql.sql import alter, ddl, dml, merge_into, parse
 
 
 def _query(session, node):
@@ -54,6 +54,7 @@ _SHOW = [
      lambda s, m: s.rows([(m.group(1) or s.current_database, t, False)
                           for t in s.catalog.list_tables(m.group(1) or s.current_database)],
                          ["namespace", "tableName", "isTemporary"])),
+    (re.compile(r"TAGS\s+(.+)", re.I | re.S), lambda s, m: alter.show_tags(s, m.group(1))),
     (re.compile(r"CREATE\s+TABLE\s+(.+)", re.I),
      lambda s, m: s.rows([(ddl.show_create_table(s, s.catalog.get_table(s.identifier_text(m.group(1)))),)],
                          ["createtab_stmt"])),
@@ -62,12 +63,15 @@ _SHOW = [
 
 def _command(session, node):
     verb = node.this.upper()
-    text = node.expression.this if isinstance(node.expression, exp.Literal) else ""
+    expr = node.expression
+    text = expr.this if isinstance(expr, exp.Literal) else expr if isinstance(expr, str) else ""
     if verb == "SHOW":
         for pattern, handler in _SHOW:
             m = pattern.fullmatch(text.strip())
             if m:
                 return handler(session, m)
+    if verb == "ALTER":
+        return alter.alter_command(session, text)
     if verb == "EXPLAIN":
         return _explain(session, text)
     if verb == "CALL":
@@ -94,7 +98,7 @@ def _explain(session, text: str):
 HANDLERS = {
     exp.Select: _query, exp.Union: _query, exp.Intersect: _query, exp.Except: _query, exp.Values: _query,
     exp.Create: _create, exp.Drop: _drop, exp.Use: lambda s, n: ddl.use(s, n), exp.Describe: _describe,
-    exp.Insert: _insert, exp.Command: _command,
+    exp.Insert: _insert, exp.Command: _command, exp.Alter: lambda s, n: alter.alter(s, n),
     exp.Update: _ours(dml.update), exp.Delete: _ours(dml.delete), exp.Merge: _ours(merge_into.merge_into),
     exp.TruncateTable: _ours(lambda s, n: dml.truncate(s, n.expressions[0]), lambda n: n.expressions[0]),
 }

@@ -7,6 +7,7 @@ Parse errors keep sqlglot's message, which names the line and column.
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import List
 
@@ -17,6 +18,9 @@ from sqlglot.errors import ParseError
 from paimon_sql.exceptions import PaimonError
 
 DIALECT = "spark"
+# sqlglot warns when it keeps a statement as a raw Command (SHOW TAGS, ALTER ... CREATE TAG):
+# those are ours to match, not a user's mistake
+logging.getLogger("sqlglot").setLevel(logging.ERROR)
 _SKIP = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`(?:[^`]|``)*`|--[^\n]*|/\*.*?\*/", re.S)
 _DOLLAR_IDENT = re.compile(r"\b([A-Za-z_][A-Za-z_0-9]*)\$([A-Za-z_][A-Za-z_0-9]*)")
 

@@ -89,14 +89,13 @@ class TagManager:
 
     def create(self, name: str, snapshot: Snapshot, time_retained: Optional[dt.timedelta] = None,
                replace: bool = False, ignore_if_exists: bool = False) -> Tag:
+        """Tag ``snapshot`` as ``name``; an existing tag is kept (``ignore_if_exists``), overwritten
+        (``replace``) or an error."""
         check_tag_name(name)
-        if self.exists(name):
+        if self.exists(name) and not replace:
             if ignore_if_exists:
                 return self.get(name)
-            if not replace:
-                raise TagError(f"tag '{name}' already exists")
-        elif replace and not ignore_if_exists:
-            raise TagError(f"tag '{name}' does not exist, it cannot be replaced")
+            raise TagError(f"tag '{name}' already exists")
         tag = Tag(name, snapshot, dt.datetime.now(), time_retained)
         self.io.write_bytes(self.paths.tag_path(name), tag.to_json().encode("utf-8"))
         return tag

@@ -1,0 +1,194 @@
+"""ALTER TABLE on Paimon tables: schema evolution, options, renames, and tags.
+
+sqlglot parses most forms into ``exp.Alter`` whose actions map one-to-one onto schema changes
+(a dispatch table by action type). The forms it leaves as raw commands — ``ALTER COLUMN c FIRST |
+AFTER x``, ``UNSET TBLPROPERTIES``, and Paimon's tag statements (``CREATE [OR REPLACE] TAG``,
+``REPLACE TAG``, ``DELETE TAG``, ``RENAME TAG``) — are matched by patterns. Every column or option
+change commits one new schema (``schema-(N+1)``); a failed change commits nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import List
+
+from sqlglot import exp
+
+from paimon_sql.exceptions import PaimonError
+from paimon_sql.spark.types import paimon_type_from_sql
+from paimon_sql.sql import parse
+from paimon_sql.sql.ddl import _columns, _literal_text
+from paimon_sql.table import schema_change as sc
+from paimon_sql.table.tag_manager import TagError
+
+# -- exp.Alter actions -> schema changes ------------------------------------------------------
+
+
+def _add(action: exp.ColumnDef) -> List[sc.SchemaChange]:
+    (f,), _ = _columns(exp.Schema(expressions=[action]))
+    pos = action.args.get("position")
+    position = None
+    if pos is not None:
+        where = pos.args.get("position", "").upper()
+        position = "FIRST" if where == "FIRST" else f"AFTER {pos.this.name}"
+    return [sc.AddColumn(f.name, f.type, f.description, position)]
+
+
+def _add_many(action: exp.Schema) -> List[sc.SchemaChange]:
+    return [c for col in action.expressions for c in _add(col)]
+
+
+def _rename_column(action: exp.RenameColumn) -> List[sc.SchemaChange]:
+    return [sc.RenameColumn(action.this.name, action.args["to"].name)]
+
+
+def _drop(action: exp.Drop) -> List[sc.SchemaChange]:
+    if (action.args.get("kind") or "").upper() not in ("COLUMN", "COLUMNS"):
+        raise PaimonError(f"ALTER TABLE ... DROP {action.args.get('kind')} is not supported on Paimon tables")
+    names = []
+    for t in action.args.get("tables") or []:
+        names += [e.name for e in t.expressions] if isinstance(t, exp.Schema) else [t.name]
+    return [sc.DropColumn(n) for n in names]
+
+
+def _alter_column(action: exp.AlterColumn) -> List[sc.SchemaChange]:
+    name = action.this.name
+    if action.args.get("dtype") is not None:
+        return [sc.UpdateColumnType(name, paimon_type_from_sql(action.args["dtype"].sql("spark")))]
+    if action.args.get("comment") is not None:
+        return [sc.UpdateColumnComment(name, _literal_text(action.args["comment"]))]
+    raise PaimonError(f"ALTER COLUMN {name}: only TYPE, COMMENT, FIRST and AFTER are supported")
+
+
+def _set(action: exp.AlterSet) -> List[sc.SchemaChange]:
+    out = []
+    for props in action.expressions:
+        for p in props.expressions if isinstance(props, exp.Properties) else [props]:
+            key, value = _literal_text(p.this), _literal_text(p.args["value"])
+            out.append(sc.UpdateComment(value) if key == "comment" else sc.SetOption(key, value))
+    return out
+
+
+_ACTIONS = {exp.ColumnDef: _add, exp.Schema: _add_many, exp.RenameColumn: _rename_column, exp.Drop: _drop,
+            exp.AlterColumn: _alter_column, exp.AlterSet: _set}
+
+
+def alter(session, node: exp.Alter):
+    table = session.find_table(node.this)
+    if table is None:
+        return session.passthrough()
+    actions = node.args.get("actions") or []
+    renames = [a for a in actions if isinstance(a, exp.AlterRename)]
+    if renames:
+        if len(actions) > 1:
+            raise PaimonError("ALTER TABLE ... RENAME TO cannot be combined with other changes")
+        target = renames[0].this
+        session.catalog.rename_table(session.identifier(node.this),
+                                     session.identifier(exp.Table(this=target.this, db=target.args.get("db")
+                                                                  or node.this.args.get("db"))))
+        return None
+    changes = []
+    for action in actions:
+        handler = _ACTIONS.get(type(action))
+        if handler is None:
+            raise PaimonError(f"unsupported ALTER TABLE action on Paimon table {table.name}: {action.sql('spark')}")
+        changes += handler(action)
+    table.schema_manager.commit_changes(changes)
+    return None
+
+
+# -- raw ALTER commands sqlglot does not model ------------------------------------------------
+
+_IDENT = r"`(?:[^`]|``)+`|[\w.\-]+"
+_UNITS = {"DAY": "days", "HOUR": "hours", "MINUTE": "minutes", "SECOND": "seconds"}
+
+
+def _unquote(name: str) -> str:
+    return name[1:-1].replace("``", "`") if name.startswith("`") else name
+
+
+def _retain(amount, unit):
+    return None if amount is None else dt.timedelta(**{_UNITS[unit.upper().rstrip("S")]: int(amount)})
+
+
+def _tag_snapshot(table, version):
+    if version is None:
+        snap = table.snapshot_manager.latest()
+        if snap is None:
+            raise PaimonError(f"table {table.name} has no snapshot to tag yet")
+        return snap
+    return table.snapshot_manager.snapshot(int(version))
+
+
+def _create_tag(session, table, m):
+    """CREATE TAG fails on an existing tag (IF NOT EXISTS: keeps it), REPLACE TAG on a missing
+    one, CREATE OR REPLACE TAG on neither."""
+    name = _unquote(m.group("tag"))
+    replace = bool(m.group("or")) or m.group("verb").upper() == "REPLACE"
+    if m.group("verb").upper() == "REPLACE" and not table.tag_manager.exists(name):
+        raise TagError(f"tag '{name}' does not exist, it cannot be replaced")
+    snapshot = _tag_snapshot(table, m.group("version"))
+    table.tag_manager.create(name, snapshot, _retain(m.group("amount"), m.group("unit")), replace=replace,
+                             ignore_if_exists=bool(m.group("ine")))
+
+
+def _delete_tag(session, table, m):
+    for name in _unquote(m.group("tags")).split(","):
+        table.tag_manager.delete(name.strip(), ignore_if_missing=bool(m.group("ie")))
+
+
+def _rename_tag(session, table, m):
+    table.tag_manager.rename(_unquote(m.group("old")), _unquote(m.group("new")))
+
+
+def _column_position(session, table, m):
+    where = "FIRST" if m.group("first") else f"AFTER {_unquote(m.group('after'))}"
+    table.schema_manager.commit_changes([sc.UpdateColumnPosition(_unquote(m.group("col")), where)])
+
+
+def _unset(session, table, m):
+    keys = re.findall(r"'((?:[^'\\]|\\.)*)'", m.group("keys"))
+    table.schema_manager.commit_changes([sc.UpdateComment(None) if k == "comment" else sc.RemoveOption(k)
+                                         for k in keys])
+
+
+_COMMANDS = [
+    (re.compile(r"(?P<verb>CREATE|REPLACE)(?P<or>\s+OR\s+REPLACE)?\s+TAG(?P<ine>\s+IF\s+NOT\s+EXISTS)?\s+"
+                rf"(?P<tag>{_IDENT})(?:\s+AS\s+OF\s+VERSION\s+(?P<version>\d+))?"
+                r"(?:\s+RETAIN\s+(?P<amount>\d+)\s+(?P<unit>DAYS?|HOURS?|MINUTES?|SECONDS?))?", re.I | re.S),
+     _create_tag),
+    (re.compile(r"DELETE\s+TAG(?P<ie>\s+IF\s+EXISTS)?\s+(?P<tags>`[^`]+`|[\w,.\-\s]+?)", re.I | re.S), _delete_tag),
+    (re.compile(rf"RENAME\s+TAG\s+(?P<old>{_IDENT})\s+TO\s+(?P<new>{_IDENT})", re.I | re.S), _rename_tag),
+    (re.compile(rf"ALTER\s+(?:COLUMN\s+)?(?P<col>{_IDENT})\s+(?:(?P<first>FIRST)|AFTER\s+(?P<after>{_IDENT}))",
+                re.I | re.S), _column_position),
+    (re.compile(r"UNSET\s+TBLPROPERTIES\s*(?:IF\s+EXISTS\s*)?\((?P<keys>.*)\)", re.I | re.S), _unset),
+]
+_ALTER_TABLE = re.compile(rf"TABLE\s+({_IDENT})\s+(.*)", re.I | re.S)
+
+
+def alter_command(session, text: str):
+    """``ALTER TABLE t <rest>`` that sqlglot left as a raw command; None when it is not ours."""
+    m = _ALTER_TABLE.fullmatch(text.strip())
+    if not m:
+        return session.passthrough()
+    target = parse.parse(f"SELECT * FROM {m.group(1)}").find(exp.Table)
+    table = session.find_table(target)
+    if table is None:
+        return session.passthrough()
+    rest = m.group(2).strip()
+    for pattern, handler in _COMMANDS:
+        cm = pattern.fullmatch(rest)
+        if cm:
+            handler(session, table, cm)
+            return None
+    raise PaimonError(f"unsupported ALTER TABLE statement on Paimon table {table.name}: {rest}")
+
+
+def show_tags(session, text: str):
+    """``SHOW TAGS t``: tag names, ordered as ``$tags``."""
+    target = parse.parse(f"SELECT * FROM {text.strip()}").find(exp.Table)
+    table = session.find_table(target)
+    if table is None:
+        raise PaimonError(f"SHOW TAGS: table {text.strip()} is not a Paimon table")
+    return session.rows([(t.name,) for t in table.tag_manager.tags()], ["tag"])
