@@ -104,7 +104,8 @@ def source_reader(spark: SparkSession, table, warehouse: str, catalog_options: O
     reader = reader.options(**table.dynamic_options)
     if table.branch != MAIN_BRANCH:
         reader = reader.option("branch", table.branch)
-    return reader.option("scan.snapshot-id", str(snapshot.id)) if snapshot is not None else reader
+    # pinned by an option of ours: ``scan.snapshot-id`` would also switch to that snapshot's schema
+    return reader.option("paimon.snapshot-id", str(snapshot.id)) if snapshot is not None else reader
 
 
 def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional[List[str]] = None,

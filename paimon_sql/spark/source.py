@@ -4,9 +4,11 @@
     df.write.format("paimon").option("warehouse", W).mode("append" | "overwrite").save("db.t")
 
 Reading: the driver plans the scan (splits); each split is one input partition, read on an
-executor by :class:`SplitReader` and handed to Spark as Arrow record batches. Options narrow the
-scan: ``scan.snapshot-id``, ``scan.tag-name``, and the front layer's ``paimon.columns`` (JSON list)
-and ``paimon.filter`` (JSON predicate).
+executor by :class:`SplitReader` and handed to Spark as Arrow record batches. Table options
+(``scan.snapshot-id``, ``scan.tag-name``, any ``scan.*``) and ``branch`` pick what is read, as in
+Paimon; the front layer narrows with ``paimon.columns`` (JSON list), ``paimon.filter`` (JSON
+predicate), ``paimon.snapshot-id`` (the snapshot the driver planned), ``paimon.read-optimized``
+and ``paimon.row-kind``.
 
 Writing: every task writes data files with :class:`TableWrite` and returns its commit messages;
 the driver commits them as ONE snapshot after all tasks succeeded, or deletes the files when the
@@ -64,6 +66,8 @@ def load_table(options):
 
 def build_scan(table, options):
     scan = table.new_scan()
+    if options.get("paimon.snapshot-id"):
+        scan = scan.with_snapshot(int(options["paimon.snapshot-id"]))
     if options.get("paimon.read-optimized") == "true":
         scan = scan.with_read_optimized()
     if options.get("paimon.row-kind") == "true":

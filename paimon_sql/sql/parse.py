@@ -22,7 +22,7 @@ DIALECT = "spark"
 # those are ours to match, not a user's mistake
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
 _SKIP = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`(?:[^`]|``)*`|--[^\n]*|/\*.*?\*/", re.S)
-_DOLLAR_IDENT = re.compile(r"\b([A-Za-z_][A-Za-z_0-9]*)\$([A-Za-z_][A-Za-z_0-9]*)")
+_DOLLAR_IDENT = re.compile(r"\b([A-Za-z_][A-Za-z_0-9]*)((?:\$[A-Za-z_][A-Za-z_0-9]*)+)")
 
 
 class SqlSyntaxError(PaimonError):
@@ -32,10 +32,10 @@ class SqlSyntaxError(PaimonError):
 def quote_system_tables(text: str) -> str:
     out, pos = [], 0
     for m in _SKIP.finditer(text):
-        out.append(_DOLLAR_IDENT.sub(r"`\1$\2`", text[pos:m.start()]))
+        out.append(_DOLLAR_IDENT.sub(r"`\1\2`", text[pos:m.start()]))
         out.append(m.group(0))
         pos = m.end()
-    out.append(_DOLLAR_IDENT.sub(r"`\1$\2`", text[pos:]))
+    out.append(_DOLLAR_IDENT.sub(r"`\1\2`", text[pos:]))
     return "".join(out)
 
 

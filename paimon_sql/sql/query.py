@@ -77,7 +77,10 @@ def resolve(session, node: exp.Table):
     if "$" not in name:
         return session.find_table(node)
     base, *rest = name.split("$")
-    ident = Identifier(node.db or session.current_database, base)
+    db = node.db
+    if not db and "." in base:  # `db.t$files` quoted whole
+        db, base = base.rsplit(".", 1)
+    ident = Identifier(db or session.current_database, base)
     table = session.catalog.get_table(ident)  # names with '$' are ours: a missing table is an error
     if rest and rest[0].lower().startswith(BRANCH_PREFIX):
         table = table.switch_to_branch(rest.pop(0)[len(BRANCH_PREFIX):])

@@ -93,7 +93,7 @@ def timestamp_millis(text: str) -> int:
     if text.lstrip("-").isdigit():
         return int(text)
     try:
-        return int(dt.datetime.fromisoformat(text).timestamp() * 1000)
+        return round(dt.datetime.fromisoformat(text).timestamp() * 1000)
     except ValueError:
         raise InvalidOptionError(f"not a timestamp: '{text}' (expected 'yyyy-MM-dd HH:mm:ss[.SSS]')") from None
 

@@ -3,7 +3,7 @@
 Usage: python pypaimon_driver.py '<json command>'  → prints one JSON document on stdout.
 
 Commands:
-  {"op": "read", "warehouse": W, "table": "db.t", "snapshot": N|null}   → rows (list of dicts)
+  {"op": "read", "warehouse": W, "table": "db.t", "snapshot": N|null, "tag": T|null}   → rows (list of dicts)
   {"op": "snapshots", "warehouse": W, "table": "db.t"}                → [snapshot ids]
   {"op": "bucket_of", "warehouse": W, "table": "db.t"}                → {"<json row>": bucket} of files
   {"op": "scenario", "warehouse": W, "name": S}                        → builds a named table
@@ -37,8 +37,10 @@ def read_table(table):
     return rb.new_read().to_arrow(rb.new_scan().plan().splits())
 
 
-def _read(cat, name, snapshot=None):
+def _read(cat, name, snapshot=None, tag=None):
     t = cat.get_table(name)
+    if tag is not None:
+        t = t.copy({"scan.tag-name": tag})
     return read_table(t if snapshot is None else t.copy({"scan.snapshot-id": str(snapshot)}))
 
 
@@ -91,6 +93,20 @@ def _scenario(cat, name):
         commit(t, pa.table({"id": [1, 2], "name": ["a", "b"], "value": [1.0, 2.0], "dt": ["d", "d"]}, schema=SCHEMA))
         t.create_tag("v1")
         commit(t, pa.table({"id": [2, 3], "name": ["B", "c"], "value": [2.5, 3.0], "dt": ["d", "d"]}, schema=SCHEMA))
+    elif name == "evolved":
+        from pypaimon.schema.data_types import AtomicType
+        from pypaimon.schema.schema_change import SchemaChange
+        cat.create_table("db.evolved", Schema.from_pyarrow_schema(SCHEMA, primary_keys=["id"],
+                                                                   options={"bucket": "1"}), False)
+        commit(cat.get_table("db.evolved"), pa.table({"id": [1, 2], "name": ["a", "b"], "value": [1.0, 2.0],
+                                                      "dt": ["d", "d"]}, schema=SCHEMA))
+        cat.alter_table("db.evolved", [SchemaChange.add_column("extra", AtomicType("STRING")),
+                                       SchemaChange.rename_column("name", "label"),
+                                       SchemaChange.drop_column("value")])
+        schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("label", pa.string()),
+                            pa.field("dt", pa.string(), nullable=False), ("extra", pa.string())])
+        commit(cat.get_table("db.evolved"), pa.table({"id": [2, 3], "label": ["B", "c"], "dt": ["d", "d"],
+                                                      "extra": ["x2", "x3"]}, schema=schema))
     elif name == "bucket_keys":
         for key_name, arrow_type, values in (
                 ("int_key", pa.int32(), list(range(-50, 50))),
@@ -129,7 +145,7 @@ def main():
     cat = CatalogFactory.create({"warehouse": cmd["warehouse"]})
     op = cmd["op"]
     if op == "read":
-        result = _rows(_read(cat, cmd["table"], cmd.get("snapshot")))
+        result = _rows(_read(cat, cmd["table"], cmd.get("snapshot"), cmd.get("tag")))
     elif op == "snapshots":
         t = cat.get_table(cmd["table"])
         latest = t.snapshot_manager().get_latest_snapshot()

@@ -71,3 +71,22 @@ def test_tables_with_file_indexes(pypaimon, catalog, warehouse):
     t = catalog.get_table("db.fi")
     assert t.new_scan().filter(P.equal("name", "from-pypaimon")).to_arrow().column("id").to_pylist() == [2000]
     assert t.new_scan().filter(P.equal("dt", "q")).to_arrow().column("id").to_pylist() == [2000]
+
+
+def test_pypaimon_reads_our_evolved_table_and_tags(pypaimon, catalog, warehouse):
+    """Schema changes committed here (add / rename / drop / widen) and tags created here read in pypaimon."""
+    from paimon_sql.format.types import parse_type
+    from paimon_sql.table import schema_change as sc
+    t = catalog.create_table_from_arrow("db.ev", SCHEMA, primary_keys=["id"], options={"bucket": "1"})
+    t.write_arrow(_batch([1, 2], ["a", "b"], [1.0, 2.0], ["d", "d"]))
+    t.tag_manager.create("before", t.snapshot_manager.latest())
+    t.schema_manager.commit_changes([sc.AddColumn("extra", parse_type("INT")), sc.RenameColumn("name", "label"),
+                                     sc.DropColumn("value"), sc.UpdateColumnPosition("extra", "AFTER id")])
+    t = catalog.get_table("db.ev")
+    t.write_arrow(pa.table({"id": [2, 3], "extra": [20, 30], "label": ["B", "c"], "dt": ["d", "d"]},
+                           schema=t.schema.arrow_schema()))
+    theirs = sorted(pypaimon(op="read", warehouse=warehouse, table="db.ev"), key=lambda r: r["id"])
+    assert theirs == sorted(t.new_scan().to_arrow().to_pylist(), key=lambda r: r["id"])
+    assert [(r["id"], r["extra"], r["label"]) for r in theirs] == [(1, None, "a"), (2, 20, "B"), (3, 30, "c")]
+    tagged = sorted(pypaimon(op="read", warehouse=warehouse, table="db.ev", tag="before"), key=lambda r: r["id"])
+    assert [(r["id"], r["name"]) for r in tagged] == [(1, "a"), (2, "b")]

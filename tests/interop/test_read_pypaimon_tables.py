@@ -39,3 +39,14 @@ def test_tag_time_travel(pypaimon, warehouse):
     tagged = _sorted(table.new_scan().with_tag("v1").to_arrow().to_pylist())
     assert [(r["id"], r["name"]) for r in tagged] == [(1, "a"), (2, "b")]
     assert [(r["id"], r["name"]) for r in _ours(table)] == [(1, "a"), (2, "B"), (3, "c")]
+
+
+def test_schema_evolved_by_pypaimon(pypaimon, warehouse):
+    """pypaimon added, renamed and dropped columns between two commits: old files read through
+    their own schema by field id."""
+    pypaimon(op="scenario", warehouse=warehouse, name="evolved")
+    table = load_catalog(warehouse).get_table("db.evolved")
+    assert table.schema.id == 1 and table.schema.field_names == ["id", "label", "dt", "extra"]
+    expected = _sorted(pypaimon(op="read", warehouse=warehouse, table="db.evolved"))
+    assert _ours(table) == expected
+    assert [(r["id"], r["label"], r["extra"]) for r in expected] == [(1, "a", None), (2, "B", "x2"), (3, "c", "x3")]

@@ -1,0 +1,148 @@
+"""System tables after a known history: two appends, a full compaction, a tag and a branch.
+
+History of ``db.t`` (primary key (id, dt), partitioned by dt, 2 buckets):
+  snapshot 1 APPEND   +(1,a,x) +(2,b,x) +(3,c,y)
+  snapshot 2 APPEND   +(1,A,x)                      -> tag 'v2'
+  snapshot 3 COMPACT  full compaction: every bucket one file at the max level
+  snapshot 4 APPEND   +(4,d,y)                      (level 0: not in $ro)
+  branch 'b1' created from tag 'v2'
+"""
+
+import json
+
+import pytest
+
+from paimon_sql.exceptions import PaimonError
+from spark.conftest import rows
+
+DDL = ("CREATE TABLE db.t (id INT, name STRING, dt STRING) PARTITIONED BY (dt) "
+       "TBLPROPERTIES ('primary-key' = 'id,dt', 'bucket' = '2', 'fields.name.aggregate-function' = 'max')")
+
+
+@pytest.fixture
+def history(session):
+    session.sql("CREATE DATABASE db")
+    session.sql(DDL)
+    session.sql("INSERT INTO db.t VALUES (1, 'a', 'x'), (2, 'b', 'x'), (3, 'c', 'y')")
+    session.sql("INSERT INTO db.t VALUES (1, 'A', 'x')")
+    session.sql("ALTER TABLE db.t CREATE TAG v2")
+    table = session.catalog.get_table("db.t")
+    assert table.compact(full=True) == 3
+    session.sql("INSERT INTO db.t VALUES (4, 'd', 'y')")
+    table.branch_manager.create("b1", table, tag="v2")
+    return session
+
+
+def test_snapshots_and_pushed_snapshot_id_filter(history):
+    got = rows(history, "SELECT snapshot_id, schema_id, commit_kind, total_record_count, delta_record_count "
+                        "FROM db.t$snapshots ORDER BY snapshot_id")
+    assert got == [(1, 0, "APPEND", 3, 3), (2, 0, "APPEND", 4, 1), (3, 0, "COMPACT", 3, -1), (4, 0, "APPEND", 4, 1)]
+    assert rows(history, "SELECT snapshot_id FROM `db.t$snapshots` WHERE snapshot_id >= 3 ORDER BY 1") == [(3,), (4,)]
+    # joined with $schemas, as seed 003 shows
+    joined = rows(history, "SELECT s.snapshot_id, sc.primary_keys FROM db.t$snapshots s "
+                           "JOIN db.t$schemas sc ON s.schema_id = sc.schema_id WHERE s.snapshot_id = 2")
+    assert joined == [(2, '["id","dt"]')]
+
+
+def test_schemas_options_and_aggregation_fields(history):
+    (sid, fields, parts, pks, options, comment), = rows(
+        history, "SELECT schema_id, fields, partition_keys, primary_keys, options, comment FROM db.t$schemas")
+    assert sid == 0 and [f["name"] for f in json.loads(fields)] == ["id", "name", "dt"]
+    assert json.loads(parts) == ["dt"] and json.loads(pks) == ["id", "dt"] and comment is None
+    assert json.loads(options)["bucket"] == "2"
+    assert ("bucket", "2") in rows(history, "SELECT * FROM db.t$options")
+    agg = rows(history, "SELECT field_name, function FROM db.t$aggregation_fields ORDER BY field_name")
+    assert ("name", "[max]") in agg and ("id", "[]") in agg
+
+
+def test_files_buckets_partitions_and_key_ranges(history):
+    files = rows(history, "SELECT partition, level, record_count, min_key, max_key, file_source "
+                          "FROM db.t$files ORDER BY partition, level, min_key")
+    top = 5  # num-sorted-run.compaction-trigger (5) + 1 levels: max level 5
+    assert files == [("{x}", top, 2, "[1]", "[2]", "COMPACT"), ("{y}", 0, 1, "[4]", "[4]", "APPEND"),
+                     ("{y}", top, 1, "[3]", "[3]", "APPEND")]  # upgraded in place, as Paimon keeps its source
+    by_bucket = rows(history, "SELECT partition, bucket, count(*) FROM db.t$files GROUP BY partition, bucket")
+    stats, = rows(history, "SELECT min_value_stats, max_value_stats, null_value_counts FROM db.t$files "
+                           "WHERE partition = '{x}'")
+    assert stats == ("{dt=x, id=1, name=A}", "{dt=x, id=2, name=b}", "{dt=0, id=0, name=0}")
+    # pushed filters: partition / bucket / level
+    assert {r[0] for r in rows(history, "SELECT level FROM db.t$files WHERE level = 0")} == {0}
+    assert rows(history, "SELECT count(*) FROM db.t$files WHERE bucket = 0 AND partition = '{x}'") == [(1,)]
+    assert rows(history, "SELECT partition, record_count, file_count, total_buckets FROM db.t$partitions "
+                         "ORDER BY partition") == [("dt=x", 2, 1, 2), ("dt=y", 2, 2, 2)]
+    assert sorted(rows(history, "SELECT partition, bucket, file_count FROM db.t$buckets")) == \
+        sorted(("dt=" + p[1:-1], b, n) for p, b, n in by_bucket)
+    assert rows(history, "SELECT count(*) FROM db.t$file_key_ranges") == [(3,)]
+
+
+def test_system_tables_travel_in_time(history):
+    # $files at snapshot 2: the three level-0 files of the two appends
+    assert rows(history, "SELECT count(*), max(level) FROM db.t$files /*+ OPTIONS('scan.snapshot-id'='2') */") == \
+        [(3, 0)]
+    assert rows(history, "SELECT count(*) FROM db.t$files VERSION AS OF 'v2'") == [(3,)]
+    assert rows(history, "SELECT count(*) FROM db.t$manifests VERSION AS OF 1") == [(1,)]
+    assert rows(history, "SELECT num_added_files, min_partition_stats, max_partition_stats FROM db.t$manifests "
+                         "/*+ OPTIONS('scan.tag-name'='v2') */ ORDER BY num_added_files") == \
+        [(1, "{x}", "{x}"), (2, "{x}", "{y}")]
+
+
+def test_tags_branches_and_branch_reads(history):
+    assert rows(history, "SELECT tag_name, snapshot_id, record_count FROM db.t$tags") == [("v2", 2, 4)]
+    assert [r[0] for r in rows(history, "SELECT branch_name FROM db.t$branches")] == ["b1"]
+    # the branch holds the tagged data: the upsert of id 1 but not id 4
+    assert rows(history, "SELECT id, name FROM db.t$branch_b1 ORDER BY id") == [(1, "A"), (2, "b"), (3, "c")]
+    assert rows(history, "SELECT snapshot_id FROM db.t$branch_b1$snapshots") == [(2,)]
+    with pytest.raises(PaimonError, match="branch 'nope'"):
+        history.sql("SELECT * FROM db.t$branch_nope")
+
+
+def test_read_optimized_audit_log_and_binlog(history):
+    # $ro: only the compacted files; row 4 sits at level 0
+    assert rows(history, "SELECT id, name FROM db.t$ro ORDER BY id") == [(1, "A"), (2, "b"), (3, "c")]
+    assert rows(history, "SELECT rowkind, id, name FROM db.t$audit_log WHERE dt = 'y' ORDER BY id") == \
+        [("+I", 3, "c"), ("+I", 4, "d")]
+    assert rows(history, "SELECT rowkind, id, name FROM db.t$binlog WHERE array_contains(id, 4)") == \
+        [("+I", [4], ["d"])]
+
+
+def test_audit_log_keeps_deletes_until_compacted(session):
+    session.sql("CREATE DATABASE db")
+    session.sql("CREATE TABLE db.k (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1', "
+                "'table-read.sequence-number.enabled' = 'true')")
+    session.sql("INSERT INTO db.k VALUES (1, 'a'), (2, 'b')")
+    session.sql("DELETE FROM db.k WHERE id = 2")
+    got = rows(session, "SELECT rowkind, _SEQUENCE_NUMBER, id, v FROM db.k$audit_log ORDER BY id")
+    assert [(k, i, v) for k, _, i, v in got] == [("+I", 1, "a"), ("-D", 2, "b")]
+    assert got[1][1] > got[0][1]
+    assert rows(session, "SELECT id FROM db.k") == [(1,)]
+
+
+def test_append_table_audit_log_and_table_indexes_with_deletion_vectors(session):
+    session.sql("CREATE DATABASE db")
+    session.sql("CREATE TABLE db.a (id INT, v STRING) TBLPROPERTIES ('deletion-vectors.enabled' = 'true')")
+    session.sql("INSERT INTO db.a VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+    session.sql("DELETE FROM db.a WHERE id = 2")
+    assert rows(session, "SELECT rowkind, id FROM db.a$audit_log ORDER BY id") == [("+I", 1), ("+I", 3)]
+    (kind, count, ranges), = rows(session, "SELECT index_type, row_count, dv_ranges FROM db.a$table_indexes")
+    assert kind == "DELETION_VECTORS" and count == 1 and ranges[0]["_CARDINALITY"] == 1
+    assert rows(session, "SELECT deleted_record_count FROM db.a$partitions") == [(1,)]
+
+
+def test_global_system_tables(history):
+    assert rows(history, "SELECT database_name, table_name, partitioned, primary_key, record_count "
+                         "FROM sys.tables WHERE table_name = 't'") == [("db", "t", True, True, 4)]
+    assert rows(history, "SELECT partition_name, file_count FROM sys.partitions WHERE table_name = 't' "
+                         "ORDER BY 1") == [("dt=x", 1), ("dt=y", 2)]
+    assert ("db", "t", "bucket", "2") in rows(history, "SELECT * FROM sys.all_table_options")
+    assert rows(history, "SELECT value FROM sys.catalog_options WHERE key = 'warehouse'") == [(history.warehouse,)]
+
+
+def test_system_table_errors(history):
+    with pytest.raises(PaimonError, match=r"unknown system table 'db.t\$nope'"):
+        history.sql("SELECT * FROM db.t$nope")
+    with pytest.raises(PaimonError, match="does not exist"):
+        history.sql("SELECT * FROM db.missing$files")
+    with pytest.raises(PaimonError, match="read-only"):
+        history.sql("INSERT INTO db.t$files VALUES (1)")
+    with pytest.raises(PaimonError, match="snapshot 9 does not exist"):
+        history.sql("SELECT * FROM db.t$files /*+ OPTIONS('scan.snapshot-id'='9') */")
