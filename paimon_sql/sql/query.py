@@ -26,6 +26,7 @@ from paimon_sql.catalog import Identifier
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.format import predicate as P
 from paimon_sql.format.types import AtomicType
+from paimon_sql.sql import parse
 from paimon_sql.systables import SystemTable
 
 SYS_DATABASE = "sys"  # global system tables: sys.tables, sys.partitions, ...
@@ -40,16 +41,10 @@ def rewrite_tables(session, tree: exp.Expression) -> exp.Expression:
     """Replace Paimon table references in ``tree`` (in place) by pruned scan views."""
     ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
     for node in list(tree.find_all(exp.Table)):
-        if not node.name or isinstance(node.parent, (exp.Create, exp.Insert, exp.Drop, exp.Describe)):
+        found = _reference(session, node, ctes)
+        if found is None:
             continue
-        if not node.db and node.name.lower() in ctes:
-            continue
-        if not node.db and session.is_temp_view(node.name):
-            continue
-        ref = resolve(session, node)
-        if ref is None:
-            continue
-        options = scan_options(node)
+        ref, options, name = found
         if isinstance(ref, SystemTable):
             if not ref.is_global:
                 ref.table = ref.table.travel(options)
@@ -59,11 +54,37 @@ def rewrite_tables(session, tree: exp.Expression) -> exp.Expression:
             table = ref.travel(options)
             fields = table.schema.fields
             df = session.scan_dataframe(table, _needed_columns(tree, node, fields), _pushed_filter(node, fields))
-        view = f"__paimon_{re.sub(r'[^0-9A-Za-z_]', '_', node.name)}_{next(_VIEW_IDS)}"
+        view = f"__paimon_{re.sub(r'[^0-9A-Za-z_]', '_', name)}_{next(_VIEW_IDS)}"
         df.createOrReplaceTempView(view)
-        alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(node.name))
+        alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name))
         node.replace(exp.Table(this=exp.to_identifier(view), alias=alias))
     return tree
+
+
+def _reference(session, node: exp.Table, ctes: set):
+    """(table or system table, dynamic options, name) a reference reads; None when it is not ours."""
+    if isinstance(node.this, exp.Anonymous) and node.this.name.lower() in TABLE_FUNCTIONS:
+        call = node.this
+        args = [a.this if isinstance(a, exp.Literal) else a.sql(dialect="spark") for a in call.expressions]
+        key = TABLE_FUNCTIONS[call.name.lower()]
+        if len(args) != 3:
+            raise PaimonError(f"{call.name}(table, start, end) takes 3 arguments, got {len(args)}")
+        target = parse.parse(f"SELECT * FROM {args[0]}").find(exp.Table)
+        ref = resolve(session, target)
+        if ref is None:
+            raise PaimonError(f"{call.name}: table {args[0]} does not exist")
+        return ref, {key: f"{args[1]},{args[2]}"}, target.name
+    if not node.name or isinstance(node.parent, (exp.Create, exp.Insert, exp.Drop, exp.Describe)):
+        return None
+    if not node.db and (node.name.lower() in ctes or session.is_temp_view(node.name)):
+        return None
+    ref = resolve(session, node)
+    return None if ref is None else (ref, scan_options(node), node.name)
+
+
+# table-valued functions of Paimon's Spark integration → the option they set
+TABLE_FUNCTIONS = {"paimon_incremental_query": "incremental-between",
+                   "paimon_incremental_between_timestamp": "incremental-between-timestamp"}
 
 
 def resolve(session, node: exp.Table):

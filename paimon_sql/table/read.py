@@ -10,6 +10,7 @@ must not survive because the new one was filtered out).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -23,6 +24,7 @@ from paimon_sql.format.manifest import DataFileMeta
 from paimon_sql.format.predicate import Predicate
 from paimon_sql.format.schema import KEY_PREFIX, SEQUENCE_NUMBER, VALUE_KIND
 from paimon_sql.index.deletion_vector import drop_deleted
+from paimon_sql.mergetree.interval_partition import sections
 from paimon_sql.table import file_skipping
 
 FILE_COLUMN, POSITION_COLUMN = "__paimon_file", "__paimon_position"
@@ -46,12 +48,47 @@ class SplitReader:
         self._part_types = [f.type for f in self.schema.fields_of(self.schema.partition_keys)]
 
     def read(self, split) -> pa.Table:
+        if split.before:
+            return self._read_diff(split)
         if self.schema.is_primary_key_table:
             parts = [self._read_section(split, section) for section in self._sections(split)]
         else:
             parts = [self._with_insert_kind(self._read_file(split, f, with_system=False))
                      for f in self.files_to_read(split)]
         rows = pa.concat_tables(parts) if parts else self._empty()
+        if self.predicate is not None:
+            rows = rows.filter(self.predicate.to_arrow())
+        return rows.select(self.projection + ([VALUE_KIND, SEQUENCE_NUMBER] if self.keep_row_kind else []))
+
+    def _read_diff(self, split) -> pa.Table:
+        """Incremental diff of one bucket: rows of its files (the end snapshot) that are new or
+        changed next to its ``before`` files (the start snapshot); with row kinds, +I for new keys,
+        +U for changed ones and -D for keys the end snapshot no longer has."""
+        full = SplitReader(self.table, None, None, keep_row_kind=False)
+        after = full.read(replace(split, before=()))
+        old = replace(split, files=split.before, sections=tuple(sections(split.before, self.table.key_range)),
+                      before=(), deletion_vectors=())
+        before = full.read(old)
+        keys = self.schema.primary_keys
+        values = [n for n in self.schema.field_names if n not in keys]
+        marker = "__paimon_before"
+        old_rows = before.select(keys + values).append_column(marker, pa.array(np.ones(before.num_rows, bool)))
+        joined = after.join(old_rows, keys, join_type="left outer", right_suffix="__old", coalesce_keys=True)
+        existed = pc.fill_null(joined.column(marker), False)
+        same = existed
+        for v in values:
+            same = pc.and_(same, _same(joined.column(v), joined.column(v + "__old")))
+        changed = joined.filter(pc.invert(same))
+        rows = changed.select(self.schema.field_names)
+        if self.keep_row_kind:
+            kinds = pc.if_else(changed.column(marker).is_null(), row_kind.INSERT, row_kind.UPDATE_AFTER)
+            rows = rows.append_column(VALUE_KIND, kinds.cast(pa.int8())) \
+                .append_column(SEQUENCE_NUMBER, pa.nulls(rows.num_rows, pa.int64()))
+            gone = before.join(after.select(keys), keys, join_type="left anti")
+            gone = gone.select(self.schema.field_names).append_column(
+                VALUE_KIND, pa.array(np.full(gone.num_rows, row_kind.DELETE, np.int8))) \
+                .append_column(SEQUENCE_NUMBER, pa.nulls(gone.num_rows, pa.int64()))
+            rows = pa.concat_tables([rows, gone])
         if self.predicate is not None:
             rows = rows.filter(self.predicate.to_arrow())
         return rows.select(self.projection + ([VALUE_KIND, SEQUENCE_NUMBER] if self.keep_row_kind else []))
@@ -161,3 +198,12 @@ class SplitReader:
             arrays.append(arr if arr.type.equals(fld.type) else arr.cast(fld.type))
         return pa.Table.from_arrays(arrays, schema=pa.schema([fld.with_nullable(True) if fld.nullable else fld
                                                               for _, _, fld in wanted]))
+
+
+def _same(a: pa.ChunkedArray, b: pa.ChunkedArray) -> pa.ChunkedArray:
+    """Per row: equal values, or both NULL. Types without an equality kernel count as changed."""
+    try:
+        eq = pc.fill_null(pc.equal(a, b), False)
+    except (pa.ArrowNotImplementedError, pa.ArrowInvalid):
+        return pa.chunked_array([pa.array(np.zeros(len(a), bool))])
+    return pc.or_(eq, pc.and_(a.is_null(), b.is_null()))

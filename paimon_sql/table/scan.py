@@ -26,7 +26,7 @@ from paimon_sql.format.manifest import DataFileMeta, ManifestEntry
 from paimon_sql.format.predicate import FieldStats, Predicate, and_
 from paimon_sql.format.snapshot import Snapshot
 from paimon_sql.mergetree.interval_partition import sections
-from paimon_sql.table import file_skipping
+from paimon_sql.table import file_skipping, incremental
 from paimon_sql.table.compact import num_levels
 from paimon_sql.table.time_travel import travel_snapshot
 
@@ -38,6 +38,7 @@ class Split:
     files: Tuple[DataFileMeta, ...]
     sections: Tuple[Tuple[DataFileMeta, ...], ...] = ()
     deletion_vectors: Tuple[Tuple[str, FrozenBitMap], ...] = field(default=(), compare=False)
+    before: Tuple[DataFileMeta, ...] = ()  # incremental diff: the bucket's files at the start snapshot
 
     def deletion_vector(self, file_name: str) -> Optional[FrozenBitMap]:
         """Deleted row positions of one of the split's files (None when it has none)."""
@@ -46,7 +47,7 @@ class Split:
     @property
     def raw_convertible(self) -> bool:
         """True when no two files overlap in key, so rows need no merge."""
-        return all(len(s) == 1 for s in self.sections) if self.sections else True
+        return not self.before and (all(len(s) == 1 for s in self.sections) if self.sections else True)
 
     @property
     def row_count(self) -> int:
@@ -175,6 +176,10 @@ class TableScan:
 
     def plan(self) -> Plan:
         stats = PlanStats()
+        window = incremental.between(self.table)
+        if window is not None:
+            start, end, mode = window
+            return Plan(self.table.snapshot_manager.snapshot(end), incremental.splits(self, start, end, mode), stats)
         snap = self.snapshot()
         entries = self._entries(snap, stats) if snap is not None else []
         pk = self.table.schema.is_primary_key_table
