@@ -110,6 +110,10 @@ class PaimonDataSource(DataSource):
         return PaimonReader(build_scan(self.table, self.options), self.table.schema.fields_of(self._columns()),
                             skip_native, self._positions(), self._row_kinds())
 
+    def streamReader(self, schema):
+        from paimon_sql.spark.stream import PaimonStreamReader
+        return PaimonStreamReader(self.table, self.table.schema.fields_of(self._columns()))
+
     def writer(self, schema, overwrite: bool) -> "PaimonWriter":
         spec = self.options.get("paimon.overwrite-partition")
         dynamic = self.options.get("partitionOverwriteMode", "static").lower() == "dynamic"
