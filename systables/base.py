@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.format import binary_row
-from paimon_sql.format.predicate import Predicate
+from paimon_sql.format.predicate import Predicate, and_, equal, or_
 from paimon_sql.format.types import DataField, parse_type
 
 SYSTEM_TABLES: Dict[str, type] = {}
@@ -134,6 +134,52 @@ def partition_spec_renderer(table) -> Callable[[bytes], Optional[str]]:
     return render
 
 
+def partition_values_predicate(table, predicate: Optional[Predicate]) -> Optional[Predicate]:
+    """``partition = '{v1, v2}'`` / ``partition IN (...)`` conjuncts as a predicate on the partition
+    columns, so manifests are skipped by their partition stats (None when there is none to use)."""
+    keys = table.schema.partition_keys
+    part = predicate.only({"partition"}) if predicate is not None and keys else None
+    if part is None:
+        return None
+    conjuncts = part.children if part.op == "and" else (part,)
+    types = [f.type for f in table.schema.fields_of(keys)]
+    out = []
+    for c in conjuncts:
+        if c.op not in ("=", "in"):
+            continue
+        rows = [_partition_values(text, types) for text in c.literals]
+        if any(r is None for r in rows):
+            continue
+        out.append(or_(*[and_(*[equal(k, v) for k, v in zip(keys, r)]) for r in rows]))
+    return and_(*out) if out else None
+
+
+def _partition_values(text, types) -> Optional[list]:
+    """``'{v1, v2}'`` back to typed values (None when it cannot be read back exactly)."""
+    if not isinstance(text, str) or not (text.startswith("{") and text.endswith("}")):
+        return None
+    parts = text[1:-1].split(", ")
+    if len(parts) != len(types):
+        return None
+    out = []
+    for p, t in zip(parts, types):
+        name = getattr(t, "name", "")
+        if p == "null":  # a NULL partition value and the string 'null' print alike
+            return None
+        try:
+            if name in ("TINYINT", "SMALLINT", "INT", "BIGINT"):
+                out.append(int(p))
+            elif name in ("CHAR", "VARCHAR"):
+                out.append(p)
+            elif name == "DATE":
+                out.append(dt.date.fromisoformat(p))
+            else:
+                return None
+        except ValueError:
+            return None
+    return out
+
+
 def pushed_value_test(predicate: Optional[Predicate], names: Sequence[str]) -> Callable[[dict], bool]:
     """A test of a row's values against the part of ``predicate`` on ``names`` (True when none)."""
     part = predicate.only(set(names)) if predicate is not None else None
@@ -157,8 +203,9 @@ class SnapshotMetadataTable(SystemTable):
         part_text = partition_renderer(self.table)
         wanted = pushed_value_test(predicate, ["partition", "bucket", "level"])
         types = [f.type for f in self.table.schema.fields_of(self.table.schema.partition_keys)]
+        scan = self.table.new_scan().with_snapshot(snap.id).filter(partition_values_predicate(self.table, predicate))
         out = []
-        for e in self.table.new_scan().with_snapshot(snap.id).plan_entries():
+        for e in scan.plan_entries():
             text = part_text(e.partition)
             if wanted({"partition": text, "bucket": e.bucket, "level": e.file.level}):
                 out.append((e, text, self.table.paths.bucket_dir(binary_row.from_bytes(e.partition, types), e.bucket)))
