@@ -140,6 +140,7 @@ def apply(schema: TableSchema, changes: Sequence[SchemaChange]) -> TableSchema:
         if isinstance(ch, SetOption):
             if ch.key in IMMUTABLE_OPTIONS and options.get(ch.key) != ch.value:
                 raise SchemaError(f"option '{ch.key}' cannot be changed after the table is created")
+            opts.validate({ch.key: ch.value})
             _check_bucket_change(options, ch)
             options[ch.key] = ch.value
         elif isinstance(ch, RemoveOption):

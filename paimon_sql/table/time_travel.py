@@ -25,10 +25,11 @@ def travel_snapshot(table) -> Optional[Snapshot]:
     if len(given) > 1:
         raise InvalidOptionError(f"time travel options conflict: {', '.join(given)} (give one)")
     sm = table.snapshot_manager
+    mode = str(raw.get("scan.mode", "default")).lower()
     if not given:
-        if str(raw.get("scan.mode", "")).lower() == "compacted-full":
-            return latest_compacted(table)
-        return sm.latest()
+        if mode in _MODE_NEEDS:
+            raise InvalidOptionError(f"scan.mode '{mode}' needs option '{_MODE_NEEDS[mode]}'")
+        return latest_compacted(table) if mode == "compacted-full" else sm.latest()
     key, value = given[0], str(raw[given[0]]).strip()
     if key == "scan.snapshot-id":
         return sm.snapshot(_number(key, value))
@@ -40,6 +41,11 @@ def travel_snapshot(table) -> Optional[Snapshot]:
         return watermark_snapshot(table, _number(key, value))
     millis = _number(key, value) if key == "scan.timestamp-millis" else timestamp_millis(value)
     return snapshot_at(table, millis)
+
+
+# batch scan modes that name their snapshot by another option
+_MODE_NEEDS = {"from-snapshot": "scan.snapshot-id", "from-snapshot-full": "scan.snapshot-id",
+               "from-timestamp": "scan.timestamp-millis"}
 
 
 def version_snapshot(table, version: str) -> Snapshot:

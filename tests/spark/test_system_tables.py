@@ -166,3 +166,14 @@ def test_filters_are_pushed_into_the_metadata_scan(session):
         session.sql("SELECT * FROM db.p$files").collect()
     with pytest.raises(PaimonError):
         session.sql("SELECT * FROM db.p$snapshots").collect()
+
+
+def test_batch_scan_modes(history):
+    # compacted-full: the latest COMPACT snapshot (3), before row 4 was added
+    assert rows(history, "SELECT id FROM db.t /*+ OPTIONS('scan.mode' = 'compacted-full') */ ORDER BY id") == \
+        [(1,), (2,), (3,)]
+    assert rows(history, "SELECT count(*) FROM db.t /*+ OPTIONS('scan.mode' = 'latest-full') */") == [(4,)]
+    assert rows(history, "SELECT count(*) FROM db.t /*+ OPTIONS('scan.mode' = 'from-snapshot', "
+                         "'scan.snapshot-id' = '1') */") == [(3,)]
+    with pytest.raises(PaimonError, match="needs option 'scan.timestamp-millis'"):
+        history.sql("SELECT * FROM db.t /*+ OPTIONS('scan.mode' = 'from-timestamp') */")
