@@ -20,6 +20,7 @@ from pyspark.sql.types import IntegerType, StructField, StructType
 from paimon_sql.format import binary_row
 from paimon_sql.spark import native_write
 from paimon_sql.spark.source import BUCKET_COLUMN, ROWKIND_COLUMN
+from paimon_sql.table.paths import MAIN_BRANCH
 
 
 def _with_bucket(df: DataFrame, table) -> DataFrame:
@@ -55,4 +56,6 @@ def write_dataframe(df: DataFrame, table, warehouse: str, overwrite: bool = Fals
         writer = writer.option("paimon.overwrite-partition", json.dumps(partition_spec))
     if dynamic:
         writer = writer.option("partitionOverwriteMode", "dynamic")
+    if table.branch != MAIN_BRANCH:
+        writer = writer.option("branch", table.branch)
     writer.mode("overwrite" if overwrite else "append").save(table.name)

@@ -132,8 +132,12 @@ def use(session, node: exp.Use):
     return None
 
 
-def describe(session, node: exp.Describe):
-    table = session.catalog.get_table(session.identifier(node.this))
+def describe(session, node: exp.Describe, ref):
+    """Columns of a table, branch (``t$branch_b``) or system table (``t$files``)."""
+    if not hasattr(ref, "schema"):  # a system table: its columns only
+        return session.rows([(f.name, spark_type(f.type) + ("" if f.type.nullable else " NOT NULL"), "")
+                             for f in ref.fields], ["col_name", "data_type", "comment"])
+    table = ref
     s = table.schema
     rows = [(f.name, spark_type(f.type) + ("" if f.type.nullable else " NOT NULL"), f.description or "")
             for f in s.fields]

@@ -50,7 +50,7 @@ def insert(session, node: exp.Insert):
     if isinstance(target, exp.Schema):
         columns = [c.name for c in target.expressions]
         target = target.this
-    table = session.catalog.get_table(session.identifier(target))
+    table = session.find_table(target)
     schema = table.schema
     spec = _partition_spec(target)
     unknown = [k for k in spec if k not in schema.partition_keys]
@@ -134,7 +134,7 @@ def _rows_of(target: exp.Table, table, where, values: Dict[str, exp.Expression],
 
 def update(session, node: exp.Update):
     sets = {eq.this.name: eq.expression for eq in node.expressions}
-    table = session.catalog.get_table(session.identifier(node.this))
+    table = session.find_table(node.this)
     check_assignments(table, list(sets))
     if not table.schema.is_primary_key_table:
         return change_append_rows(session, node.this, table, node.args.get("where"), sets)
@@ -148,7 +148,7 @@ def delete(session, node: exp.Delete):
     where = node.args.get("where")
     if where is None:
         return truncate(session, node.this)
-    table = session.catalog.get_table(session.identifier(node.this))
+    table = session.find_table(node.this)
     if not table.schema.is_primary_key_table:
         return change_append_rows(session, node.this, table, where, None)
     check_row_changes(table, {"DELETE"})
@@ -158,7 +158,7 @@ def delete(session, node: exp.Delete):
 
 
 def truncate(session, target: exp.Table):
-    table = session.catalog.get_table(session.identifier(target))
+    table = session.find_table(target)
     table.new_commit().overwrite([])
     return None
 
@@ -170,7 +170,8 @@ _VIEW_IDS = itertools.count()
 def located_rows(session, table):
     """A temporary view of an append table's live rows plus each row's data file and position."""
     view = f"__paimon_rows_{next(_VIEW_IDS)}"
-    (session.spark.read.format("paimon").option("warehouse", session.warehouse).options(**session.catalog_options)
+    from paimon_sql.spark.scan import source_reader
+    (source_reader(session.spark, table, session.warehouse, session.catalog_options, None)
      .option("paimon.positions", "true").load(table.name).createOrReplaceTempView(view))
     try:
         yield view

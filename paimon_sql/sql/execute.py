@@ -11,7 +11,7 @@ import re
 from sqlglot import exp
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.sql import alter, ddl, dml, merge_into, parse
+from paimon_sql.sql import alter, ddl, dml, merge_into, parse, query
 
 
 def _query(session, node):
@@ -33,7 +33,8 @@ def _drop(session, node):
 
 
 def _describe(session, node):
-    return ddl.describe(session, node) if session.find_table(node.this) else session.passthrough()
+    ref = query.resolve(session, node.this) if node.this.name else None
+    return ddl.describe(session, node, ref) if ref is not None else session.passthrough()
 
 
 def _insert(session, node):

@@ -42,7 +42,7 @@ _T, _S = "__paimon_target_row", "__paimon_source_row"
 
 def merge_into(session, node: exp.Merge):
     target = node.this
-    table = session.catalog.get_table(session.identifier(target))
+    table = session.find_table(target)
     if table.schema.is_primary_key_table:
         check_row_changes(table, {_verb(w.args["then"]) for w in node.args["whens"].expressions} - {"INSERT"})
         write_changes(session, table, session.query_dataframe(_query(node, table, target, located=False)))

@@ -177,3 +177,26 @@ def test_batch_scan_modes(history):
                          "'scan.snapshot-id' = '1') */") == [(3,)]
     with pytest.raises(PaimonError, match="needs option 'scan.timestamp-millis'"):
         history.sql("SELECT * FROM db.t /*+ OPTIONS('scan.mode' = 'from-timestamp') */")
+
+
+def test_branch_writes_stay_on_the_branch_and_describe(history):
+    history.sql("INSERT INTO db.t$branch_b1 VALUES (9, 'z', 'x')")
+    assert rows(history, "SELECT id FROM db.t$branch_b1 ORDER BY id") == [(1,), (2,), (3,), (9,)]
+    assert rows(history, "SELECT id FROM db.t ORDER BY id") == [(1,), (2,), (3,), (4,)]
+    assert rows(history, "SELECT snapshot_id FROM db.t$branch_b1$snapshots ORDER BY 1") == [(2,), (3,)]
+    described = rows(history, "DESCRIBE db.t$snapshots")
+    assert described[0] == ("snapshot_id", "BIGINT NOT NULL", "")
+    assert [r[0] for r in rows(history, "DESCRIBE db.t$branch_b1")][:3] == ["id", "name", "dt"]
+
+
+def test_row_level_changes_on_a_branch(session):
+    session.sql("CREATE DATABASE db")
+    session.sql("CREATE TABLE db.a (id INT, v STRING)")
+    session.sql("INSERT INTO db.a VALUES (1, 'a'), (2, 'b')")
+    table = session.catalog.get_table("db.a")
+    table.branch_manager.create("dev", table)
+    session.sql("INSERT INTO db.a$branch_dev VALUES (3, 'c'), (4, 'd')")
+    session.sql("DELETE FROM db.a$branch_dev WHERE id = 3")
+    session.sql("UPDATE db.a$branch_dev SET v = 'D' WHERE id = 4")
+    assert rows(session, "SELECT * FROM db.a$branch_dev ORDER BY id") == [(4, "D")]
+    assert rows(session, "SELECT * FROM db.a ORDER BY id") == [(1, "a"), (2, "b")]
