@@ -71,3 +71,21 @@ def test_lsm_example_script(warehouse):
     assert profile == [{"id": 1, "name": "ann", "city": "oslo"}]
     assert orders == [{"id": 1, "status": "shipped", "amount": 11.0}, {"id": 2, "status": "paid", "amount": 20.0},
                       {"id": 4, "status": "new", "amount": 40.0}]
+
+
+def test_quickstart_then_history_example_scripts(warehouse):
+    """sql_examples/quickstart.sql then history.sql: system tables, tags, incremental, ALTER TABLE."""
+    examples = Path(__file__).resolve().parents[2] / "sql_examples"
+    assert run(warehouse, "-f", str(examples / "quickstart.sql"), "--output", "json").returncode == 0
+    proc = run(warehouse, "-f", str(examples / "history.sql"), "--output", "json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = [json.loads(x) for x in proc.stdout.strip().splitlines()]
+    snapshots, files, partitions, tags, at_tag, delta, audit, evolved, schemas = out
+    assert [s["commit_kind"] for s in snapshots] == ["APPEND", "APPEND"]
+    assert sum(p["record_count"] for p in partitions) == sum(f["record_count"] for f in files) == 5
+    assert tags == [{"tag": "first_load"}] and at_tag == [{"orders_at_first_load": 3}]
+    assert [d["order_id"] for d in delta] == [2, 4]
+    assert {a["rowkind"] for a in audit} == {"+I"}
+    assert [(e["order_id"], e["channel"]) for e in evolved] == [(1, None), (2, None), (3, None), (4, None),
+                                                                (5, "web")]
+    assert [s["schema_id"] for s in schemas] == [0, 1]
