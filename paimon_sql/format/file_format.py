@@ -7,9 +7,12 @@ tables) go through fastavro record by record, which is correct but slow; the doc
 from __future__ import annotations
 
 import io as _io
+import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import List, Optional
 
 import fastavro
+import numpy as np
 import pyarrow as pa
 import pyarrow.orc as paorc
 import pyarrow.parquet as pq
@@ -108,16 +111,54 @@ def parquet_footer_stats(meta, columns: List[str]):
     return mins, maxs, nulls
 
 
-def read_file(io: FileIO, path: str, fmt: str, columns: Optional[List[str]] = None) -> pa.Table:
-    """Read a whole data file (only ``columns`` when given)."""
+def read_file(io: FileIO, path: str, fmt: str, columns: Optional[List[str]] = None,
+              keep: Optional[np.ndarray] = None) -> pa.Table:
+    """Read a whole data file (only ``columns`` when given); with ``keep`` (a bool per row
+    position) only the rows it keeps."""
     fmt = check_format(fmt)
     if fmt == "parquet":
+        if keep is not None:
+            return _read_parquet_kept(io, path, columns, keep)
         return pq.read_table(io.arrow_path(path), columns=columns, filesystem=io.fs)
     if fmt == "orc":
         with io.fs.open_input_file(io.arrow_path(path)) as f:
             return paorc.ORCFile(f).read(columns=columns)
     table = _avro_table(io.read_bytes(path))
     return table.select(columns) if columns is not None else table
+
+
+_BATCH_ROWS = 1 << 15
+
+
+def _read_parquet_kept(io: FileIO, path: str, columns, keep: np.ndarray) -> pa.Table:
+    """Row groups decoded on several threads (each with its own reader: one Parquet reader is not
+    to be shared between threads), each batch filtered right after decoding, while it is in cache,
+    and a row group whose rows are all deleted never decoded."""
+    where = io.arrow_path(path)
+    with io.fs.open_input_file(where) as f:
+        meta = pq.ParquetFile(f).metadata
+    sizes = [meta.row_group(i).num_rows for i in range(meta.num_row_groups)]
+    starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+
+    def group(i: int) -> List[pa.RecordBatch]:
+        mask = keep[starts[i]:starts[i + 1]]
+        if not mask.any():
+            return []
+        out, offset = [], 0
+        with io.fs.open_input_file(where) as f:
+            reader = pq.ParquetFile(f, metadata=meta)
+            for batch in reader.iter_batches(batch_size=_BATCH_ROWS, row_groups=[i], columns=columns,
+                                             use_threads=False):
+                part = mask[offset:offset + batch.num_rows]
+                offset += batch.num_rows
+                out.append(batch if part.all() else batch.filter(pa.array(part)))
+        return out
+
+    with ThreadPoolExecutor(max_workers=max(1, min(len(sizes), os.cpu_count() or 2))) as pool:
+        batches = [b for bs in pool.map(group, range(len(sizes))) for b in bs]
+    schema = meta.schema.to_arrow_schema()
+    return pa.Table.from_batches(batches, schema=schema if columns is None else pa.schema([schema.field(c)
+                                                                                         for c in columns]))
 
 
 # -- Avro data files -----------------------------------------------------------------------------

@@ -38,6 +38,31 @@ def native_readable(table, split) -> bool:
                     for f in split.files))
 
 
+# deleted positions the native read's anti-join may broadcast in all; splits past that (a merge-on-write
+# table after many updates) are read by the paimon source, whose Arrow reader skips them at decode time
+_BROADCAST_POSITIONS = 500_000
+
+
+def native_splits(table, splits, cap: Optional[int] = None) -> list:
+    """The splits Spark's Parquet reader takes; the paimon source reads the others, deciding the same
+    way from the same plan and ``cap`` (passed to it as ``paimon.skip-native``)."""
+    cap = _BROADCAST_POSITIONS if cap is None else cap
+    out, positions = [], 0
+    for s in splits:
+        if not native_readable(table, s):
+            continue
+        n = sum(len(dv) for _, dv in s.deletion_vectors)
+        if n and positions + n > cap:
+            continue
+        positions += n
+        out.append(s)
+    return out
+
+
+def split_key(split) -> tuple:
+    return split.partition, split.bucket, tuple(f.file_name for f in split.files)
+
+
 def _without_deleted(spark: SparkSession, df: DataFrame, splits) -> DataFrame:
     """Deletion vectors applied to a native Parquet read: an anti-join on (file name, row index)
     against the deleted positions, broadcast (they are few next to the rows)."""
@@ -117,7 +142,7 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
     fields = table.schema.fields_of(columns)
     plan = scan.plan()
     snapshot, splits = plan.snapshot, plan.splits
-    native = [s for s in splits if native_readable(table, s)] if _no_time_columns(fields) else []
+    native = native_splits(table, splits) if _no_time_columns(fields) else []
     frames = []
     skipped, native_count = None, len(native)
     if native and file_skipping.applies(table, predicate):
@@ -140,7 +165,7 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
         reader = source_reader(spark, table, warehouse, catalog_options, snapshot)
         reader = reader.option("paimon.columns", json.dumps(columns)).option("paimon.filter", P.to_json(predicate))
         if native_count:
-            reader = reader.option("paimon.skip-native", "true")
+            reader = reader.option("paimon.skip-native", str(_BROADCAST_POSITIONS))
         if read_optimized:
             reader = reader.option("paimon.read-optimized", "true")
         frames.append(reader.load(table.name))

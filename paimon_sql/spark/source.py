@@ -106,7 +106,8 @@ class PaimonDataSource(DataSource):
         return kinds + spark_ddl(self.table.schema.fields_of(self._columns())) + extra
 
     def reader(self, schema) -> "PaimonReader":
-        skip_native = self.options.get("paimon.skip-native", "false") == "true"
+        skip = self.options.get("paimon.skip-native")  # the deleted-positions cap the driver used
+        skip_native = int(skip) if skip and skip.isdigit() else None
         return PaimonReader(build_scan(self.table, self.options), self.table.schema.fields_of(self._columns()),
                             skip_native, self._positions(), self._row_kinds())
 
@@ -127,18 +128,20 @@ class _SplitPartition(InputPartition):
 
 
 class PaimonReader(DataSourceReader):
-    def __init__(self, scan, fields, skip_native: bool = False, positions: bool = False, row_kinds: bool = False):
+    def __init__(self, scan, fields, skip_native: Optional[int] = None, positions: bool = False,
+                 row_kinds: bool = False):
         self.scan = scan
         self.fields = fields
-        self.skip_native = skip_native  # the front layer reads those splits with Spark's Parquet reader
+        self.skip_native = skip_native  # None, or the cap by which the front layer chose its native splits
         self.positions = positions
         self.row_kinds = row_kinds
 
     def partitions(self):
         splits = self.scan.plan().splits
-        if self.skip_native:
-            from paimon_sql.spark.scan import native_readable
-            splits = [s for s in splits if not native_readable(self.scan.table, s)]
+        if self.skip_native is not None:
+            from paimon_sql.spark.scan import native_splits, split_key
+            native = {split_key(s) for s in native_splits(self.scan.table, splits, self.skip_native)}
+            splits = [s for s in splits if split_key(s) not in native]
         return [_SplitPartition(s) for s in splits] or [InputPartition(None)]
 
     def read(self, partition) -> Iterator[pa.RecordBatch]:
