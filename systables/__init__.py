@@ -13,6 +13,7 @@ from paimon_sql.systables import (  # noqa: F401  (each import registers its tab
     buckets,
     catalog_options,
     consumers,
+    file_indexes,
     file_key_ranges,
     files,
     manifests,

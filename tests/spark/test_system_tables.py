@@ -200,3 +200,15 @@ def test_row_level_changes_on_a_branch(session):
     session.sql("UPDATE db.a$branch_dev SET v = 'D' WHERE id = 4")
     assert rows(session, "SELECT * FROM db.a$branch_dev ORDER BY id") == [(4, "D")]
     assert rows(session, "SELECT * FROM db.a ORDER BY id") == [(1, "a"), (2, "b")]
+
+
+def test_file_indexes(session):
+    session.sql("CREATE DATABASE db")
+    session.sql("CREATE TABLE db.ix (id INT, c STRING, s STRING) TBLPROPERTIES ("
+                "'file-index.bitmap.columns' = 'c', 'file-index.bloom-filter.columns' = 's', "
+                "'file-index.in-manifest-threshold' = '1 b')")  # every index in its own .index file
+    session.sql("INSERT INTO db.ix VALUES (1, 'a', 'x'), (2, 'b', 'y')")
+    got = rows(session, "SELECT column_name, index_type, storage_type, index_file_path LIKE '%.index', is_empty "
+                        "FROM db.ix$file_indexes ORDER BY column_name")
+    assert {g[:4] for g in got} == {("c", "bitmap", "FILE", True), ("s", "bloom-filter", "FILE", True)}
+    assert not any(g[4] for g in got)
