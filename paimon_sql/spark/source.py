@@ -64,6 +64,37 @@ def load_table(options):
     return table.travel(dynamic)
 
 
+# readable suffixes of a table name given to load(): t$branch_<b>, t$audit_log, t$ro
+_NAME_SUFFIXES = {"audit_log": {"paimon.row-kind": "true"}, "ro": {"paimon.read-optimized": "true"}}
+
+
+def _apply_name_suffixes(options) -> None:
+    """``load("db.t$audit_log")`` / ``$ro`` / ``$branch_b``: set the table name and the options the
+    suffixes mean, in place (Spark's options are a case-insensitive mapping: keep it one)."""
+    key = "path" if options.get("path") else "table"
+    name = options.get(key) or ""
+    if "$" not in name:
+        return
+    base, *suffixes = name.split("$")
+    options[key] = base
+    for suffix in suffixes:
+        if suffix.lower().startswith("branch_"):
+            options["branch"] = suffix[len("branch_"):]
+        elif suffix.lower() in _NAME_SUFFIXES:
+            options.update(_NAME_SUFFIXES[suffix.lower()])
+        else:
+            raise PaimonError(f"'{name}': the paimon data source reads tables, branches, $audit_log and $ro; "
+                              f"query other system tables with SQL")
+
+
+def with_row_kind_columns(rows: pa.Table, fields) -> pa.Table:
+    """Rows read with their kinds → ``rowkind`` (text), ``_SEQUENCE_NUMBER``, then the columns."""
+    out = to_spark_arrow(rows, fields)
+    kinds = pc.take(pa.array(row_kind.SHORT_STRINGS), rows.column(VALUE_KIND).cast(pa.int32()))
+    return pa.Table.from_arrays([kinds, rows.column(SEQUENCE_NUMBER)] + out.columns,
+                                names=[ROWKIND_NAME, SEQUENCE_NUMBER] + out.column_names)
+
+
 def build_scan(table, options):
     scan = table.new_scan()
     if options.get("paimon.snapshot-id"):
@@ -86,6 +117,7 @@ class PaimonDataSource(DataSource):
 
     def __init__(self, options):
         super().__init__(options)
+        _apply_name_suffixes(self.options)
         self.table = load_table(self.options)
 
     def _columns(self) -> List[str]:
@@ -113,7 +145,7 @@ class PaimonDataSource(DataSource):
 
     def streamReader(self, schema):
         from paimon_sql.spark.stream import PaimonStreamReader
-        return PaimonStreamReader(self.table, self.table.schema.fields_of(self._columns()))
+        return PaimonStreamReader(self.table, self.table.schema.fields_of(self._columns()), self._row_kinds())
 
     def writer(self, schema, overwrite: bool) -> "PaimonWriter":
         spec = self.options.get("paimon.overwrite-partition")
@@ -153,11 +185,7 @@ class PaimonReader(DataSourceReader):
             out = out.append_column(POSITION_COLUMN, rows.column(POSITION_COLUMN)) \
                 .append_column(FILE_COLUMN, rows.column(FILE_COLUMN))
         elif self.row_kinds:
-            rows = self.scan.reader().read(partition.split)
-            out = to_spark_arrow(rows, self.fields)
-            kinds = pc.take(pa.array(row_kind.SHORT_STRINGS), rows.column(VALUE_KIND).cast(pa.int32()))
-            out = pa.Table.from_arrays([kinds, rows.column(SEQUENCE_NUMBER)] + out.columns,
-                                       names=[ROWKIND_NAME, SEQUENCE_NUMBER] + out.column_names)
+            out = with_row_kind_columns(self.scan.reader().read(partition.split), self.fields)
         else:
             out = to_spark_arrow(self.scan.reader().read(partition.split), self.fields)
         yield from out.to_batches()

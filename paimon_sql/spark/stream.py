@@ -12,6 +12,7 @@ the latest snapshot whole then follow; ``latest`` follows from the latest snapsh
 reads it whole then follows; ``from-timestamp`` (``scan.timestamp-millis``) follows from the
 snapshot at that time. With ``consumer-id`` the query resumes where that consumer stopped, and
 each committed batch records ``consumer/consumer-<id>`` (next snapshot to read).
+``load("db.t$audit_log")`` streams every change with its ``rowkind`` (+I/-U/+U/-D) first.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 
 from paimon_sql.exceptions import InvalidOptionError
+from paimon_sql.spark.source import with_row_kind_columns
 from paimon_sql.spark.types import to_spark_arrow
 from paimon_sql.table import incremental
 from paimon_sql.table.time_travel import snapshot_at
@@ -38,9 +40,10 @@ def _offset(snapshot: int, full: bool = False) -> dict:
 
 
 class PaimonStreamReader(DataSourceStreamReader):
-    def __init__(self, table, fields):
+    def __init__(self, table, fields, row_kinds: bool = False):
         self.table = table
         self.fields = fields
+        self.row_kinds = row_kinds  # ``load("t$audit_log")``: every change with its kind (CDC)
         self.consumer = table.options.raw.get("consumer-id")
 
     def _latest(self) -> int:
@@ -87,8 +90,10 @@ class PaimonStreamReader(DataSourceStreamReader):
         return [_SplitPartition(s) for s in splits]
 
     def read(self, partition) -> Iterator[pa.RecordBatch]:
-        rows = self.table.new_scan().select([f.name for f in self.fields]).reader().read(partition.split)
-        yield from to_spark_arrow(rows, self.fields).to_batches()
+        scan = self.table.new_scan().select([f.name for f in self.fields]).with_row_kind(self.row_kinds)
+        rows = scan.reader().read(partition.split)
+        out = with_row_kind_columns(rows, self.fields) if self.row_kinds else to_spark_arrow(rows, self.fields)
+        yield from out.to_batches()
 
     def commit(self, end: dict) -> None:
         if self.consumer:

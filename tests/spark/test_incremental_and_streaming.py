@@ -100,3 +100,29 @@ def test_streaming_picks_up_three_later_commits(pk, tmp_path):
         query.stop()
         spark.catalog.dropTempView("paimon_stream_out")
     assert rows(pk, "SELECT * FROM db.t$consumers") == [("job1", 8)]
+
+
+def test_audit_log_stream_carries_row_kinds(pk, tmp_path):
+    """load("db.t$audit_log") streams changes with their kind: a later DELETE arrives as -D."""
+    stream = spark_stream(pk, "db.t$audit_log").option("scan.mode", "latest").load()
+    query = (stream.writeStream.format("memory").queryName("paimon_cdc_out").outputMode("append")
+             .option("checkpointLocation", str(tmp_path / "cdc")).start())
+    try:
+        query.processAllAvailable()
+        pk.sql("INSERT INTO db.t VALUES (5, 'e')")
+        query.processAllAvailable()
+        pk.sql("DELETE FROM db.t WHERE id = 2")
+        query.processAllAvailable()
+        assert sorted(rows(pk, "SELECT rowkind, id, v FROM paimon_cdc_out")) == [("+I", 5, "e"), ("-D", 2, "b2")]
+    finally:
+        query.stop()
+        pk.spark.catalog.dropTempView("paimon_cdc_out")
+    # the batch DataFrame API takes the same names
+    batch = pk.spark.read.format("paimon").option("warehouse", pk.warehouse).load("db.t$ro")
+    assert sorted(tuple(r) for r in batch.collect()) == sorted(rows(pk, "SELECT * FROM db.t$ro"))
+    with pytest.raises(Exception, match="query other system tables with SQL"):
+        pk.spark.read.format("paimon").option("warehouse", pk.warehouse).load("db.t$files").schema
+
+
+def spark_stream(session, name):
+    return session.spark.readStream.format("paimon").option("warehouse", session.warehouse).option("path", name)
