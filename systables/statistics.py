@@ -1,9 +1,10 @@
-"""``t$statistics``: the statistics file an ANALYZE committed with the snapshot, if any
-(``statistics/<name>``, JSON); no row when the snapshot has none."""
+"""``t$statistics``: what the last ANALYZE computed, as the snapshot read names it; no row when
+the table was never analyzed."""
 
 import json
 
 from paimon_sql.systables.base import SnapshotMetadataTable, columns, register
+from paimon_sql.table.statistics import read_statistics
 
 
 @register
@@ -13,13 +14,10 @@ class StatisticsTable(SnapshotMetadataTable):
                      "mergedRecordSize BIGINT", "colstat STRING")
 
     def rows(self, predicate=None):
-        snap = self.snapshot()
-        out = []
-        if snap is not None and snap.statistics:
-            stats = json.loads(self.table.io.read_text(f"{self.table.path}/statistics/{snap.statistics}"))
-            out.append(dict((("snapshot_id", stats.get("snapshotId", snap.id)),
-                                ("schema_id", stats.get("schemaId", snap.schema_id)),
-                                ("mergedRecordCount", stats.get("mergedRecordCount")),
-                                ("mergedRecordSize", stats.get("mergedRecordSize")),
-                                ("colstat", json.dumps(stats.get("colStats") or {})))))
-        return self.from_rows(out)
+        stats = read_statistics(self.table, self.snapshot())
+        if stats is None:
+            return self.from_rows([])
+        return self.from_rows([{"snapshot_id": stats["snapshotId"], "schema_id": stats["schemaId"],
+                                "mergedRecordCount": stats.get("mergedRecordCount"),
+                                "mergedRecordSize": stats.get("mergedRecordSize"),
+                                "colstat": json.dumps(stats.get("colStats") or {}, sort_keys=True)}])

@@ -11,7 +11,7 @@ import re
 from sqlglot import exp
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.sql import alter, ddl, dml, merge_into, parse, query
+from paimon_sql.sql import alter, analyze, ddl, dml, merge_into, parse, query
 
 
 def _query(session, node):
@@ -100,6 +100,7 @@ HANDLERS = {
     exp.Select: _query, exp.Union: _query, exp.Intersect: _query, exp.Except: _query, exp.Values: _query,
     exp.Create: _create, exp.Drop: _drop, exp.Use: lambda s, n: ddl.use(s, n), exp.Describe: _describe,
     exp.Insert: _insert, exp.Command: _command, exp.Alter: lambda s, n: alter.alter(s, n),
+    exp.Analyze: lambda s, n: analyze.analyze(s, n),
     exp.Update: _ours(dml.update), exp.Delete: _ours(dml.delete), exp.Merge: _ours(merge_into.merge_into),
     exp.TruncateTable: _ours(lambda s, n: dml.truncate(s, n.expressions[0]), lambda n: n.expressions[0]),
 }

@@ -99,8 +99,13 @@ class TableCommit:
             delete_files(self.table, [replace(m, new_files=[], changelog_files=[]) for m in compacted])
             return snapshot_id
 
+    def commit_statistics(self, file_name: str) -> int:
+        """An ANALYZE snapshot: no file changes, the snapshot names ``statistics/<file_name>``
+        (later snapshots keep naming it until the next ANALYZE, as Paimon's do)."""
+        return self._commit([], [], [], [], "ANALYZE", BATCH_COMMIT_IDENTIFIER, None, [], statistics=file_name)
+
     def _commit(self, adds, deletes, index_changes, changelog, kind: str, identifier: int, overwrite,
-                messages) -> int:
+                messages, statistics: Optional[str] = None) -> int:
         table = self.table
         retries = table.options.commit_max_retries
         for attempt in range(retries + 1):
@@ -114,7 +119,7 @@ class TableCommit:
                         entries += self._overwrite_deletes(live, overwrite, messages)
                     self._check_deletes(live, entries)
                 snapshot = self._build_snapshot(latest, adds + entries, index_changes, changelog, kind, identifier,
-                                                attempt_files)
+                                                attempt_files, statistics)
                 if table.snapshot_manager.try_commit(snapshot):
                     return snapshot.id
             except BaseException:
@@ -151,7 +156,8 @@ class TableCommit:
             raise CommitConflictError(f"table {self.table.name}: file(s) to delete were already removed by a "
                                       f"concurrent commit: {', '.join(gone[:3])}")
 
-    def _build_snapshot(self, latest, entries, index_changes, changelog, kind, identifier, written) -> Snapshot:
+    def _build_snapshot(self, latest, entries, index_changes, changelog, kind, identifier, written,
+                        statistics: Optional[str] = None) -> Snapshot:
         table = self.table
         schema_id = table.schema.id
         base = [] if latest is None else (table.manifest_list(latest.base_manifest_list)
@@ -178,7 +184,8 @@ class TableCommit:
             changelog_manifest_list=changelog_name, changelog_manifest_list_size=changelog_size,
             index_manifest=index_manifest,
             base_manifest_list_size=base_size, delta_manifest_list_size=delta_size,
-            watermark=latest.watermark if latest else None)
+            watermark=latest.watermark if latest else None,
+            statistics=statistics or (latest.statistics if latest else None))
 
     def _write_manifest(self, entries: List[ManifestEntry], written: List[str]) -> ManifestFileMeta:
         table = self.table

@@ -85,6 +85,9 @@ def test_pypaimon_reads_our_evolved_table_and_tags(pypaimon, catalog, warehouse)
     t = catalog.get_table("db.ev")
     t.write_arrow(pa.table({"id": [2, 3], "extra": [20, 30], "label": ["B", "c"], "dt": ["d", "d"]},
                            schema=t.schema.arrow_schema()))
+    from paimon_sql.table.statistics import write_statistics
+    write_statistics(t, 3, 1000, {"id": {"colId": 0, "distinctCount": 3, "min": "1", "max": "3", "nullCount": 0}})
+    assert t.snapshot_manager.latest().commit_kind == "ANALYZE"  # pypaimon reads past an ANALYZE snapshot
     theirs = sorted(pypaimon(op="read", warehouse=warehouse, table="db.ev"), key=lambda r: r["id"])
     assert theirs == sorted(t.new_scan().to_arrow().to_pylist(), key=lambda r: r["id"])
     assert [(r["id"], r["extra"], r["label"]) for r in theirs] == [(1, None, "a"), (2, 20, "B"), (3, 30, "c")]

@@ -212,3 +212,25 @@ def test_file_indexes(session):
                         "FROM db.ix$file_indexes ORDER BY column_name")
     assert {g[:4] for g in got} == {("c", "bitmap", "FILE", True), ("s", "bloom-filter", "FILE", True)}
     assert not any(g[4] for g in got)
+
+
+def test_analyze_and_statistics(session):
+    session.sql("CREATE DATABASE db")
+    session.sql("CREATE TABLE db.s (id INT, name STRING, v DOUBLE) TBLPROPERTIES ('primary-key' = 'id', "
+                "'bucket' = '1')")
+    session.sql("INSERT INTO db.s VALUES (1, 'ann', 1.5), (2, 'bo', NULL), (3, 'cyd', 3.5)")
+    session.sql("INSERT INTO db.s VALUES (2, 'bob', 2.5)")  # an upsert: 4 stored rows, 3 merged
+    assert rows(session, "SELECT * FROM db.s$statistics") == []
+    session.sql("ANALYZE TABLE db.s COMPUTE STATISTICS FOR COLUMNS id, name")
+    (sid, schema_id, count, size, colstat), = rows(session, "SELECT * FROM db.s$statistics")
+    assert (sid, schema_id, count) == (2, 0, 3) and size > 0
+    stats = json.loads(colstat)
+    assert stats["id"] == {"colId": 0, "distinctCount": 3, "min": "1", "max": "3", "nullCount": 0}
+    assert stats["name"]["max"] == "cyd" and stats["name"]["maxLen"] == 3 and "v" not in stats
+    assert rows(session, "SELECT commit_kind FROM db.s$snapshots WHERE snapshot_id = 3") == [("ANALYZE",)]
+    assert rows(session, "SELECT count(*) FROM db.s") == [(3,)]  # an ANALYZE changes no data
+    session.sql("INSERT INTO db.s VALUES (4, 'dan', 4.0)")  # later snapshots keep naming the statistics
+    assert rows(session, "SELECT snapshot_id FROM db.s$statistics") == [(2,)]
+    assert rows(session, "SELECT * FROM db.s$statistics VERSION AS OF 2") == []
+    session.sql("ANALYZE TABLE db.s COMPUTE STATISTICS")
+    assert rows(session, "SELECT snapshot_id, mergedRecordCount, colstat FROM db.s$statistics") == [(4, 4, "{}")]

@@ -1,0 +1,41 @@
+"""Table statistics (ANALYZE): a ``statistics/stat-<uuid>-0`` JSON file named by an ANALYZE snapshot.
+
+The file is Paimon's ``Statistics``: the snapshot and schema it was computed on, the merged record
+count and size, and per analyzed column a ``ColStats`` (colId, distinctCount, min and max as text,
+nullCount, avgLen, maxLen; absent values omitted). Query engines use them for planning; users see
+them in ``t$statistics``.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Dict, Optional
+
+from paimon_sql.exceptions import CorruptMetadataError, PaimonError
+
+
+def write_statistics(table, merged_record_count: int, merged_record_size: Optional[int],
+                     col_stats: Dict[str, dict]) -> int:
+    """Commit statistics computed on the latest snapshot; returns the ANALYZE snapshot's id."""
+    snap = table.snapshot_manager.latest()
+    if snap is None:
+        raise PaimonError(f"table {table.name} has no snapshot to analyze")
+    body = {"snapshotId": snap.id, "schemaId": snap.schema_id, "mergedRecordCount": merged_record_count}
+    if merged_record_size is not None:
+        body["mergedRecordSize"] = merged_record_size
+    body["colStats"] = {name: {k: v for k, v in stats.items() if v is not None} for name, stats in col_stats.items()}
+    name = f"stat-{uuid.uuid4()}-0"
+    table.io.write_bytes(f"{table.path}/statistics/{name}", json.dumps(body).encode("utf-8"))
+    return table.new_commit().commit_statistics(name)
+
+
+def read_statistics(table, snapshot) -> Optional[dict]:
+    """The statistics a snapshot names (None when it names none)."""
+    if snapshot is None or not snapshot.statistics:
+        return None
+    path = f"{table.path}/statistics/{snapshot.statistics}"
+    try:
+        return json.loads(table.io.read_text(path))
+    except (FileNotFoundError, OSError, ValueError):
+        raise CorruptMetadataError(f"statistics file {path} is missing or malformed") from None
