@@ -70,23 +70,25 @@ class SplitReader:
                       before=(), deletion_vectors=())
         before = full.read(old)
         keys = self.schema.primary_keys
-        values = [n for n in self.schema.field_names if n not in keys]
-        marker = "__paimon_before"
-        old_rows = before.select(keys + values).append_column(marker, pa.array(np.ones(before.num_rows, bool)))
-        joined = after.join(old_rows, keys, join_type="left outer", right_suffix="__old", coalesce_keys=True)
-        existed = pc.fill_null(joined.column(marker), False)
-        same = existed
-        for v in values:
-            same = pc.and_(same, _same(joined.column(v), joined.column(v + "__old")))
-        changed = joined.filter(pc.invert(same))
-        rows = changed.select(self.schema.field_names)
+        # join on the keys with row numbers only (Arrow joins carry no nested columns), then take
+        left = after.select(keys).append_column("__a", pa.array(np.arange(after.num_rows)))
+        right = before.select(keys).append_column("__b", pa.array(np.arange(before.num_rows)))
+        pairs = left.join(right, keys, join_type="left outer")
+        now, then = after.take(pairs.column("__a")), before.take(pairs.column("__b"))
+        same = pc.is_valid(pairs.column("__b"))
+        for name in self.schema.field_names:
+            if name not in keys:
+                same = pc.and_(same, _same(now.column(name), then.column(name)))
+        changed = pc.invert(same)
+        rows = now.filter(changed)
         if self.keep_row_kind:
-            kinds = pc.if_else(changed.column(marker).is_null(), row_kind.INSERT, row_kind.UPDATE_AFTER)
-            rows = rows.append_column(VALUE_KIND, kinds.cast(pa.int8())) \
-                .append_column(SEQUENCE_NUMBER, pa.nulls(rows.num_rows, pa.int64()))
-            gone = before.join(after.select(keys), keys, join_type="left anti")
-            gone = gone.select(self.schema.field_names).append_column(
-                VALUE_KIND, pa.array(np.full(gone.num_rows, row_kind.DELETE, np.int8))) \
+            new_key = pc.is_null(pairs.column("__b")).filter(changed)
+            kinds = pc.if_else(new_key, row_kind.INSERT, row_kind.UPDATE_AFTER).cast(pa.int8())
+            rows = rows.append_column(VALUE_KIND, kinds).append_column(SEQUENCE_NUMBER, pa.nulls(rows.num_rows,
+                                                                                                  pa.int64()))
+            kept = pc.is_in(right.column("__b"), value_set=pairs.column("__b").drop_null().combine_chunks())
+            gone = before.filter(pc.invert(kept))
+            gone = gone.append_column(VALUE_KIND, pa.array(np.full(gone.num_rows, row_kind.DELETE, np.int8))) \
                 .append_column(SEQUENCE_NUMBER, pa.nulls(gone.num_rows, pa.int64()))
             rows = pa.concat_tables([rows, gone])
         if self.predicate is not None:
@@ -202,10 +204,11 @@ class SplitReader:
                                                               for _, _, fld in wanted]))
 
 
-def _same(a: pa.ChunkedArray, b: pa.ChunkedArray) -> pa.ChunkedArray:
-    """Per row: equal values, or both NULL. Types without an equality kernel count as changed."""
+def _same(a: pa.ChunkedArray, b: pa.ChunkedArray) -> pa.Array:
+    """Per row: equal values, or both NULL. Nested types (no equality kernel) are compared as
+    Python values: only an incremental diff over tables with such columns pays for that."""
     try:
         eq = pc.fill_null(pc.equal(a, b), False)
     except (pa.ArrowNotImplementedError, pa.ArrowInvalid):
-        return pa.chunked_array([pa.array(np.zeros(len(a), bool))])
+        return pa.array([x == y for x, y in zip(a.to_pylist(), b.to_pylist())], pa.bool_())
     return pc.or_(eq, pc.and_(a.is_null(), b.is_null()))

@@ -66,14 +66,6 @@ class SnapshotManager:
         for sid in self.listed_ids():
             yield self.snapshot(sid)
 
-    def earlier_or_equal_time(self, millis: int) -> Optional[Snapshot]:
-        """The latest snapshot committed at or before ``millis`` (time travel by timestamp)."""
-        found = None
-        for snap in self.snapshots():
-            if snap.time_millis <= millis:
-                found = snap
-        return found
-
     def try_commit(self, snapshot: Snapshot) -> bool:
         """Publish ``snapshot`` if its id is still free; then refresh the hints."""
         if not self.io.try_create(self.paths.snapshot_path(snapshot.id), snapshot.to_json().encode("utf-8")):

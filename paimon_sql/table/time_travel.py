@@ -60,11 +60,18 @@ def version_snapshot(table, version: str) -> Snapshot:
 
 
 def snapshot_at(table, millis: int) -> Snapshot:
-    """``TIMESTAMP AS OF``: the latest snapshot committed at or before ``millis``."""
-    found = None
-    for snap in table.snapshot_manager.snapshots():
+    """``TIMESTAMP AS OF``: the latest snapshot committed at or before ``millis`` (commit times grow
+    with ids, so a binary search reads O(log n) snapshot files)."""
+    sm = table.snapshot_manager
+    ids = sm.listed_ids()
+    lo, hi, found = 0, len(ids) - 1, None
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        snap = sm.snapshot(ids[mid])
         if snap.time_millis <= millis:
-            found = snap
+            found, lo = snap, mid + 1
+        else:
+            hi = mid - 1
     if found is None:
         when = dt.datetime.fromtimestamp(millis / 1000).isoformat(sep=" ", timespec="milliseconds")
         raise SnapshotNotFoundError(f"table {table.name} has no snapshot at or before {when}")
