@@ -112,13 +112,22 @@ def parquet_footer_stats(meta, columns: List[str]):
 
 
 def read_file(io: FileIO, path: str, fmt: str, columns: Optional[List[str]] = None,
-              keep: Optional[np.ndarray] = None) -> pa.Table:
-    """Read a whole data file (only ``columns`` when given); with ``keep`` (a bool per row
-    position) only the rows it keeps."""
+              deleted: Optional[np.ndarray] = None) -> pa.Table:
+    """Read a whole data file (only ``columns`` when given); without the row positions in
+    ``deleted`` (sorted int64) — Parquet skips them as it decodes, other formats filter after."""
     fmt = check_format(fmt)
+    if fmt == "parquet" and deleted is not None and len(deleted):
+        return _read_parquet_without(io, path, columns, deleted)
+    table = _read_whole(io, path, fmt, columns)
+    if deleted is None or not len(deleted):
+        return table
+    keep = np.ones(table.num_rows, bool)
+    keep[deleted[deleted < table.num_rows]] = False
+    return table.filter(pa.array(keep))
+
+
+def _read_whole(io: FileIO, path: str, fmt: str, columns: Optional[List[str]]) -> pa.Table:
     if fmt == "parquet":
-        if keep is not None:
-            return _read_parquet_kept(io, path, columns, keep)
         return pq.read_table(io.arrow_path(path), columns=columns, filesystem=io.fs)
     if fmt == "orc":
         with io.fs.open_input_file(io.arrow_path(path)) as f:
@@ -130,10 +139,10 @@ def read_file(io: FileIO, path: str, fmt: str, columns: Optional[List[str]] = No
 _BATCH_ROWS = 1 << 15
 
 
-def _read_parquet_kept(io: FileIO, path: str, columns, keep: np.ndarray) -> pa.Table:
+def _read_parquet_without(io: FileIO, path: str, columns, deleted: np.ndarray) -> pa.Table:
     """Row groups decoded on several threads (each with its own reader: one Parquet reader is not
-    to be shared between threads), each batch filtered right after decoding, while it is in cache,
-    and a row group whose rows are all deleted never decoded."""
+    to be shared between threads); a batch holding deleted positions is filtered right after it is
+    decoded, while it is in cache; a row group whose rows are all deleted is never decoded."""
     where = io.arrow_path(path)
     with io.fs.open_input_file(where) as f:
         meta = pq.ParquetFile(f).metadata
@@ -141,17 +150,23 @@ def _read_parquet_kept(io: FileIO, path: str, columns, keep: np.ndarray) -> pa.T
     starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
 
     def group(i: int) -> List[pa.RecordBatch]:
-        mask = keep[starts[i]:starts[i + 1]]
-        if not mask.any():
+        lo, hi = np.searchsorted(deleted, [starts[i], starts[i + 1]])
+        gone = deleted[lo:hi] - starts[i]  # positions within the row group
+        if len(gone) == sizes[i]:
             return []
         out, offset = [], 0
         with io.fs.open_input_file(where) as f:
             reader = pq.ParquetFile(f, metadata=meta)
             for batch in reader.iter_batches(batch_size=_BATCH_ROWS, row_groups=[i], columns=columns,
                                              use_threads=False):
-                part = mask[offset:offset + batch.num_rows]
-                offset += batch.num_rows
-                out.append(batch if part.all() else batch.filter(pa.array(part)))
+                n = batch.num_rows
+                a, b = np.searchsorted(gone, [offset, offset + n])
+                if a < b:
+                    keep = np.ones(n, bool)
+                    keep[gone[a:b] - offset] = False
+                    batch = batch.filter(pa.array(keep))
+                offset += n
+                out.append(batch)
         return out
 
     with ThreadPoolExecutor(max_workers=max(1, min(len(sizes), os.cpu_count() or 2))) as pool:

@@ -10,14 +10,11 @@ cardinality. Checksums are verified on read: a corrupt vector fails with the fil
 
 from __future__ import annotations
 
-import os
 import struct
 import zlib
-from concurrent.futures import ThreadPoolExecutor
 from typing import Dict, List, Tuple
 
 import numpy as np
-import pyarrow as pa
 from pyroaring import BitMap
 
 from paimon_sql.exceptions import CorruptMetadataError
@@ -81,24 +78,6 @@ def keep_mask(bitmap: BitMap, num_rows: int) -> np.ndarray:
         deleted = np.asarray(bitmap.to_array(), dtype=np.int64)
         mask[deleted[deleted < num_rows]] = False
     return mask
-
-
-def drop_deleted(rows: pa.Table, bitmap) -> pa.Table:
-    """``rows`` (a whole data file, in order) without the deleted positions. Large files are filtered
-    batch by batch on several threads: Arrow's filter releases the GIL, and the copy is the cost."""
-    mask = keep_mask(bitmap, rows.num_rows)
-    if rows.num_rows < _PARALLEL_ROWS:
-        return rows.filter(pa.array(mask))
-    batches, jobs, offset = rows.to_batches(), [], 0
-    for b in batches:
-        jobs.append((b, mask[offset:offset + b.num_rows]))
-        offset += b.num_rows
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        kept = list(pool.map(lambda job: job[0].filter(pa.array(job[1])), jobs))
-    return pa.Table.from_batches(kept, schema=rows.schema)
-
-
-_PARALLEL_ROWS = 1 << 20
 
 
 def bucket_vectors(table, index_entries: List[IndexManifestEntry]) -> Dict[Tuple[bytes, int], Dict[str, BitMap]]:

@@ -23,7 +23,6 @@ from paimon_sql.format.file_format import read_file
 from paimon_sql.format.manifest import DataFileMeta
 from paimon_sql.format.predicate import Predicate
 from paimon_sql.format.schema import KEY_PREFIX, SEQUENCE_NUMBER, VALUE_KIND
-from paimon_sql.index.deletion_vector import keep_mask
 from paimon_sql.mergetree.interval_partition import sections
 from paimon_sql.table import file_skipping
 
@@ -184,15 +183,15 @@ class SplitReader:
             wanted.append((cur.name, source, cur.to_arrow()))
         file_cols = list(dict.fromkeys(c for _, c, _ in wanted if c is not None))
         path = self.file_path(split, f)
-        deleted = split.deletion_vector(f.file_name)
-        keep = keep_mask(deleted, f.row_count) if deleted is not None else None  # deletion vector
-        data = read_file(self.table.io, path, f.file_name.rsplit(".", 1)[-1], file_cols, keep)
-        if keep is not None and data.num_rows != int(keep.sum()):  # a reader that could not skip: filter
-            data = data.filter(pa.array(keep))
+        vector = split.deletion_vector(f.file_name)
+        deleted = np.asarray(vector.to_array(), np.int64) if vector is not None and len(vector) else None
+        data = read_file(self.table.io, path, f.file_name.rsplit(".", 1)[-1], file_cols, deleted)
         if with_position:
             wanted.append((POSITION_COLUMN, POSITION_COLUMN, pa.field(POSITION_COLUMN, pa.int64(), False)))
-            positions = np.flatnonzero(keep) if keep is not None else np.arange(data.num_rows)
-            data = data.append_column(POSITION_COLUMN, pa.array(positions.astype(np.int64)))
+            positions = np.arange(f.row_count if deleted is not None else data.num_rows, dtype=np.int64)
+            if deleted is not None:
+                positions = np.delete(positions, deleted[deleted < len(positions)])
+            data = data.append_column(POSITION_COLUMN, pa.array(positions))
         arrays = []
         for name, col, fld in wanted:
             if col is None:
