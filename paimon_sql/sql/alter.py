@@ -168,7 +168,7 @@ _ALTER_TABLE = re.compile(rf"TABLE\s+({_IDENT})\s+(.*)", re.I | re.S)
 
 
 def alter_command(session, text: str):
-    """``ALTER TABLE t <rest>`` that sqlglot left as a raw command; None when it is not ours."""
+    """``ALTER TABLE t <rest>`` that sqlglot left as a raw command; Spark's when the table is not ours."""
     m = _ALTER_TABLE.fullmatch(text.strip())
     if not m:
         return session.passthrough()
