@@ -33,8 +33,9 @@ class AuditLogTable(SystemTable):
         return self.row_kind_dataframe(session, columns, predicate).select(
             *[f"`{c}`" for c in (columns or self.field_names)])
 
-    def row_kind_dataframe(self, session, columns=None, predicate=None):
-        """rowkind, _SEQUENCE_NUMBER and the data columns asked for (all when ``columns`` is None)."""
+    def row_kind_dataframe(self, session, columns=None, predicate=None, mode: str = "true"):
+        """rowkind, _SEQUENCE_NUMBER and the data columns asked for (all when ``columns`` is None);
+        ``mode`` "binlog": rowkind and the columns as arrays."""
         from paimon_sql.spark.scan import source_reader
         table = self.table
         names = table.schema.field_names
@@ -42,5 +43,5 @@ class AuditLogTable(SystemTable):
         pushed = predicate.only(set(names)) if predicate is not None else None
         reader = source_reader(session.spark, table, session.warehouse, session.catalog_options,
                                table.new_scan().snapshot())
-        reader = reader.option("paimon.row-kind", "true").option("paimon.columns", json.dumps(data_cols))
+        reader = reader.option("paimon.row-kind", mode).option("paimon.columns", json.dumps(data_cols))
         return reader.option("paimon.filter", P.to_json(pushed)).load(table.name)

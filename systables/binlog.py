@@ -2,8 +2,6 @@
 ``[before, after]`` for an update whose -U/+U pair a stream delivers together (a batch read has
 no such pairs: merging folds them away)."""
 
-from pyspark.sql import functions as F
-
 from paimon_sql.format.types import ArrayType, DataField
 from paimon_sql.systables.audit_log import ROWKIND_FIELD, AuditLogTable
 from paimon_sql.systables.base import register
@@ -18,8 +16,6 @@ class BinlogTable(AuditLogTable):
         return [ROWKIND_FIELD] + [DataField(f.id, f.name, ArrayType(element=f.type)) for f in self.table.schema.fields]
 
     def to_dataframe(self, session, columns=None, predicate=None):
-        # the pushed filter speaks of arrays here: scalar conjuncts on data columns do not apply
-        df = self.row_kind_dataframe(session, columns, None)
-        wanted = columns or self.field_names
-        return df.select(*[F.col(f"`{c}`") if c == ROWKIND_FIELD.name else F.array(F.col(f"`{c}`")).alias(c)
-                           for c in wanted])
+        # the pushed filter would speak of arrays here: scalar conjuncts on data columns do not apply
+        df = self.row_kind_dataframe(session, columns, None, mode="binlog")
+        return df.select(*[f"`{c}`" for c in (columns or self.field_names)])

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 from typing import Iterator, List, Optional
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from pyspark.sql.datasource import (
@@ -36,7 +37,7 @@ from paimon_sql.exceptions import PaimonError
 from paimon_sql.format import predicate as P
 from paimon_sql.format import row_kind
 from paimon_sql.format.schema import SEQUENCE_NUMBER, VALUE_KIND
-from paimon_sql.spark.types import spark_ddl, to_spark_arrow
+from paimon_sql.spark.types import spark_ddl, spark_type, to_spark_arrow
 from paimon_sql.table.read import FILE_COLUMN, POSITION_COLUMN
 
 BUCKET_COLUMN = "__paimon_bucket"  # added by the write planner to shuffle by bucket; never stored
@@ -65,7 +66,8 @@ def load_table(options):
 
 
 # readable suffixes of a table name given to load(): t$branch_<b>, t$audit_log, t$ro
-_NAME_SUFFIXES = {"audit_log": {"paimon.row-kind": "true"}, "ro": {"paimon.read-optimized": "true"}}
+_NAME_SUFFIXES = {"audit_log": {"paimon.row-kind": "true"}, "binlog": {"paimon.row-kind": "binlog"},
+                  "ro": {"paimon.read-optimized": "true"}}
 
 
 def _apply_name_suffixes(options) -> None:
@@ -83,7 +85,7 @@ def _apply_name_suffixes(options) -> None:
         elif suffix.lower() in _NAME_SUFFIXES:
             options.update(_NAME_SUFFIXES[suffix.lower()])
         else:
-            raise PaimonError(f"'{name}': the paimon data source reads tables, branches, $audit_log and $ro; "
+            raise PaimonError(f"'{name}': the paimon data source reads tables, branches, $audit_log, $binlog and $ro; "
                               f"query other system tables with SQL")
 
 
@@ -95,13 +97,35 @@ def with_row_kind_columns(rows: pa.Table, fields) -> pa.Table:
                                 names=[ROWKIND_NAME, SEQUENCE_NUMBER] + out.column_names)
 
 
+def binlog_columns(rows: pa.Table, fields) -> pa.Table:
+    """Rows read with their kinds → ``rowkind`` then each column as an ARRAY: ``[value]``, or
+    ``[before, after]`` for an update whose -U row is followed by its +U (one +U row)."""
+    kinds = rows.column(VALUE_KIND).to_numpy()
+    n = len(kinds)
+    pair = np.zeros(n, bool)
+    pair[:-1] = (kinds[:-1] == row_kind.UPDATE_BEFORE) & (kinds[1:] == row_kind.UPDATE_AFTER)
+    partner = np.zeros(n, bool)
+    partner[1:] = pair[:-1]
+    starts = np.flatnonzero(~partner)
+    offsets = pa.array(np.append(starts, n).astype(np.int32))
+    out_kinds = kinds[starts].astype(np.int32)
+    out_kinds[pair[starts]] = row_kind.UPDATE_AFTER
+    data = to_spark_arrow(rows, fields)
+    columns = [pa.array(np.asarray(row_kind.SHORT_STRINGS, object)[out_kinds], pa.string())]
+    columns += [pa.ListArray.from_arrays(offsets, data.column(f.name).combine_chunks()) for f in fields]
+    return pa.Table.from_arrays(columns, names=[ROWKIND_NAME] + [f.name for f in fields])
+
+
+ROW_KIND_OUTPUTS = {"audit_log": with_row_kind_columns, "binlog": binlog_columns}
+
+
 def build_scan(table, options):
     scan = table.new_scan()
     if options.get("paimon.snapshot-id"):
         scan = scan.with_snapshot(int(options["paimon.snapshot-id"]))
     if options.get("paimon.read-optimized") == "true":
         scan = scan.with_read_optimized()
-    if options.get("paimon.row-kind") == "true":
+    if options.get("paimon.row-kind") in ("true", "binlog"):
         scan = scan.with_row_kind()
     if options.get("paimon.columns"):
         scan = scan.select(json.loads(options["paimon.columns"]))
@@ -128,14 +152,19 @@ class PaimonDataSource(DataSource):
         """``paimon.positions``: also return each row's data file and row position (row-level DML)."""
         return self.options.get("paimon.positions", "false") == "true"
 
-    def _row_kinds(self) -> bool:
-        """``paimon.row-kind``: rows with ``rowkind`` (+I/-U/+U/-D) and ``_SEQUENCE_NUMBER`` first."""
-        return self.options.get("paimon.row-kind", "false") == "true"
+    def _row_kinds(self) -> Optional[str]:
+        """``paimon.row-kind``: ``true`` — rows with ``rowkind`` (+I/-U/+U/-D) and
+        ``_SEQUENCE_NUMBER`` first ($audit_log); ``binlog`` — ``rowkind`` then arrays ($binlog)."""
+        mode = self.options.get("paimon.row-kind", "false")
+        return {"true": "audit_log", "binlog": "binlog"}.get(mode)
 
     def schema(self) -> str:
+        fields = self.table.schema.fields_of(self._columns())
+        if self._row_kinds() == "binlog":
+            return f"`{ROWKIND_NAME}` STRING, " + ", ".join(f"`{f.name}` ARRAY<{spark_type(f.type)}>" for f in fields)
         extra = f", `{POSITION_COLUMN}` BIGINT, `{FILE_COLUMN}` STRING" if self._positions() else ""
         kinds = f"`{ROWKIND_NAME}` STRING, `{SEQUENCE_NUMBER}` BIGINT, " if self._row_kinds() else ""
-        return kinds + spark_ddl(self.table.schema.fields_of(self._columns())) + extra
+        return kinds + spark_ddl(fields) + extra
 
     def reader(self, schema) -> "PaimonReader":
         skip = self.options.get("paimon.skip-native")  # the deleted-positions cap the driver used
@@ -161,12 +190,12 @@ class _SplitPartition(InputPartition):
 
 class PaimonReader(DataSourceReader):
     def __init__(self, scan, fields, skip_native: Optional[int] = None, positions: bool = False,
-                 row_kinds: bool = False):
+                 row_kinds: Optional[str] = None):
         self.scan = scan
         self.fields = fields
         self.skip_native = skip_native  # None, or the cap by which the front layer chose its native splits
         self.positions = positions
-        self.row_kinds = row_kinds
+        self.row_kinds = row_kinds  # None, "audit_log" or "binlog"
 
     def partitions(self):
         splits = self.scan.plan().splits
@@ -185,7 +214,7 @@ class PaimonReader(DataSourceReader):
             out = out.append_column(POSITION_COLUMN, rows.column(POSITION_COLUMN)) \
                 .append_column(FILE_COLUMN, rows.column(FILE_COLUMN))
         elif self.row_kinds:
-            out = with_row_kind_columns(self.scan.reader().read(partition.split), self.fields)
+            out = ROW_KIND_OUTPUTS[self.row_kinds](self.scan.reader().read(partition.split), self.fields)
         else:
             out = to_spark_arrow(self.scan.reader().read(partition.split), self.fields)
         yield from out.to_batches()

@@ -12,18 +12,19 @@ the latest snapshot whole then follow; ``latest`` follows from the latest snapsh
 reads it whole then follows; ``from-timestamp`` (``scan.timestamp-millis``) follows from the
 snapshot at that time. With ``consumer-id`` the query resumes where that consumer stopped, and
 each committed batch records ``consumer/consumer-<id>`` (next snapshot to read).
-``load("db.t$audit_log")`` streams every change with its ``rowkind`` (+I/-U/+U/-D) first.
+``load("db.t$audit_log")`` streams every change with its ``rowkind`` (+I/-U/+U/-D) first;
+``load("db.t$binlog")`` the same with columns as arrays, an update's -U/+U as one ``[before, after]``.
 """
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Optional
 
 import pyarrow as pa
 from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 
 from paimon_sql.exceptions import InvalidOptionError
-from paimon_sql.spark.source import with_row_kind_columns
+from paimon_sql.spark.source import ROW_KIND_OUTPUTS
 from paimon_sql.spark.types import to_spark_arrow
 from paimon_sql.table import incremental
 from paimon_sql.table.time_travel import snapshot_at
@@ -40,10 +41,10 @@ def _offset(snapshot: int, full: bool = False) -> dict:
 
 
 class PaimonStreamReader(DataSourceStreamReader):
-    def __init__(self, table, fields, row_kinds: bool = False):
+    def __init__(self, table, fields, row_kinds: Optional[str] = None):
         self.table = table
         self.fields = fields
-        self.row_kinds = row_kinds  # ``load("t$audit_log")``: every change with its kind (CDC)
+        self.row_kinds = row_kinds  # "audit_log" / "binlog": every change with its kind (CDC)
         self.consumer = table.options.raw.get("consumer-id")
 
     def _latest(self) -> int:
@@ -90,9 +91,10 @@ class PaimonStreamReader(DataSourceStreamReader):
         return [_SplitPartition(s) for s in splits]
 
     def read(self, partition) -> Iterator[pa.RecordBatch]:
-        scan = self.table.new_scan().select([f.name for f in self.fields]).with_row_kind(self.row_kinds)
+        scan = self.table.new_scan().select([f.name for f in self.fields]).with_row_kind(bool(self.row_kinds))
         rows = scan.reader().read(partition.split)
-        out = with_row_kind_columns(rows, self.fields) if self.row_kinds else to_spark_arrow(rows, self.fields)
+        convert = ROW_KIND_OUTPUTS[self.row_kinds] if self.row_kinds else to_spark_arrow
+        out = convert(rows, self.fields)
         yield from out.to_batches()
 
     def commit(self, end: dict) -> None:

@@ -126,3 +126,26 @@ def test_audit_log_stream_carries_row_kinds(pk, tmp_path):
 
 def spark_stream(session, name):
     return session.spark.readStream.format("paimon").option("warehouse", session.warehouse).option("path", name)
+
+
+def test_binlog_stream_pairs_updates(session, tmp_path):
+    """With a changelog producer an update arrives as -U then +U: $binlog shows it as one +U row
+    holding [before, after]."""
+    session.sql("CREATE DATABASE db")
+    session.sql("CREATE TABLE db.c (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1', "
+                "'changelog-producer' = 'lookup')")
+    session.sql("INSERT INTO db.c VALUES (1, 'a')")
+    stream = spark_stream(session, "db.c$binlog").option("scan.mode", "latest").load()
+    query = (stream.writeStream.format("memory").queryName("paimon_binlog_out").outputMode("append")
+             .option("checkpointLocation", str(tmp_path / "binlog")).start())
+    try:
+        query.processAllAvailable()
+        session.sql("INSERT INTO db.c VALUES (1, 'b'), (2, 'x')")
+        query.processAllAvailable()
+        got = sorted(rows(session, "SELECT rowkind, id, v FROM paimon_binlog_out"))
+    finally:
+        query.stop()
+        session.spark.catalog.dropTempView("paimon_binlog_out")
+    assert got == [("+I", [2], ["x"]), ("+U", [1, 1], ["a", "b"])]
+    # a batch read: merged rows, one value each
+    assert sorted(rows(session, "SELECT rowkind, id, v FROM db.c$binlog")) == [("+I", [1], ["b"]), ("+I", [2], ["x"])]
