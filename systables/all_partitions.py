@@ -24,7 +24,7 @@ class AllPartitionsTable(GlobalSystemTable):
                 groups[spec(e.partition)].append(e)
             for part in sorted(groups):
                 records, size, count, last = file_totals(groups[part])
-                out.append(dict((("database_name", db), ("table_name", name), ("partition_name", part),
-                                   ("record_count", records), ("file_size_in_bytes", size), ("file_count", count),
-                                   ("last_file_creation_time", last), ("done", False))))
+                out.append({"database_name": db, "table_name": name, "partition_name": part, "record_count": records,
+                            "file_size_in_bytes": size, "file_count": count,
+                            "last_file_creation_time": last, "done": False})
         return self.from_rows(out)

@@ -14,5 +14,5 @@ class AllTableOptionsTable(GlobalSystemTable):
         out = []
         for db, name, t in self.tables(predicate):
             for k, v in sorted(t.schema.options.items()):
-                out.append(dict((("database_name", db), ("table_name", name), ("key", k), ("value", v))))
+                out.append({"database_name": db, "table_name": name, "key": k, "value": v})
         return self.from_rows(out)

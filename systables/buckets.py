@@ -16,7 +16,7 @@ class BucketsTable(SnapshotMetadataTable):
         groups = group_files(self, predicate, lambda e: (e.partition, e.bucket))
         out = []
         for (_, bucket), g in sorted(groups.items(), key=lambda kv: (kv[1]["partition"] or "", kv[0][1])):
-            out.append(dict((("partition", g["partition"]), ("bucket", bucket), ("record_count", g["records"]),
-                                ("file_size_in_bytes", g["bytes"]), ("file_count", g["files"]),
-                                ("last_update_time", g["last"]))))
+            out.append({"partition": g["partition"], "bucket": bucket, "record_count": g["records"],
+                        "file_size_in_bytes": g["bytes"], "file_count": g["files"],
+                        "last_update_time": g["last"]})
         return self.from_rows(out)

@@ -19,12 +19,11 @@ class ManifestsTable(SnapshotMetadataTable):
         out = []
         for m in metas:
             stats = m.partition_stats.decode(types) if types else None
-            out.append(dict((
-                    ("file_name", m.file_name), ("file_size", m.file_size), ("num_added_files", m.num_added_files),
-                    ("num_deleted_files", m.num_deleted_files), ("schema_id", m.schema_id),
-                    ("min_partition_stats", _row_text(stats.mins) if stats else None),
-                    ("max_partition_stats", _row_text(stats.maxs) if stats else None),
-                    ("min_row_id", m.min_row_id), ("max_row_id", m.max_row_id))))
+            out.append({"file_name": m.file_name, "file_size": m.file_size, "num_added_files": m.num_added_files,
+                        "num_deleted_files": m.num_deleted_files, "schema_id": m.schema_id,
+                        "min_partition_stats": _row_text(stats.mins) if stats else None,
+                        "max_partition_stats": _row_text(stats.maxs) if stats else None,
+                        "min_row_id": m.min_row_id, "max_row_id": m.max_row_id})
         return self.from_rows(out)
 
 

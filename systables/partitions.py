@@ -60,11 +60,9 @@ class PartitionsTable(SnapshotMetadataTable):
         deleted = deleted_counts(self.table, self.snapshot())
         out = []
         for part, g in sorted(groups.items(), key=lambda kv: kv[1]["partition"] or ""):
-            out.append(dict((
-                    ("partition", g["partition"]), ("record_count", g["records"]),
-                    ("file_size_in_bytes", g["bytes"]), ("file_count", g["files"]),
-                    ("last_update_time", g["last"]), ("created_at", None), ("created_by", None),
-                    ("updated_by", None), ("options", None), ("total_buckets", g["total_buckets"]),
-                    ("done", False),
-                    ("deleted_record_count", sum(n for (p, _), n in deleted.items() if p == part)))))
+            out.append({"partition": g["partition"], "record_count": g["records"], "file_size_in_bytes": g["bytes"],
+                        "file_count": g["files"], "last_update_time": g["last"],
+                        "created_at": None, "created_by": None, "updated_by": None,
+                        "options": None, "total_buckets": g["total_buckets"], "done": False,
+                        "deleted_record_count": sum(n for (p, _), n in deleted.items() if p == part)})
         return self.from_rows(out)

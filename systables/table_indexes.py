@@ -20,9 +20,9 @@ class TableIndexesTable(SnapshotMetadataTable):
             ranges = None if e.dv_ranges is None else [
                 {"f0": r.data_file, "f1": r.offset, "f2": r.length, "_CARDINALITY": r.cardinality}
                 for r in e.dv_ranges]
-            out.append(dict((("partition", render(e.partition)), ("bucket", e.bucket),
-                                ("index_type", e.index_type), ("file_name", e.file_name),
-                                ("file_size", e.file_size), ("row_count", e.row_count), ("dv_ranges", ranges),
-                                ("row_range_start", None), ("row_range_end", None), ("index_field_id", None),
-                                ("index_field_name", None))))
+            out.append({"partition": render(e.partition), "bucket": e.bucket, "index_type": e.index_type,
+                        "file_name": e.file_name, "file_size": e.file_size,
+                        "row_count": e.row_count, "dv_ranges": ranges, "row_range_start": None,
+                        "row_range_end": None, "index_field_id": None,
+                        "index_field_name": None})
         return self.from_rows(out)

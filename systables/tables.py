@@ -17,10 +17,11 @@ class AllTablesTable(GlobalSystemTable):
         for db, name, t in self.tables(predicate):
             records, size, count, last = file_totals(t.new_scan().plan_entries())
             created = t.schema_manager.schema(t.schema_manager.list_ids()[0]).time_millis
-            out.append(dict((("database_name", db), ("table_name", name), ("table_type", "table"),
-                               ("partitioned", bool(t.schema.partition_keys)),
-                               ("primary_key", bool(t.schema.primary_keys)), ("owner", None),
-                               ("created_at", created), ("created_by", None), ("updated_at", t.schema.time_millis),
-                               ("updated_by", None), ("record_count", records), ("file_size_in_bytes", size),
-                               ("file_count", count), ("last_file_creation_time", last))))
+            out.append({"database_name": db, "table_name": name, "table_type": "table",
+                        "partitioned": bool(t.schema.partition_keys),
+                        "primary_key": bool(t.schema.primary_keys), "owner": None,
+                        "created_at": created, "created_by": None,
+                        "updated_at": t.schema.time_millis, "updated_by": None,
+                        "record_count": records, "file_size_in_bytes": size,
+                        "file_count": count, "last_file_creation_time": last})
         return self.from_rows(out)
