@@ -1,5 +1,7 @@
 """``t$snapshots``: one row per snapshot (pushed down: ``snapshot_id`` ranges skip snapshot files)."""
 
+from concurrent.futures import ThreadPoolExecutor
+
 from paimon_sql.systables.base import SystemTable, columns, local_time, pushed_value_test, register
 
 
@@ -18,7 +20,8 @@ class SnapshotsTable(SystemTable):
         sm = self.table.snapshot_manager
         wanted = pushed_value_test(predicate, ["snapshot_id"])
         ids = [i for i in sm.listed_ids() if wanted({"snapshot_id": i})]
-        snaps = [sm.snapshot(i) for i in ids]
+        with ThreadPoolExecutor(max_workers=min(16, max(1, len(ids)))) as pool:  # one small file each
+            snaps = list(pool.map(sm.snapshot, ids))
         return self.table_of({
             "snapshot_id": [s.id for s in snaps], "schema_id": [s.schema_id for s in snaps],
             "commit_user": [s.commit_user for s in snaps],
