@@ -48,9 +48,10 @@ ROWKIND_COLUMN = "__paimon_rowkind"  # TINYINT +I/-U/+U/-D of each row, set by U
 _SOURCE_KEYS = ("warehouse", "path", "table", "branch")
 
 
-def load_table(options):
+def load_table(options, travel: bool = True):
     """The table the options name: on ``branch`` if given, with every other option that is not
-    the source's own (``paimon.*``, ``s3.*``, warehouse, path) as a dynamic table option."""
+    the source's own (``paimon.*``, ``s3.*``, warehouse, path) as a dynamic table option; a batch
+    read travels to the snapshot ``scan.*`` options name (a stream starts there instead)."""
     from paimon_sql.catalog import load_catalog
     warehouse = options.get("warehouse")
     name = options.get("path") or options.get("table")
@@ -62,7 +63,7 @@ def load_table(options):
         table = table.switch_to_branch(options["branch"])
     dynamic = {k: v for k, v in options.items()
                if k not in _SOURCE_KEYS and not k.startswith(("paimon.", "s3.")) and v is not None}
-    return table.travel(dynamic)
+    return table.travel(dynamic) if travel else table.copy(dynamic)
 
 
 # readable suffixes of a table name given to load(): t$branch_<b>, t$audit_log, t$ro
@@ -174,7 +175,8 @@ class PaimonDataSource(DataSource):
 
     def streamReader(self, schema):
         from paimon_sql.spark.stream import PaimonStreamReader
-        return PaimonStreamReader(self.table, self.table.schema.fields_of(self._columns()), self._row_kinds())
+        table = load_table(self.options, travel=False)
+        return PaimonStreamReader(table, table.schema.fields_of(self._columns()), self._row_kinds())
 
     def writer(self, schema, overwrite: bool) -> "PaimonWriter":
         spec = self.options.get("paimon.overwrite-partition")

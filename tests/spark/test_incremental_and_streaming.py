@@ -149,3 +149,19 @@ def test_binlog_stream_pairs_updates(session, tmp_path):
     assert got == [("+I", [2], ["x"]), ("+U", [1, 1], ["a", "b"])]
     # a batch read: merged rows, one value each
     assert sorted(rows(session, "SELECT rowkind, id, v FROM db.c$binlog")) == [("+I", [1], ["b"]), ("+I", [2], ["x"])]
+
+
+def test_stream_from_timestamp_starts_after_that_snapshot(pk, tmp_path):
+    millis = pk.catalog.get_table("db.t").snapshot_manager.snapshot(4).time_millis
+    stream = (spark_stream(pk, "db.t").option("scan.mode", "from-timestamp")
+              .option("scan.timestamp-millis", str(millis)).load())
+    query = (stream.writeStream.format("memory").queryName("paimon_ts_out").outputMode("append")
+             .option("checkpointLocation", str(tmp_path / "ts")).start())
+    try:
+        query.processAllAvailable()
+        pk.sql("INSERT INTO db.t VALUES (7, 'g')")
+        query.processAllAvailable()
+        assert rows(pk, "SELECT * FROM paimon_ts_out") == [(7, "g")]
+    finally:
+        query.stop()
+        pk.spark.catalog.dropTempView("paimon_ts_out")
