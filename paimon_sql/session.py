@@ -20,6 +20,7 @@ from paimon_sql.catalog import Identifier, load_catalog
 from paimon_sql.catalog.base import DEFAULT_DATABASE
 from paimon_sql.exceptions import PaimonError, TableNotFoundError
 from paimon_sql.sql import execute, parse, query
+from paimon_sql.systables import SystemTable
 
 _OUR_ERRORS = re.compile(r"(?:paimon_sql\.exceptions\.)?((?:\w+Error)): (.+)")
 
@@ -102,7 +103,7 @@ class Session:
             return None
         if "$" in node.name:
             ref = query.resolve(self, node)
-            if not hasattr(ref, "new_write"):
+            if isinstance(ref, SystemTable):
                 raise PaimonError(f"system table '{node.name}' is read-only")
             return ref
         try:

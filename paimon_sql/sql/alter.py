@@ -172,7 +172,7 @@ def alter_command(session, text: str):
     m = _ALTER_TABLE.fullmatch(text.strip())
     if not m:
         return session.passthrough()
-    target = parse.parse(f"SELECT * FROM {m.group(1)}").find(exp.Table)
+    target = parse.table_reference(m.group(1))
     table = session.find_table(target)
     if table is None:
         return session.passthrough()
@@ -187,7 +187,7 @@ def alter_command(session, text: str):
 
 def show_tags(session, text: str):
     """``SHOW TAGS t``: tag names, ordered as ``$tags``."""
-    target = parse.parse(f"SELECT * FROM {text.strip()}").find(exp.Table)
+    target = parse.table_reference(text)
     table = session.find_table(target)
     if table is None:
         raise PaimonError(f"SHOW TAGS: table {text.strip()} is not a Paimon table")

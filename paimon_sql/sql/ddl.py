@@ -17,6 +17,7 @@ from paimon_sql.exceptions import PaimonError, SchemaError
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.format.types import DataField
 from paimon_sql.spark.types import paimon_type_from_sql, spark_type
+from paimon_sql.systables import SystemTable
 
 
 def _literal_text(e: exp.Expression) -> str:
@@ -134,7 +135,7 @@ def use(session, node: exp.Use):
 
 def describe(session, node: exp.Describe, ref):
     """Columns of a table, branch (``t$branch_b``) or system table (``t$files``)."""
-    if not hasattr(ref, "schema"):  # a system table: its columns only
+    if isinstance(ref, SystemTable):  # its columns only
         return session.rows([(f.name, spark_type(f.type) + ("" if f.type.nullable else " NOT NULL"), "")
                              for f in ref.fields], ["col_name", "data_type", "comment"])
     table = ref

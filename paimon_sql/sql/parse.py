@@ -50,6 +50,11 @@ def split_statements(text: str) -> List[str]:
     return [p.strip() for p in parts if _SKIP.sub("", p).strip()]
 
 
+def table_reference(text: str) -> exp.Table:
+    """A table name written in a statement (``db.t``, ``t$files``) as the node a query would hold."""
+    return parse(f"SELECT * FROM {text.strip()}").find(exp.Table)
+
+
 def parse(text: str) -> exp.Expression:
     """One statement → sqlglot AST."""
     prepared = quote_system_tables(text.strip().rstrip(";"))

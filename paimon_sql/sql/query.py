@@ -69,7 +69,7 @@ def _reference(session, node: exp.Table, ctes: set):
         key = TABLE_FUNCTIONS[call.name.lower()]
         if len(args) != 3:
             raise PaimonError(f"{call.name}(table, start, end) takes 3 arguments, got {len(args)}")
-        target = parse.parse(f"SELECT * FROM {args[0]}").find(exp.Table)
+        target = parse.table_reference(args[0])
         ref = resolve(session, target)
         if ref is None:
             raise PaimonError(f"{call.name}: table {args[0]} does not exist")

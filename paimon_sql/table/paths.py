@@ -92,9 +92,8 @@ class PathFactory:
     def consumer_path(self, consumer_id: str) -> str:
         return f"{self.branch_root}/consumer/consumer-{consumer_id}"
 
-    @property
-    def branch_dir(self) -> str:
-        return f"{self.root}/branch"
+    def statistics_path(self, name: str) -> str:
+        return f"{self.root}/statistics/{name}"
 
     @property
     def manifest_dir(self) -> str:

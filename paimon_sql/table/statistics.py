@@ -26,7 +26,7 @@ def write_statistics(table, merged_record_count: int, merged_record_size: Option
         body["mergedRecordSize"] = merged_record_size
     body["colStats"] = {name: {k: v for k, v in stats.items() if v is not None} for name, stats in col_stats.items()}
     name = f"stat-{uuid.uuid4()}-0"
-    table.io.write_bytes(f"{table.path}/statistics/{name}", json.dumps(body).encode("utf-8"))
+    table.io.write_bytes(table.paths.statistics_path(name), json.dumps(body).encode("utf-8"))
     return table.new_commit().commit_statistics(name)
 
 
@@ -34,7 +34,7 @@ def read_statistics(table, snapshot) -> Optional[dict]:
     """The statistics a snapshot names (None when it names none)."""
     if snapshot is None or not snapshot.statistics:
         return None
-    path = f"{table.path}/statistics/{snapshot.statistics}"
+    path = table.paths.statistics_path(snapshot.statistics)
     try:
         return json.loads(table.io.read_text(path))
     except (FileNotFoundError, OSError, ValueError):

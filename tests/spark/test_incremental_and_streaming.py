@@ -1,6 +1,8 @@
 """Incremental batch reads (delta, changelog, diff; ids, tags, timestamps; table functions) and the
 Structured Streaming source picking up later commits."""
 
+from contextlib import contextmanager
+
 import pytest
 
 from paimon_sql.exceptions import PaimonError
@@ -86,9 +88,7 @@ def test_streaming_picks_up_three_later_commits(pk, tmp_path):
     spark = pk.spark
     stream = (spark.readStream.format("paimon").option("warehouse", pk.warehouse).option("consumer-id", "job1")
               .load("db.t"))
-    query = (stream.writeStream.format("memory").queryName("paimon_stream_out").outputMode("append")
-             .option("checkpointLocation", str(tmp_path / "checkpoint")).start())
-    try:
+    with memory_sink(stream, "paimon_stream_out", str(tmp_path / "checkpoint")) as query:
         query.processAllAvailable()  # the latest snapshot, whole
         assert sorted(rows(pk, "SELECT * FROM paimon_stream_out")) == [(2, "b2"), (3, "c"), (4, "d")]
         for i in range(3):
@@ -96,32 +96,36 @@ def test_streaming_picks_up_three_later_commits(pk, tmp_path):
             query.processAllAvailable()
         got = sorted(rows(pk, "SELECT * FROM paimon_stream_out"))
         assert got == [(2, "b2"), (3, "c"), (4, "d"), (10, "n0"), (11, "n1"), (12, "n2")]
-    finally:
-        query.stop()
-        spark.catalog.dropTempView("paimon_stream_out")
     assert rows(pk, "SELECT * FROM db.t$consumers") == [("job1", 8)]
 
 
 def test_audit_log_stream_carries_row_kinds(pk, tmp_path):
     """load("db.t$audit_log") streams changes with their kind: a later DELETE arrives as -D."""
     stream = spark_stream(pk, "db.t$audit_log").option("scan.mode", "latest").load()
-    query = (stream.writeStream.format("memory").queryName("paimon_cdc_out").outputMode("append")
-             .option("checkpointLocation", str(tmp_path / "cdc")).start())
-    try:
+    with memory_sink(stream, "paimon_cdc_out", str(tmp_path / "cdc")) as query:
         query.processAllAvailable()
         pk.sql("INSERT INTO db.t VALUES (5, 'e')")
         query.processAllAvailable()
         pk.sql("DELETE FROM db.t WHERE id = 2")
         query.processAllAvailable()
         assert sorted(rows(pk, "SELECT rowkind, id, v FROM paimon_cdc_out")) == [("+I", 5, "e"), ("-D", 2, "b2")]
-    finally:
-        query.stop()
-        pk.spark.catalog.dropTempView("paimon_cdc_out")
     # the batch DataFrame API takes the same names
     batch = pk.spark.read.format("paimon").option("warehouse", pk.warehouse).load("db.t$ro")
     assert sorted(tuple(r) for r in batch.collect()) == sorted(rows(pk, "SELECT * FROM db.t$ro"))
     with pytest.raises(Exception, match="query other system tables with SQL"):
         pk.spark.read.format("paimon").option("warehouse", pk.warehouse).load("db.t$files").schema
+
+
+@contextmanager
+def memory_sink(stream, name: str, checkpoint: str):
+    """A running query writing ``stream`` into the in-memory table ``name``; stopped and dropped after."""
+    query = (stream.writeStream.format("memory").queryName(name).outputMode("append")
+             .option("checkpointLocation", checkpoint).start())
+    try:
+        yield query
+    finally:
+        query.stop()
+        stream.sparkSession.catalog.dropTempView(name)
 
 
 def spark_stream(session, name):
@@ -136,16 +140,11 @@ def test_binlog_stream_pairs_updates(session, tmp_path):
                 "'changelog-producer' = 'lookup')")
     session.sql("INSERT INTO db.c VALUES (1, 'a')")
     stream = spark_stream(session, "db.c$binlog").option("scan.mode", "latest").load()
-    query = (stream.writeStream.format("memory").queryName("paimon_binlog_out").outputMode("append")
-             .option("checkpointLocation", str(tmp_path / "binlog")).start())
-    try:
+    with memory_sink(stream, "paimon_binlog_out", str(tmp_path / "binlog")) as query:
         query.processAllAvailable()
         session.sql("INSERT INTO db.c VALUES (1, 'b'), (2, 'x')")
         query.processAllAvailable()
         got = sorted(rows(session, "SELECT rowkind, id, v FROM paimon_binlog_out"))
-    finally:
-        query.stop()
-        session.spark.catalog.dropTempView("paimon_binlog_out")
     assert got == [("+I", [2], ["x"]), ("+U", [1, 1], ["a", "b"])]
     # a batch read: merged rows, one value each
     assert sorted(rows(session, "SELECT rowkind, id, v FROM db.c$binlog")) == [("+I", [1], ["b"]), ("+I", [2], ["x"])]
@@ -155,13 +154,8 @@ def test_stream_from_timestamp_starts_after_that_snapshot(pk, tmp_path):
     millis = pk.catalog.get_table("db.t").snapshot_manager.snapshot(4).time_millis
     stream = (spark_stream(pk, "db.t").option("scan.mode", "from-timestamp")
               .option("scan.timestamp-millis", str(millis)).load())
-    query = (stream.writeStream.format("memory").queryName("paimon_ts_out").outputMode("append")
-             .option("checkpointLocation", str(tmp_path / "ts")).start())
-    try:
+    with memory_sink(stream, "paimon_ts_out", str(tmp_path / "ts")) as query:
         query.processAllAvailable()
         pk.sql("INSERT INTO db.t VALUES (7, 'g')")
         query.processAllAvailable()
         assert rows(pk, "SELECT * FROM paimon_ts_out") == [(7, "g")]
-    finally:
-        query.stop()
-        pk.spark.catalog.dropTempView("paimon_ts_out")
