@@ -1,12 +1,26 @@
-"""TableCommit: turn commit messages into exactly one new snapshot, optimistically.
+"""TableCommit: turn commit messages into new snapshots, optimistically.
 
-Each attempt, until one wins: read the latest snapshot; new files become ADD entries; for
-OVERWRITE, the live files of the overwritten partitions become DELETE entries; every file we
-delete must still be live (else another writer removed it: :class:`CommitConflictError`, nothing
-is published); write a manifest, the base manifest list (latest base + delta, merged when it
-grows long) and our delta list; create ``snapshot-(N+1)`` only if absent. Losing that race just
-means rebasing on the newer snapshot. The manifests of a failed attempt are deleted; data files
-are removed by :meth:`abort`. A crash leaves only orphan files, never a half-visible commit.
+Each attempt, until one wins: read the latest snapshot; rebase the messages onto it; new files
+become ADD entries; for OVERWRITE, the live files of the overwritten partitions become DELETE
+entries; every file we delete must still be live (else another writer removed it:
+:class:`CommitConflictError`, nothing is published); write a manifest, the base manifest list
+(latest base + delta, merged when it grows long) and our delta list; create ``snapshot-(N+1)``
+only if absent. Losing that race just means rebasing on the newer snapshot. The manifests of a
+failed attempt are deleted; data files are removed by :meth:`abort`. A crash leaves only orphan
+files, never a half-visible commit.
+
+Rebasing is where concurrent writers meet (each message names the snapshot it was built on):
+
+- primary-key files whose sequence numbers a concurrent commit to the bucket reached are
+  rewritten above them, so sequence numbers never tie and the last committer wins everywhere;
+  the write's own compaction of that bucket, built on stale sequences, is dropped;
+- an index file (deletion vectors, HASH index) replaces the bucket's index files of the latest
+  snapshot, never silently a newer one: append-table deletion vectors are merged with the newer
+  vectors (both deletes stay), any other index change conflicts;
+- merge-on-write: the compaction that makes a write visible (its deletion vectors hide the old
+  rows, in the same COMPACT snapshot as the new rows, as Paimon commits them) is valid only while
+  no other commit changed the bucket's upper levels or vectors; when it loses, it is redone on the
+  latest snapshot, so an acknowledged write is visible.
 """
 
 from __future__ import annotations
@@ -19,18 +33,19 @@ from typing import Dict, List, Optional
 from paimon_sql.exceptions import CommitConflictError, PaimonError
 from paimon_sql.format import binary_row, manifest, stats
 from paimon_sql.format.manifest import ADD, DELETE, IndexManifestEntry, ManifestEntry, ManifestFileMeta
+from paimon_sql.index import deletion_vector as dv
 from paimon_sql.format.predicate import and_, equal, is_null
 from paimon_sql.format.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot
 from paimon_sql.table.scan import in_partitions
-from paimon_sql.table.write import CommitMessage, delete_files
+from paimon_sql.table.write import CommitMessage, delete_files, delete_index_files
 
 
 def _entries(kind: int, messages, files_of) -> List[ManifestEntry]:
     return [ManifestEntry(kind, m.partition, m.bucket, m.total_buckets, f) for m in messages for f in files_of(m)]
 
 
-def _only_compaction(m: CommitMessage) -> bool:
-    return not (m.new_files or m.deleted_files or m.index_changes or m.changelog_files)
+def _index_key(e: IndexManifestEntry) -> tuple:
+    return (e.partition, e.bucket, e.index_type, e.file_name)
 
 
 class TableCommit:
@@ -77,41 +92,43 @@ class TableCommit:
     def _commit_all(self, messages, kind: str, identifier: int, overwrite) -> Optional[int]:
         """The new files as one snapshot of ``kind``, then compaction results as a COMPACT snapshot
         (as Paimon commits: a write may make two). When only the compaction loses a conflict with a
-        concurrent commit, the data stays committed and the compaction's files are dropped."""
+        concurrent commit, the data stays committed and the compaction's files are dropped; a
+        merge-on-write bucket is then compacted again, so the write becomes visible."""
         snapshot_id = None
-        if overwrite is not None or any(not m.is_empty() and not _only_compaction(m) for m in messages):
-            adds = _entries(ADD, messages, lambda m: m.new_files)
-            deletes = _entries(DELETE, messages, lambda m: m.deleted_files)
-            snapshot_id = self._commit(adds, deletes, [e for m in messages for e in m.index_changes],
-                                       _entries(ADD, messages, lambda m: m.changelog_files), kind, identifier,
-                                       overwrite, messages)
+        redo: Dict[tuple, int] = {}  # merge-on-write buckets whose compaction must be redone
+        if overwrite is not None or any(m.has_data() for m in messages):
+            snapshot_id = self._commit(kind, identifier,
+                                       lambda latest: self._data_changes(messages, latest, overwrite, redo), messages)
         compacted = [m for m in messages if m.has_compaction()]
-        if not compacted:
-            return snapshot_id
-        try:
-            return self._commit(_entries(ADD, compacted, lambda m: m.compact_after),
-                                _entries(DELETE, compacted, lambda m: m.compact_before), [],
-                                _entries(ADD, compacted, lambda m: m.compact_changelog), "COMPACT", identifier,
-                                None, compacted)
-        except CommitConflictError:
-            if snapshot_id is None:
-                raise
-            delete_files(self.table, [replace(m, new_files=[], changelog_files=[]) for m in compacted])
-            return snapshot_id
+        if compacted:
+            try:
+                return self._commit("COMPACT", identifier, lambda latest: self._compaction_changes(compacted, latest),
+                                    compacted)
+            except CommitConflictError:
+                if snapshot_id is None:
+                    raise
+                for m in compacted:
+                    self._drop_compaction(m, redo)
+        if redo:
+            return self._redo_compaction(sorted(redo), identifier) or snapshot_id
+        return snapshot_id
 
     def commit_statistics(self, file_name: str) -> int:
         """An ANALYZE snapshot: no file changes, the snapshot names ``statistics/<file_name>``
         (later snapshots keep naming it until the next ANALYZE, as Paimon's do)."""
-        return self._commit([], [], [], [], "ANALYZE", BATCH_COMMIT_IDENTIFIER, None, [], statistics=file_name)
+        return self._commit("ANALYZE", BATCH_COMMIT_IDENTIFIER, lambda latest: ([], [], [], [], None), [],
+                            statistics=file_name)
 
-    def _commit(self, adds, deletes, index_changes, changelog, kind: str, identifier: int, overwrite,
-                messages, statistics: Optional[str] = None) -> int:
+    def _commit(self, kind: str, identifier: int, changes, messages, statistics: Optional[str] = None) -> int:
+        """``changes(latest)`` rebases onto the latest snapshot and returns (adds, deletes, index
+        changes, changelog, overwrite); it runs again each time another commit wins the race."""
         table = self.table
         retries = table.options.commit_max_retries
         for attempt in range(retries + 1):
             latest = table.snapshot_manager.latest()
             attempt_files: List[str] = []
             try:
+                adds, deletes, index_changes, changelog, overwrite = changes(latest)
                 entries = list(deletes)
                 if overwrite is not None or entries:
                     live = self._live_entries(latest)
@@ -129,6 +146,112 @@ class TableCommit:
             time.sleep(min(0.01 * (2 ** attempt), 1.0))
         raise CommitConflictError(f"table {table.name}: gave up committing after {retries} retries "
                                   "(other writers kept committing first)")
+
+    # -- rebasing onto the latest snapshot ------------------------------------------------------
+
+    def _data_changes(self, messages, latest: Optional[Snapshot], overwrite, redo):
+        if self.table.schema.is_primary_key_table and overwrite is None:
+            for m in messages:
+                self._rebase_sequences(m, latest, redo)
+        self._rebase_deletion_vectors(messages, latest)
+        return (_entries(ADD, messages, lambda m: m.new_files), _entries(DELETE, messages, lambda m: m.deleted_files),
+                [e for m in messages for e in m.index_changes], _entries(ADD, messages, lambda m: m.changelog_files),
+                overwrite)
+
+    def _compaction_changes(self, messages, latest: Optional[Snapshot]):
+        from paimon_sql.table.compact import merge_on_write
+        if merge_on_write(self.table):
+            for m in messages:
+                self._check_upper_levels(m, latest)
+        return (_entries(ADD, messages, lambda m: m.compact_after), _entries(DELETE, messages, lambda m: m.compact_before),
+                [e for m in messages for e in m.compact_index_changes],
+                _entries(ADD, messages, lambda m: m.compact_changelog), None)
+
+    def _changes_since(self, base: Optional[int], latest: Optional[Snapshot], partition: bytes,
+                       bucket: int) -> List[ManifestEntry]:
+        """The file changes other commits made to one bucket after snapshot ``base``."""
+        if base is None or latest is None or latest.id <= base:
+            return []
+        sm = self.table.snapshot_manager
+        out = []
+        for sid in range(base + 1, latest.id + 1):
+            snap = latest if sid == latest.id else sm.snapshot(sid)
+            for meta in self.table.manifest_list(snap.delta_manifest_list):
+                out += [e for e in self.table.manifest_entries(meta.file_name)
+                        if e.bucket == bucket and e.partition == partition]
+        return out
+
+    def _rebase_sequences(self, m: CommitMessage, latest: Optional[Snapshot], redo) -> None:
+        """Rewrite ``m``'s new files above the sequence numbers a concurrent commit gave the bucket."""
+        ours = m.new_files + m.changelog_files
+        if not ours:
+            return
+        theirs = [e.file.max_sequence_number for e in self._changes_since(m.base_snapshot, latest, m.partition,
+                                                                          m.bucket) if e.kind == ADD]
+        first = min(f.min_sequence_number for f in ours)
+        if not theirs or max(theirs) < first:
+            return
+        from paimon_sql.table.sequence_rebase import shift_sequences
+        shift = max(theirs) - first + 1
+        self._drop_compaction(m, redo)
+        m.new_files = shift_sequences(self.table, m.partition, m.bucket, m.new_files, shift)
+        m.changelog_files = shift_sequences(self.table, m.partition, m.bucket, m.changelog_files, shift, "changelog-")
+
+    def _drop_compaction(self, m: CommitMessage, redo) -> None:
+        """Forget ``m``'s compaction (delete what it wrote); a merge-on-write bucket is compacted again."""
+        from paimon_sql.table.compact import merge_on_write, needs_level0_empty
+        if not m.has_compaction():
+            return
+        delete_files(self.table, [replace(m, new_files=[], changelog_files=[], index_changes=[])])
+        m.compact_before, m.compact_after, m.compact_changelog, m.compact_index_changes = [], [], [], []
+        if merge_on_write(self.table) and needs_level0_empty(self.table):
+            redo[(m.partition, m.bucket)] = m.total_buckets
+
+    def _check_upper_levels(self, m: CommitMessage, latest: Optional[Snapshot]) -> None:
+        """Merge-on-write: a compaction looked up old rows in the bucket's upper levels and marked
+        them deleted; another commit that changed those levels since makes it stale."""
+        changed = [e for e in self._changes_since(m.base_snapshot, latest, m.partition, m.bucket) if e.file.level > 0]
+        if changed:
+            raise CommitConflictError(f"table {self.table.name}: bucket {m.bucket} was compacted by a concurrent "
+                                      f"commit ({changed[0].file.file_name})")
+
+    def _rebase_deletion_vectors(self, messages, latest: Optional[Snapshot]) -> None:
+        """Append tables: deletion vectors written from an older snapshot absorb the bucket's newer
+        ones, and must not point into files removed since (their rows moved or are gone)."""
+        if self.table.schema.is_primary_key_table or latest is None:
+            return
+        current = self.table.index_manifest_entries(latest.index_manifest)
+        for m in messages:
+            if not any(c.index_type == dv.INDEX_TYPE for c in m.index_changes):
+                continue
+            removed = any(e.kind == DELETE for e in self._changes_since(m.base_snapshot, latest, m.partition, m.bucket))
+            if removed or self._index_stale(m.index_changes, current):
+                from paimon_sql.table.row_delete import rebase_vectors
+                live = [e.file.file_name for e in self._live_entries(latest)
+                        if (e.partition, e.bucket) == (m.partition, m.bucket)]
+                rebase_vectors(self.table, m, [e for e in current if (e.partition, e.bucket, e.index_type)
+                                               == (m.partition, m.bucket, dv.INDEX_TYPE)], live)
+
+    @staticmethod
+    def _index_stale(changes: List[IndexManifestEntry], current: List[IndexManifestEntry]) -> bool:
+        """Whether ``changes`` were made against other index files than the latest snapshot's: each
+        index type a change adds to a bucket must replace exactly the bucket's current files of it."""
+        added = {(c.partition, c.bucket, c.index_type) for c in changes if c.kind == ADD}
+        removed = {_index_key(c) for c in changes if c.kind == DELETE}
+        now = {_index_key(e) for e in current if (e.partition, e.bucket, e.index_type) in added}
+        return now != {k for k in removed if k[:3] in added} or not removed <= {_index_key(e) for e in current}
+
+    def _redo_compaction(self, buckets: List[tuple], identifier: int) -> Optional[int]:
+        """Merge-on-write: compact the buckets again on the latest snapshot until it commits."""
+        from paimon_sql.table.compact import compact_messages
+        for _ in range(self.table.options.commit_max_retries + 1):
+            messages = compact_messages(self.table, buckets=buckets)
+            try:
+                return self._commit_all(messages, "COMPACT", identifier, None) if messages else None
+            except CommitConflictError:
+                delete_files(self.table, messages)
+        raise CommitConflictError(f"table {self.table.name}: the write is committed, but its compaction kept "
+                                  "losing to concurrent commits; it becomes visible at the next compaction")
 
     def _delete(self, names: List[str]) -> None:
         for name in names:
@@ -221,12 +344,14 @@ class TableCommit:
     def _write_index_manifest(self, previous: Optional[str], changes: List[IndexManifestEntry],
                               written: List[str]) -> str:
         table = self.table
-        current = {}
-        if previous:
-            for e in table.index_manifest_entries(previous):
-                current[(e.partition, e.bucket, e.index_type, e.file_name)] = e
+        entries = table.index_manifest_entries(previous)
+        if self._index_stale(changes, entries):
+            c = next(c for c in changes if c.kind == ADD) if any(c.kind == ADD for c in changes) else changes[0]
+            raise CommitConflictError(f"table {table.name}: the {c.index_type} index of bucket {c.bucket} was "
+                                      "changed by a concurrent commit")
+        current = {_index_key(e): e for e in entries}
         for c in changes:
-            key = (c.partition, c.bucket, c.index_type, c.file_name)
+            key = _index_key(c)
             if c.kind == ADD:
                 current[key] = c
             else:

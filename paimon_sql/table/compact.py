@@ -36,7 +36,7 @@ from paimon_sql.format.predicate import Predicate
 from paimon_sql.format.schema import VALUE_KIND
 from paimon_sql.mergetree import changelog
 from paimon_sql.mergetree.compact_strategy import CompactUnit, UniversalCompaction, full_compaction
-from paimon_sql.mergetree.interval_partition import sections
+from paimon_sql.mergetree.interval_partition import merge_order, sections
 from paimon_sql.mergetree.levels import Levels
 from paimon_sql.table.file_writer import key_columns, write_files
 
@@ -70,7 +70,9 @@ def needs_level0_empty(table) -> bool:
 
 
 class BucketCompactor:
-    def __init__(self, table, partition: bytes, bucket: int, files: Sequence[DataFileMeta]):
+    def __init__(self, table, partition: bytes, bucket: int, files: Sequence[DataFileMeta], snapshot_id: int):
+        """``files``: the bucket's live files in snapshot ``snapshot_id`` (0: an empty table), whose
+        deletion vectors merge-on-write starts from."""
         from paimon_sql.table.read import SplitReader
         self.table, self.partition, self.bucket = table, partition, bucket
         part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
@@ -88,11 +90,11 @@ class BucketCompactor:
         self.dv_entries: List[IndexManifestEntry] = []  # ... and the index files that hold them
         self._vectors_changed = False
         if self.mow:
-            self._load_vectors()
+            self._load_vectors(snapshot_id)
 
-    def _load_vectors(self) -> None:
+    def _load_vectors(self, snapshot_id: int) -> None:
         from paimon_sql.index import deletion_vector as dv
-        snap = self.table.snapshot_manager.latest()
+        snap = self.table.snapshot_manager.snapshot(snapshot_id) if snapshot_id else None
         entries = self.table.index_manifest_entries(snap.index_manifest) if snap and snap.index_manifest else []
         self.dv_entries = [e for e in entries if (e.partition, e.bucket, e.index_type)
                            == (self.partition, self.bucket, dv.INDEX_TYPE)]
@@ -209,10 +211,9 @@ class _Task:
     def _rewrite_files(self, files: List[DataFileMeta]) -> None:
         """Merge the files' rows (deletes dropped if allowed) into new files at the output level."""
         c = self.c
-        parts = c.read(files)
         lookup = self._lookup_files(files) if self._lookup_mode(files) else []
-        parts += c.read(lookup, level_tag=_LOOKUP)
-        rows = pa.concat_tables(parts)
+        # older rows first, so a tie in sequence goes to the newer row, as in every read (merge_order)
+        rows = pa.concat_tables(c.read(merge_order(lookup), level_tag=_LOOKUP) + c.read(merge_order(files)))
         merge = c.table.merge_function
         g = merge.group(rows, key_columns(c.table.schema))
         levels = np.asarray(g.column(LEVEL))
@@ -283,22 +284,31 @@ def compact_table(table, partition_predicate: Optional[Predicate] = None, full: 
                   commit_user: Optional[str] = None) -> Optional[int]:
     """Compact every bucket (of the partitions matching the predicate) and commit one COMPACT
     snapshot; returns its id, or None when there was nothing to compact."""
+    return table.new_commit(commit_user).commit_or_abort(compact_messages(table, partition_predicate, full))
+
+
+def compact_messages(table, partition_predicate: Optional[Predicate] = None, full: bool = False,
+                     buckets: Optional[Sequence[tuple]] = None) -> list:
+    """Commit messages compacting the buckets of the latest snapshot (those of ``buckets``, a list of
+    (partition, bucket), when given), all read from that one snapshot."""
     from paimon_sql.table.write import CommitMessage
-    scan = table.new_scan().filter(partition_predicate)
-    buckets: Dict[tuple, List[DataFileMeta]] = {}
+    base = table.snapshot_manager.latest_id() or 0
+    scan = table.new_scan().filter(partition_predicate).with_snapshot(base or None)
+    files: Dict[tuple, List[DataFileMeta]] = {}
     total = {}
-    for e in scan.plan_entries():
-        buckets.setdefault((e.partition, e.bucket), []).append(e.file)
-        total[(e.partition, e.bucket)] = e.total_buckets
+    for e in (scan.plan_entries() if base else []):
+        if buckets is None or (e.partition, e.bucket) in buckets:
+            files.setdefault((e.partition, e.bucket), []).append(e.file)
+            total[(e.partition, e.bucket)] = e.total_buckets
 
     def one(key):
-        compactor = BucketCompactor(table, key[0], key[1], buckets[key])
+        compactor = BucketCompactor(table, key[0], key[1], files[key], base)
         result = compactor.compact(full=full)
         if result is None:
             return None
         return CommitMessage(key[0], key[1], total[key], compact_before=result.before, compact_after=result.after,
-                             compact_changelog=result.changelog, index_changes=compactor.index_changes())
+                             compact_changelog=result.changelog, compact_index_changes=compactor.index_changes(),
+                             base_snapshot=base)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
-        messages = [m for m in pool.map(one, sorted(buckets)) if m is not None]
-    return table.new_commit(commit_user).commit_or_abort(messages)
+        return [m for m in pool.map(one, sorted(files)) if m is not None]

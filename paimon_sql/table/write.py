@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 
 from paimon_sql.exceptions import PaimonError, SchemaError
 from paimon_sql.format import binary_row, row_kind
-from paimon_sql.format.manifest import DataFileMeta, IndexManifestEntry
+from paimon_sql.format.manifest import ADD, DataFileMeta, IndexManifestEntry
 from paimon_sql.format.schema import SEQUENCE_NUMBER, VALUE_KIND
 from paimon_sql.table.file_writer import delete_data_files, kv_table, write_files
 
@@ -49,13 +49,19 @@ class CommitMessage:
     compact_before: List[DataFileMeta] = field(default_factory=list)   # files a compaction replaced ...
     compact_after: List[DataFileMeta] = field(default_factory=list)    # ... by these (COMPACT snapshot)
     compact_changelog: List[DataFileMeta] = field(default_factory=list)  # changelog of that compaction
+    # merge-on-write: the deletion vectors that hide the rows the compaction replaced; they become
+    # visible with the compaction's files, in the COMPACT snapshot (as Paimon commits them)
+    compact_index_changes: List[IndexManifestEntry] = field(default_factory=list)
+    base_snapshot: Optional[int] = None  # the snapshot the writer read (0: none); the commit checks what changed since
 
     def is_empty(self) -> bool:
-        return not (self.new_files or self.deleted_files or self.index_changes or self.changelog_files
-                    or self.has_compaction())
+        return not (self.has_data() or self.has_compaction())
+
+    def has_data(self) -> bool:
+        return bool(self.new_files or self.deleted_files or self.index_changes or self.changelog_files)
 
     def has_compaction(self) -> bool:
-        return bool(self.compact_before or self.compact_after or self.compact_changelog)
+        return bool(self.compact_before or self.compact_after or self.compact_changelog or self.compact_index_changes)
 
     def written_files(self) -> List[DataFileMeta]:
         """Files this message brings into the bucket (what an abort deletes)."""
@@ -63,7 +69,7 @@ class CommitMessage:
 
 
 def delete_files(table, messages: List[CommitMessage]) -> None:
-    """Remove the new data files of messages that will never be committed."""
+    """Remove the new data and index files of messages that will never be committed."""
     part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
     for m in messages:
         pvals = binary_row.from_bytes(m.partition, part_types)
@@ -71,6 +77,14 @@ def delete_files(table, messages: List[CommitMessage]) -> None:
         for f in m.written_files():
             if f not in m.compact_after or f.file_name not in upgraded:
                 delete_data_files(table, pvals, m.bucket, [f])
+        delete_index_files(table, m.index_changes + m.compact_index_changes)
+
+
+def delete_index_files(table, changes: List[IndexManifestEntry]) -> None:
+    """Remove the index files that ``changes`` add (what an aborted commit leaves)."""
+    for c in changes:
+        if c.kind == ADD:
+            table.io.delete(table.paths.index_path(c.file_name))
 
 
 def conform(data: pa.Table, schema) -> pa.Table:
@@ -115,6 +129,7 @@ class TableWrite:
         self._buffer_bytes = 0
         self._messages: Dict[Tuple[bytes, int], CommitMessage] = {}
         self._next_seq: Optional[Dict[Tuple[bytes, int], int]] = None
+        self._base: Optional[int] = None  # the snapshot sequences and levels were restored from
         self._restored_files: Dict[Tuple[bytes, int], List[DataFileMeta]] = {}
         self._compactors: Dict[Tuple[bytes, int], object] = {}
         self._compaction = self.is_pk and not self.options.get("write-only")
@@ -167,8 +182,10 @@ class TableWrite:
             self._compact(list(self._messages), full=True)
         for key, compactor in self._compactors.items():  # merge-on-write: the buckets' new deletion vectors
             if compactor.mow:
-                self._message(key).index_changes.extend(compactor.index_changes())
+                self._message(key).compact_index_changes.extend(compactor.index_changes())
         messages = [m for m in self._messages.values() if not m.is_empty()]
+        for m in messages:
+            m.base_snapshot = self._restore_base()
         if self._dynamic is not None:
             self._dynamic.attach_index_files(messages)
         self._messages = {}
@@ -223,11 +240,19 @@ class TableWrite:
 
     # -- the flush ------------------------------------------------------------------------
 
+    def _restore_base(self) -> int:
+        """The snapshot this write builds on, pinned once: sequences, levels and vectors all come from it."""
+        if self._base is None:
+            latest = self.table.snapshot_manager.latest_id()
+            self._base = latest or 0
+        return self._base
+
     def _restore_sequences(self) -> Dict[Tuple[bytes, int], int]:
         """Each bucket's next sequence number (and, for compaction, its files), read once."""
         if self._next_seq is None:
             self._next_seq = {}
-            for e in ([] if self._overwrite else self.table.new_scan().plan_entries()):
+            base = self._restore_base()
+            for e in ([] if self._overwrite or not base else self.table.new_scan().with_snapshot(base).plan_entries()):
                 key = (e.partition, e.bucket)
                 self._next_seq[key] = max(self._next_seq.get(key, 0), e.file.max_sequence_number + 1)
                 self._restored_files.setdefault(key, []).append(e.file)
@@ -302,7 +327,8 @@ class TableWrite:
         from paimon_sql.table.compact import BucketCompactor
         if key not in self._compactors:
             self._restore_sequences()
-            self._compactors[key] = BucketCompactor(self.table, key[0], key[1], self._restored_files.get(key, []))
+            self._compactors[key] = BucketCompactor(self.table, key[0], key[1], self._restored_files.get(key, []),
+                                                    self._restore_base())
         return self._compactors[key]
 
     def _compact(self, keys: List[Tuple[bytes, int]], full: bool) -> None:

@@ -102,7 +102,7 @@ def test_compaction_conflict_fails_the_compact_job_cleanly(catalog):
     for i in range(3):
         t.write_arrow(kv(range(5), f"w{i}"))
     files, part = [e.file for e in live(t)], live(t)[0].partition
-    mine = BucketCompactor(t, part, 0, files).compact(full=True)
+    mine = BucketCompactor(t, part, 0, files, t.snapshot_manager.latest_id()).compact(full=True)
     t.compact(full=True)  # someone else compacted the same files first
     with pytest.raises(CommitConflictError, match="already removed"):
         t.new_commit().commit([CommitMessage(part, 0, 1, compact_before=mine.before, compact_after=mine.after)])
