@@ -10,7 +10,8 @@ class PaimonError(Exception):
 
 
 class InvalidIdentifierError(PaimonError, ValueError):
-    """A database or table name that cannot be a directory of the warehouse."""
+    """A name (database, table, tag, branch, consumer id) that cannot be one path segment of the
+    warehouse: see paimon_sql/io/path_guard.py."""
 
 
 class DatabaseNotFoundError(PaimonError, LookupError):

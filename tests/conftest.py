@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 from support import free_port
 
@@ -29,6 +30,59 @@ def catalog(warehouse):
     cat = load_catalog(warehouse)
     cat.create_database("db")
     return cat
+
+
+class Outside:
+    """A second warehouse next to ours (``other/sec.db/secret`` with data, tag ``keep``, branch
+    ``b1`` and consumer ``c1``) and a record of every path our FileIO touches from now on.
+
+    ``assert_untouched()`` checks that everything beside our warehouse is byte-identical, that
+    nothing new appeared there, and that no path this process opened, listed, wrote or deleted
+    lies outside our warehouse."""
+
+    def __init__(self, warehouse: str, monkeypatch):
+        from paimon_sql.catalog import load_catalog
+        from paimon_sql.io import FileIO
+        self.warehouse = os.path.realpath(warehouse)
+        self.base = os.path.dirname(self.warehouse)
+        cat = load_catalog(os.path.join(self.base, "other"))
+        cat.create_database("sec")
+        table = cat.create_table_from_arrow("sec.secret", pa.schema([("id", pa.int64())]))
+        table.write_arrow(pa.table({"id": [42]}))
+        table.tag_manager.create("keep", table.snapshot_manager.latest())
+        table.consumer_manager.record("c1", 1)
+        table.branch_manager.create("b1", table)
+        self.before = self._tree()
+        self.touched = []
+        real = FileIO._p
+        monkeypatch.setattr(FileIO, "_p", lambda io, path: self.touched.append(path) or real(io, path))
+
+    def escape(self, start: str, target: str) -> str:
+        """A name that, written after ``start`` (a path in our warehouse ending in the name's
+        prefix, e.g. ``.../tag/tag-``), lands on ``target`` (relative to the directory above the
+        warehouse): ``x/../../<...>/target``."""
+        return "x/" + os.path.relpath(os.path.join(self.base, target), os.path.realpath(start + "x"))
+
+    def _tree(self) -> dict:
+        """Every directory (-> None) and file (-> its bytes) beside the warehouse."""
+        out = {}
+        for root, dirs, files in os.walk(self.base):
+            dirs[:] = [d for d in dirs if os.path.join(root, d) != self.warehouse]
+            out.update({os.path.join(root, d): None for d in dirs})
+            for f in files:
+                out[os.path.join(root, f)] = Path(root, f).read_bytes()
+        return out
+
+    def assert_untouched(self) -> None:
+        assert self._tree() == self.before
+        outside = [p for p in self.touched
+                   if os.path.commonpath([os.path.realpath(p), self.warehouse]) != self.warehouse]
+        assert outside == []
+
+
+@pytest.fixture
+def outside(warehouse, monkeypatch):
+    return Outside(warehouse, monkeypatch)
 
 
 def _ensure_pypaimon() -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import List, Optional
@@ -12,38 +11,37 @@ import pyarrow as pa
 from paimon_sql.exceptions import InvalidIdentifierError
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.format.types import DataField, fields_from_arrow
+from paimon_sql.io.path_guard import check_segment
 
 DEFAULT_DATABASE = "default"
-_BAD_CHARS = re.compile(r"[/\\\x00-\x1f\x7f]")
-
-
-def check_name(kind: str, name: str) -> str:
-    """A database or table name that is safe as one directory name of the warehouse."""
-    if not isinstance(name, str) or not name or name in (".", "..") or _BAD_CHARS.search(name) \
-            or name != name.strip() or name.startswith("."):
-        raise InvalidIdentifierError(f"invalid {kind} name {name!r}: names must be non-empty, without '/', "
-                                     "'\\', control characters, surrounding spaces or a leading '.'")
-    return name
+SYSTEM_TABLE_SPLITTER = "$"  # t$files, t$branch_b: never part of a table's own name (as in Paimon)
 
 
 @dataclass(frozen=True)
 class Identifier:
+    """A database and a table name, each checked when the identifier is built (however it is
+    built: parsed, from SQL, or ``Identifier(...)`` in Python), so no catalog operation ever
+    sees a name that would leave the warehouse."""
+
     database: str
     table: str
+
+    def __post_init__(self):
+        check_segment("database", self.database)
+        check_segment("table", self.table)
+        if SYSTEM_TABLE_SPLITTER in self.table:
+            raise InvalidIdentifierError(f"invalid table name {self.table!r}: '$' separates a table from its "
+                                         "system table or branch (t$files, t$branch_b)")
 
     @staticmethod
     def parse(text: str, default_database: str = DEFAULT_DATABASE) -> "Identifier":
         """``db.t`` or ``t`` (backquotes allowed around each part)."""
         parts = [p.strip().strip("`") for p in _split_dots(text)]
         if len(parts) == 1:
-            ident = Identifier(default_database, parts[0])
-        elif len(parts) == 2:
-            ident = Identifier(parts[0], parts[1])
-        else:
-            raise InvalidIdentifierError(f"invalid table identifier {text!r}: expected 'db.table' or 'table'")
-        check_name("database", ident.database)
-        check_name("table", ident.table)
-        return ident
+            return Identifier(default_database, parts[0])
+        if len(parts) == 2:
+            return Identifier(parts[0], parts[1])
+        raise InvalidIdentifierError(f"invalid table identifier {text!r}: expected 'db.table' or 'table'")
 
     def __str__(self) -> str:
         return f"{self.database}.{self.table}"

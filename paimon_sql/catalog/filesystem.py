@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-from paimon_sql.catalog.base import Catalog, Identifier, check_name
+from paimon_sql.catalog.base import Catalog, Identifier
 from paimon_sql.exceptions import (
     DatabaseAlreadyExistsError,
     DatabaseNotEmptyError,
@@ -19,6 +19,7 @@ from paimon_sql.exceptions import (
 )
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.io import FileIO
+from paimon_sql.io.path_guard import check_segment
 from paimon_sql.table.paths import PathFactory
 from paimon_sql.table.schema_manager import SchemaManager
 from paimon_sql.table.table import FileStoreTable
@@ -34,7 +35,9 @@ class FileSystemCatalog(Catalog):
         self.io.mkdirs(self.warehouse)
 
     def database_path(self, name: str) -> str:
-        return f"{self.warehouse}/{check_name('database', name)}{DB_SUFFIX}"
+        """Every path of the catalog is built here or in :meth:`table_path` (from an
+        :class:`Identifier`, whose names are checked when it is built)."""
+        return f"{self.warehouse}/{check_segment('database', name)}{DB_SUFFIX}"
 
     def table_path(self, identifier) -> str:
         ident = self._ident(identifier)

@@ -116,7 +116,8 @@ def drop(session, node: exp.Drop):
     kind = (node.args.get("kind") or "").upper()
     exists = bool(node.args.get("exists"))
     if kind in ("DATABASE", "SCHEMA"):
-        session.catalog.drop_database(node.this.name, ignore_if_not_exists=exists,
+        target = node.this or node.args["tables"][0]  # sqlglot keeps DROP DATABASE's name in tables
+        session.catalog.drop_database(target.name or target.db, ignore_if_not_exists=exists,
                                       cascade=bool(node.args.get("cascade")))
         return None
     for t in node.args.get("tables") or [node.this]:

@@ -90,12 +90,16 @@ TABLE_FUNCTIONS = {"paimon_incremental_query": "incremental-between",
 def resolve(session, node: exp.Table):
     """What a table reference names: a FileStoreTable (``t``, ``t$branch_b``), a SystemTable
     (``t$files``, ``t$branch_b$files``, ``sys.tables``), or None when the warehouse has no such
-    table (Spark's own tables and views)."""
+    table (Spark's own tables and views). Names that could not be a directory of the warehouse
+    fail here, before anything is read (the database, table and branch names pass the path guard
+    as the :class:`Identifier` and the branch path are built)."""
     name = node.name
     if node.db and node.db.lower() == SYS_DATABASE and name.lower() in systables.GLOBAL_TABLES \
             and not session.catalog.database_exists(node.db):
         return systables.load_global(session.catalog, name)
     if "$" not in name:
+        if node.db and not session.catalog.database_exists(node.db):
+            return None  # Spark's: a database elsewhere, or a file (parquet.`/data/x.parquet`)
         return session.find_table(node)
     base, *rest = name.split("$")
     db = node.db

@@ -22,6 +22,9 @@ class BranchError(PaimonError):
 
 
 def check_branch_name(name: str) -> str:
+    """Paimon's rules for a new branch (not blank, not ``main``, not a number) and ours: only
+    letters, digits, '_' and '-', so that ``t$branch_<name>`` always parses back to the branch.
+    Every branch path is also checked by the path guard (:func:`branch_path`)."""
     if not name or not name.strip():
         raise BranchError("branch name must not be blank")
     if name == MAIN_BRANCH:

@@ -3,7 +3,9 @@
 ``<table>/snapshot/snapshot-N``, ``<table>/schema/schema-N``, ``<table>/manifest/...``,
 ``<table>/[k=v/...]bucket-B/data-<uuid>-<n>.<format>``. Partition values become directory names
 the way Paimon prints them (dates ``2024-01-01``, NULL or empty → ``partition.default-name``),
-with Hive's escaping of characters that cannot appear in a path segment.
+with Hive's escaping of characters that cannot appear in a path segment. Names users give (tags,
+branches, consumer ids) pass the path guard here, where their paths are built, so none of them
+can reach outside the table.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import itertools
 import uuid
 from decimal import Decimal
 from typing import Any, List, Sequence
+
+from paimon_sql.io.path_guard import check_segment
 
 _ESCAPE = set('"#%\'*/:=?\\\x7f{[]^') | {chr(c) for c in range(0x01, 0x20)}
 
@@ -39,7 +43,7 @@ MAIN_BRANCH = "main"
 
 
 def branch_path(table_root: str, branch: str) -> str:
-    return f"{table_root}/branch/branch-{branch}"
+    return f"{table_root}/branch/branch-{check_segment('branch', branch)}"
 
 
 class PathFactory:
@@ -83,14 +87,14 @@ class PathFactory:
         return f"{self.branch_root}/tag"
 
     def tag_path(self, name: str) -> str:
-        return f"{self.branch_root}/tag/tag-{name}"
+        return f"{self.branch_root}/tag/tag-{check_segment('tag', name)}"
 
     @property
     def consumer_dir(self) -> str:
         return f"{self.branch_root}/consumer"
 
     def consumer_path(self, consumer_id: str) -> str:
-        return f"{self.branch_root}/consumer/consumer-{consumer_id}"
+        return f"{self.branch_root}/consumer/consumer-{check_segment('consumer', consumer_id)}"
 
     def statistics_path(self, name: str) -> str:
         return f"{self.root}/statistics/{name}"

@@ -56,12 +56,12 @@ class Tag:
 
 
 def check_tag_name(name: str) -> str:
+    """Paimon's rules for a new tag: not blank, not a number. Whether it is safe as a file name
+    is the path guard's to say, when its path is built (:meth:`PathFactory.tag_path`)."""
     if not name or not name.strip():
         raise TagError("tag name must not be blank")
     if name.isdigit():
         raise TagError(f"tag name cannot be a number (it would read as a snapshot id): '{name}'")
-    if "/" in name:
-        raise TagError(f"tag name must not contain '/': '{name}'")
     return name
 
 
