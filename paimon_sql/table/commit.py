@@ -102,8 +102,8 @@ class TableCommit:
         compacted = [m for m in messages if m.has_compaction()]
         if compacted:
             try:
-                return self._commit("COMPACT", identifier, lambda latest: self._compaction_changes(compacted, latest),
-                                    compacted)
+                snapshot_id = self._commit("COMPACT", identifier,
+                                           lambda latest: self._compaction_changes(compacted, latest), compacted)
             except CommitConflictError:
                 if snapshot_id is None:
                     raise

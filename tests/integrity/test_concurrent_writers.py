@@ -309,25 +309,7 @@ class Oracle:
 
 # -- the test -------------------------------------------------------------------------------------
 
-# Table kinds that fail on the commit protocol as of this test's introduction (issue 20); remove
-# an entry once its kind passes (strict=False: a pass shows as XPASS meanwhile).
-XFAIL = {
-    "append_dv": "issue 20: concurrent deletion-vector deletes replace each other's index file, so an "
-                 "acknowledged delete is lost and its rows come back",
-    "pk": "issue 20: concurrent writers to a bucket reuse its sequence numbers, so the last committed "
-          "upsert/delete of a key does not always win",
-    "pk_mow": "issue 20: merge-on-write: deletion vectors land in the APPEND snapshot before the rows that "
-              "replace them (keys vanish), compaction ops commit APPEND snapshots, acknowledged writes stay "
-              "invisible when their compaction loses a race, deletes are lost (rows come back)",
-}
-
-
-def _kind_param(kind):
-    reason = XFAIL.get(kind)
-    return pytest.param(kind, marks=pytest.mark.xfail(strict=False, reason=reason)) if reason else kind
-
-
-@pytest.mark.parametrize("kind", [_kind_param(k) for k in KINDS])
+@pytest.mark.parametrize("kind", KINDS)
 def test_concurrent_writers(kind, tmp_path):
     warehouse = str(tmp_path / "warehouse")
     work = tmp_path / "work"
