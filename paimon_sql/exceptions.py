@@ -54,5 +54,10 @@ class CorruptMetadataError(PaimonError):
     """A metadata file (schema, snapshot, manifest) that cannot be decoded."""
 
 
+class CorruptDataFileError(PaimonError):
+    """A data file that is missing, of another size than its manifest entry records, or that cannot be
+    read or decoded: a read fails rather than return fewer rows."""
+
+
 class MergeError(PaimonError):
     """Rows a table's merge engine cannot fold (a retraction it does not accept)."""

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.orc as paorc
 import pyarrow.parquet as pq
 
-from paimon_sql.exceptions import SchemaError
+from paimon_sql.exceptions import CorruptDataFileError, SchemaError
 from paimon_sql.io import FileIO
 
 FORMATS = ("parquet", "orc", "avro")
@@ -111,14 +111,45 @@ def parquet_footer_stats(meta, columns: List[str]):
     return mins, maxs, nulls
 
 
+def check_size(path: str, size: Optional[int], expected: Optional[int]) -> None:
+    """Fail unless the data file exists (``size`` not None) with the size its manifest entry records:
+    a zero-byte, cut or overwritten file is caught before a reader can make fewer rows of it."""
+    if size is None:
+        raise CorruptDataFileError(f"data file {path} is missing")
+    if expected is not None and size != expected:
+        raise CorruptDataFileError(f"data file {path} has {size} bytes, its manifest entry says {expected}")
+
+
+# what readers raise on bytes that are not a valid file (pyarrow: ArrowInvalid is a ValueError, IO
+# errors OSError; fastavro: ValueError, EOFError, codec errors turned into ValueError by _avro_table)
+_DECODE_ERRORS = (OSError, ValueError, EOFError, KeyError, IndexError, pa.ArrowException)
+
+
 def read_file(io: FileIO, path: str, fmt: str, columns: Optional[List[str]] = None,
-              deleted: Optional[np.ndarray] = None) -> pa.Table:
+              deleted: Optional[np.ndarray] = None, file_size: Optional[int] = None,
+              row_count: Optional[int] = None) -> pa.Table:
     """Read a whole data file (only ``columns`` when given); without the row positions in
-    ``deleted`` (sorted int64) — Parquet skips them as it decodes, other formats filter after."""
+    ``deleted`` (sorted int64) — Parquet skips them as it decodes, other formats filter after.
+
+    ``file_size`` and ``row_count`` (the manifest entry's) are checked against the file's length,
+    known once it is open, and its row count: a damaged file fails with
+    :class:`CorruptDataFileError` naming it, never reads as fewer rows."""
     fmt = check_format(fmt)
-    if fmt == "parquet" and deleted is not None and len(deleted):
-        return _read_parquet_without(io, path, columns, deleted)
-    table = _read_whole(io, path, fmt, columns)
+    try:
+        with io.fs.open_input_file(io.arrow_path(path)) as source:
+            check_size(path, source.size(), file_size)
+            table, rows = _READERS[fmt](io, path, source, columns, deleted)
+    except FileNotFoundError:
+        check_size(path, None, file_size)  # raises: missing
+    except _DECODE_ERRORS as e:
+        reason = next((line.strip() for line in str(e).splitlines() if line.strip()), type(e).__name__)
+        raise CorruptDataFileError(f"data file {path} cannot be read: {reason}") from None
+    if row_count is not None and rows != row_count:
+        raise CorruptDataFileError(f"data file {path} holds {rows} rows, its manifest entry says {row_count}")
+    return table
+
+
+def _without(table: pa.Table, deleted: Optional[np.ndarray]) -> pa.Table:
     if deleted is None or not len(deleted):
         return table
     keep = np.ones(table.num_rows, bool)
@@ -126,26 +157,36 @@ def read_file(io: FileIO, path: str, fmt: str, columns: Optional[List[str]] = No
     return table.filter(pa.array(keep))
 
 
-def _read_whole(io: FileIO, path: str, fmt: str, columns: Optional[List[str]]) -> pa.Table:
-    if fmt == "parquet":
-        return pq.read_table(io.arrow_path(path), columns=columns, filesystem=io.fs)
-    if fmt == "orc":
-        with io.fs.open_input_file(io.arrow_path(path)) as f:
-            return paorc.ORCFile(f).read(columns=columns)
-    table = _avro_table(io.read_bytes(path))
-    return table.select(columns) if columns is not None else table
+def _read_parquet(io: FileIO, path: str, source, columns, deleted):
+    """(rows less ``deleted``, rows in the file)."""
+    if deleted is None or not len(deleted):
+        table = pq.read_table(source, columns=columns)
+        return table, table.num_rows
+    meta = pq.ParquetFile(source).metadata
+    return _read_parquet_without(io, path, meta, columns, deleted), meta.num_rows
 
 
+def _read_orc(io: FileIO, path: str, source, columns, deleted):
+    """ORC reads no rows for an empty column list (``SELECT count(*)``): one column is read, then dropped."""
+    none = columns is not None and not columns
+    table = paorc.ORCFile(source).read(columns=[0] if none else columns)
+    return _without(table.select([]) if none else table, deleted), table.num_rows
+
+
+def _read_avro(io: FileIO, path: str, source, columns, deleted):
+    table = _avro_table(source.read())
+    return _without(table.select(columns) if columns is not None else table, deleted), table.num_rows
+
+
+_READERS = {"parquet": _read_parquet, "orc": _read_orc, "avro": _read_avro}
 _BATCH_ROWS = 1 << 15
 
 
-def _read_parquet_without(io: FileIO, path: str, columns, deleted: np.ndarray) -> pa.Table:
+def _read_parquet_without(io: FileIO, path: str, meta, columns, deleted: np.ndarray) -> pa.Table:
     """Row groups decoded on several threads (each with its own reader: one Parquet reader is not
     to be shared between threads); a batch holding deleted positions is filtered right after it is
     decoded, while it is in cache; a row group whose rows are all deleted is never decoded."""
     where = io.arrow_path(path)
-    with io.fs.open_input_file(where) as f:
-        meta = pq.ParquetFile(f).metadata
     sizes = [meta.row_group(i).num_rows for i in range(meta.num_row_groups)]
     starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
 
@@ -225,5 +266,10 @@ def _avro_bytes(table: pa.Table, compression: str) -> bytes:
 
 
 def _avro_table(data: bytes) -> pa.Table:
-    """Rows of an Avro data file; the caller casts to the file's Paimon schema."""
-    return pa.Table.from_pylist(list(fastavro.reader(_io.BytesIO(data))))
+    """Rows of an Avro data file; the caller casts to the file's Paimon schema. Each block codec's
+    library (zstd, snappy, deflate) raises its own error type on damaged bytes: all become ValueError."""
+    try:
+        records = list(fastavro.reader(_io.BytesIO(data)))
+    except Exception as e:  # noqa: BLE001 - see docstring
+        raise ValueError(f"not a readable Avro file: {e}") from None
+    return pa.Table.from_pylist(records)

@@ -10,7 +10,8 @@ words; a value's xxHash64 (seed 0) of its plain encoding picks the block from it
 and its lower half times eight salts sets one bit per word. It sits at the chunk's
 ``bloom_filter_offset`` behind a small Thrift header; its bit set is the region's last
 ``numBytes`` bytes. A file is skipped when for an ``=`` / ``IN`` no row group can hold a literal.
-These are checked after Paimon's file index (seed 000: the two kinds coexist, ours first).
+These are checked after Paimon's file index (seed 000: the two kinds coexist, ours first). A
+filter that can't be parsed, or has no bit set (all NULL, or zeroed bytes), rules nothing out.
 """
 
 from __future__ import annotations
@@ -109,7 +110,10 @@ def _row_group_may_contain(read_range, chunk, encoded) -> bool:
     if num_bytes is None or num_bytes > len(region) or num_bytes % 32:
         return True
     bitset = region[len(region) - num_bytes:]
-    return any(e != b"" and _might_contain(bitset, xxhash.xxh64_intdigest(e)) for e in encoded)
+    if any(e != b"" and _might_contain(bitset, xxhash.xxh64_intdigest(e)) for e in encoded):
+        return True
+    # no bit set: an all-NULL chunk, or a zeroed region; either way it must not hide rows
+    return bitset.count(0) == len(bitset)
 
 
 def _header_num_bytes(region: bytes) -> Optional[int]:

@@ -90,6 +90,8 @@ class BitmapReader:
         data, name = self.data, self.dtype.name
         try:
             self.rows, n, has_null = struct.unpack_from(">ii?", data, 1)
+            if self.rows <= 0 or n < 0:  # no data file is empty
+                raise CorruptMetadataError(f"bitmap index of {self.rows} rows and {n} values is malformed")
             pos = 10
             self.null_offset = None
             if has_null:

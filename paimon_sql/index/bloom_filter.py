@@ -105,6 +105,8 @@ class BloomFilterReader:
         self.dtype = dtype
         (self.num_hashes,) = struct.unpack_from(">i", data, 0)
         self.bytes = np.frombuffer(data, dtype=np.uint8, offset=4)  # bit i: byte i // 8, bit i % 8
+        if not 0 < self.num_hashes <= len(self.bytes) * 8:
+            raise CorruptMetadataError(f"bloom filter index with {self.num_hashes} hash functions is malformed")
 
     def _contains(self, value) -> bool:
         arr = V.literal_array(value, self.dtype)
@@ -114,8 +116,11 @@ class BloomFilterReader:
         return bool(np.all((self.bytes[pos >> 3] >> (pos & 7).astype(np.uint8)) & 1))
 
     def visit(self, op: str, literals) -> Optional[BitMap]:
-        """Empty bitmap: no row matches; None: the filter can't tell."""
-        if op == "=" or op == "in":
-            return None if any(v is None or self._contains(v) for v in literals) else BitMap()
-        return None
+        """Empty bitmap: no row matches; None: the filter can't tell — also when no bit is set
+        (every value NULL, which stats rule out anyway, or zeroed bytes, which must not hide rows)."""
+        if op != "=" and op != "in":
+            return None
+        if any(v is None or self._contains(v) for v in literals) or not self.bytes.any():
+            return None
+        return BitMap()
 

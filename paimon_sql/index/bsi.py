@@ -119,6 +119,8 @@ class BsiReader:
             version, self.rows, has_pos = struct.unpack_from(">Bi?", data, 0)
             if version > VERSION:
                 raise CorruptMetadataError(f"bsi index has unsupported version {version}")
+            if self.rows <= 0:  # no data file is empty: zeroed bytes, which would rule every row out
+                raise CorruptMetadataError(f"bsi index of {self.rows} rows is malformed")
             pos = 6
             self.positive, self.negative = SlicedBitmap(), SlicedBitmap()
             if has_pos:

@@ -63,8 +63,16 @@ def write_index_file(table, partition: bytes, bucket: int, vectors: Dict[str, Bi
 
 
 def read_index_file(table, entry: IndexManifestEntry) -> Dict[str, BitMap]:
+    """The vectors of one index file, which must exist with the size its entry records (cut or
+    overwritten files fail before any checksum is looked at)."""
     path = entry.external_path or table.paths.index_path(entry.file_name)
-    data = table.io.read_bytes(path)
+    try:
+        data = table.io.read_bytes(path)
+    except FileNotFoundError:
+        raise CorruptMetadataError(f"deletion vector file {entry.file_name} is missing") from None
+    if entry.file_size is not None and len(data) != entry.file_size:
+        raise CorruptMetadataError(f"deletion vector file {entry.file_name} has {len(data)} bytes, "
+                                   f"its index manifest entry says {entry.file_size}")
     if not data or data[0] != VERSION:
         raise CorruptMetadataError(f"deletion vector file {entry.file_name} has unknown version "
                                    f"{data[0] if data else 'none'}")

@@ -8,13 +8,16 @@ for one key of a MAP<STRING, _> column, indexed under ``m##key`` — and
 ``file-index.in-manifest-threshold`` bytes, else written beside the data file as
 ``<data file>.index`` and listed in ``_EXTRA_FILES``.
 
-Reading: :meth:`FileIndexPredicate.may_match` evaluates a scan predicate against a file's
-indexes; a file is skipped only when every row is ruled out. Indexes on columns the predicate
-does not mention, or index types we do not know (written by a newer Paimon), rule nothing out.
+Reading: :func:`may_match` evaluates a scan predicate against a file's indexes; a file is
+skipped only when every row is ruled out. Indexes on columns the predicate does not mention,
+index types we do not know (written by a newer Paimon), and indexes that can't be read or decoded
+rule nothing out: a damaged index costs a read of the data file, never its rows.
 """
 
 from __future__ import annotations
 
+import logging
+import struct
 from dataclasses import dataclass, replace
 from typing import Callable, Dict, List, Mapping, Optional, Tuple
 
@@ -32,6 +35,10 @@ INDEX_SUFFIX = ".index"
 MAP_JUNCTION = "##"
 INDEXES = {bloom_filter.NAME: bloom_filter.BloomFilterIndex, bitmap.NAME: bitmap.BitmapIndex,
            bsi.NAME: bsi.BsiIndex}
+# what decoding damaged index bytes raises besides our own CorruptMetadataError (pyroaring and
+# UTF-8 decoding: ValueError; slicing and lookups: IndexError, KeyError)
+_DECODE_ERRORS = (CorruptMetadataError, ValueError, IndexError, KeyError, struct.error, OverflowError)
+_log = logging.getLogger(__name__)
 _SUPPORTS: Dict[str, Callable] = {bloom_filter.NAME: lambda t: t.name in bloom_filter.SUPPORTED,
                                   bitmap.NAME: lambda t: t.name in bitmap.SUPPORTED, bsi.NAME: bsi.supports}
 
@@ -157,17 +164,29 @@ class FileIndexPredicate:
             return None if negated.op == "not" else self.rows(negated, name_of)
         column = name_of(p.column)
         out = None
-        for reader in self._readers(column) if column is not None else ():
-            try:
+        try:
+            for reader in self._readers(column) if column is not None else ():
                 r = reader.visit(p.op, p.literals)
-            except CorruptMetadataError as e:
-                raise CorruptMetadataError(f"file index {self.where}: {e}") from None
-            out = r if out is None else out if r is None else out & r
+                out = r if out is None else out if r is None else out & r
+        except _DECODE_ERRORS as e:
+            raise CorruptMetadataError(f"file index {self.where}: {e}") from None
         return out
 
     def may_match(self, p: Predicate, name_of: Callable[[str], Optional[str]]) -> bool:
         rows = self.rows(p, name_of)
         return rows is None or len(rows) > 0
+
+
+def may_match(load: Callable[[], bytes], file_schema, where: str, p: Predicate,
+              name_of: Callable[[str], Optional[str]]) -> bool:
+    """Whether some row of a data file may satisfy ``p`` by its index blob (``load`` reads it). An
+    index that can't be read or decoded rules nothing out: the data file is read (with a warning),
+    for a damaged index must never hide rows."""
+    try:
+        return FileIndexPredicate(load(), file_schema, where).may_match(p, name_of)
+    except (OSError, CorruptMetadataError) as e:
+        _log.warning("file index %s is unusable, its data file is read: %s", where, e)
+        return True
 
 
 def _type_of(file_schema, index_name: str):

@@ -80,6 +80,6 @@ def read_header(data: bytes, where: str) -> Header:
                 if start + length > len(data) or start < head_length:
                     raise CorruptMetadataError(f"file index {where}: {column}/{index_type} lies outside the file")
                 header.setdefault(column, {})[index_type] = (start, length)
-    except struct.error:
-        raise CorruptMetadataError(f"file index {where} is truncated") from None
+    except (struct.error, UnicodeDecodeError):
+        raise CorruptMetadataError(f"file index {where} is truncated or malformed") from None
     return header

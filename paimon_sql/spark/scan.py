@@ -17,11 +17,13 @@ from typing import List, Optional
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.fs as pafs
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from paimon_sql.format import binary_row
 from paimon_sql.format import predicate as P
+from paimon_sql.format.file_format import check_size
 from paimon_sql.format.schema import VALUE_KIND
 from paimon_sql.format.types import AtomicType
 from paimon_sql.spark.types import spark_ddl
@@ -98,6 +100,18 @@ def _read_time_skipping(table, splits, predicate):
     return out, sum(len(s.files) for s in splits) - sum(len(f) for f in kept)
 
 
+# whatever the session says, a damaged or vanished file fails the read instead of being skipped
+_FAIL_ON_DAMAGE = {"ignoreCorruptFiles": "false", "ignoreMissingFiles": "false"}
+
+
+def _check_on_disk(io, paths: List[str], sizes: List[int]) -> None:
+    """Every file exists with the size its manifest entry records: Spark's Parquet reader skips
+    zero-byte files without a word (fewer rows), so the driver compares sizes first — one stat per
+    file in one call (the native read is local-only: no object-store requests)."""
+    for path, size, info in zip(paths, sizes, io.fs.get_file_info([io.arrow_path(p) for p in paths])):
+        check_size(path, info.size if info.type != pafs.FileType.NotFound else None, size)
+
+
 def _no_time_columns(fields) -> bool:
     return not any(isinstance(f.type, AtomicType) and f.type.name == "TIME" for f in fields)
 
@@ -158,11 +172,12 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
         part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
         paths = [table.paths.data_file_path(binary_row.from_bytes(s.partition, part_types), s.bucket, f.file_name)
                  for s in native for f in s.files]
+        _check_on_disk(table.io, paths, [f.file_size for s in native for f in s.files])
         # files at the max level come from compactions that dropped -U/-D rows: no kind filter needed
         max_level = num_levels(table.options) - 1
         kind_filter = table.schema.is_primary_key_table and any(f.level < max_level for s in native for f in s.files)
         ddl = spark_ddl(list(fields)) + (f", `{VALUE_KIND}` TINYINT" if kind_filter else "")
-        df = spark.read.schema(ddl).parquet(*paths)
+        df = spark.read.schema(ddl).options(**_FAIL_ON_DAMAGE).parquet(*paths)
         if kind_filter:
             df = df.where(f"`{VALUE_KIND}` IN (0, 2)")
         if any(s.deletion_vectors for s in native):

@@ -3,6 +3,9 @@
 1. At planning, before any data file is opened: the file index embedded in the manifest entry.
 2. At read: the file index in ``<data file>.index``, then the data file's own Parquet bloom filters.
 
+An index that is missing, can't be read or doesn't decode rules nothing out: the data file is read
+(and fails loudly itself if it is damaged too).
+
 Only where a file's rows stand alone: append tables, and primary-key tables in merge-on-write
 mode (deletion vectors), whose files are read raw. In a merge-on-read table an older version of a
 key lives in another file, so a value filter may not drop a file (the old row would resurface).
@@ -11,14 +14,17 @@ key lives in another file, so a value filter may not drop a file (the old row wo
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Callable, Optional
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from paimon_sql.format import parquet_bloom
 from paimon_sql.format.manifest import DataFileMeta
 from paimon_sql.format.predicate import Predicate
-from paimon_sql.index.file_index import INDEX_SUFFIX, FileIndexPredicate
+from paimon_sql.index import file_index
+from paimon_sql.index.file_index import INDEX_SUFFIX
 
 
 def applies(table, predicate: Optional[Predicate]) -> bool:
@@ -39,8 +45,8 @@ def names_in_file(table, f: DataFileMeta) -> Callable[[str], Optional[str]]:
 def embedded_may_match(table, f: DataFileMeta, predicate: Predicate) -> bool:
     if not f.embedded_index:
         return True
-    index = FileIndexPredicate(f.embedded_index, table.schema_at(f.schema_id), f"embedded in {f.file_name}")
-    return index.may_match(predicate, names_in_file(table, f))
+    return file_index.may_match(lambda: f.embedded_index, table.schema_at(f.schema_id), f"embedded in {f.file_name}",
+                                predicate, names_in_file(table, f))
 
 
 def read_may_match(table, data_path: str, f: DataFileMeta, predicate: Predicate) -> bool:
@@ -48,16 +54,25 @@ def read_may_match(table, data_path: str, f: DataFileMeta, predicate: Predicate)
     name_of = names_in_file(table, f)
     directory = data_path.rsplit("/", 1)[0]
     for extra in f.extra_files:
-        if extra.endswith(INDEX_SUFFIX):
-            data = table.io.read_bytes(f"{directory}/{extra}")
-            if not FileIndexPredicate(data, table.schema_at(f.schema_id), extra).may_match(predicate, name_of):
-                return False
+        if extra.endswith(INDEX_SUFFIX) and not file_index.may_match(
+                partial(table.io.read_bytes, f"{directory}/{extra}"), table.schema_at(f.schema_id), extra,
+                predicate, name_of):
+            return False
     if f.file_name.endswith(".parquet") and parquet_bloom.writer_options(table.schema.options,
                                                                         table.schema.field_names):
+        return _parquet_bloom_may_match(table, data_path, predicate, name_of)
+    return True
+
+
+def _parquet_bloom_may_match(table, data_path: str, predicate: Predicate, name_of) -> bool:
+    """A data file whose footer or bloom filters can't be read is not skipped: reading it then
+    fails loudly if the file itself is damaged."""
+    types = {x.name: x.type for x in table.schema.fields}
+    try:
         with table.io.fs.open_input_file(table.io.arrow_path(data_path)) as source:
             def read_range(offset: int, length: int) -> bytes:
                 return source.read_at(length, offset)
             metadata = pq.ParquetFile(source).metadata
-            types = {x.name: x.type for x in table.schema.fields}
             return parquet_bloom.file_may_match(read_range, metadata, predicate, name_of, types.get)
-    return True
+    except (OSError, ValueError, pa.ArrowException):
+        return True

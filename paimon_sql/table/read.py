@@ -185,7 +185,8 @@ class SplitReader:
         path = self.file_path(split, f)
         vector = split.deletion_vector(f.file_name)
         deleted = np.asarray(vector.to_array(), np.int64) if vector is not None and len(vector) else None
-        data = read_file(self.table.io, path, f.file_name.rsplit(".", 1)[-1], file_cols, deleted)
+        data = read_file(self.table.io, path, f.file_name.rsplit(".", 1)[-1], file_cols, deleted,
+                         file_size=f.file_size, row_count=f.row_count)
         if with_position:
             wanted.append((POSITION_COLUMN, POSITION_COLUMN, pa.field(POSITION_COLUMN, pa.int64(), False)))
             positions = np.arange(f.row_count if deleted is not None else data.num_rows, dtype=np.int64)

@@ -15,20 +15,60 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import pyarrow as pa
 from pyroaring import FrozenBitMap
 
-from paimon_sql.exceptions import SchemaError
+from paimon_sql.exceptions import CorruptMetadataError, SchemaError
 from paimon_sql.format import binary_row, manifest
-from paimon_sql.format.manifest import DataFileMeta, ManifestEntry
+from paimon_sql.format.manifest import DataFileMeta, ManifestEntry, ManifestFileMeta
 from paimon_sql.format.predicate import FieldStats, Predicate, and_
 from paimon_sql.format.snapshot import Snapshot
 from paimon_sql.mergetree.interval_partition import sections
 from paimon_sql.table import file_skipping, incremental
 from paimon_sql.table.compact import num_levels
 from paimon_sql.table.time_travel import travel_snapshot
+
+
+def manifest_list(table, name: Optional[str], size: Optional[int]) -> List[ManifestFileMeta]:
+    """A snapshot's manifest list, checked against the size the snapshot records (when it does):
+    an Avro file cut at a block boundary decodes, without an error, to fewer manifests."""
+    if name and size is not None:
+        _check_list_size(table.io, table.paths.manifest_path(name), size)
+    return table.manifest_list(name)
+
+
+@lru_cache(maxsize=4096)
+def _check_list_size(io, path: str, size: int) -> None:
+    """Once per process for a file that passes: metadata files are never rewritten under their name
+    (a failure is not cached: a restored file reads again)."""
+    name, actual = path.rsplit("/", 1)[-1], io.file_size(path)
+    if actual is None:
+        raise CorruptMetadataError(f"manifest list {name} is missing")
+    if actual != size:
+        raise CorruptMetadataError(f"manifest list {name} has {actual} bytes, its snapshot says {size}")
+
+
+def manifest_entries(table, metas: Sequence[ManifestFileMeta]) -> List[ManifestEntry]:
+    """The entries of manifests (read on threads), each checked against the entry count its
+    manifest list records: a cut manifest must not lose data files without an error."""
+    with ThreadPoolExecutor(max_workers=min(8, max(1, len(metas)))) as pool:
+        lists = list(pool.map(_entries_of, [table] * len(metas), metas))
+    return [e for lst in lists for e in lst]
+
+
+def _entries_of(table, meta: ManifestFileMeta) -> List[ManifestEntry]:
+    try:
+        entries = table.manifest_entries(meta.file_name)
+    except FileNotFoundError:
+        raise CorruptMetadataError(f"manifest {meta.file_name} is missing") from None
+    expected = meta.num_added_files + meta.num_deleted_files
+    if len(entries) != expected:
+        raise CorruptMetadataError(f"manifest {meta.file_name} holds {len(entries)} entries, "
+                                   f"its manifest list says {expected}")
+    return entries
 
 
 @dataclass(frozen=True)
@@ -131,14 +171,13 @@ class TableScan:
         part_fields = schema.fields_of(schema.partition_keys)
         part_types = [f.type for f in part_fields]
         part_pred = self.predicate.only(set(schema.partition_keys)) if self.predicate else None
-        metas = table.manifest_list(snap.base_manifest_list) + table.manifest_list(snap.delta_manifest_list)
+        metas = (manifest_list(table, snap.base_manifest_list, snap.base_manifest_list_size)
+                 + manifest_list(table, snap.delta_manifest_list, snap.delta_manifest_list_size))
         stats.manifests_total = len(metas)
         if part_pred is not None and part_types:
             metas = [m for m in metas if part_pred.may_match(_partition_stats_lookup(m, part_fields))]
         stats.manifests_read = len(metas)
-        with ThreadPoolExecutor(max_workers=min(8, max(1, len(metas)))) as pool:
-            lists = list(pool.map(table.manifest_entries, [m.file_name for m in metas]))
-        entries = manifest.merge_entries([e for lst in lists for e in lst])
+        entries = manifest.merge_entries(manifest_entries(table, metas))
         stats.files_total = len(entries)
         if part_pred is not None and part_types:
             entries = in_partitions(entries, part_pred, schema)
@@ -247,8 +286,8 @@ class TableScan:
         if snap is None or not snap.changelog_manifest_list:
             return self.table.schema.data_file_arrow_schema().empty_table()
         table = self.table
-        entries = manifest.merge_entries([e for m in table.manifest_list(snap.changelog_manifest_list)
-                                          for e in table.manifest_entries(m.file_name)])
+        metas = manifest_list(table, snap.changelog_manifest_list, snap.changelog_manifest_list_size)
+        entries = manifest.merge_entries(manifest_entries(table, metas))
         reader = type(self)(table).reader()
         parts = [reader.read_kv(Split(e.partition, e.bucket, (e.file,)), e.file) for e in entries]
         names = table.schema.data_file_arrow_schema().names
