@@ -1,5 +1,7 @@
-"""``sys.all_table_options``: (database, table, key, value) of every table's options."""
+"""``sys.all_table_options``: (database, table, key, value) of every table's options (secret
+values masked)."""
 
+from paimon_sql.format.options import redact
 from paimon_sql.systables.base import GlobalSystemTable, columns, register
 
 
@@ -13,6 +15,6 @@ class AllTableOptionsTable(GlobalSystemTable):
     def rows(self, predicate=None):
         out = []
         for db, name, t in self.tables(predicate):
-            for k, v in sorted(t.schema.options.items()):
+            for k, v in sorted(redact(t.schema.options).items()):
                 out.append({"database_name": db, "table_name": name, "key": k, "value": v})
         return self.from_rows(out)

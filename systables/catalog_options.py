@@ -1,9 +1,8 @@
 """``sys.catalog_options``: the catalog's own options (the warehouse and the storage settings;
-secret keys are not shown)."""
+secret values masked)."""
 
+from paimon_sql.format.options import redact
 from paimon_sql.systables.base import GlobalSystemTable, columns, register
-
-_SECRET = ("secret", "password", "token")
 
 
 @register
@@ -13,6 +12,5 @@ class CatalogOptionsTable(GlobalSystemTable):
 
     def rows(self, predicate=None):
         catalog = self.table
-        items = {"warehouse": catalog.warehouse, **catalog.options}
-        shown = sorted((k, str(v)) for k, v in items.items() if not any(s in k.lower() for s in _SECRET))
+        shown = sorted((k, str(v)) for k, v in redact({"warehouse": catalog.warehouse, **catalog.options}).items())
         return self.table_of({"key": [k for k, _ in shown], "value": [v for _, v in shown]})

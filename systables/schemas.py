@@ -1,7 +1,9 @@
-"""``t$schemas``: every ``schema-N`` of the table (fields, keys and options as JSON text)."""
+"""``t$schemas``: every ``schema-N`` of the table (fields, keys and options as JSON text; secret
+option values masked)."""
 
 import json
 
+from paimon_sql.format.options import redact
 from paimon_sql.systables.base import SystemTable, columns, local_time, pushed_value_test, register
 
 
@@ -23,7 +25,7 @@ class SchemasTable(SystemTable):
             "fields": [json.dumps([f.to_json() for f in s.fields], **compact) for s in schemas],
             "partition_keys": [json.dumps(s.partition_keys, **compact) for s in schemas],
             "primary_keys": [json.dumps(s.primary_keys, **compact) for s in schemas],
-            "options": [json.dumps(s.options, **compact) for s in schemas],
+            "options": [json.dumps(redact(s.options), **compact) for s in schemas],
             "comment": [s.comment for s in schemas],
             "update_time": [local_time(s.time_millis) for s in schemas],
         })

@@ -1,10 +1,14 @@
 """Table options: every key of Paimon's CoreOptions, typed, with its default — declared once.
 
 The registry is ``core_options.tsv`` (key, Java type, Java default expression), extracted from
-Apache Paimon's ``CoreOptions.java``. Values are strings on disk (schema JSON ``options``); this
-module parses them by their declared type. Unknown keys (``fields.x.aggregate-function``, engine
-or user keys) are kept as they are; a known key whose value does not parse is an
-:class:`InvalidOptionError` naming the key.
+Apache Paimon's ``CoreOptions.java``, plus a fourth column of ours: the rule a value must keep so
+that the table stays writable (``range 1..``, ``one-of a|b``, ``codec``, ``column(s)``; see
+:func:`_rule`). Values are strings on disk (schema JSON ``options``); this module parses them by
+their declared type and checks their rules. Unknown keys (engine or user keys) are kept as they
+are, but ``fields.<columns>.<suffix>`` keys must name columns of the table. A value that does not
+parse or breaks its rule is an :class:`InvalidOptionError` naming the key and what is allowed.
+
+Values of keys that look secret (:func:`redact`) are masked wherever options are shown.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Dict, Mapping, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from paimon_sql.exceptions import InvalidOptionError
 
@@ -24,15 +28,17 @@ _DUR_UNITS = {"ms": 1, "milli": 1, "millis": 1, "millisecond": 1, "milliseconds"
               "minutes": 60000, "h": 3600000, "hour": 3600000, "hours": 3600000, "d": 86400000,
               "day": 86400000, "days": 86400000}
 
-# Enum options whose members we know, so that a typo is an error rather than silently the default.
-ENUM_VALUES: Dict[str, Tuple[str, ...]] = {
-    "merge-engine": ("deduplicate", "partial-update", "aggregation", "first-row"),
-    "changelog-producer": ("none", "input", "full-compaction", "lookup"),
-    "scan.mode": ("default", "latest-full", "full", "latest", "from-snapshot", "from-snapshot-full",
-                  "from-timestamp", "from-creation-timestamp", "from-file-creation-time", "compacted-full",
-                  "incremental"),
-    "sequence.field.sort-order": ("ascending", "descending"),
+# Codecs our writers produce faithfully, per file format (format/file_format.py for data files,
+# format/manifest.py for manifests, which are Avro); Spark's native Parquet writer fails on brotli.
+COMPRESSION_CODECS: Dict[str, Tuple[str, ...]] = {
+    "parquet": ("none", "uncompressed", "snappy", "gzip", "lz4", "zstd"),
+    "orc": ("none", "uncompressed", "snappy", "zlib", "lz4", "zstd"),
+    "avro": ("none", "uncompressed", "snappy", "deflate", "zstd"),
 }
+
+# Spark's spark.redaction.regex default, also matching the '-'/'_' spellings (s3.access-key)
+SECRET_KEY = re.compile(r"secret|password|token|access[._-]?key", re.IGNORECASE)
+MASK = "******"
 
 
 def parse_memory_size(text: str) -> int:
@@ -73,10 +79,20 @@ def _enum_text(java_const: str) -> str:
     return java_const.split(".")[-1].lower().replace("_", "-")
 
 
+def _bounded_int(bits: int):
+    """Java's ``int``/``long``: a value past the bounds is an error here, not an overflow later."""
+    def parse(text: str) -> int:
+        value = int(text)
+        if not -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
+            raise ValueError(f"out of the {bits}-bit range")
+        return value
+    return parse
+
+
 _PARSERS = {
     "Boolean": _parse_bool,
-    "Integer": int,
-    "Long": int,
+    "Integer": _bounded_int(32),
+    "Long": _bounded_int(64),
     "Double": float,
     "Float": float,
     "String": str,
@@ -86,24 +102,136 @@ _PARSERS = {
 }
 
 
+# -- rules: what a value must keep (the TSV's fourth column) -----------------------------------
+
+@dataclass(frozen=True)
+class _Context:
+    """What a rule may look at besides the value: all options, and the table's columns (None when
+    the check is not about a table, e.g. a value alone)."""
+    options: Mapping[str, str]
+    columns: Optional[Sequence[str]]
+
+
+def _number_text(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+@dataclass(frozen=True)
+class Range:
+    """Numbers allowed: single values and closed intervals, a missing bound open (``-1|1..2147483647``)."""
+    intervals: Tuple[Tuple[Optional[float], Optional[float]], ...]
+
+    @staticmethod
+    def of(arg: str) -> "Range":
+        def bound(text: str) -> Optional[float]:
+            return float(text) if text else None
+        parts = [p.partition("..") for p in arg.split("|")]
+        return Range(tuple((bound(lo), bound(hi) if sep else bound(lo)) for lo, sep, hi in parts))
+
+    def problem(self, value, ctx: _Context) -> Optional[str]:
+        if any((lo is None or value >= lo) and (hi is None or value <= hi) for lo, hi in self.intervals):
+            return None
+        return "must be " + " or ".join(self._text(lo, hi) for lo, hi in self.intervals)
+
+    @staticmethod
+    def _text(lo: Optional[float], hi: Optional[float]) -> str:
+        if lo == hi:
+            return _number_text(lo)
+        if hi is None:
+            return f"at least {_number_text(lo)}"
+        return f"between {_number_text(lo)} and {_number_text(hi)}"
+
+
+@dataclass(frozen=True)
+class OneOf:
+    """A closed set of words (Paimon's enums print lower-case with dashes)."""
+    values: Tuple[str, ...]
+
+    @staticmethod
+    def of(arg: str) -> "OneOf":
+        return OneOf(tuple(arg.split("|")))
+
+    def problem(self, value, ctx: _Context) -> Optional[str]:
+        return None if str(value).strip().lower() in self.values else f"must be one of {', '.join(self.values)}"
+
+
+@dataclass(frozen=True)
+class Codec:
+    """A compression codec our writers produce for ``fmt`` (None: the table's ``file.format``)."""
+    fmt: Optional[str]
+
+    @staticmethod
+    def of(arg: str) -> "Codec":
+        return Codec(arg or None)
+
+    def problem(self, value, ctx: _Context) -> Optional[str]:
+        fmt = self.fmt or str(ctx.options.get("file.format", registry()["file.format"].default)).lower()
+        codecs = COMPRESSION_CODECS.get(fmt)  # an unknown format is file.format's own error
+        if codecs is None or str(value).strip().lower() in codecs:
+            return None
+        return f"must be one of the {fmt} codecs {', '.join(codecs)}"
+
+
+def _names(text: str) -> List[str]:
+    return [n.strip() for n in str(text).split(",")]
+
+
+@dataclass(frozen=True)
+class Columns:
+    """The value names columns of the table (``many``: a comma-separated list), each once."""
+    many: bool
+
+    def names(self, value: str) -> List[str]:
+        return _names(value) if self.many else [str(value).strip()]
+
+    def problem(self, value, ctx: _Context) -> Optional[str]:
+        names = self.names(value)
+        twice = sorted({n for n in names if names.count(n) > 1})
+        return _unknown_columns(names, ctx) or (f"names column(s) {', '.join(twice)} more than once" if twice
+                                                else None)
+
+
+def _unknown_columns(names: List[str], ctx: _Context) -> Optional[str]:
+    missing = [n for n in names if ctx.columns is not None and n not in ctx.columns]
+    return f"names unknown column(s) {', '.join(missing)} (columns: {', '.join(ctx.columns)})" if missing else None
+
+
+_RULE_KINDS = {"range": Range.of, "one-of": OneOf.of, "codec": Codec.of,
+               "column": lambda arg: Columns(False), "columns": lambda arg: Columns(True)}
+
+
+def _rule(text: str):
+    """``<kind> [argument][; note]`` from the TSV → (rule, note); (None, "") for an empty column."""
+    rule, _, note = text.partition(";")
+    kind, _, arg = rule.strip().partition(" ")
+    return (_RULE_KINDS[kind](arg.strip()) if kind else None), note.strip()
+
+
 @dataclass(frozen=True)
 class OptionSpec:
     key: str
     java_type: str
     default: Any  # already parsed; None when the option has no default
+    rule: Any = None  # Range | OneOf | Codec | Columns, or None
+    note: str = ""  # said when the rule refuses a value (why a value Paimon knows is not ours)
 
     def parse(self, text: str) -> Any:
         try:
             if self.java_type in _PARSERS:
                 return _PARSERS[self.java_type](text)
-            value = str(text).strip().lower()
-            allowed = ENUM_VALUES.get(self.key)
-            if allowed and value not in allowed:
-                raise ValueError(f"expected one of {', '.join(allowed)}")
-            return value
+            return str(text).strip().lower()
         except ValueError as e:
             raise InvalidOptionError(
                 f"option '{self.key}' expects a {self.java_type} value, got {text!r} ({e})") from None
+
+    def check(self, text: str, ctx: _Context) -> Any:
+        """The parsed value, once it keeps the rule."""
+        value = self.parse(text)
+        problem = self.rule.problem(value, ctx) if self.rule is not None else None
+        if problem:
+            note = f" ({self.note})" if self.note else ""
+            raise InvalidOptionError(f"option '{self.key}' {problem}, got {text!r}{note}")
+        return value
 
 
 def _java_default(java_type: str, expr: str) -> Any:
@@ -151,17 +279,89 @@ def registry() -> Dict[str, OptionSpec]:
     specs = {}
     with open(path, encoding="utf-8") as f:
         for line in f:
-            key, java_type, default = line.rstrip("\n").split("\t")
-            specs[key] = OptionSpec(key, java_type, _java_default(java_type, default))
+            key, java_type, default, *rule = line.rstrip("\n").split("\t")
+            specs[key] = OptionSpec(key, java_type, _java_default(java_type, default), *_rule(rule[0] if rule else ""))
     return specs
 
 
-def validate(options: Mapping[str, str]) -> None:
-    """Raise InvalidOptionError for the first known key whose value does not parse."""
+# ``fields.<c1,c2>.<suffix>``: the key names columns (aggregate-function, ignore-retract, sequence-group...)
+_FIELD_KEY = re.compile(r"fields\.(?P<columns>.+)\.(?P<suffix>[a-z][a-z\-]*)")
+_SUFFIXES_NAMING_COLUMNS = ("sequence-group",)  # ... and these name columns in their value too
+
+# (smaller, larger): Paimon's SchemaValidation keeps each retained minimum at most its maximum
+_AT_MOST = (("snapshot.num-retained.min", "snapshot.num-retained.max"),
+            ("changelog.num-retained.min", "changelog.num-retained.max"))
+
+
+def _field_key(key: str) -> Optional[Tuple[List[str], str]]:
+    """``fields.<c1,c2>.<suffix>`` → ([c1, c2], suffix); None for other keys."""
+    m = _FIELD_KEY.fullmatch(key)
+    return (_names(m.group("columns")), m.group("suffix")) if m else None
+
+
+def _value_names_columns(key: str) -> bool:
+    """Whether an option's value lists columns (a column rule, or a sequence group)."""
+    spec, field = registry().get(key), _field_key(key)
+    if spec is not None:
+        return isinstance(spec.rule, Columns)
+    return field is not None and field[1] in _SUFFIXES_NAMING_COLUMNS
+
+
+def _named_columns(key: str, value: str) -> List[str]:
+    """The columns an option names, in its key and in its value."""
+    field = _field_key(key)
+    return (field[0] if field else []) + (_names(value) if _value_names_columns(key) else [])
+
+
+def validate(options: Mapping[str, str], columns: Optional[Sequence[str]] = None,
+             keys: Optional[Iterable[str]] = None) -> None:
+    """Raise InvalidOptionError for the first option that does not parse or breaks its rule.
+
+    ``columns``: the table's column names, so that options naming columns are checked (None: they
+    are not). ``keys``: check only these (a statement's own, e.g. a hint's), judged along with all
+    of ``options`` (a codec by the table's file format)."""
+    ctx = _Context(options, columns)
     specs = registry()
-    for k, v in options.items():
+    wanted = set(options if keys is None else keys)
+    for k in (k for k in options if k in wanted):
         if k in specs:
-            specs[k].parse(v)
+            specs[k].check(options[k], ctx)
+        elif _field_key(k):
+            problem = _unknown_columns(_named_columns(k, options[k]), ctx)
+            if problem:
+                raise InvalidOptionError(f"option '{k}' {problem}")
+    _check_order(CoreOptions(options), wanted)
+
+
+def _check_order(o: "CoreOptions", wanted: set) -> None:
+    for small, large in _AT_MOST:
+        lo, hi = o.get(small), o.get(large)
+        if (small in wanted or large in wanted) and lo is not None and hi is not None and lo > hi:
+            raise InvalidOptionError(f"option '{small}' ({lo}) must not be larger than '{large}' ({hi})")
+
+
+def options_naming(options: Mapping[str, str], column: str) -> List[str]:
+    """Keys of the options that name ``column`` (it cannot be dropped while they do)."""
+    return [k for k, v in options.items() if column in _named_columns(k, v)]
+
+
+def rename_column(options: Mapping[str, str], old: str, new: str) -> Dict[str, str]:
+    """``options`` with column ``old`` called ``new`` wherever an option names it, in keys and
+    values (Paimon's SchemaManager renames bucket-key, sequence.field and ``fields.*`` alike)."""
+    def swap(names: List[str]) -> str:
+        return ",".join(new if n == old else n for n in names)
+    out = {}
+    for k, v in options.items():
+        field = _field_key(k)
+        value = swap(_names(v)) if _value_names_columns(k) else v
+        out[f"fields.{swap(field[0])}.{field[1]}" if field else k] = value
+    return out
+
+
+def redact(options: Mapping[str, Any]) -> Dict[str, Any]:
+    """``options`` as shown to users: the value of every key that looks secret masked (Spark's
+    redaction rule), so that SHOW/DESCRIBE and system tables never print credentials."""
+    return {k: MASK if SECRET_KEY.search(k) else v for k, v in options.items()}
 
 
 class CoreOptions:
@@ -169,6 +369,12 @@ class CoreOptions:
 
     def __init__(self, options: Mapping[str, str]):
         self.raw: Dict[str, str] = dict(options)
+
+    def checked(self, key: str) -> Any:
+        """The value of a known key once it keeps its rule: for code that would misbehave on a
+        value stored before the rule existed (a loop that cannot progress)."""
+        spec = registry()[key]
+        return spec.check(self.raw[key], _Context(self.raw, None)) if key in self.raw else spec.default
 
     def get(self, key: str, default: Any = None) -> Any:
         spec = registry().get(key)

@@ -17,7 +17,6 @@ import pyarrow as pa
 
 from paimon_sql.exceptions import CorruptMetadataError, SchemaError
 from paimon_sql.format import options as opts
-from paimon_sql.format.file_format import check_format
 from paimon_sql.format.types import AtomicType, DataField, DataType, RowType, arrow_schema
 
 KEY_PREFIX = "_KEY_"
@@ -68,7 +67,6 @@ class TableSchema:
                 raise SchemaError(f"column name '{reserved}' is reserved by Paimon")
         if primary_keys and set(primary_keys) <= set(partition_keys):
             raise SchemaError("the primary key must contain columns besides the partition keys")
-        opts.validate(options)
         next_id = [0]
 
         def number(t: DataType) -> DataType:
@@ -90,21 +88,22 @@ class TableSchema:
             numbered.append(DataField(fid, f.name, number(ftype), f.description))
         schema = TableSchema(0, numbered, next_id[0] - 1, partition_keys, primary_keys, options, comment,
                              int(time.time() * 1000))
-        schema._check_bucket_setup()
-        from paimon_sql.index.file_index import check as check_file_indexes
-        check_file_indexes(schema, options)
+        schema.check()
         return schema
+
+    def check(self) -> None:
+        """Refuse a schema whose options would break the table: each option keeps its rule and names
+        only columns the table has (:func:`options.validate`), the bucket setup holds, and the file
+        indexes fit their columns. Run at CREATE and after every ALTER."""
+        opts.validate(self.options, self.field_names)
+        self._check_bucket_setup()
+        from paimon_sql.index.file_index import check as check_file_indexes
+        check_file_indexes(self, self.options)
 
     def _check_bucket_setup(self) -> None:
         o = self.core_options()
-        check_format(o.file_format)
         bucket, bucket_key = o.bucket, o.bucket_key
-        if bucket == 0 or bucket < -2:
-            raise SchemaError(f"option 'bucket' must be -1, -2 or > 0, got {bucket}")
         if bucket_key:
-            missing = [k for k in bucket_key if k not in self.field_names]
-            if missing:
-                raise SchemaError(f"bucket-key column(s) not in the table: {', '.join(missing)}")
             if set(bucket_key) & set(self.partition_keys):
                 raise SchemaError("bucket-key must not contain partition columns")
             if self.primary_keys and not set(bucket_key) <= set(self.primary_keys):

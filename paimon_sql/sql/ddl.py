@@ -3,20 +3,24 @@
 CREATE TABLE takes both forms: Flink's ``(..., PRIMARY KEY (a) NOT ENFORCED) PARTITIONED BY (dt)
 WITH ('k'='v')`` and Spark's ``... PARTITIONED BY (dt) TBLPROPERTIES ('primary-key'='a')``, plus
 CREATE TABLE AS SELECT and CREATE TABLE LIKE. ``USING <other format>`` is Spark's business and
-passes through unchanged.
+passes through unchanged. Options shown (DESCRIBE, SHOW CREATE TABLE, SHOW TBLPROPERTIES) have
+their secret values masked (:func:`redact`).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Dict, List, Optional, Tuple
 
 from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
 from paimon_sql.exceptions import PaimonError, SchemaError
+from paimon_sql.format.options import redact
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.format.types import DataField
 from paimon_sql.spark.types import paimon_type_from_sql, spark_type
+from paimon_sql.sql import parse
 from paimon_sql.systables import SystemTable
 
 
@@ -147,7 +151,7 @@ def describe(session, node: exp.Describe, ref):
         rows += [("", "", ""), ("# Paimon table", "", ""), ("Name", table.name, ""), ("Location", table.path, ""),
                  ("Primary keys", ", ".join(s.primary_keys), ""), ("Partition keys", ", ".join(s.partition_keys), ""),
                  ("Comment", s.comment or "", "")]
-        rows += [(f"Option {k}", v, "") for k, v in sorted(s.options.items())]
+        rows += [(f"Option {k}", v, "") for k, v in sorted(redact(s.options).items())]
     return session.rows(rows, ["col_name", "data_type", "comment"])
 
 
@@ -163,5 +167,19 @@ def show_create_table(session, table) -> str:
     if s.partition_keys:
         text += f"\nPARTITIONED BY ({', '.join(s.partition_keys)})"
     if s.options:
-        text += "\nWITH (\n" + ",\n".join(f"  '{k}' = '{v}'" for k, v in sorted(s.options.items())) + "\n)"
+        text += "\nWITH (\n" + ",\n".join(f"  '{k}' = '{v}'" for k, v in sorted(redact(s.options).items())) + "\n)"
     return text
+
+
+def show_tblproperties(session, text: str):
+    """``SHOW TBLPROPERTIES t [('key')]``: the table's options as (key, value) rows, as Spark prints
+    them; a table the warehouse does not have is Spark's."""
+    m = re.fullmatch(r"(?P<table>[^(]+?)\s*(?:\(\s*(?P<key>[^)]*?)\s*\))?\s*", text, re.S)
+    table = session.find_table(parse.table_reference(m.group("table"))) if m else None
+    if table is None:
+        return session.passthrough()
+    options = redact(table.schema.options)
+    key = (m.group("key") or "").strip("'\"`")
+    if key:
+        options = {key: options.get(key, f"Table {table.name} does not have property: {key}")}
+    return session.rows(sorted(options.items()), ["key", "value"])

@@ -56,6 +56,7 @@ _SHOW = [
                           for t in s.catalog.list_tables(m.group(1) or s.current_database)],
                          ["namespace", "tableName", "isTemporary"])),
     (re.compile(r"TAGS\s+(.+)", re.I | re.S), lambda s, m: alter.show_tags(s, m.group(1))),
+    (re.compile(r"TBLPROPERTIES\s+(.+)", re.I | re.S), lambda s, m: ddl.show_tblproperties(s, m.group(1))),
     (re.compile(r"CREATE\s+TABLE\s+(.+)", re.I),
      lambda s, m: s.rows([(ddl.show_create_table(s, s.catalog.get_table(s.identifier_text(m.group(1)))),)],
                          ["createtab_stmt"])),

@@ -24,7 +24,7 @@ class DynamicBucketAssigner:
     def __init__(self, table):
         self.table = table
         self.schema = table.schema
-        self.target_rows = table.options.get("dynamic-bucket.target-row-num")
+        self.target_rows = table.options.checked("dynamic-bucket.target-row-num")  # >= 1: each bucket takes keys
         self._part_types = [f.type for f in self.schema.fields_of(self.schema.partition_keys)]
         # partition bytes -> {bucket: sorted unique hashes}
         self._index: Dict[bytes, Dict[int, np.ndarray]] = {}
@@ -64,24 +64,27 @@ class DynamicBucketAssigner:
             pos = np.searchsorted(known, hashes)
             hit = (pos < len(known)) & (known[np.minimum(pos, len(known) - 1)] == hashes)
             result[hit] = b
-        new_hashes = np.unique(hashes[result < 0])
-        assigned: Dict[int, np.ndarray] = {}
-        cursor = 0
-        b = 0
-        while cursor < len(new_hashes):
-            size = len(buckets.get(b, ())) + len(assigned.get(b, ()))
-            room = self.target_rows - size
-            if room > 0:
-                take = new_hashes[cursor:cursor + room]
-                assigned[b] = take
-                cursor += len(take)
-            b += 1
-        for b, hs in assigned.items():
+        for b, hs in self._fill(buckets, np.unique(hashes[result < 0])).items():
             buckets[b] = np.union1d(buckets.get(b, np.zeros(0, np.int32)), hs).astype(np.int32)
             pos = np.searchsorted(hs, hashes)
             hit = (pos < len(hs)) & (hs[np.minimum(pos, len(hs) - 1)] == hashes) & (result < 0)
             result[hit] = b
         return result
+
+    def _fill(self, buckets: Dict[int, np.ndarray], new_hashes: np.ndarray) -> Dict[int, np.ndarray]:
+        """New keys → the first buckets with room, in bucket order. The buckets visited are bounded
+        (past the highest bucket in use every bucket is empty, and takes at least one key), so no
+        option value can make this spin."""
+        assigned: Dict[int, np.ndarray] = {}
+        cursor = 0
+        for b in range(max(buckets, default=-1) + 1 + len(new_hashes)):
+            if cursor == len(new_hashes):
+                break
+            room = self.target_rows - len(buckets.get(b, ()))
+            if room > 0:
+                assigned[b] = new_hashes[cursor:cursor + room]
+                cursor += len(assigned[b])
+        return assigned
 
     def attach_index_files(self, messages) -> None:
         """Write the new HASH index of every touched (partition, bucket) into its commit message."""

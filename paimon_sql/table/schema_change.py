@@ -3,14 +3,16 @@
 Columns keep their field ids through every change, so old data files are read through their own
 schema by id (:mod:`paimon_sql.table.read`): a renamed column keeps its data, a dropped one
 vanishes, an added one reads NULL, a widened one is cast on read. What would make old files
-unreadable or put keys in other buckets is refused with a message naming the column or option.
+unreadable or put keys in other buckets is refused with a message naming the column or option, and
+so is a result whose options break the table (:meth:`TableSchema.check`): an option naming a
+dropped column, a value out of its range. A renamed column is renamed in the options naming it.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from typing import List, Optional, Sequence, Union
+from typing import List, Mapping, Optional, Sequence, Union
 
 from paimon_sql.exceptions import SchemaError
 from paimon_sql.format import options as opts
@@ -115,6 +117,7 @@ def apply(schema: TableSchema, changes: Sequence[SchemaChange]) -> TableSchema:
     options = dict(schema.options)
     comment, highest = schema.comment, schema.highest_field_id
     partition_keys, primary_keys = list(schema.partition_keys), list(schema.primary_keys)
+    set_options = {}  # what SET TBLPROPERTIES asks for, checked against the old options at the end
 
     def index_of(name: str) -> int:
         for i, f in enumerate(fields):
@@ -138,11 +141,7 @@ def apply(schema: TableSchema, changes: Sequence[SchemaChange]) -> TableSchema:
 
     for ch in changes:
         if isinstance(ch, SetOption):
-            if ch.key in IMMUTABLE_OPTIONS and options.get(ch.key) != ch.value:
-                raise SchemaError(f"option '{ch.key}' cannot be changed after the table is created")
-            opts.validate({ch.key: ch.value})
-            _check_bucket_change(options, ch)
-            options[ch.key] = ch.value
+            options[ch.key] = set_options[ch.key] = ch.value
         elif isinstance(ch, RemoveOption):
             if ch.key in IMMUTABLE_OPTIONS and ch.key in options:
                 raise SchemaError(f"option '{ch.key}' cannot be removed after the table is created")
@@ -167,11 +166,13 @@ def apply(schema: TableSchema, changes: Sequence[SchemaChange]) -> TableSchema:
                 raise SchemaError(f"cannot rename '{ch.name}' to '{ch.new_name}': that column exists")
             fields[i] = replace(fields[i], name=ch.new_name)
             primary_keys = [ch.new_name if k == ch.name else k for k in primary_keys]
-            for key in ("bucket-key", "sequence.field"):
-                if key in options:
-                    options[key] = ",".join(ch.new_name if k.strip() == ch.name else k for k in options[key].split(","))
+            options = opts.rename_column(options, ch.name, ch.new_name)
         elif isinstance(ch, DropColumn):
             not_key(ch.name, "drop")
+            naming = opts.options_naming(options, ch.name)
+            if naming:
+                raise SchemaError(f"cannot drop column '{ch.name}': option(s) {', '.join(naming)} name it "
+                                  "(unset or change them first)")
             fields.pop(index_of(ch.name))
             if not fields:
                 raise SchemaError("cannot drop the last column of a table")
@@ -193,18 +194,21 @@ def apply(schema: TableSchema, changes: Sequence[SchemaChange]) -> TableSchema:
             place(f, ch.position)
         else:
             raise SchemaError(f"unknown schema change {ch!r}")
-    opts.validate(options)
     out = TableSchema(schema.id + 1, fields, highest, partition_keys, primary_keys, options, comment,
                       int(time.time() * 1000))
-    out._check_bucket_setup()
-    from paimon_sql.index.file_index import check as check_file_indexes
-    check_file_indexes(out, options)
+    out.check()
+    check_option_changes(schema.options, set_options)
     return out
 
 
-def _check_bucket_change(options: dict, ch: SetOption) -> None:
-    if ch.key != "bucket":
-        return
-    old, new = int(options.get("bucket", "-1")), int(ch.value)
+def check_option_changes(options: Mapping[str, str], changes: Mapping[str, str]) -> None:
+    """Refuse setting ``changes`` over ``options`` when existing files would no longer fit, by
+    ALTER TABLE and by a hint for one read or write alike (as Paimon's checkAlterTableOption).
+    The values themselves are validated before. A fixed bucket count may change (a rescale);
+    dynamic and fixed modes place keys differently."""
+    for key, value in changes.items():
+        if key in IMMUTABLE_OPTIONS and options.get(key) != value:
+            raise SchemaError(f"option '{key}' cannot be changed after the table is created")
+    old, new = opts.CoreOptions(options).bucket, opts.CoreOptions({**options, **changes}).bucket
     if old != new and (old < 0 or new < 0):
         raise SchemaError(f"option 'bucket' cannot change between dynamic and fixed ({old} -> {new})")

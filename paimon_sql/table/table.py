@@ -57,12 +57,17 @@ class FileStoreTable:
 
     def copy(self, dynamic_options: Optional[dict]) -> "FileStoreTable":
         """This table with options overridden for one read or write (``/*+ OPTIONS(...) */``,
-        ``scan.*``); nothing is persisted. Unknown keys are kept, bad values fail here."""
+        ``scan.*``); nothing is persisted. Unknown keys are kept; a value that does not parse, breaks
+        its rule, names a column the table lacks or changes an option fixed at CREATE fails here, as
+        it would at ALTER TABLE."""
         if not dynamic_options:
             return self
         from paimon_sql.format import options as opts
-        opts.validate(dynamic_options)
-        schema = replace(self.schema, options={**self.schema.options, **dynamic_options})
+        from paimon_sql.table.schema_change import check_option_changes
+        merged = {**self.schema.options, **dynamic_options}
+        opts.validate(merged, self.schema.field_names, keys=dynamic_options)
+        check_option_changes(self.schema.options, dynamic_options)
+        schema = replace(self.schema, options=merged)
         table = FileStoreTable(self.io, self.path, schema, self.name, self.branch)
         table.dynamic_options = {**self.dynamic_options, **dynamic_options}
         return table

@@ -70,9 +70,9 @@ def test_unsafe_or_key_changes_are_refused(evolved):
 
 
 def test_options_comment_and_rename_table(evolved):
-    evolved.sql("ALTER TABLE db.t SET TBLPROPERTIES ('snapshot.num-retained.max' = '7', 'comment' = 'people')")
+    evolved.sql("ALTER TABLE db.t SET TBLPROPERTIES ('snapshot.num-retained.max' = '17', 'comment' = 'people')")
     t = evolved.catalog.get_table("db.t")
-    assert t.schema.options["snapshot.num-retained.max"] == "7" and t.schema.comment == "people"
+    assert t.schema.options["snapshot.num-retained.max"] == "17" and t.schema.comment == "people"
     evolved.sql("ALTER TABLE db.t UNSET TBLPROPERTIES ('snapshot.num-retained.max')")
     assert "snapshot.num-retained.max" not in evolved.catalog.get_table("db.t").schema.options
     evolved.sql("ALTER TABLE db.t RENAME TO db.people")

@@ -1,5 +1,7 @@
 """Writes and reads through the core API: append and primary-key tables, partitions, buckets."""
 
+from dataclasses import replace
+
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -195,9 +197,12 @@ def test_dynamic_bucket_keeps_keys_in_place(catalog):
 
 
 def test_postpone_bucket_is_refused(catalog):
-    t = catalog.create_table_from_arrow("db.p", SCHEMA, primary_keys=["id"], options={"bucket": "-2"})
     with pytest.raises(PaimonError, match="postpone"):
-        t.write_arrow(batch([1]))
+        catalog.create_table_from_arrow("db.p", SCHEMA, primary_keys=["id"], options={"bucket": "-2"})
+    t = catalog.create_table_from_arrow("db.p", SCHEMA, primary_keys=["id"])  # as Java Paimon may store it:
+    t.schema_manager.commit(replace(t.schema, id=1, options={"bucket": "-2"}))
+    with pytest.raises(PaimonError, match="postpone"):
+        catalog.get_table("db.p").write_arrow(batch([1]))
 
 
 def test_append_fixed_bucket_by_bucket_key(catalog):
