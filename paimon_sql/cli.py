@@ -6,7 +6,8 @@
 ``-e``/``-f`` run one or more ``;``-separated statements; without them an interactive prompt
 reads multi-line statements ending in ``;`` (with history). Rows go to stdout in the chosen
 format (json: one line per statement, a JSON array of row objects); timings, progress and errors
-go to stderr. The first failing statement stops the script with a one-line error and exit code 1.
+go to stderr. The first failing statement stops the script with a one-line error and exit code 1;
+at the prompt, an error (or Ctrl-C) ends the statement, not the shell.
 """
 
 from __future__ import annotations
@@ -16,13 +17,19 @@ import csv
 import datetime as dt
 import decimal
 import json
+import logging
 import os
 import sys
 import time
 from typing import List, Optional
 
-from paimon_sql.exceptions import PaimonError
 from paimon_sql.sql.parse import split_statements
+
+# Loggers that report a failed task or job, which reaches the user as the statement's one-line error:
+# an executor's and the scheduler's stack traces, a write job's abort, PySpark's JSON record of it.
+_TASK_FAILURE_LOGGERS = ["org.apache.spark.executor.Executor", "org.apache.spark.scheduler.TaskSetManager",
+                         "org.apache.spark.sql.execution"]
+_PYSPARK_FAILURE_LOGGERS = ["SQLQueryContextLogger", "DataFrameQueryContextLogger"]
 
 
 def _args(argv: Optional[List[str]]) -> argparse.Namespace:
@@ -82,11 +89,39 @@ def run_statement(session, text: str, fmt: str) -> None:
     df = session.execute(text)
     fetched = 0
     if df is not None and df.columns:
-        rows = df.collect()
+        rows = _collect(df, text)
         fetched = len(rows)
         _print(df.columns, rows, fmt, sys.stdout)
         sys.stdout.flush()
     sys.stderr.write(f"Time taken: {time.perf_counter() - start:.2f} seconds, Fetched {fetched} row(s)\n")
+
+
+def _collect(df, text: str) -> list:
+    """The rows of a statement's result: tasks that fail while computing them (1/0 under ANSI, a
+    Python UDF, a damaged file) raise Spark's error here, after ``Session.execute`` returned."""
+    from paimon_sql.session import spark_error
+    try:
+        return df.collect()
+    except Exception as e:
+        raise spark_error(e, text) from e
+
+
+def _report(e: Exception) -> None:
+    """An error as the one line the shell prints for it, whatever raised it."""
+    from paimon_sql.session import spark_error
+    sys.stderr.write(f"Error: {' '.join(str(spark_error(e)).split())}\n")
+
+
+def _quiet_logs(spark) -> None:
+    """Spark logs only errors, and not those of failed tasks: the statement's one-line error says
+    what failed, and a stack trace before it would bury it. Our own messages are not logged."""
+    spark.sparkContext.setLogLevel("ERROR")
+    log4j = spark.sparkContext._jvm.org.apache.logging.log4j
+    for name in _TASK_FAILURE_LOGGERS:
+        log4j.core.config.Configurator.setLevel(name, log4j.Level.OFF)
+    from pyspark.logger import PySparkLogger
+    for name in _PYSPARK_FAILURE_LOGGERS:
+        PySparkLogger.getLogger(name).setLevel(logging.CRITICAL)
 
 
 def _interactive(session, fmt: str) -> int:
@@ -120,8 +155,10 @@ def _interactive(session, fmt: str) -> int:
         for stmt in split_statements(text):
             try:
                 run_statement(session, stmt, fmt)
-            except PaimonError as e:
-                sys.stderr.write(f"Error: {e}\n")
+            except KeyboardInterrupt:  # PySpark has cancelled the statement's jobs
+                sys.stderr.write("Interrupted\n")
+            except Exception as e:
+                _report(e)
     if readline and history:
         readline.write_history_file(history)
     return 0
@@ -149,15 +186,15 @@ def main(argv: Optional[List[str]] = None) -> int:
         script = args.sql
     from paimon_sql.session import connect
     session = connect(args.warehouse, conf=conf)
-    session.spark.sparkContext.setLogLevel("ERROR")
+    _quiet_logs(session.spark)
     try:
         if script is None:
             return _interactive(session, args.output)
         for stmt in split_statements(script):
             try:
                 run_statement(session, stmt, args.output)
-            except PaimonError as e:
-                sys.stderr.write(f"Error: {' '.join(str(e).split())}\n")
+            except Exception as e:
+                _report(e)
                 return 1
         return 0
     finally:

@@ -61,3 +61,13 @@ class CorruptDataFileError(PaimonError):
 
 class MergeError(PaimonError):
     """Rows a table's merge engine cannot fold (a retraction it does not accept)."""
+
+
+class SparkSqlError(PaimonError):
+    """An error Spark raised for a statement, while analysing it or in a task while its rows were
+    computed, cut to the one line that says what went wrong (see :func:`paimon_sql.session.spark_error`)."""
+
+
+class UnsupportedStatementError(PaimonError):
+    """A statement paimon-sql hands to Spark as written, on a Paimon table: Spark's catalog does not
+    hold our tables, so it would only say the table "cannot be found"."""

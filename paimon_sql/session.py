@@ -16,13 +16,18 @@ from typing import Dict, List, Optional
 from pyspark.sql import DataFrame, SparkSession
 from sqlglot import exp
 
+from paimon_sql import exceptions
 from paimon_sql.catalog import Identifier, load_catalog
 from paimon_sql.catalog.base import DEFAULT_DATABASE
-from paimon_sql.exceptions import PaimonError, TableNotFoundError
+from paimon_sql.exceptions import PaimonError, SparkSqlError, TableNotFoundError, UnsupportedStatementError
 from paimon_sql.sql import execute, parse, query
 from paimon_sql.systables import SystemTable
 
-_OUR_ERRORS = re.compile(r"(?:paimon_sql\.exceptions\.)?((?:\w+Error)): (.+)")
+_VIEW_NAME = re.compile(r"__paimon_(\w+)_\d+\b")  # a scan view of sql/query.py: its name's letters, digits, _
+_POSITION = re.compile(r";? line \d+ pos \d+;?$")
+_SPARK_POSITION = re.compile(r"\(line (\d+), pos (\d+)\)")
+_TRACEBACK = "Traceback (most recent call last):"
+_PY4J_CALL = "An error occurred while calling"  # a Java exception PySpark did not convert: its line follows
 
 
 def connect(warehouse: Optional[str] = None, spark: Optional[SparkSession] = None,
@@ -39,7 +44,8 @@ def connect(warehouse: Optional[str] = None, spark: Optional[SparkSession] = Non
     if spark is None:
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         builder = SparkSession.builder.master(conf.pop("spark.master", "local[*]")).appName("paimon-sql")
-        defaults = {"spark.ui.showConsoleProgress": "true", "spark.sql.shuffle.partitions": "8"}
+        progress = "true" if sys.stderr.isatty() else "false"  # bars only where a user watches them
+        defaults = {"spark.ui.showConsoleProgress": progress, "spark.sql.shuffle.partitions": "8"}
         for k, v in {**defaults, **conf}.items():
             builder = builder.config(k, v)
         spark = builder.getOrCreate()
@@ -76,8 +82,8 @@ class Session:
             return execute.execute(self, parse.parse(text))
         except PaimonError:
             raise
-        except Exception as e:  # Spark/Py4J errors: keep the one line that says what went wrong
-            raise PaimonError(_one_line(e)) from e
+        except Exception as e:  # Spark's: analysis, and the jobs of statements that run one (INSERT)
+            raise _unsupported(self, e, text) or spark_error(e, text) from e
 
     def sql_script(self, text: str) -> List[DataFrame]:
         return [self.sql(stmt) for stmt in parse.split_statements(text)]
@@ -140,12 +146,61 @@ class Session:
         write_dataframe(df, table, self.warehouse, overwrite, partition_spec, dynamic, self.catalog_options)
 
 
-def _one_line(e: Exception) -> str:
-    """Our own error inside a Spark/Py4J trace, else Spark's first line."""
-    text = str(e)
-    for line in text.splitlines():
-        m = _OUR_ERRORS.search(line.strip())
-        if m and "paimon_sql" in text and m.group(1) not in ("Py4JJavaError", "PythonException"):
-            return m.group(2).strip()
-    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), type(e).__name__)
-    return first[:500]
+def spark_error(e: BaseException, text: str = "") -> PaimonError:
+    """Spark's exception for the statement ``text`` as our one-line error. Spark raises it while it
+    analyses the statement, or later, in a task, while the rows of the DataFrame ``Session.sql``
+    returned are computed (``collect()``): the shell converts those with this function too. A class
+    of ours that a Python task raised is raised as itself."""
+    if isinstance(e, PaimonError):
+        return e
+    if _condition(e) == "PARSE_SYNTAX_ERROR":
+        near = user_names(e.getMessageParameters().get("error", "end of input"), text)
+        m = _SPARK_POSITION.search(str(e))
+        return parse.spark_syntax_error(near, text, int(m.group(1)), int(m.group(2))) if m \
+            else parse.syntax_error(near)
+    line = _one_line(e, text)
+    name, _, message = line.partition(": ")
+    if name.startswith("paimon_sql.exceptions."):
+        return getattr(exceptions, name.rsplit(".", 1)[1], PaimonError)(message)
+    return SparkSqlError(line)
+
+
+def user_names(message: str, text: str) -> str:
+    """``message`` with each scan view of the front layer (``__paimon_<name>_<n>``) named as the user
+    wrote that table in ``text``: errors quote the user's SQL, not the one Spark was given."""
+    written = {re.sub(r"[^0-9A-Za-z_]", "_", w): w for w in re.findall(r"[\w$]+", text.replace("`", ""))}
+    return _VIEW_NAME.sub(lambda m: written.get(m.group(1), m.group(1)), message)
+
+
+def _condition(e: BaseException):
+    """Spark's error class (``DIVIDE_BY_ZERO``), None for other exceptions."""
+    return e.getCondition() if hasattr(e, "getCondition") else None
+
+
+def _unsupported(session, e: BaseException, text: str) -> Optional[UnsupportedStatementError]:
+    """When Spark cannot find a table the warehouse has, the statement went to Spark as written:
+    one paimon-sql does not run on Paimon tables (SHOW PARTITIONS, CACHE TABLE, CREATE VIEW ...)."""
+    if _condition(e) != "TABLE_OR_VIEW_NOT_FOUND":
+        return None
+    try:
+        node = parse.table_reference(e.getMessageParameters().get("relationName", ""))
+        if query.resolve(session, node) is None:
+            return None
+    except PaimonError:
+        return None
+    statement = " ".join(text.split())
+    statement = statement if len(statement) <= 100 else statement[:100] + "..."
+    return UnsupportedStatementError(f"unsupported statement on Paimon table "
+                                     f"{node.db or session.current_database}.{node.name}: {statement}")
+
+
+def _one_line(e: BaseException, text: str = "") -> str:
+    """The line of Spark's message that says what went wrong (of a failed Python task: its
+    traceback's last line), without Spark's position in the text it was given, which is the
+    front layer's rewrite, not the user's statement."""
+    lines = [ln for ln in str(e).splitlines() if ln.strip() and not ln.startswith(_PY4J_CALL)]
+    tracebacks = [i for i, ln in enumerate(lines) if _TRACEBACK in ln]
+    if tracebacks:
+        lines = [ln for ln in lines[tracebacks[-1] + 1:] if not ln[0].isspace()]
+    line = lines[0].strip().lstrip(": ") if lines else type(e).__name__
+    return user_names(_POSITION.sub("", line), text)[:500]

@@ -2,18 +2,19 @@
 
 The pre-pass quotes system-table identifiers (``t$snapshots`` → ```t$snapshots```) which the Spark
 tokenizer cannot read bare; string literals, comments and quoted identifiers are left alone.
-Parse errors keep sqlglot's message, which names the line and column.
+A syntax error names the token at fault as the user wrote it and its line and column in the user's
+text, in one shape whichever parser (sqlglot here, or Spark for a statement handed to it) found it.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from typing import List
+from typing import List, Optional
 
 import sqlglot
 from sqlglot import exp
-from sqlglot.errors import ParseError
+from sqlglot.errors import ParseError, TokenError
 
 from paimon_sql.exceptions import PaimonError
 
@@ -61,10 +62,68 @@ def parse(text: str) -> exp.Expression:
     try:
         statements = sqlglot.parse(prepared, dialect=DIALECT, error_level=sqlglot.ErrorLevel.RAISE)
     except ParseError as e:
-        first = e.errors[0] if e.errors else {}
-        where = f" at line {first.get('line')}, column {first.get('col')}" if first.get("line") else ""
-        raise SqlSyntaxError(f"syntax error{where}: {first.get('description') or e}") from None
+        raise _parse_error(text, prepared, e.errors[0] if e.errors else {}) from None
+    except TokenError as e:
+        raise _token_error(text, prepared, e) from None
     statements = [s for s in statements if s is not None]
     if len(statements) != 1:
         raise SqlSyntaxError(f"expected one statement, got {len(statements)}; use sql_script for several")
     return statements[0]
+
+
+def syntax_error(near: str, text: str = "", offset: Optional[int] = None) -> SqlSyntaxError:
+    """Every syntax error in one shape, whichever parser found it: the token at fault as the user
+    wrote it (``near``: quoted, or ``end of input``) and, when known, where it is in ``text``."""
+    if offset is None:
+        return SqlSyntaxError(f"syntax error at or near {near}")
+    line, column = text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
+    return SqlSyntaxError(f"syntax error at or near {near} (line {line}, column {column})")
+
+
+def spark_syntax_error(near: str, text: str, line: int, pos: int) -> SqlSyntaxError:
+    """Spark's PARSE_SYNTAX_ERROR (``near`` as Spark quotes it, 0-based ``pos`` in ``line``) in our
+    shape. Spark's position holds when it read the user's ``text`` as written; for a text the front
+    layer rewrote, the token is looked up in the user's text, and left without a place if absent."""
+    if not near.startswith("'"):  # end of input
+        return syntax_error(near)
+    token, offset = near[1:-1], _offset(text, line, pos)
+    if not text.startswith(token, offset):
+        offset = text.find(token)
+    return syntax_error(near, text, offset if offset >= 0 else None)
+
+
+def _offset(text: str, line: int, column: int) -> int:
+    """The offset in ``text`` of 0-based ``column`` of 1-based ``line``; -1 past the last line."""
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    return starts[line - 1] + column if 0 < line <= len(starts) else -1
+
+
+def _user_offset(text: str, prepared: str, offset: int) -> int:
+    """Where ``prepared[offset]`` is in the user's ``text``: :func:`parse` trims it and quotes
+    system-table names, so ``prepared`` is ``text`` less leading blanks plus some backquotes."""
+    i = len(text) - len(text.lstrip())
+    for ch in prepared[:offset]:
+        if i < len(text) and text[i] == ch:
+            i += 1
+    return i
+
+
+def _parse_error(text: str, prepared: str, error: dict) -> SqlSyntaxError:
+    """sqlglot's error at the token it stopped on (its ``col`` is the token's last character) —
+    not its description, which speaks of its own classes."""
+    highlight, line, col = error.get("highlight") or "", error.get("line"), error.get("col")
+    if not highlight or not line:
+        return syntax_error("end of input")
+    end = _offset(prepared, line, col)
+    start, end = _user_offset(text, prepared, end - len(highlight)), _user_offset(text, prepared, end)
+    return syntax_error(f"'{text[start:end]}'", text, start)
+
+
+def _token_error(text: str, prepared: str, e: TokenError) -> SqlSyntaxError:
+    """A string, quoted name or comment left open: sqlglot's cause says where it starts
+    (``Missing ' from <line>:<offset>``); an open comment runs to the end of input."""
+    m = re.search(r"from \d+:(\d+)$", str(e.__cause__ or ""))
+    if not m:
+        return syntax_error("end of input")
+    start = _user_offset(text, prepared, int(m.group(1)))
+    return syntax_error(f"'{text[start:].splitlines()[0][:20]}'", text, start)
