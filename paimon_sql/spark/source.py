@@ -179,9 +179,10 @@ class PaimonDataSource(DataSource):
         return PaimonStreamReader(table, table.schema.fields_of(self._columns()), self._row_kinds())
 
     def writer(self, schema, overwrite: bool) -> "PaimonWriter":
+        from paimon_sql.spark.write import merge_schema  # write.merge-schema: add the data's new columns
         spec = self.options.get("paimon.overwrite-partition")
         dynamic = self.options.get("partitionOverwriteMode", "static").lower() == "dynamic"
-        return PaimonWriter(self.table, overwrite, json.loads(spec) if spec else None, dynamic)
+        return PaimonWriter(merge_schema(self.table, schema), overwrite, json.loads(spec) if spec else None, dynamic)
 
 
 class _SplitPartition(InputPartition):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import List
 
 import pyarrow as pa
+from pyspark.sql import types as T
 
 from paimon_sql.format.types import (
     MAX_LENGTH,
@@ -38,6 +39,37 @@ def spark_type(t: DataType) -> str:
     if isinstance(t, MapType):
         return f"MAP<{spark_type(t.key)},{spark_type(t.value)}>"
     return "STRUCT<" + ",".join(f"`{f.name}`:{spark_type(f.type)}" for f in t.fields) + ">"
+
+
+def spark_datatype(t: DataType) -> T.DataType:
+    """The Spark type object of a Paimon type (parsed by Spark, so equal to what its analyzer sees)."""
+    return T.DataType.fromDDL(spark_type(t))
+
+
+_DATETIME = (T.DateType, T.TimestampType, T.TimestampNTZType)
+
+
+def can_store_assign(source: T.DataType, target: T.DataType) -> bool:
+    """Spark's ANSI store-assignment rule (``spark.sql.storeAssignmentPolicy`` = ANSI, its default):
+    whether INSERT may cast a value of ``source`` into a column of ``target``. Numbers to numbers,
+    any atomic value to STRING, dates and timestamps among themselves, containers element-wise;
+    not STRING to a number or date, nor BOOLEAN to a number."""
+    if source == target or isinstance(source, T.NullType):
+        return True
+    if isinstance(source, T.NumericType) and isinstance(target, T.NumericType):
+        return True
+    if isinstance(target, T.StringType):
+        return isinstance(source, (T.AtomicType, T.CalendarIntervalType))
+    if isinstance(source, _DATETIME) and isinstance(target, _DATETIME):
+        return True
+    if isinstance(source, T.ArrayType) and isinstance(target, T.ArrayType):
+        return can_store_assign(source.elementType, target.elementType)
+    if isinstance(source, T.MapType) and isinstance(target, T.MapType):
+        return can_store_assign(source.keyType, target.keyType) and can_store_assign(source.valueType, target.valueType)
+    if isinstance(source, T.StructType) and isinstance(target, T.StructType):
+        return len(source.fields) == len(target.fields) and all(
+            can_store_assign(s.dataType, t.dataType) for s, t in zip(source.fields, target.fields))
+    return False
 
 
 def spark_ddl(fields: List[DataField]) -> str:

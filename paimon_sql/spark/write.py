@@ -1,4 +1,9 @@
-"""Plan a distributed write: bring each bucket's rows to one task, then the paimon data source.
+"""Plan a distributed write: values stored as Spark stores them, each bucket's rows brought to one
+task, then the paimon data source.
+
+A value goes into a column as Spark's INSERT into its own tables puts it (:func:`assign`): ANSI
+store assignment decides which casts are allowed, a number that does not fit fails the job,
+CHAR(n)/VARCHAR(n) lengths are enforced and CHAR values padded, all as Spark column expressions.
 
 A primary-key bucket must be written by one task (its sequence numbers continue one counter), so
 fixed-bucket tables get a bucket column computed by Paimon's hash in a vectorized ``mapInArrow``
@@ -10,17 +15,120 @@ are written by Spark's own Parquet writer (:mod:`.native_write`); others as they
 from __future__ import annotations
 
 import json
-from typing import Optional
+from typing import List, Optional
 
 import pyarrow as pa
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql import types as T
 from pyspark.sql.types import IntegerType, StructField, StructType
 
+from paimon_sql.exceptions import SchemaError
 from paimon_sql.format import binary_row
+from paimon_sql.format.types import MAX_LENGTH, ArrayType, AtomicType, DataField, DataType, MapType, MultisetType
 from paimon_sql.spark import native_write
 from paimon_sql.spark.source import BUCKET_COLUMN, ROWKIND_COLUMN
+from paimon_sql.spark.types import can_store_assign, paimon_type_from_sql, spark_datatype
 from paimon_sql.table.paths import MAIN_BRANCH
+from paimon_sql.table.schema_change import AddColumn
+from paimon_sql.table.table import FileStoreTable
+
+MERGE_SCHEMA = "write.merge-schema"
+EXPLICIT_CAST = "write.merge-schema.explicit-cast"
+
+
+def option_enabled(table, key: str) -> bool:
+    """Whether a boolean table option (or per-write option) is 'true'."""
+    return table.options.raw.get(key, "false").lower() == "true"
+
+
+def _sql(t: T.DataType) -> str:
+    """A type as Spark's error messages quote it (``"DECIMAL(7,3)"``)."""
+    return f'"{t.simpleString().upper()}"'
+
+
+def assign(col: Column, source: T.DataType, field: DataField, table_name: str, any_cast: bool = False) -> Column:
+    """``col`` (of Spark type ``source``) as stored into ``field`` by Spark's INSERT into its own tables,
+    so that a Paimon table and a Spark table given the same statement agree: a cast ANSI store
+    assignment refuses fails here, before any job (``any_cast`` allows it: explicit-cast); a number
+    that does not fit fails the job; CHAR/VARCHAR values are fitted (:func:`_fit_strings`).
+    Errors carry Spark's condition names."""
+    target = spark_datatype(field.type)
+    if not (any_cast or can_store_assign(source, target)):
+        raise SchemaError(f"[INCOMPATIBLE_DATA_FOR_TABLE.CANNOT_SAFELY_CAST] Cannot write incompatible data for "
+                          f"table {table_name}: cannot safely cast `{field.name}` {_sql(source)} to {_sql(target)}")
+    out = col if source == target else _checked_cast(col, source, target, field.name)
+    return _fit_strings(out, field.type).alias(field.name)
+
+
+def _checked_cast(col: Column, source: T.DataType, target: T.DataType, name: str) -> Column:
+    """``col`` cast to ``target``; a number that does not fit fails the job (Spark's table insert
+    does so whatever ``spark.sql.ansi.enabled`` says) rather than wrap or become NULL."""
+    if not (isinstance(source, T.NumericType) and isinstance(target, T.NumericType)):
+        return col.cast(target)
+    overflow = (f"[CAST_OVERFLOW_IN_TABLE_INSERT] Fail to assign a value of {_sql(source)} type to the "
+                f"{_sql(target)} type column `{name}` due to an overflow.")
+    fails = col.isNotNull() & col.try_cast(target).isNull()
+    return F.when(fails, F.raise_error(F.lit(overflow))).otherwise(col.cast(target))
+
+
+def _bounded(t: DataType) -> bool:
+    """Whether ``t`` holds CHAR(n)/VARCHAR(n) values, at any depth (STRING is VARCHAR(MAX_LENGTH))."""
+    if isinstance(t, AtomicType):
+        return t.name in ("CHAR", "VARCHAR") and t.precision < MAX_LENGTH
+    if isinstance(t, (ArrayType, MultisetType)):
+        return _bounded(t.element)
+    if isinstance(t, MapType):
+        return _bounded(t.key) or _bounded(t.value)
+    return any(_bounded(f.type) for f in t.fields)
+
+
+def _fit_strings(col: Column, t: DataType) -> Column:
+    """Spark's write-side CHAR/VARCHAR rule on every bounded string in ``col`` (nested ones too)."""
+    if not _bounded(t):
+        return col
+    if isinstance(t, AtomicType):
+        return _fit_length(col, t.precision, pad=t.name == "CHAR")
+    if isinstance(t, ArrayType):
+        return F.transform(col, lambda e: _fit_strings(e, t.element))
+    if isinstance(t, MultisetType):
+        return F.transform_keys(col, lambda k, _: _fit_strings(k, t.element))
+    if isinstance(t, MapType):
+        keyed = F.transform_keys(col, lambda k, _: _fit_strings(k, t.key))
+        return F.transform_values(keyed, lambda _, v: _fit_strings(v, t.value))
+    fields = [_fit_strings(col[f.name], f.type).alias(f.name) for f in t.fields]
+    return F.when(col.isNull(), col).otherwise(F.struct(*fields))
+
+
+def _fit_length(col: Column, n: int, pad: bool) -> Column:
+    """A value longer than ``n`` fails the job unless the excess is trailing spaces, which are cut;
+    CHAR values are padded to ``n`` (Spark stores them padded)."""
+    error = f"[EXCEED_LIMIT_LENGTH] Exceeds char/varchar type length limitation: {n}."
+    fitted = (F.when(col.isNull() | (F.length(col) <= n), col)
+              .when(F.length(F.rtrim(col)) <= n, F.substring(col, 1, n))
+              .otherwise(F.raise_error(F.lit(error))))
+    return F.rpad(fitted, n, " ") if pad else fitted
+
+
+def add_columns(table, columns: List[StructField]):
+    """``write.merge-schema``: add source columns the table lacks (one schema change, as paimon-spark
+    does; new columns are nullable and read NULL in older rows). Returns the table at its new schema
+    with the same per-write options."""
+    if not columns:
+        return table
+    schema = table.schema_manager.commit_changes(
+        [AddColumn(c.name, paimon_type_from_sql(c.dataType.simpleString())) for c in columns])
+    return FileStoreTable(table.io, table.path, schema, table.name, table.branch).copy(table.dynamic_options)
+
+
+def merge_schema(table, schema: StructType):
+    """The table the DataFrame API writes ``schema`` into: with ``write.merge-schema`` (a table or
+    write option) its columns the table lacks are added first (not the planner's own bucket and
+    row-kind columns); otherwise the table as it is."""
+    if not option_enabled(table, MERGE_SCHEMA):
+        return table
+    known = {n.lower() for n in table.schema.field_names} | {BUCKET_COLUMN.lower(), ROWKIND_COLUMN.lower()}
+    return add_columns(table, [f for f in schema.fields if f.name.lower() not in known])
 
 
 def _with_bucket(df: DataFrame, table) -> DataFrame:

@@ -1,10 +1,13 @@
 """INSERT, UPDATE, DELETE and TRUNCATE on Paimon tables.
 
 INSERT INTO / OVERWRITE [PARTITION (...)] [BY NAME]: the source (VALUES or any query, its own Paimon
-references rewritten to scans) becomes a Spark DataFrame; its columns are matched to the table's by
-position (or by name with BY NAME, or by an explicit column list), static partition values are
-added, every column is cast to the table's Spark type, and the distributed write commits one
-snapshot. A failing write commits nothing.
+references rewritten to scans) becomes a Spark DataFrame; its columns are matched to the table's as
+Spark matches them for its own tables — by position, by an explicit column list or BY NAME, the
+columns left out NULL — static partition values are added, and every value is stored as Spark
+stores it (ANSI store assignment, CHAR/VARCHAR lengths: :func:`paimon_sql.spark.write.assign`), so
+the same statement on a Paimon table and on a Spark table gives the same rows or the same error.
+BY NAME with ``write.merge-schema`` adds the query's new columns to the table first. The
+distributed write commits one snapshot; a failing write commits nothing.
 
 UPDATE and DELETE on primary-key tables write the changed rows with their row kind (+U, -D): the
 LSM tree's merge applies them, no file is rewritten. The rows are selected by a query over the
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 from contextlib import contextmanager
-from typing import Dict, List, Optional, Set
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import pyarrow as pa
 from pyspark.sql import functions as F
@@ -28,6 +31,7 @@ from paimon_sql.exceptions import PaimonError, SchemaError
 from paimon_sql.format import row_kind
 from paimon_sql.spark.source import ROWKIND_COLUMN
 from paimon_sql.spark.types import spark_type
+from paimon_sql.spark.write import EXPLICIT_CAST, MERGE_SCHEMA, add_columns, assign, option_enabled
 from paimon_sql.table.read import FILE_COLUMN, POSITION_COLUMN
 from paimon_sql.table.row_delete import delete_messages, positions_of
 
@@ -44,49 +48,108 @@ def _partition_spec(node: exp.Table) -> Dict[str, object]:
     return spec
 
 
+def _target(node: exp.Insert) -> Tuple[exp.Table, List[str]]:
+    """The table an INSERT names and its explicit column list (empty when it has none)."""
+    if isinstance(node.this, exp.Schema):
+        return node.this.this, [c.name for c in node.this.expressions]
+    return node.this, []
+
+
+def _folder(session) -> Callable[[str], str]:
+    """How column names compare: Spark's ``spark.sql.caseSensitive`` (off by default)."""
+    sensitive = session.spark.conf.get("spark.sql.caseSensitive", "false").lower() == "true"
+    return (lambda n: n) if sensitive else str.lower
+
+
+def _arity(table, columns: List[str], data: List[str]) -> None:
+    """Spark's INSERT_COLUMN_ARITY_MISMATCH: the query must give one value per column it fills."""
+    if len(data) != len(columns):
+        reason = "TOO_MANY" if len(data) > len(columns) else "NOT_ENOUGH"
+        raise SchemaError(f"[INSERT_COLUMN_ARITY_MISMATCH.{reason}_DATA_COLUMNS] INSERT into {table.name}: the query "
+                          f"has {len(data)} column(s), the table expects {len(columns)} ({', '.join(columns)})")
+
+
+def _listed(table, expected: List[str], columns: List[str], fold) -> List[str]:
+    """The table columns an explicit column list names (as Spark resolves it)."""
+    by_key = {fold(n): n for n in expected}
+    out = []
+    for c in columns:
+        if fold(c) not in by_key:
+            raise SchemaError(f"[UNRESOLVED_COLUMN.WITH_SUGGESTION] table {table.name} has no column `{c}` "
+                              f"(columns: {', '.join(expected)})")
+        if by_key[fold(c)] in out:
+            raise SchemaError(f"[COLUMN_ALREADY_EXISTS] The column `{c}` is listed twice")
+        out.append(by_key[fold(c)])
+    return out
+
+
+def _by_name(table, expected: List[str], data: List[str], fold) -> Tuple[Dict[str, int], List[int]]:
+    """BY NAME: each table column → the index of the query column of its name (columns the query
+    lacks are left out: they get NULL), and the indexes of query columns the table lacks."""
+    index: Dict[str, int] = {}
+    for i, name in enumerate(data):
+        if fold(name) in index:
+            raise SchemaError(f"[INCOMPATIBLE_DATA_FOR_TABLE.AMBIGUOUS_COLUMN_NAME] Cannot write to {table.name}: "
+                              f"the query has column `{name}` more than once")
+        index[fold(name)] = i
+    picked = {c: index.pop(fold(c)) for c in expected if fold(c) in index}
+    return picked, sorted(index.values())
+
+
+def _extra_columns(table, source, extra: List[int], expected: List[str]):
+    """BY NAME with query columns the table lacks: with ``write.merge-schema`` they are added to the
+    table (returned at its new schema), as paimon-spark does; otherwise Spark's error naming them."""
+    names = [source.columns[i] for i in extra]
+    if not option_enabled(table, MERGE_SCHEMA):
+        condition = ("INSERT_COLUMN_ARITY_MISMATCH.TOO_MANY_DATA_COLUMNS" if len(source.columns) > len(expected)
+                     else "INCOMPATIBLE_DATA_FOR_TABLE.EXTRA_COLUMNS")
+        raise SchemaError(f"[{condition}] Cannot write to {table.name}: column(s) {', '.join(names)} of the query "
+                          f"are not in the table (set '{MERGE_SCHEMA}' = 'true' to add them)")
+    return add_columns(table, [source.schema.fields[i] for i in extra])
+
+
+def _stored(table, source, picked: Dict[str, int], spec: Dict[str, object]):
+    """The table's columns from the query's (picked by index, so names may repeat or be missing),
+    static partition values and NULL for the rest, each stored as Spark stores it."""
+    data = source.toDF(*[f"_{i}" for i in range(len(source.columns))])
+    types = [f.dataType for f in source.schema.fields]
+    any_cast = option_enabled(table, MERGE_SCHEMA) and option_enabled(table, EXPLICIT_CAST)
+    out = []
+    for f in table.schema.fields:
+        if f.name in picked:
+            i = picked[f.name]
+            out.append(assign(F.col(f"_{i}"), types[i], f, table.name, any_cast))
+        else:
+            out.append(F.lit(spec.get(f.name)).cast(spark_type(f.type)).alias(f.name))
+    return data.select(*out)
+
+
 def insert(session, node: exp.Insert):
-    target = node.this
-    columns: List[str] = []
-    if isinstance(target, exp.Schema):
-        columns = [c.name for c in target.expressions]
-        target = target.this
+    """INSERT as Spark inserts into its own tables: by position, by an explicit column list (the
+    table's other columns get NULL) or BY NAME (likewise); arity, names and casts are checked by
+    Spark's rules and fail with its condition names."""
+    target, columns = _target(node)
     table = session.find_table(target)
-    schema = table.schema
     spec = _partition_spec(target)
-    unknown = [k for k in spec if k not in schema.partition_keys]
+    unknown = [k for k in spec if k not in table.schema.partition_keys]
     if unknown:
         raise SchemaError(f"PARTITION names non-partition column(s) of {table.name}: {', '.join(unknown)}")
     source = session.query_dataframe(node.expression)
-    fields = {f.name: f for f in schema.fields}
-    target_cols = columns or [n for n in schema.field_names if n not in spec]
-    missing = [c for c in target_cols if c not in fields]
-    if missing:
-        raise SchemaError(f"table {table.name} has no column(s) {', '.join(missing)}")
+    expected = [n for n in table.schema.field_names if n not in spec]
+    fold = _folder(session)
     if node.args.get("by_name"):
-        source_names = {c.lower(): c for c in source.columns}
-        absent = [c for c in target_cols if c.lower() not in source_names]
-        if absent:
-            raise SchemaError(f"INSERT BY NAME: the query has no column(s) {', '.join(absent)}")
-        picked = {c: F.col(f"`{source_names[c.lower()]}`") for c in target_cols}
+        picked, extra = _by_name(table, expected, source.columns, fold)
+        if extra:
+            table = _extra_columns(table, source, extra, expected)
+            picked.update({source.columns[i]: i for i in extra})
     else:
-        if len(source.columns) != len(target_cols):
-            raise SchemaError(f"INSERT into {table.name}: the query has {len(source.columns)} column(s), "
-                              f"the table expects {len(target_cols)} ({', '.join(target_cols)})")
-        picked = {c: F.col(f"`{s}`") for c, s in zip(target_cols, source.columns)}
-    out = []
-    for f in schema.fields:
-        if f.name in picked:
-            col = picked[f.name]
-        elif f.name in spec:
-            col = F.lit(spec[f.name])
-        else:
-            col = F.lit(None)
-        out.append(col.cast(spark_type(f.type)).alias(f.name))
-    df = source.select(*out)
+        filled = _listed(table, expected, columns, fold) if columns else expected
+        _arity(table, filled, source.columns)
+        picked = {c: i for i, c in enumerate(filled)}
     overwrite = bool(node.args.get("overwrite"))
     dynamic = session.spark.conf.get("spark.sql.sources.partitionOverwriteMode", "static").lower() == "dynamic"
-    session.write(df, table, overwrite=overwrite, partition_spec=spec if overwrite else None,
-                  dynamic=dynamic and overwrite)
+    session.write(_stored(table, source, picked, spec), table, overwrite=overwrite,
+                  partition_spec=spec if overwrite else None, dynamic=dynamic and overwrite)
     return None
 
 
@@ -180,8 +243,10 @@ def located_rows(session, table):
 
 
 def with_table_types(table, df, *extra: str):
-    """The table's columns cast to its Spark types, plus ``extra`` columns as they are."""
-    return df.select(*[F.col(f"`{f.name}`").cast(spark_type(f.type)).alias(f.name) for f in table.schema.fields],
+    """The table's columns stored as an INSERT stores them (:func:`assign`), plus ``extra`` columns
+    as they are."""
+    types = {f.name: f.dataType for f in df.schema.fields}
+    return df.select(*[assign(F.col(f"`{f.name}`"), types[f.name], f, table.name) for f in table.schema.fields],
                      *extra)
 
 
