@@ -6,7 +6,7 @@ The core (``paimon_sql.catalog`` → ``table`` → ``format`` → ``io``) works 
 __version__ = "0.1.0"
 
 
-def connect(warehouse=None, spark=None, conf=None):
+def connect(warehouse=None, spark=None, conf=None, catalog_options=None):
     """A SQL session over Spark (see :func:`paimon_sql.session.connect`); imports Spark only here."""
     from paimon_sql.session import connect as _connect
-    return _connect(warehouse=warehouse, spark=spark, conf=conf)
+    return _connect(warehouse=warehouse, spark=spark, conf=conf, catalog_options=catalog_options)

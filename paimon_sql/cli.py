@@ -1,6 +1,6 @@
 """``paimon-sql``: a spark-sql-like shell over a warehouse.
 
-    paimon-sql [--warehouse DIR] [--master URL] [--conf k=v]... [-e SQL | -f FILE]
+    paimon-sql [--warehouse DIR] [--master URL] [--conf k=v]... [--catalog k=v]... [-e SQL | -f FILE]
                [--output table|tsv|csv|json]
 
 ``-e``/``-f`` run one or more ``;``-separated statements; without them an interactive prompt
@@ -23,6 +23,7 @@ import sys
 import time
 from typing import List, Optional
 
+from paimon_sql.exceptions import PaimonError
 from paimon_sql.sql.parse import split_statements
 
 # Loggers that report a failed task or job, which reaches the user as the statement's one-line error:
@@ -36,7 +37,9 @@ def _args(argv: Optional[List[str]]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="paimon-sql", description="SQL over Apache Paimon tables, run by Spark.")
     p.add_argument("--warehouse", default=os.environ.get("PAIMON_SQL_WAREHOUSE", "./warehouse"))
     p.add_argument("--master", default=None, help="Spark master URL (default local[*])")
-    p.add_argument("--conf", action="append", default=[], metavar="K=V", help="Spark or catalog setting")
+    p.add_argument("--conf", action="append", default=[], metavar="K=V", help="Spark setting")
+    p.add_argument("--catalog", action="append", default=[], metavar="K=V",
+                   help="Paimon catalog option (metastore, s3.*, ...)")
     group = p.add_mutually_exclusive_group()
     group.add_argument("-e", dest="sql", help="statements to run")
     group.add_argument("-f", dest="file", help="file of statements to run")
@@ -164,15 +167,23 @@ def _interactive(session, fmt: str) -> int:
     return 0
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    args = _args(argv)
-    conf = {}
-    for item in args.conf:
+def _pairs(flag: str, items: List[str]) -> Optional[dict]:
+    """``k=v`` settings of a repeatable flag; None (after saying why) when one is malformed."""
+    out = {}
+    for item in items:
         k, sep, v = item.partition("=")
         if not sep:
-            sys.stderr.write(f"Error: --conf expects key=value, got {item!r}\n")
-            return 2
-        conf[k.strip()] = v.strip()
+            sys.stderr.write(f"Error: {flag} expects key=value, got {item!r}\n")
+            return None
+        out[k.strip()] = v.strip()
+    return out
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = _args(argv)
+    conf, catalog = _pairs("--conf", args.conf), _pairs("--catalog", args.catalog)
+    if conf is None or catalog is None:
+        return 2
     if args.master:
         conf["spark.master"] = args.master
     if args.file:
@@ -185,7 +196,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     else:
         script = args.sql
     from paimon_sql.session import connect
-    session = connect(args.warehouse, conf=conf)
+    try:
+        session = connect(args.warehouse, conf=conf, catalog_options=catalog)
+    except PaimonError as e:
+        sys.stderr.write(f"Error: {e}\n")
+        return 1
     _quiet_logs(session.spark)
     try:
         if script is None:

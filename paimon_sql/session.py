@@ -31,11 +31,12 @@ _PY4J_CALL = "An error occurred while calling"  # a Java exception PySpark did n
 
 
 def connect(warehouse: Optional[str] = None, spark: Optional[SparkSession] = None,
-            conf: Optional[Dict[str, str]] = None) -> "Session":
+            conf: Optional[Dict[str, str]] = None, catalog_options: Optional[Dict[str, str]] = None) -> "Session":
     """A session on ``warehouse`` (default ``$PAIMON_SQL_WAREHOUSE`` or ``./warehouse``).
 
     Without ``spark`` a local Spark session (``local[*]``) is built whose Python workers run
-    this interpreter.
+    this interpreter. ``catalog_options``: Paimon's catalog options (``metastore``, ``s3.*``, ...);
+    ``s3.*`` keys given in ``conf`` count as catalog options too.
     """
     warehouse = warehouse or os.environ.get("PAIMON_SQL_WAREHOUSE") or "./warehouse"
     if "://" not in warehouse:
@@ -52,7 +53,8 @@ def connect(warehouse: Optional[str] = None, spark: Optional[SparkSession] = Non
     else:
         for k, v in conf.items():
             spark.conf.set(k, v)
-    return Session(spark, warehouse, {k: v for k, v in conf.items() if k.startswith("s3.")})
+    return Session(spark, warehouse, {**{k: v for k, v in conf.items() if k.startswith("s3.")},
+                                      **(catalog_options or {})})
 
 
 class Session:
@@ -93,6 +95,22 @@ class Session:
 
     # -- services for the handlers -----------------------------------------------------------
 
+    @property
+    def current_database(self) -> str:
+        """Spark's current database: there is one catalog state, ``USE`` moves Spark's."""
+        return self.spark.catalog.currentDatabase()
+
+    @current_database.setter
+    def current_database(self, name: str) -> None:
+        if not self.spark.catalog.databaseExists(name):  # a warehouse database Spark has not seen yet
+            self.spark.sql(f"CREATE DATABASE IF NOT EXISTS `{name.replace('`', '``')}`")
+        self.spark.catalog.setCurrentDatabase(name)
+
+    @property
+    def text(self) -> str:
+        """The statement being run, as the user wrote it."""
+        return self._text
+
     def passthrough(self) -> DataFrame:
         return self.spark.sql(self._text)
 
@@ -112,10 +130,33 @@ class Session:
             if isinstance(ref, SystemTable):
                 raise PaimonError(f"system table '{node.name}' is read-only")
             return ref
+        ident = self.identifier(node)
         try:
-            return self.catalog.get_table(self.identifier(node))
+            return self.catalog.get_table(ident)
         except (TableNotFoundError, LookupError):
+            return self._table_ignoring_case(ident)
+
+    def _table_ignoring_case(self, ident: Identifier):
+        """Spark's rule: names are case-insensitive unless ``spark.sql.caseSensitive`` — so
+        ``ORDERS`` finds table ``orders`` (when exactly one table matches)."""
+        db = self.database_name(ident.database)
+        if db is None or self._case_sensitive():
             return None
+        tables = [t for t in self.catalog.list_tables(db) if t.lower() == ident.table.lower()]
+        return self.catalog.get_table(Identifier(db, tables[0])) if len(tables) == 1 else None
+
+    def database_name(self, name: str) -> Optional[str]:
+        """The warehouse database ``name`` means (matched ignoring case, as Spark does, unless
+        ``spark.sql.caseSensitive``); None when there is none."""
+        if self.catalog.database_exists(name):
+            return name
+        if self._case_sensitive():
+            return None
+        found = [d for d in self.catalog.list_databases() if d.lower() == name.lower()]
+        return found[0] if len(found) == 1 else None
+
+    def _case_sensitive(self) -> bool:
+        return self.spark.conf.get("spark.sql.caseSensitive", "false").lower() == "true"
 
     def temp_views(self) -> set:
         return {t.name.lower() for t in self.spark.catalog.listTables() if t.isTemporary}
@@ -132,7 +173,14 @@ class Session:
                            for i, c in enumerate(columns))
         return self.spark.createDataFrame(rows, schema)
 
-    def query_dataframe(self, node: exp.Expression) -> DataFrame:
+    def query_dataframe(self, node: exp.Expression, text: Optional[str] = None) -> DataFrame:
+        """A query as a DataFrame. ``text``: the statement ``node`` was parsed from, which then goes
+        to Spark as written but for the Paimon references (:func:`query.spliced_dataframe`);
+        without it (a query inside another statement) the query is regenerated from the AST."""
+        if text is not None:
+            df = query.spliced_dataframe(self, node, parse.prepare(text))
+            if df is not None:
+                return df
         rewritten = query.rewrite_tables(self, node.copy())
         return self.spark.sql(rewritten.sql(dialect=parse.DIALECT))
 

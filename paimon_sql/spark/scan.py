@@ -25,7 +25,7 @@ from paimon_sql.format import binary_row
 from paimon_sql.format import predicate as P
 from paimon_sql.format.file_format import check_size
 from paimon_sql.format.schema import VALUE_KIND
-from paimon_sql.format.types import AtomicType
+from paimon_sql.format.types import MAX_LENGTH, AtomicType
 from paimon_sql.spark.types import spark_ddl
 from paimon_sql.table import file_skipping
 from paimon_sql.table.compact import num_levels
@@ -197,4 +197,16 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
     out = frames[0]
     for f in frames[1:]:
         out = out.unionByName(f)
-    return out
+    return _char_types(out, fields)
+
+
+def _char_types(df: DataFrame, fields) -> DataFrame:
+    """CHAR(n) / VARCHAR(n) columns marked as Spark marks its own (a STRING with the declared type
+    in its metadata), so Spark pads CHAR literals in comparisons as it does for its tables."""
+    declared = {f.name: f"{f.type.name.lower()}({f.type.args[0]})" for f in fields
+                if isinstance(f.type, AtomicType) and f.type.name in ("CHAR", "VARCHAR")
+                and f.type.args and f.type.args[0] != MAX_LENGTH}
+    if not declared:
+        return df
+    return df.select(*[F.col(f"`{c}`").alias(c, metadata={"__CHAR_VARCHAR_TYPE_STRING": declared[c]})
+                       if c in declared else F.col(f"`{c}`") for c in df.columns])

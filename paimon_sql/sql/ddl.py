@@ -130,8 +130,9 @@ def drop(session, node: exp.Drop):
 
 
 def use(session, node: exp.Use):
+    """``USE db`` sets Spark's current database (made in Spark's catalog for a warehouse database)."""
     name = node.this.name
-    if not session.catalog.database_exists(name):
+    if not session.catalog.database_exists(name) and not session.spark.catalog.databaseExists(name):
         from paimon_sql.exceptions import DatabaseNotFoundError
         raise DatabaseNotFoundError(f"database {name} does not exist")
     session.current_database = name

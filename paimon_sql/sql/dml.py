@@ -36,7 +36,7 @@ from paimon_sql.table.read import FILE_COLUMN, POSITION_COLUMN
 from paimon_sql.table.row_delete import delete_messages, positions_of
 
 
-def _partition_spec(node: exp.Table) -> Dict[str, object]:
+def _partition_spec(node: exp.Expression) -> Dict[str, object]:
     """Static partition values of ``PARTITION (dt='x', h)`` (dynamic columns are left out)."""
     part = node.args.get("partition")
     spec = {}
@@ -209,9 +209,10 @@ def update(session, node: exp.Update):
 
 def delete(session, node: exp.Delete):
     where = node.args.get("where")
-    if where is None:
-        return truncate(session, node.this)
     table = session.find_table(node.this)
+    if where is None:
+        table.new_commit().overwrite([])
+        return None
     if not table.schema.is_primary_key_table:
         return change_append_rows(session, node.this, table, where, None)
     check_row_changes(table, {"DELETE"})
@@ -220,9 +221,16 @@ def delete(session, node: exp.Delete):
     return None
 
 
-def truncate(session, target: exp.Table):
-    table = session.find_table(target)
-    table.new_commit().overwrite([])
+def truncate(session, node: exp.TruncateTable):
+    """TRUNCATE TABLE t [PARTITION (k = v, ...)]: one OVERWRITE snapshot removing the table's (or
+    the partitions') files. A PARTITION clause on a table without those partition keys fails."""
+    table = session.find_table(node.expressions[0])
+    spec = _partition_spec(node)
+    unknown = [k for k in spec if k not in table.schema.partition_keys]
+    if unknown or (node.args.get("partition") and not spec):
+        raise SchemaError(f"TRUNCATE TABLE {table.name} PARTITION: {', '.join(unknown) or 'the spec'} "
+                          f"is not a partition column of the table")
+    table.new_commit().overwrite([], partition=spec or None)
     return None
 
 

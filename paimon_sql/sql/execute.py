@@ -15,7 +15,7 @@ from paimon_sql.sql import alter, analyze, ddl, dml, merge_into, parse, query
 
 
 def _query(session, node):
-    return session.query_dataframe(node)
+    return session.query_dataframe(node, session.text)
 
 
 def _create(session, node):
@@ -87,7 +87,7 @@ def _explain(session, text: str):
     mode, inner = (m.group(1) or "").upper(), m.group(2)
     session.scan_reports = []
     try:
-        df = session.query_dataframe(parse.parse(inner))
+        df = session.query_dataframe(parse.parse(inner), inner)
         reports = session.scan_reports
     finally:
         session.scan_reports = None
@@ -103,7 +103,7 @@ HANDLERS = {
     exp.Insert: _insert, exp.Command: _command, exp.Alter: lambda s, n: alter.alter(s, n),
     exp.Analyze: lambda s, n: analyze.analyze(s, n),
     exp.Update: _ours(dml.update), exp.Delete: _ours(dml.delete), exp.Merge: _ours(merge_into.merge_into),
-    exp.TruncateTable: _ours(lambda s, n: dml.truncate(s, n.expressions[0]), lambda n: n.expressions[0]),
+    exp.TruncateTable: _ours(dml.truncate, lambda n: n.expressions[0]),
 }
 
 

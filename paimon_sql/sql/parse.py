@@ -56,9 +56,15 @@ def table_reference(text: str) -> exp.Table:
     return parse(f"SELECT * FROM {text.strip()}").find(exp.Table)
 
 
+def prepare(text: str) -> str:
+    """The statement text the parser reads (positions in the AST refer to it): trimmed, without a
+    final ``;``, system-table names quoted."""
+    return quote_system_tables(text.strip().rstrip(";"))
+
+
 def parse(text: str) -> exp.Expression:
     """One statement → sqlglot AST."""
-    prepared = quote_system_tables(text.strip().rstrip(";"))
+    prepared = prepare(text)
     try:
         statements = sqlglot.parse(prepared, dialect=DIALECT, error_level=sqlglot.ErrorLevel.RAISE)
     except ParseError as e:

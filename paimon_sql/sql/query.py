@@ -37,6 +37,87 @@ _COMPARE = {exp.EQ: "=", exp.NEQ: "!=", exp.LT: "<", exp.LTE: "<=", exp.GT: ">",
 _FLIP = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
 
+def spliced_dataframe(session, tree: exp.Expression, text: str):
+    """The query as Spark's DataFrame, its text handed to Spark as written except the spans of the
+    Paimon table references, each replaced by the name of a scan relation; None when a reference
+    cannot be spliced (a table function, a time travel by expression): then :func:`rewrite_tables`.
+
+    Which columns and filters each scan needs is Spark's answer (:mod:`paimon_sql.spark.pushdown`):
+    the spliced text is planned once over stand-ins, then again over the pruned scans. The scan
+    relations are dropped once Spark has analyzed the query, which holds their plans."""
+    from paimon_sql.spark import pushdown
+    ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
+    refs, edits = [], []
+    for node in tree.find_all(exp.Table):
+        found = _reference(session, node, ctes)
+        if found is None:
+            continue
+        span = _span(text, node)
+        if span is None or isinstance(node.this, exp.Anonymous):
+            return None
+        ref, options, name = found
+        if isinstance(ref, SystemTable):
+            if not ref.is_global:
+                ref.table = ref.table.travel(options)
+        else:
+            ref = ref.travel(options)
+        view = f"__paimon_{re.sub(r'[^0-9A-Za-z_]', '_', name)}_{next(_VIEW_IDS)}"
+        alias = "" if node.args.get("alias") else " AS `" + name.replace("`", "``") + "`"
+        refs.append((view, ref))
+        edits.append((span, view + alias))
+    if not refs:
+        return session.spark.sql(text)
+    spliced = _apply(text, edits)
+    spark = session.spark
+    fields = {view: ref.fields if isinstance(ref, SystemTable) else ref.schema.fields for view, ref in refs}
+    try:
+        stand_ins = {}
+        for view, _ in refs:
+            df = pushdown.stand_in(spark, fields[view])
+            df.createOrReplaceTempView(view)
+            stand_ins[view] = (pushdown.column_ids(df), fields[view])
+        needs = pushdown.needs_of(spark.sql(spliced), stand_ins)
+        for view, ref in refs:
+            _scan(session, ref, needs[view].columns or [fields[view][0].name], needs[view].predicate) \
+                .createOrReplaceTempView(view)
+        return spark.sql(spliced)
+    finally:
+        for view, _ in refs:
+            spark.catalog.dropTempView(view)
+
+
+def _scan(session, ref, columns, predicate):
+    """The scan of a table or system table (``columns``: at least one, so rows are counted)."""
+    if isinstance(ref, SystemTable):
+        return ref.to_dataframe(session, columns, predicate)
+    return session.scan_dataframe(ref, columns, predicate)
+
+
+# after a reference: a hint comment, then time travel by a literal (both replaced with it)
+_TRAILER = re.compile(r"(\s*/\*\+.*?\*/)?(\s+(?:FOR\s+)?(?:SYSTEM_)?(?:VERSION|TIMESTAMP|TIME)\s+AS\s+OF\s+"
+                      r"(?:'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[0-9.]+))?", re.I | re.S)
+
+
+def _span(text: str, node: exp.Table):
+    """(start, end) of a table reference in ``text``, with its hint and time travel; None if unknown."""
+    parts = node.parts
+    if not parts or any("start" not in (p.meta or {}) for p in parts):
+        return None
+    start, end = parts[0].meta["start"], parts[-1].meta["end"] + 1
+    m = _TRAILER.match(text, end)
+    if node.args.get("version") is None:
+        return start, m.end(1) if m and m.group(1) else end
+    return (start, m.end(2)) if m and m.group(2) else None
+
+
+def _apply(text: str, edits) -> str:
+    out, pos = [], 0
+    for (start, end), replacement in sorted(edits):
+        out += [text[pos:start], replacement]
+        pos = end
+    return "".join(out + [text[pos:]])
+
+
 def rewrite_tables(session, tree: exp.Expression) -> exp.Expression:
     """Replace Paimon table references in ``tree`` (in place) by pruned scan views."""
     ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
@@ -98,7 +179,7 @@ def resolve(session, node: exp.Table):
             and not session.catalog.database_exists(node.db):
         return systables.load_global(session.catalog, name)
     if "$" not in name:
-        if node.db and not session.catalog.database_exists(node.db):
+        if node.db and session.database_name(node.db) is None:
             return None  # Spark's: a database elsewhere, or a file (parquet.`/data/x.parquet`)
         return session.find_table(node)
     base, *rest = name.split("$")

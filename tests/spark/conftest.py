@@ -25,6 +25,7 @@ def session(spark, warehouse):
     yield s
     for view in s.temp_views():
         spark.catalog.dropTempView(view)
+    spark.catalog.setCurrentDatabase("default")
     spark.conf.unset("spark.sql.sources.partitionOverwriteMode")
 
 

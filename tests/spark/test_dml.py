@@ -58,6 +58,21 @@ def test_truncate(session, t):
     assert all_rows(session) == [(9, "z", 9.0, "x")]
 
 
+
+def test_truncate_partition_removes_only_that_partition(session):
+    session.sql("CREATE DATABASE IF NOT EXISTS db")
+    session.sql("CREATE TABLE db.tp (id INT, dt STRING) PARTITIONED BY (dt)")
+    session.sql("INSERT INTO db.tp VALUES (1, 'x'), (2, 'y')")
+    session.sql("TRUNCATE TABLE db.tp PARTITION (dt = 'x')")
+    assert rows(session, "SELECT * FROM db.tp") == [(2, "y")]
+    with pytest.raises(PaimonError, match="id is not a partition column"):
+        session.sql("TRUNCATE TABLE db.tp PARTITION (id = 2)")
+    session.sql("CREATE TABLE db.np (id INT)")
+    session.sql("INSERT INTO db.np VALUES (1)")
+    with pytest.raises(PaimonError, match="not a partition column"):
+        session.sql("TRUNCATE TABLE db.np PARTITION (id = 1)")
+    assert rows(session, "SELECT * FROM db.np") == [(1,)]
+
 def test_merge_into_all_clause_kinds(session, t):
     session.sql("CREATE TABLE db.s (id BIGINT, name STRING, v DOUBLE, dt STRING, op STRING) "
                 "TBLPROPERTIES ('primary-key' = 'id,dt', 'bucket' = '1')")

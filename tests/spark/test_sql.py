@@ -168,3 +168,11 @@ def test_append_insert_by_spark_parquet_writer(session):
     with pytest.raises(PaimonError, match="column 'id' is NOT NULL"):
         session.sql("INSERT INTO a VALUES (NULL, 'n', 1, 'p')")
     assert t.snapshot_manager.latest_id() == 2
+
+
+def test_connect_takes_catalog_options(spark, warehouse):
+    import paimon_sql
+    s = paimon_sql.connect(warehouse, spark=spark, catalog_options={"metastore": "filesystem", "s3.region": "x"})
+    assert s.catalog_options["s3.region"] == "x"
+    with pytest.raises(PaimonError, match="metastore"):
+        paimon_sql.connect(warehouse, spark=spark, catalog_options={"metastore": "jdbc"})

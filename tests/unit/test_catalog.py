@@ -66,3 +66,11 @@ def test_bad_table_definitions_create_nothing(catalog, kwargs, match):
     with pytest.raises((SchemaError, InvalidOptionError), match=match):
         catalog.create_table_from_arrow("db.bad", SCHEMA, **kwargs)
     assert not catalog.table_exists("db.bad")
+
+
+def test_a_metastore_we_cannot_serve_is_refused(tmp_path):
+    from paimon_sql.catalog import load_catalog
+    from paimon_sql.exceptions import InvalidOptionError
+    with pytest.raises(InvalidOptionError, match="'metastore' = 'hive' is not supported"):
+        load_catalog(str(tmp_path), {"metastore": "hive"})
+    assert load_catalog(str(tmp_path), {"metastore": "filesystem"}).list_databases() == []
