@@ -296,7 +296,7 @@ def read_records(data: bytes, record_type: str, name: str = "") -> list:
     _, cls = _RECORD_TYPES[record_type]
     try:
         return [cls.from_avro(r) for r in fastavro.reader(io.BytesIO(data))]
-    except (ValueError, KeyError, TypeError, EOFError, StopIteration) as e:
+    except Exception as e:  # a damaged file fails in the decoder of its codec (zstd, ...) or in Avro's
         raise CorruptMetadataError(f"cannot read {record_type} file {name or ''}: {e}") from None
 
 

@@ -196,7 +196,19 @@ def _unknown_columns(names: List[str], ctx: _Context) -> Optional[str]:
     return f"names unknown column(s) {', '.join(missing)} (columns: {', '.join(ctx.columns)})" if missing else None
 
 
-_RULE_KINDS = {"range": Range.of, "one-of": OneOf.of, "codec": Codec.of,
+@dataclass(frozen=True)
+class Unsupported:
+    """An option paimon-sql cannot honour: any value is refused, never silently ignored."""
+
+    @staticmethod
+    def of(arg: str) -> "Unsupported":
+        return Unsupported()
+
+    def problem(self, value, ctx: _Context) -> Optional[str]:
+        return "is not supported by paimon-sql" if str(value).strip() else None
+
+
+_RULE_KINDS = {"range": Range.of, "one-of": OneOf.of, "codec": Codec.of, "unsupported": Unsupported.of,
                "column": lambda arg: Columns(False), "columns": lambda arg: Columns(True)}
 
 
@@ -212,7 +224,7 @@ class OptionSpec:
     key: str
     java_type: str
     default: Any  # already parsed; None when the option has no default
-    rule: Any = None  # Range | OneOf | Codec | Columns, or None
+    rule: Any = None  # Range | OneOf | Codec | Columns | Unsupported, or None
     note: str = ""  # said when the rule refuses a value (why a value Paimon knows is not ours)
 
     def parse(self, text: str) -> Any:

@@ -230,6 +230,17 @@ def test_cut_manifest_fails_naming_it(catalog):
         fresh(catalog).new_scan().to_arrow()
 
 
+def test_manifest_cut_inside_a_compressed_block_fails_naming_it(catalog):
+    t = three_files(catalog)
+    meta = t.manifest_list(t.snapshot_manager.latest().delta_manifest_list)[0]
+    path = t.paths.manifest_path(meta.file_name)
+    data = t.io.read_bytes(path)
+    with open(path, "wb") as f:  # the last bytes of its zstd block gone
+        f.write(data[:-20])
+    with pytest.raises(CorruptMetadataError, match=meta.file_name):
+        fresh(catalog).new_scan().to_arrow()
+
+
 def test_cut_or_missing_manifest_list_fails_naming_it(catalog):
     t = three_files(catalog)
     name = t.snapshot_manager.latest().base_manifest_list

@@ -49,6 +49,8 @@ def batch(ids):
     ({"merge-engine": "partial-update", "fields.value.sequence-group": "name,zz"},
      "'fields.value.sequence-group' names unknown column.s. zz"),
     ({"bucket": "2", "bucket-key": "nope"}, "'bucket-key' names unknown column.s. nope"),
+    ({"data-file.external-paths": "file:///elsewhere"},
+     "'data-file.external-paths' is not supported by paimon-sql.*inside the table directory"),
 ])
 def test_breaking_values_are_refused_at_create(catalog, options, match):
     with pytest.raises(InvalidOptionError, match=match):
