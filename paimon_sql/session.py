@@ -68,6 +68,7 @@ class Session:
         self.current_database = DEFAULT_DATABASE
         self._text = ""
         self.scan_reports = None  # a list while EXPLAIN collects what planning did
+        self.stand_ins: dict = {}  # zero-row relations queries are first planned over (sql/query.py)
         spark.dataSource.register(PaimonDataSource)
 
     # -- the public surface ------------------------------------------------------------------

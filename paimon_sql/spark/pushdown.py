@@ -59,15 +59,18 @@ def column_ids(df: DataFrame) -> Tuple[int, ...]:
     return tuple(a[0]["exprId"]["id"] for a in leaf["output"])
 
 
-def needs_of(df: DataFrame, stand_ins: Dict[str, Tuple[Tuple[int, ...], list]]) -> Dict[str, Needs]:
+def needs_of(df: DataFrame, stand_ins: Dict[str, Tuple[Tuple[int, ...], list]],
+             filters_possible: bool = True) -> Dict[str, Needs]:
     """Per stand-in (name → its column ids and the table's fields), what the query ``df`` needs:
     the columns its analyzed plan resolves (what the query must find when analyzed again over the
-    real scans), and the filters its optimized plan puts on it."""
+    real scans), and the filters its optimized plan puts on it. ``filters_possible`` False (the
+    query has no WHERE, HAVING, QUALIFY or join condition) spares the optimizer's run (~40 ms)."""
     qe = df._jdf.queryExecution()
     referenced: Set[int] = set()
     _walk(_tree(json.loads(qe.analyzed().toJSON())), None, False, referenced, [])
     instances: List[tuple] = []  # (output exprId → column, filter conjunct trees) per relation leaf
-    _walk(_tree(json.loads(qe.optimizedPlan().toJSON())), None, False, set(), instances)
+    if filters_possible:
+        _walk(_tree(json.loads(qe.optimizedPlan().toJSON())), None, False, set(), instances)
     by_first_id = {ids[0]: name for name, (ids, _) in stand_ins.items()}
     filters: Dict[str, List[Optional[P.Predicate]]] = {}
     for outputs, conds in instances:
