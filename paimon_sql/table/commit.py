@@ -95,7 +95,7 @@ class TableCommit:
         concurrent commit, the data stays committed and the compaction's files are dropped; a
         merge-on-write bucket is then compacted again, so the write becomes visible."""
         snapshot_id = None
-        redo: Dict[tuple, int] = {}  # merge-on-write buckets whose compaction must be redone
+        redo: set = set()  # (partition, bucket)s of merge-on-write whose compaction must be redone
         if overwrite is not None or any(m.has_data() for m in messages):
             snapshot_id = self._commit(kind, identifier,
                                        lambda latest: self._data_changes(messages, latest, overwrite, redo), messages)
@@ -169,13 +169,16 @@ class TableCommit:
 
     def _changes_since(self, base: Optional[int], latest: Optional[Snapshot], partition: bytes,
                        bucket: int) -> List[ManifestEntry]:
-        """The file changes other commits made to one bucket after snapshot ``base``."""
+        """The file changes other commits made to one bucket after snapshot ``base`` (a writer's own
+        earlier commits, under this commit user, are no news to it)."""
         if base is None or latest is None or latest.id <= base:
             return []
         sm = self.table.snapshot_manager
         out = []
         for sid in range(base + 1, latest.id + 1):
             snap = latest if sid == latest.id else sm.snapshot(sid)
+            if snap.commit_user == self.commit_user:
+                continue
             for meta in self.table.manifest_list(snap.delta_manifest_list):
                 out += [e for e in self.table.manifest_entries(meta.file_name)
                         if e.bucket == bucket and e.partition == partition]
@@ -205,7 +208,7 @@ class TableCommit:
         delete_files(self.table, [replace(m, new_files=[], changelog_files=[], index_changes=[])])
         m.compact_before, m.compact_after, m.compact_changelog, m.compact_index_changes = [], [], [], []
         if merge_on_write(self.table) and needs_level0_empty(self.table):
-            redo[(m.partition, m.bucket)] = m.total_buckets
+            redo.add((m.partition, m.bucket))
 
     def _check_upper_levels(self, m: CommitMessage, latest: Optional[Snapshot]) -> None:
         """Merge-on-write: a compaction looked up old rows in the bucket's upper levels and marked
