@@ -56,6 +56,9 @@ def table_reference(text: str) -> exp.Table:
     return parse(f"SELECT * FROM {text.strip()}").find(exp.Table)
 
 
+_RESET = re.compile(r"RESET\b\s*(.*)", re.I | re.S)
+
+
 def prepare(text: str) -> str:
     """The statement text the parser reads (positions in the AST refer to it): trimmed, without a
     final ``;``, system-table names quoted."""
@@ -65,6 +68,9 @@ def prepare(text: str) -> str:
 def parse(text: str) -> exp.Expression:
     """One statement → sqlglot AST."""
     prepared = prepare(text)
+    reset = _RESET.match(prepared)
+    if reset:  # Spark's RESET [key]: sqlglot reads no key with dashes; it is Spark's to run
+        return exp.Command(this="RESET", expression=exp.Literal.string(reset.group(1)))
     try:
         statements = sqlglot.parse(prepared, dialect=DIALECT, error_level=sqlglot.ErrorLevel.RAISE)
     except ParseError as e:

@@ -174,7 +174,30 @@ def _reference(session, node: exp.Table, ctes: set):
     if not node.db and (node.name.lower() in ctes or session.is_temp_view(node.name)):
         return None
     ref = resolve(session, node)
-    return None if ref is None else (ref, scan_options(node), node.name)
+    if ref is None:
+        return None
+    table = ref.table if isinstance(ref, SystemTable) and not ref.is_global else ref
+    options = session_options(session, table) if not isinstance(table, SystemTable) else {}
+    return ref, {**options, **scan_options(node)}, node.name
+
+
+SESSION_PREFIX = "spark.paimon."
+
+
+def session_options(session, table) -> dict:
+    """Paimon options set in Spark's session, as paimon-spark reads them: ``SET spark.paimon.<key>``
+    for every table (``<key>`` a Paimon option), ``SET spark.paimon.<db>.<table>.<key>`` for one;
+    the per-table form wins, a reference's own hint or ``AS OF`` wins over both."""
+    from paimon_sql.format.options import registry
+    settings = {k[len(SESSION_PREFIX):]: v for k, v in session.spark.conf.getAll.items()
+                if k.startswith(SESSION_PREFIX)}
+    if not settings:
+        return {}
+    db, name = table.name.split(".", 1) if "." in table.name else (session.current_database, table.name)
+    own = f"{db}.{name}.".lower()
+    known = registry()
+    return {**{k: v for k, v in settings.items() if k in known},
+            **{k[len(own):]: v for k, v in settings.items() if k.lower().startswith(own)}}
 
 
 # table-valued functions of Paimon's Spark integration → the option they set

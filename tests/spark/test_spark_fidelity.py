@@ -89,3 +89,24 @@ def test_char_columns_compare_as_in_spark(session):
     session.sql("CREATE TABLE db.c (a VARCHAR(3), b CHAR(4))")
     session.sql("INSERT INTO db.c VALUES ('x', 'ab')")
     assert result(session.sql("SELECT a, b FROM db.c WHERE b = 'ab'")) == [("x", "ab  ")]
+
+
+def test_session_options_as_paimon_spark_reads_them(session):
+    session.sql("CREATE DATABASE IF NOT EXISTS db")
+    session.sql("CREATE TABLE db.s (id INT)")
+    session.sql("INSERT INTO db.s VALUES (1)")
+    session.sql("INSERT INTO db.s VALUES (2)")
+    ids = lambda: sorted(r[0] for r in session.sql("SELECT id FROM db.s").collect())  # noqa: E731
+    try:
+        session.sql("SET `spark.paimon.scan.snapshot-id`=1")
+        assert ids() == [1]
+        session.sql("SET `spark.paimon.db.s.scan.snapshot-id`=2")  # the per-table form wins
+        assert ids() == [1, 2]
+        session.sql("RESET `spark.paimon.db.s.scan.snapshot-id`")
+        assert ids() == [1]
+        assert result(session.sql("SELECT id FROM db.s VERSION AS OF 2 ORDER BY id")) == [(1,), (2,)]
+    finally:
+        session.sql("RESET `spark.paimon.scan.snapshot-id`")
+        session.sql("RESET `spark.paimon.db.s.scan.snapshot-id`")
+    assert ids() == [1, 2]
+    session.sql("RESET spark.sql.caseSensitive")  # Spark's RESET, which sqlglot cannot read, is Spark's
