@@ -1,7 +1,12 @@
 """The ``paimon`` Spark data source (PySpark's Python data source API).
 
     spark.read.format("paimon").option("warehouse", W).load("db.t")
+    spark.read.format("paimon").load("/path/to/table")        # by location, as paimon-spark
     df.write.format("paimon").option("warehouse", W).mode("append" | "overwrite").save("db.t")
+    df.writeStream.format("paimon").option("checkpointLocation", C).start("/path/to/table")
+
+A table is named by ``db.t`` with option ``warehouse``, or by its location (a path with ``/``,
+a ``file:`` or ``s3://`` URI; ``s3.*`` options reach the store) without one.
 
 Reading: the driver plans the scan (splits); each split is one input partition, read on an
 executor by :class:`SplitReader` and handed to Spark as Arrow record batches. Table options
@@ -14,7 +19,9 @@ Writing: every task writes data files with :class:`TableWrite` and returns its c
 the driver commits them as ONE snapshot after all tasks succeeded, or deletes the files when the
 job aborts. An overwrite replaces the whole table (Spark's static mode), only the partitions of a
 ``paimon.overwrite-partition`` spec (JSON object), or — with ``partitionOverwriteMode=dynamic`` as
-in Spark — only the partitions written.
+in Spark — only the partitions written. A streaming write commits each micro-batch exactly once
+(:mod:`paimon_sql.spark.sink`). Creating a missing table, Spark's other save modes and writing by
+column name are the DataFrame API hooks' (:mod:`paimon_sql.spark.hooks`).
 """
 
 from __future__ import annotations
@@ -45,24 +52,46 @@ ROWKIND_NAME = "rowkind"  # the row kind as text, first column of $audit_log / $
 ROWKIND_COLUMN = "__paimon_rowkind"  # TINYINT +I/-U/+U/-D of each row, set by UPDATE/DELETE/MERGE
 
 
-_SOURCE_KEYS = ("warehouse", "path", "table", "branch")
+_SOURCE_KEYS = ("warehouse", "path", "table", "branch", "checkpointlocation")
+
+
+def is_location(name: str) -> bool:
+    """Whether ``name`` given to load()/save()/start() is a table's location rather than ``db.t``."""
+    return "/" in name or name.lower().startswith("file:")
+
+
+def store_options(options) -> dict:
+    """The ``s3.*`` options: how to reach the warehouse or table location (never table options)."""
+    return {k: v for k, v in options.items() if k.lower().startswith("s3.")}
+
+
+def locate_table(options):
+    """The table the options name, as it is stored: ``db.t`` in the ``warehouse``, or a location."""
+    from paimon_sql.catalog import load_catalog
+    from paimon_sql.table.table import table_at
+    warehouse = options.get("warehouse")
+    name = options.get("path") or options.get("table")
+    if not name:
+        raise PaimonError("the paimon data source needs a table: load('db.t') with option 'warehouse', "
+                          "or load('<table location>')")
+    if warehouse:
+        return load_catalog(warehouse, store_options(options)).get_table(name)
+    if not is_location(name):
+        raise PaimonError(f"'{name}' names a table of a warehouse: give option 'warehouse', or the table's "
+                          "location (a path or URI)")
+    return table_at(name, store_options(options))
 
 
 def load_table(options, travel: bool = True):
-    """The table the options name: on ``branch`` if given, with every other option that is not
-    the source's own (``paimon.*``, ``s3.*``, warehouse, path) as a dynamic table option; a batch
-    read travels to the snapshot ``scan.*`` options name (a stream starts there instead)."""
-    from paimon_sql.catalog import load_catalog
-    warehouse = options.get("warehouse")
-    name = options.get("path") or options.get("table")
-    if not warehouse or not name:
-        raise PaimonError("the paimon data source needs option 'warehouse' and a table: load('db.t')")
-    catalog_options = {k: v for k, v in options.items() if k.startswith("s3.")}
-    table = load_catalog(warehouse, catalog_options).get_table(name)
+    """The table the options name (:func:`locate_table`): on ``branch`` if given, with every other
+    option that is not the source's own (``paimon.*``, ``s3.*``, warehouse, path) as a dynamic
+    table option; a batch read travels to the snapshot ``scan.*`` options name (a stream starts
+    there instead)."""
+    table = locate_table(options)
     if options.get("branch") and options["branch"] != table.branch:
         table = table.switch_to_branch(options["branch"])
     dynamic = {k: v for k, v in options.items()
-               if k not in _SOURCE_KEYS and not k.startswith(("paimon.", "s3.")) and v is not None}
+               if k.lower() not in _SOURCE_KEYS and not k.lower().startswith(("paimon.", "s3.")) and v is not None}
     return table.travel(dynamic) if travel else table.copy(dynamic)
 
 
@@ -184,6 +213,13 @@ class PaimonDataSource(DataSource):
         dynamic = self.options.get("partitionOverwriteMode", "static").lower() == "dynamic"
         return PaimonWriter(merge_schema(self.table, schema), overwrite, json.loads(spec) if spec else None, dynamic)
 
+    def streamWriter(self, schema, overwrite: bool):
+        """``overwrite``: Spark's complete output mode (each micro-batch replaces the table)."""
+        from paimon_sql.spark.sink import PaimonStreamWriter
+        from paimon_sql.spark.write import merge_schema
+        return PaimonStreamWriter(merge_schema(self.table, schema), overwrite, self.options.get("checkpointLocation"),
+                                  store_options(self.options))
+
 
 class _SplitPartition(InputPartition):
     def __init__(self, split):
@@ -224,8 +260,33 @@ class PaimonReader(DataSourceReader):
 
 
 class PaimonCommitMessage(WriterCommitMessage):
-    def __init__(self, messages):
+    def __init__(self, messages, query_id: Optional[str] = None):
         self.messages = messages
+        self.query_id = query_id  # a streaming write's query (its commit user is derived from it)
+
+
+def flat_messages(messages: List[Optional[PaimonCommitMessage]]) -> list:
+    """The table commit messages of every task (a failed task's is None)."""
+    return [m for msg in messages if msg is not None for m in msg.messages]
+
+
+def write_task(table, overwrite: bool, iterator: Iterator[pa.RecordBatch]) -> list:
+    """One task's rows written as data files (the planner's bucket column dropped, its row-kind
+    column as the rows' kinds); returns the commit messages, or deletes the files on failure."""
+    write = table.new_write(overwrite)
+    try:
+        for batch in iterator:
+            if BUCKET_COLUMN in batch.schema.names:
+                batch = batch.drop_columns([BUCKET_COLUMN])
+            kinds = None
+            if ROWKIND_COLUMN in batch.schema.names:
+                kinds = batch.column(ROWKIND_COLUMN).cast(pa.int8())
+                batch = batch.drop_columns([ROWKIND_COLUMN])
+            write.write_arrow(batch, row_kinds=kinds)
+        return write.prepare_commit()
+    except BaseException:
+        write.abort()
+        raise
 
 
 class PaimonWriter(DataSourceArrowWriter):
@@ -236,23 +297,10 @@ class PaimonWriter(DataSourceArrowWriter):
         self.dynamic = dynamic
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> PaimonCommitMessage:
-        write = self.table.new_write(self.overwrite)
-        try:
-            for batch in iterator:
-                if BUCKET_COLUMN in batch.schema.names:
-                    batch = batch.drop_columns([BUCKET_COLUMN])
-                kinds = None
-                if ROWKIND_COLUMN in batch.schema.names:
-                    kinds = batch.column(ROWKIND_COLUMN).cast(pa.int8())
-                    batch = batch.drop_columns([ROWKIND_COLUMN])
-                write.write_arrow(batch, row_kinds=kinds)
-            return PaimonCommitMessage(write.prepare_commit())
-        except BaseException:
-            write.abort()
-            raise
+        return PaimonCommitMessage(write_task(self.table, self.overwrite, iterator))
 
     def commit(self, messages: List[PaimonCommitMessage]) -> None:
-        flat = [m for msg in messages if msg is not None for m in msg.messages]
+        flat = flat_messages(messages)
         commit = self.table.new_commit()
         try:
             if self.overwrite:
@@ -265,5 +313,4 @@ class PaimonWriter(DataSourceArrowWriter):
             raise
 
     def abort(self, messages: List[PaimonCommitMessage]) -> None:
-        flat = [m for msg in messages if msg is not None for m in msg.messages]
-        self.table.new_commit().abort(flat)
+        self.table.new_commit().abort(flat_messages(messages))

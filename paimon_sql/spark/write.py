@@ -34,6 +34,7 @@ from paimon_sql.table.schema_change import AddColumn
 from paimon_sql.table.table import FileStoreTable
 
 MERGE_SCHEMA = "write.merge-schema"
+PLANNED = "paimon.planned"  # a write this module planned: the DataFrame API hooks pass it to Spark as it is
 EXPLICIT_CAST = "write.merge-schema.explicit-cast"
 
 
@@ -147,23 +148,62 @@ def _with_bucket(df: DataFrame, table) -> DataFrame:
     return df.mapInArrow(add_bucket, schema)
 
 
-def write_dataframe(df: DataFrame, table, warehouse: str, overwrite: bool = False,
+def distribute(df: DataFrame, table) -> DataFrame:
+    """``df`` brought to the tasks that may write it: each fixed bucket's rows to one task (with the
+    bucket column the writer drops), a dynamic-bucket table's rows by partition; append tables
+    without buckets as they are. Works on streaming DataFrames too."""
+    parts = [F.col(f"`{k}`") for k in table.schema.partition_keys]
+    if table.options.bucket > 0:
+        return _with_bucket(df, table).repartition(*parts, F.col(BUCKET_COLUMN))
+    if table.schema.is_primary_key_table:
+        return df.repartition(*parts) if parts else df.coalesce(1)
+    return df
+
+
+def location_options(table, warehouse: Optional[str]) -> dict:
+    """The ``paimon`` source's options naming ``table``: its warehouse, or (a table loaded by
+    location) none, and its branch."""
+    out = {"warehouse": warehouse} if warehouse else {}
+    if table.branch != MAIN_BRANCH:
+        out["branch"] = table.branch
+    return out
+
+
+def source_name(table, warehouse: Optional[str]) -> str:
+    """What ``save()``/``start()`` is given: ``db.t`` in a warehouse, else the table's location."""
+    return table.name if warehouse else table.path
+
+
+def write_dataframe(df: DataFrame, table, warehouse: Optional[str], overwrite: bool = False,
                     partition_spec: Optional[dict] = None, dynamic: bool = False, options: Optional[dict] = None):
-    """Write ``df`` (columns named and ordered as the table's) into ``table`` as one snapshot."""
+    """Write ``df`` (columns named and ordered as the table's) into ``table`` as one snapshot;
+    ``warehouse`` None: the table was loaded by its location."""
     if native_write.eligible(table) and ROWKIND_COLUMN not in df.columns:
         return native_write.write(df, table, overwrite, partition_spec, dynamic)
-    schema = table.schema
-    parts = [F.col(f"`{k}`") for k in schema.partition_keys]
-    if table.options.bucket > 0:
-        df = _with_bucket(df, table)
-        df = df.repartition(*parts, F.col(BUCKET_COLUMN))
-    elif schema.is_primary_key_table:
-        df = df.repartition(*parts) if parts else df.coalesce(1)
-    writer = df.write.format("paimon").option("warehouse", warehouse).options(**(options or {}))
+    writer = distribute(df, table).write.format("paimon").options(**(options or {}))
+    writer = writer.options(**location_options(table, warehouse)).option(PLANNED, "true")
     if partition_spec:
         writer = writer.option("paimon.overwrite-partition", json.dumps(partition_spec))
     if dynamic:
         writer = writer.option("partitionOverwriteMode", "dynamic")
-    if table.branch != MAIN_BRANCH:
-        writer = writer.option("branch", table.branch)
-    writer.mode("overwrite" if overwrite else "append").save(table.name)
+    writer.mode("overwrite" if overwrite else "append").save(source_name(table, warehouse))
+
+
+def by_name(df: DataFrame, table, case_sensitive: bool = False) -> DataFrame:
+    """``df``'s columns matched to the table's by name, as Spark's DataFrame writes to a v2 table
+    match them, and stored as its INSERT stores them (:func:`assign`). With ``write.merge-schema``
+    the caller added the data's new columns first; otherwise a column the table lacks fails, as
+    does a table column the data lacks."""
+    fold = (lambda n: n) if case_sensitive else str.lower
+    columns = {fold(f.name): f for f in df.schema.fields}
+    extra = sorted(set(columns) - {fold(n) for n in table.schema.field_names})
+    if extra:
+        raise SchemaError(f"[INCOMPATIBLE_DATA_FOR_TABLE.EXTRA_COLUMNS] Cannot write to {table.name}: unknown column(s) "
+                          f"{', '.join(columns[c].name for c in extra)} (set '{MERGE_SCHEMA}' = 'true' to add them)")
+    missing = [n for n in table.schema.field_names if fold(n) not in columns]
+    if missing:
+        raise SchemaError(f"[INCOMPATIBLE_DATA_FOR_TABLE.CANNOT_FIND_DATA] Cannot write to {table.name}: "
+                          f"the data has no column {', '.join(missing)}")
+    any_cast = option_enabled(table, MERGE_SCHEMA) and option_enabled(table, EXPLICIT_CAST)
+    return df.select(*[assign(F.col(f"`{columns[fold(f.name)].name}`"), columns[fold(f.name)].dataType, f, table.name,
+                              any_cast) for f in table.schema.fields])

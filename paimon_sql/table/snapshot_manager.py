@@ -62,6 +62,23 @@ class SnapshotManager:
         sid = self.latest_id()
         return None if sid is None else self.snapshot(sid)
 
+    def latest_of_user(self, user: str) -> Optional[Snapshot]:
+        """The newest snapshot ``user`` committed (Paimon's ``latestSnapshotOfUser``), searched from
+        the latest snapshot back: a writer that commits under a stable user resumes after the commit
+        identifier found there, so a commit it repeats (a replayed micro-batch) is recognised. A
+        snapshot expired meanwhile is passed over."""
+        latest = self.latest_id()
+        if latest is None:
+            return None
+        for sid in range(latest, (self.earliest_id() or 1) - 1, -1):
+            try:
+                snap = self.snapshot(sid)
+            except SnapshotNotFoundError:
+                continue
+            if snap.commit_user == user:
+                return snap
+        return None
+
     def snapshots(self) -> Iterator[Snapshot]:
         for sid in self.listed_ids():
             yield self.snapshot(sid)

@@ -7,12 +7,15 @@ It binds the schema, options, paths and managers together and hands out the thre
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from functools import cached_property, lru_cache
 from typing import List, Optional
+from urllib.parse import urlparse
 
 import pyarrow as pa
 
+from paimon_sql.exceptions import TableNotFoundError
 from paimon_sql.format import binary_row, manifest
 from paimon_sql.format.file_format import check_format
 from paimon_sql.format.schema import TableSchema
@@ -195,3 +198,43 @@ class FileStoreTable:
     def __repr__(self) -> str:
         branch = "" if self.branch == MAIN_BRANCH else f", branch {self.branch}"
         return f"FileStoreTable({self.name}, {self.path}{branch})"
+
+
+def table_at(path: str, options: Optional[dict] = None) -> FileStoreTable:
+    """The table stored at ``path`` (a directory, ``file:`` URI, or ``s3://`` URI with ``s3.*``
+    ``options``), without a catalog, as Paimon's FileStoreTableFactory loads a table by path."""
+    path = _local(path)
+    io = FileIO.for_path(path, options)
+    schema = SchemaManager(io, PathFactory(path, [], "parquet")).latest()
+    if schema is None:
+        raise TableNotFoundError(f"no Paimon table at {path} (it has no schema/schema-N file)")
+    return FileStoreTable(io, path, schema, name_of_path(path))
+
+
+def create_table_at(path: str, schema: TableSchema, options: Optional[dict] = None) -> FileStoreTable:
+    """A new table at ``path`` with ``schema`` (its first schema file); options a primary-key
+    merge engine cannot honour fail before anything is written."""
+    path = _local(path)
+    io = FileIO.for_path(path, options)
+    table = FileStoreTable(io, path, schema, name_of_path(path))
+    if schema.is_primary_key_table:
+        table.merge_function  # noqa: B018 - validates the merge engine's options
+    table.schema_manager.commit(schema)
+    return table
+
+
+def name_of_path(path: str) -> str:
+    """``db.t`` for a table at ``.../db.db/t`` (a warehouse's layout, as Paimon names a table
+    loaded by path), else the directory's name."""
+    parent, _, table = path.rstrip("/").rpartition("/")
+    database = parent.rpartition("/")[2]
+    return f"{database[:-3]}.{table}" if database.endswith(".db") and len(database) > 3 else table
+
+
+def _local(path: str) -> str:
+    """Local paths absolute and ``file:`` URIs as such paths (what Spark's own local writes and
+    reads expect, from any working directory); other URIs as they are."""
+    parsed = urlparse(path)
+    if parsed.scheme and parsed.scheme != "file":
+        return path.rstrip("/")
+    return os.path.abspath(parsed.path if parsed.scheme == "file" else path)
