@@ -74,7 +74,7 @@ def check_layout(table, options: dict, partition_by: Optional[List[str]] = None)
     if given["primary-key"] is not None and _keys(given["primary-key"]) != s.primary_keys:
         raise SchemaError(f"table {table.name} has primary key ({', '.join(s.primary_keys)}): option 'primary-key' "
                           f"= '{given['primary-key']}' cannot change it")
-    if given["bucket"] is not None and int(given["bucket"]) != table.options.bucket:
+    if given["bucket"] is not None and given["bucket"].strip() != str(table.options.bucket):
         raise SchemaError(f"table {table.name} has bucket {table.options.bucket}: option 'bucket' = "
                           f"'{given['bucket']}' cannot change it (ALTER TABLE, then rewrite the data)")
     parts = partition_keys(options, partition_by)
