@@ -50,6 +50,18 @@ def test_read_by_location_path_and_file_uri(api):
         spark.read.format("paimon").load("default.t")
 
 
+def test_write_and_read_by_location_on_s3(api, s3_server):
+    import pyarrow.fs as pafs
+    endpoint = s3_server["s3.endpoint"].split("//")[1]
+    pafs.S3FileSystem(access_key="test", secret_key="test", endpoint_override=endpoint, scheme="http",
+                      allow_bucket_creation=True).create_dir("frames")
+    location = "s3://frames/lake/db.db/t"
+    df = api.spark.createDataFrame([(1, "a"), (2, "b")], "id BIGINT, v STRING")
+    df.write.format("paimon").options(**s3_server).option("primary-key", "id").option("bucket", "1").save(location)
+    assert table_at(location, s3_server).schema.primary_keys == ["id"]
+    assert _rows(api.spark.read.format("paimon").options(**s3_server).load(location)) == [(1, "a"), (2, "b")]
+
+
 # -- df.write ... save -------------------------------------------------------------------------------
 
 def test_save_creates_a_table_at_a_location_and_honours_every_mode(api, tmp_path):
@@ -212,6 +224,12 @@ def test_stream_into_a_primary_key_table_of_the_warehouse(api, tmp_path):
     assert _rows(api.sql("SELECT id, v FROM kv")) == [(1, "A"), (2, "b")]
     assert [s.commit_identifier for s in table.snapshot_manager.snapshots() if s.commit_kind == "APPEND"] == [0, 1]
     stream = spark.readStream.schema("id BIGINT, v STRING").json(source)
+    counts = stream.groupBy("v").count()  # complete mode: each micro-batch replaces the table
+    query = counts.writeStream.format("paimon").outputMode("complete").option("checkpointLocation", checkpoint + "c") \
+        .trigger(availableNow=True).start(str(tmp_path / "counts"))
+    query.awaitTermination(120)
+    assert _read(spark, str(tmp_path / "counts")) == [("A", 1), ("a", 1), ("b", 1)]
+    assert {s.commit_kind for s in table_at(str(tmp_path / "counts")).snapshot_manager.snapshots()} == {"OVERWRITE"}
     with pytest.raises(PaimonError, match="not update"):
         stream.writeStream.format("paimon").outputMode("update").option("checkpointLocation", checkpoint + "2") \
             .toTable("kv")
