@@ -20,7 +20,7 @@ from paimon_sql import exceptions
 from paimon_sql.catalog import Identifier, load_catalog
 from paimon_sql.catalog.base import DEFAULT_DATABASE
 from paimon_sql.exceptions import PaimonError, SparkSqlError, TableNotFoundError, UnsupportedStatementError
-from paimon_sql.sql import execute, parse, query
+from paimon_sql.sql import cache, execute, parse, query, views
 from paimon_sql.systables import SystemTable
 
 _VIEW_NAME = re.compile(r"__paimon_(\w+)_\d+\b")  # a scan view of sql/query.py: its name's letters, digits, _
@@ -53,8 +53,40 @@ def connect(warehouse: Optional[str] = None, spark: Optional[SparkSession] = Non
     else:
         for k, v in conf.items():
             spark.conf.set(k, v)
-    return Session(spark, warehouse, {**{k: v for k, v in conf.items() if k.startswith("s3.")},
-                                      **(catalog_options or {})})
+    session = Session(spark, warehouse, {**{k: v for k, v in conf.items() if k.startswith("s3.")},
+                                         **(catalog_options or {})})
+    route(spark, session)
+    return session
+
+
+_SPARK_SQL, _SPARK_TABLE = SparkSession.sql, SparkSession.table
+
+
+def route(spark: SparkSession, session: Optional["Session"]) -> None:
+    """After ``connect()``, ``spark.sql(text)`` and ``spark.table(name)`` of that SparkSession read
+    and write Paimon tables as :meth:`Session.sql` does (there is no Spark catalog plugin written in
+    Python to do it); ``session`` None gives Spark its own methods back. Spark's errors stay Spark's
+    exceptions there, and a statement sqlglot cannot read goes to Spark as written."""
+    if session is None:
+        for name in ("sql", "table"):
+            spark.__dict__.pop(name, None)
+        return
+
+    def sql(sqlQuery: str, args=None, **kwargs) -> DataFrame:
+        if args or kwargs:  # parameter markers are Spark's to bind
+            return _SPARK_SQL(spark, sqlQuery, args, **kwargs)
+        try:
+            return session.sql(sqlQuery)
+        except parse.SqlSyntaxError:
+            return _SPARK_SQL(spark, sqlQuery)
+        except SparkSqlError as e:
+            raise (e.__cause__ or e) from None
+
+    def table(tableName: str) -> DataFrame:
+        text = f"SELECT * FROM {tableName}"
+        return session.sql(text) if views.reads_paimon(session, text) else _SPARK_TABLE(spark, tableName)
+
+    spark.sql, spark.table = sql, table
 
 
 class Session:
@@ -69,6 +101,8 @@ class Session:
         self._text = ""
         self.scan_reports = None  # a list while EXPLAIN collects what planning did
         self.stand_ins: dict = {}  # zero-row relations queries are first planned over (sql/query.py)
+        self.views: dict = {}  # temporary views over Paimon tables, by name (sql/views.py)
+        self.cached_tables: dict = {}  # CACHE TABLE of Paimon tables (sql/cache.py)
         spark.dataSource.register(PaimonDataSource)
 
     # -- the public surface ------------------------------------------------------------------
@@ -92,6 +126,7 @@ class Session:
         return [self.sql(stmt) for stmt in parse.split_statements(text)]
 
     def close(self) -> None:
+        route(self.spark, None)
         self.spark.stop()
 
     # -- services for the handlers -----------------------------------------------------------
@@ -104,7 +139,7 @@ class Session:
     @current_database.setter
     def current_database(self, name: str) -> None:
         if not self.spark.catalog.databaseExists(name):  # a warehouse database Spark has not seen yet
-            self.spark.sql(f"CREATE DATABASE IF NOT EXISTS `{name.replace('`', '``')}`")
+            self.spark_sql(f"CREATE DATABASE IF NOT EXISTS `{name.replace('`', '``')}`")
         self.spark.catalog.setCurrentDatabase(name)
 
     @property
@@ -113,7 +148,15 @@ class Session:
         return self._text
 
     def passthrough(self) -> DataFrame:
-        return self.spark.sql(self._text)
+        """The statement is Spark's: it runs as written, any Paimon table it reads spliced in."""
+        text = parse.prepare(self._text)
+        try:
+            tree = parse.parse(text)
+        except PaimonError:  # Spark reads more than sqlglot: Spark's answer, or its syntax error
+            return self.spark_sql(self._text)
+        expanded = views.expand(self, tree, text)
+        df = query.spliced_statement(self, parse.parse(expanded) if expanded != text else tree, expanded)
+        return self.spark_sql(self._text) if df is None else df
 
     def identifier(self, node: exp.Table) -> Identifier:
         return query.identifier_of(node, self.current_database)
@@ -175,15 +218,20 @@ class Session:
         return self.spark.createDataFrame(rows, schema)
 
     def query_dataframe(self, node: exp.Expression, text: Optional[str] = None) -> DataFrame:
-        """A query as a DataFrame. ``text``: the statement ``node`` was parsed from, which then goes
-        to Spark as written but for the Paimon references (:func:`query.spliced_dataframe`);
-        without it (a query inside another statement) the query is regenerated from the AST."""
-        if text is not None:
-            df = query.spliced_dataframe(self, node, parse.prepare(text))
-            if df is not None:
-                return df
-        rewritten = query.rewrite_tables(self, node.copy())
-        return self.spark.sql(rewritten.sql(dialect=parse.DIALECT))
+        """A query as a DataFrame. ``text``: the query as the user wrote it, which then goes to
+        Spark as written but for the Paimon references (:func:`query.spliced_dataframe`); without
+        it (a query the front layer built, as for UPDATE) sqlglot writes it from ``node``."""
+        text = parse.prepare(text if text is not None else node.sql(dialect=parse.DIALECT))
+        text = views.expand(self, parse.parse(text), text)
+        return query.spliced_dataframe(self, parse.parse(text), text)
+
+    def spark_sql(self, text: str) -> DataFrame:
+        """Spark's own ``spark.sql`` (``connect()`` routes the SparkSession's through :meth:`sql`)."""
+        return _SPARK_SQL(self.spark, text)
+
+    def cached_rows(self, table) -> Optional[DataFrame]:
+        """The rows of a table ``CACHE TABLE`` cached, when it is read at its latest snapshot."""
+        return cache.lookup(self, table) if self.cached_tables else None
 
     def scan_dataframe(self, table, columns, predicate, read_optimized: bool = False) -> DataFrame:
         from paimon_sql.spark.scan import scan_dataframe
@@ -191,8 +239,12 @@ class Session:
                               self.scan_reports, read_optimized)
 
     def write(self, df: DataFrame, table, overwrite: bool = False, partition_spec=None, dynamic: bool = False):
+        """Write ``df`` to ``table`` in one snapshot, with the Paimon options ``SET spark.paimon.*``
+        gives (:func:`query.session_options`) under the statement's own."""
         from paimon_sql.spark.write import write_dataframe
-        write_dataframe(df, table, self.warehouse, overwrite, partition_spec, dynamic, self.catalog_options)
+        table = table.copy({**query.session_options(self, table), **table.dynamic_options})
+        write_dataframe(df, table, self.warehouse, overwrite, partition_spec, dynamic,
+                        {**self.catalog_options, **table.dynamic_options})
 
 
 def spark_error(e: BaseException, text: str = "") -> PaimonError:

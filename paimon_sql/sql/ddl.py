@@ -43,7 +43,7 @@ def _properties(node: exp.Create) -> Tuple[Dict[str, str], List[str], Optional[s
             comment = _literal_text(p.this)
         elif isinstance(p, exp.LikeProperty):
             like = p.this
-        elif isinstance(p, exp.Property):
+        elif isinstance(p, exp.Property) and p.args.get("value") is not None:  # LOCATION etc.: Spark's
             options[_literal_text(p.this)] = _literal_text(p.args["value"])
     return options, partitions, using, comment, like
 
@@ -98,7 +98,7 @@ def create(session, node: exp.Create):
             if exists:
                 return None
             raise PaimonError(f"table {ident} already exists")
-        df = session.query_dataframe(query)
+        df = session.query_dataframe(query, parse.query_text(parse.prepare(session.text), query))
         fields = [DataField(i, f.name, paimon_type_from_sql(f.dataType.simpleString()))
                   for i, f in enumerate(df.schema.fields)]
         table = session.catalog.create_table(ident, TableSchema.create(fields, partitions, [], options, comment))

@@ -32,6 +32,7 @@ from paimon_sql.format import row_kind
 from paimon_sql.spark.source import ROWKIND_COLUMN
 from paimon_sql.spark.types import spark_type
 from paimon_sql.spark.write import EXPLICIT_CAST, MERGE_SCHEMA, add_columns, assign, option_enabled
+from paimon_sql.sql import parse
 from paimon_sql.table.read import FILE_COLUMN, POSITION_COLUMN
 from paimon_sql.table.row_delete import delete_messages, positions_of
 
@@ -134,7 +135,7 @@ def insert(session, node: exp.Insert):
     unknown = [k for k in spec if k not in table.schema.partition_keys]
     if unknown:
         raise SchemaError(f"PARTITION names non-partition column(s) of {table.name}: {', '.join(unknown)}")
-    source = session.query_dataframe(node.expression)
+    source = session.query_dataframe(node.expression, parse.query_text(parse.prepare(session.text), node.expression))
     expected = [n for n in table.schema.field_names if n not in spec]
     fold = _folder(session)
     if node.args.get("by_name"):

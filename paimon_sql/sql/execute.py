@@ -11,11 +11,26 @@ import re
 from sqlglot import exp
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.sql import alter, analyze, ddl, dml, merge_into, parse, query
+from paimon_sql.sql import alter, analyze, cache, ddl, dml, explain, merge_into, parse, query, views
 
 
 def _query(session, node):
     return session.query_dataframe(node, session.text)
+
+
+def _view_or(handler, kind: str, view_handler):
+    """Views (CREATE/DROP VIEW) go to :mod:`views`, other kinds to ``handler``."""
+    return lambda session, node: view_handler(session, node) if (node.args.get("kind") or "").upper() == kind \
+        else handler(session, node)
+
+
+def _create_view(session, node):
+    return views.create(session, node, parse.prepare(session.text))
+
+
+def _drop_view(session, node):
+    views.forget(session, node)
+    return session.passthrough()
 
 
 def _create(session, node):
@@ -75,35 +90,22 @@ def _command(session, node):
     if verb == "ALTER":
         return alter.alter_command(session, text)
     if verb == "EXPLAIN":
-        return _explain(session, text)
+        return explain.explain(session, text)
     if verb == "CALL":
         raise PaimonError(f"CALL {text.split('(')[0].strip()}: procedures are not available yet")
     return session.passthrough()
 
 
-def _explain(session, text: str):
-    """Spark's plan of the rewritten query, preceded by what planning pruned for each Paimon table."""
-    m = re.match(r"\s*(EXTENDED|FORMATTED|CODEGEN|COST)?\s*(.*)", text, re.I | re.S)
-    mode, inner = (m.group(1) or "").upper(), m.group(2)
-    session.scan_reports = []
-    try:
-        df = session.query_dataframe(parse.parse(inner), inner)
-        reports = session.scan_reports
-    finally:
-        session.scan_reports = None
-    lines = ["== Paimon scans =="] + [ln for r in reports for ln in r.lines()] + [""]
-    plan = df._jdf.queryExecution().toString() if mode == "EXTENDED" else \
-        df._jdf.queryExecution().executedPlan().toString()
-    return session.rows([(ln,) for ln in lines + plan.splitlines()], ["plan"])
-
-
 HANDLERS = {
     exp.Select: _query, exp.Union: _query, exp.Intersect: _query, exp.Except: _query, exp.Values: _query,
-    exp.Create: _create, exp.Drop: _drop, exp.Use: lambda s, n: ddl.use(s, n), exp.Describe: _describe,
+    exp.Create: _view_or(_create, "VIEW", _create_view), exp.Drop: _view_or(_drop, "VIEW", _drop_view),
+    exp.Use: lambda s, n: ddl.use(s, n), exp.Describe: _describe,
     exp.Insert: _insert, exp.Command: _command, exp.Alter: lambda s, n: alter.alter(s, n),
     exp.Analyze: lambda s, n: analyze.analyze(s, n),
     exp.Update: _ours(dml.update), exp.Delete: _ours(dml.delete), exp.Merge: _ours(merge_into.merge_into),
     exp.TruncateTable: _ours(dml.truncate, lambda n: n.expressions[0]),
+    exp.Cache: lambda s, n: cache.cache_table(s, n, parse.prepare(s.text)),
+    exp.Uncache: lambda s, n: cache.uncache_table(s, n), exp.Refresh: lambda s, n: cache.refresh_table(s, n),
 }
 
 

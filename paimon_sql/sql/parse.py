@@ -56,6 +56,25 @@ def table_reference(text: str) -> exp.Table:
     return parse(f"SELECT * FROM {text.strip()}").find(exp.Table)
 
 
+_QUERY_STARTS = {"SELECT", "WITH", "VALUES", "FROM", "TABLE", "L_PAREN"}
+
+
+def query_text(text: str, query: exp.Expression) -> str:
+    """The text of ``query``, the query that ends the statement ``text`` was parsed from (INSERT
+    ... <query>, CREATE VIEW ... AS <query>, CACHE TABLE ... AS <query>) as the user wrote it: it
+    starts at the first token from which the rest of ``text`` parses as that same query."""
+    want = query.sql(dialect=DIALECT)
+    for token in sqlglot.Dialect.get_or_raise(DIALECT).tokenize(text):
+        if token.token_type.name not in _QUERY_STARTS:
+            continue
+        try:
+            if sqlglot.parse_one(text[token.start:], dialect=DIALECT).sql(dialect=DIALECT) == want:
+                return text[token.start:]
+        except sqlglot.errors.SqlglotError:
+            continue
+    return want  # not found as written (never expected): the query as sqlglot writes it
+
+
 _RESET = re.compile(r"RESET\b\s*(.*)", re.I | re.S)
 
 

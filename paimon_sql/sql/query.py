@@ -1,11 +1,10 @@
-"""Queries: every table reference that names a Paimon table becomes a scan, then Spark runs the rest.
+"""Queries: Spark runs the user's text as written, each Paimon table reference spliced to a scan.
 
-For each reference the front layer works out, from the AST, the columns the query needs and the
-simple conjuncts of its WHERE on that table (``col <op> literal``, ``IN``, ``IS [NOT] NULL``),
-builds a pruned scan DataFrame, registers it under a unique temporary view name and rewrites the
-reference to that view (keeping the table's name as alias, so qualified columns still resolve).
-A pushed conjunct drops only rows the WHERE would drop (never under an outer join, see
-:func:`_pushed_filter`); Spark applies the full WHERE again.
+Each reference that names a Paimon table (a table, a branch ``t$branch_b``, a system table
+``t$files``, a table function ``paimon_incremental_query(...)``), with its hint and time travel,
+is replaced in the text by the name of a scan relation; no other byte of the statement changes.
+Which columns and filters each scan needs is Spark's answer (:mod:`paimon_sql.spark.pushdown`):
+the spliced text is planned once over zero-row stand-ins, then again over the pruned scans.
 
 Name resolution follows Spark: CTE names and temporary views shadow tables; anything not found
 in the warehouse (Spark's own tables, ``range(10)``) is left to Spark.
@@ -16,16 +15,13 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import re
-from decimal import Decimal
-from typing import List, Optional
 
+import sqlglot
 from sqlglot import exp
 
 from paimon_sql import systables
 from paimon_sql.catalog import Identifier
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.format import predicate as P
-from paimon_sql.format.types import AtomicType
 from paimon_sql.sql import parse
 from paimon_sql.systables import SystemTable
 
@@ -33,59 +29,98 @@ SYS_DATABASE = "sys"  # global system tables: sys.tables, sys.partitions, ...
 BRANCH_PREFIX = "branch_"  # t$branch_<name> reads a branch
 
 _VIEW_IDS = itertools.count()
-_COMPARE = {exp.EQ: "=", exp.NEQ: "!=", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
-_FLIP = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
 
 def spliced_dataframe(session, tree: exp.Expression, text: str):
-    """The query as Spark's DataFrame, its text handed to Spark as written except the spans of the
-    Paimon table references, each replaced by the name of a scan relation; None when a reference
-    cannot be spliced (a table function, a time travel by expression): then :func:`rewrite_tables`.
-
-    Which columns and filters each scan needs is Spark's answer (:mod:`paimon_sql.spark.pushdown`):
-    the spliced text is planned once over stand-ins, then again over the pruned scans. The scan
-    relations are dropped once Spark has analyzed the query, which holds their plans."""
+    """The query ``tree`` parsed from ``text`` as Spark's DataFrame: ``text`` handed to Spark as
+    written except the spans of the Paimon table references, each replaced by the name of a scan
+    relation. The relations are dropped once Spark has analyzed the query, which holds their plans."""
     from paimon_sql.spark import pushdown
+    refs = references(session, tree, text)
+    if not refs:
+        return session.spark_sql(text)
+    spliced = apply_edits(text, [edit for _, _, edit in refs])
+    fields = {view: ref.fields if isinstance(ref, SystemTable) else ref.schema.fields for view, ref, _ in refs}
+    planned = [(view, ref) for view, ref, _ in refs if not _cached(session, view, ref)]
+    try:
+        stand_ins = {}
+        for k, (view, _) in enumerate(planned):
+            df, ids = _stand_in(session, fields[view], k)
+            df.createOrReplaceTempView(view)
+            stand_ins[view] = (ids, fields[view])
+        if planned:
+            filters_possible = tree.find(exp.Where, exp.Having, exp.Qualify) is not None or \
+                any(j.args.get("on") is not None for j in tree.find_all(exp.Join))
+            needs = pushdown.needs_of(session.spark_sql(spliced), stand_ins, filters_possible)
+            for view, ref in planned:
+                _scan(session, ref, needs[view].columns or [fields[view][0].name], needs[view].predicate) \
+                    .createOrReplaceTempView(view)
+        return session.spark_sql(spliced)
+    finally:
+        _drop_relations(session, refs)
+
+
+def _drop_relations(session, refs) -> None:
+    catalog = session.spark._jsparkSession.sessionState().catalog()
+    for view, _, _ in refs:  # not spark.catalog.dropTempView, which uncaches the plan (CACHE TABLE)
+        catalog.dropTempView(view)
+
+
+def spliced_statement(session, tree: exp.Expression, text: str):
+    """Any other statement Spark runs (``INSERT INTO <spark table> SELECT ... FROM <paimon table>``,
+    ``CREATE TABLE ... USING parquet AS SELECT``, ``DESCRIBE QUERY``): its text as written, the
+    Paimon references spliced to full scans, which Spark prunes itself; None when it reads none."""
+    refs = references(session, tree, text)
+    if not refs:
+        return None
+    try:
+        for view, ref, _ in refs:
+            if not _cached(session, view, ref):
+                _scan(session, ref, None, None).createOrReplaceTempView(view)
+        return session.spark_sql(apply_edits(text, [edit for _, _, edit in refs]))
+    finally:
+        _drop_relations(session, refs)
+
+
+def references(session, tree: exp.Expression, text: str):
+    """The Paimon references of a query: (relation name, table or system table at the snapshot it
+    reads, (span in ``text``, replacement text)). A table read without time travel or hint is
+    kept as the catalog gave it, so a cached table (``CACHE TABLE``) is recognised."""
     ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
-    refs, edits = [], []
+    refs = []
     for node in tree.find_all(exp.Table):
         found = _reference(session, node, ctes)
         if found is None:
             continue
-        span = _span(text, node)
-        if span is None or isinstance(node.this, exp.Anonymous):
-            return None
         ref, options, name = found
+        (start, end), travel = _span(text, node)
+        if travel is not None:
+            options = {**options, **_travel_options(session, node, travel)}
         if isinstance(ref, SystemTable):
             if not ref.is_global:
                 ref.table = ref.table.travel(options)
-        else:
+        elif options:
             ref = ref.travel(options)
         view = f"__paimon_{re.sub(r'[^0-9A-Za-z_]', '_', name)}_{next(_VIEW_IDS)}"
         alias = "" if node.args.get("alias") else " AS `" + name.replace("`", "``") + "`"
-        refs.append((view, ref))
-        edits.append((span, view + alias))
-    if not refs:
-        return session.spark.sql(text)
-    spliced = _apply(text, edits)
-    spark = session.spark
-    fields = {view: ref.fields if isinstance(ref, SystemTable) else ref.schema.fields for view, ref in refs}
-    try:
-        stand_ins = {}
-        for k, (view, _) in enumerate(refs):
-            df, ids = _stand_in(session, fields[view], k)
-            df.createOrReplaceTempView(view)
-            stand_ins[view] = (ids, fields[view])
-        filters_possible = tree.find(exp.Where, exp.Having, exp.Qualify) is not None or \
-            any(j.args.get("on") is not None for j in tree.find_all(exp.Join))
-        needs = pushdown.needs_of(spark.sql(spliced), stand_ins, filters_possible)
-        for view, ref in refs:
-            _scan(session, ref, needs[view].columns or [fields[view][0].name], needs[view].predicate) \
-                .createOrReplaceTempView(view)
-        return spark.sql(spliced)
-    finally:
-        for view, _ in refs:
-            spark.catalog.dropTempView(view)
+        refs.append((view, ref, ((start, end), view + alias)))
+    return refs
+
+
+def plain_references(session, tree: exp.Expression) -> list:
+    """The references of a query that name Paimon tables (not table functions), as nodes."""
+    ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
+    return [node for node in tree.find_all(exp.Table)
+            if not isinstance(node.this, exp.Anonymous) and _reference(session, node, ctes) is not None]
+
+
+def _cached(session, view: str, ref) -> bool:
+    """Register the cached rows of a table read at its latest snapshot (``CACHE TABLE``) as the
+    relation; False when the table is not cached (then it is scanned)."""
+    df = session.cached_rows(ref) if not isinstance(ref, SystemTable) else None
+    if df is not None:
+        df.createOrReplaceTempView(view)
+    return df is not None
 
 
 def _stand_in(session, fields, k: int):
@@ -107,53 +142,84 @@ def _scan(session, ref, columns, predicate):
     return session.scan_dataframe(ref, columns, predicate)
 
 
-# after a reference: a hint comment, then time travel by a literal (both replaced with it)
-_TRAILER = re.compile(r"(\s*/\*\+.*?\*/)?(\s+(?:FOR\s+)?(?:SYSTEM_)?(?:VERSION|TIMESTAMP|TIME)\s+AS\s+OF\s+"
-                      r"(?:'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[0-9.]+))?", re.I | re.S)
+# after a reference: a hint comment, then time travel (all three replaced with the reference)
+_HINT = re.compile(r"\s*/\*\+.*?\*/", re.S)
+_AS_OF = re.compile(r"\s+(?:FOR\s+)?(?:SYSTEM_)?(VERSION|TIMESTAMP|TIME)\s+AS\s+OF\s+", re.I)
 
 
 def _span(text: str, node: exp.Table):
-    """(start, end) of a table reference in ``text``, with its hint and time travel; None if unknown."""
+    """((start, end) of a table reference in ``text`` with its hint and time travel, the time
+    travel's (kind, expression text) when it is not a literal, else None)."""
+    if isinstance(node.this, exp.Anonymous):  # a table function: its name, then its arguments
+        start = node.this.meta["start"]
+        return (start, _closing_paren(text, node.this.meta["end"] + 1)), None
     parts = node.parts
     if not parts or any("start" not in (p.meta or {}) for p in parts):
-        return None
+        raise PaimonError(f"cannot find table reference {node.sql(dialect=parse.DIALECT)} in the statement")
     start, end = parts[0].meta["start"], parts[-1].meta["end"] + 1
-    m = _TRAILER.match(text, end)
-    if node.args.get("version") is None:
-        return start, m.end(1) if m and m.group(1) else end
-    return (start, m.end(2)) if m and m.group(2) else None
+    hint = _HINT.match(text, end)
+    end = hint.end() if hint else end
+    version = node.args.get("version")
+    if version is None:
+        return (start, end), None
+    as_of = _AS_OF.match(text, end)
+    if as_of is None:
+        raise PaimonError(f"cannot find the time travel of {node.name} in the statement")
+    stop = _expression_end(text, as_of.end(), version.expression)
+    literal = isinstance(version.expression, exp.Literal)  # read by scan_options
+    return (start, stop), None if literal else (version.this.upper(), text[as_of.end():stop])
 
 
-def _apply(text: str, edits) -> str:
+def _closing_paren(text: str, i: int) -> int:
+    """The offset after the ``)`` that closes the ``(`` at or after ``i`` (literals skipped)."""
+    tokens = sqlglot.Dialect.get_or_raise(parse.DIALECT).tokenize(text[i:])
+    depth = 0
+    for t in tokens:
+        depth += {"(": 1, ")": -1}.get(t.text, 0) if t.token_type.name in ("L_PAREN", "R_PAREN") else 0
+        if depth == 0 and t.token_type.name == "R_PAREN":
+            return i + t.end + 1
+    raise PaimonError("unbalanced parentheses in a table function call")
+
+
+def _expression_end(text: str, start: int, expression: exp.Expression) -> int:
+    """Where the expression parsed as ``expression`` that starts at ``start`` ends: the longest run
+    of tokens that reads as that same expression (the AST holds no end offset)."""
+    want = expression.sql(dialect=parse.DIALECT)
+    tokens = sqlglot.Dialect.get_or_raise(parse.DIALECT).tokenize(text[start:])
+    best = None
+    for t in tokens[:64]:
+        fragment = text[start:start + t.end + 1]
+        try:
+            if sqlglot.parse_one(fragment, dialect=parse.DIALECT).sql(dialect=parse.DIALECT) == want:
+                best = start + t.end + 1
+        except sqlglot.errors.SqlglotError:
+            continue
+    if best is None:
+        raise PaimonError(f"cannot find the time travel expression {want} in the statement")
+    return best
+
+
+def _travel_options(session, node: exp.Table, travel) -> dict:
+    """Time travel by an expression (``TIMESTAMP AS OF current_timestamp() - INTERVAL 1 HOUR``):
+    Spark evaluates it, as Spark folds a time travel expression before reading."""
+    kind, expression = travel
+    value = session.spark_sql(f"SELECT {expression}").collect()[0][0]
+    if kind == "VERSION":
+        return {"scan.snapshot-id": str(value)} if isinstance(value, int) else {"scan.version": str(value)}
+    if isinstance(value, dt.datetime):
+        return {"scan.timestamp-millis": str(int(value.timestamp() * 1000))}
+    if isinstance(value, (int, float)):
+        return {"scan.timestamp-millis": str(int(value * 1000))}
+    return {"scan.timestamp": str(value)}
+
+
+def apply_edits(text: str, edits) -> str:
+    """``text`` with each ((start, end), replacement) of ``edits`` (spans that do not overlap) applied."""
     out, pos = [], 0
     for (start, end), replacement in sorted(edits):
         out += [text[pos:start], replacement]
         pos = end
     return "".join(out + [text[pos:]])
-
-
-def rewrite_tables(session, tree: exp.Expression) -> exp.Expression:
-    """Replace Paimon table references in ``tree`` (in place) by pruned scan views."""
-    ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
-    for node in list(tree.find_all(exp.Table)):
-        found = _reference(session, node, ctes)
-        if found is None:
-            continue
-        ref, options, name = found
-        if isinstance(ref, SystemTable):
-            if not ref.is_global:
-                ref.table = ref.table.travel(options)
-            fields = ref.fields
-            df = ref.to_dataframe(session, _needed_columns(tree, node, fields), _pushed_filter(node, fields))
-        else:
-            table = ref.travel(options)
-            fields = table.schema.fields
-            df = session.scan_dataframe(table, _needed_columns(tree, node, fields), _pushed_filter(node, fields))
-        view = f"__paimon_{re.sub(r'[^0-9A-Za-z_]', '_', name)}_{next(_VIEW_IDS)}"
-        df.createOrReplaceTempView(view)
-        alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name))
-        node.replace(exp.Table(this=exp.to_identifier(view), alias=alias))
-    return tree
 
 
 def _reference(session, node: exp.Table, ctes: set):
@@ -169,8 +235,8 @@ def _reference(session, node: exp.Table, ctes: set):
         if ref is None:
             raise PaimonError(f"{call.name}: table {args[0]} does not exist")
         return ref, {key: f"{args[1]},{args[2]}"}, target.name
-    if not node.name or isinstance(node.parent, (exp.Create, exp.Insert, exp.Drop, exp.Describe)):
-        return None
+    if isinstance(node.this, exp.Anonymous) or not node.name or node.find_ancestor(exp.Query) is None:
+        return None  # not read by a query: a statement's target (INSERT INTO s, DESCRIBE t, ...)
     if not node.db and (node.name.lower() in ctes or session.is_temp_view(node.name)):
         return None
     ref = resolve(session, node)
@@ -245,10 +311,10 @@ def scan_options(node: exp.Table) -> dict:
         if m:
             options.update(_OPTION_PAIR.findall(m.group(1)))
     version = node.args.get("version")
-    if version is not None:
+    if version is not None and isinstance(version.expression, exp.Literal):  # else: _travel_options
         value = version.expression
-        is_number = isinstance(value, exp.Literal) and not value.is_string
-        text = value.this if isinstance(value, exp.Literal) else value.sql(dialect="spark")
+        is_number = not value.is_string
+        text = value.this
         if version.this.upper() == "VERSION":
             options["scan.snapshot-id" if is_number else "scan.version"] = str(text)
         elif is_number:  # TIMESTAMP AS OF <epoch seconds>
@@ -256,99 +322,6 @@ def scan_options(node: exp.Table) -> dict:
         else:
             options["scan.timestamp"] = str(text)
     return options
-
-
-def _refers_to(column: exp.Column, node: exp.Table) -> bool:
-    qualifier = column.table
-    return not qualifier or qualifier.lower() in {node.alias_or_name.lower(), node.name.lower()}
-
-
-def _needed_columns(tree: exp.Expression, node: exp.Table, fields) -> Optional[List[str]]:
-    """Columns of ``fields`` the query mentions; None (all) when it selects ``*`` of this table."""
-    for star in tree.find_all(exp.Star):
-        parent = star.parent
-        if not isinstance(parent, exp.Column) or _refers_to(parent, node):
-            return None
-    names = [f.name for f in fields]
-    by_lower = {n.lower(): n for n in names}
-    wanted = {by_lower[c.name.lower()] for c in tree.find_all(exp.Column)
-              if c.name.lower() in by_lower and _refers_to(c, node)}
-    return [n for n in names if n in wanted] or names[:1]
-
-
-def _pushed_filter(node: exp.Table, fields) -> Optional[P.Predicate]:
-    """WHERE conjuncts on this table. None under an outer join: there a WHERE such as ``b.v IS NULL``
-    must see the NULL-extended rows that pruning ``b`` would create, so nothing is pushed."""
-    select = node.find_ancestor(exp.Select)
-    if select is None or select.args.get("where") is None:
-        return None
-    if any((j.side or "").upper() in ("LEFT", "RIGHT", "FULL") for j in select.args.get("joins") or []):
-        return None
-    single = len(list(select.find_all(exp.Table))) == 1
-    fields = {f.name.lower(): f for f in fields}
-    preds = [_to_predicate(c, node, fields, single) for c in _conjuncts(select.args["where"].this)]
-    return P.and_(*[p for p in preds if p is not None])
-
-
-def _conjuncts(e: exp.Expression) -> List[exp.Expression]:
-    if isinstance(e, exp.And):
-        return _conjuncts(e.left) + _conjuncts(e.right)
-    if isinstance(e, exp.Paren):
-        return _conjuncts(e.this)
-    return [e]
-
-
-def _column(e, node, fields, single):
-    if isinstance(e, exp.Column) and e.name.lower() in fields and (e.table and _refers_to(e, node) or
-                                                                    not e.table and single):
-        return fields[e.name.lower()]
-    return None
-
-
-def _literal(e: exp.Expression, field):
-    """The literal as a value comparable with the column's stats; None when unsure."""
-    t = field.type
-    if not isinstance(e, exp.Literal) or not isinstance(t, AtomicType):
-        return None
-    text = e.this
-    try:
-        if t.name in ("TINYINT", "SMALLINT", "INT", "BIGINT"):
-            return None if e.is_string else int(text)
-        if t.name in ("FLOAT", "DOUBLE"):
-            return None if e.is_string else float(text)
-        if t.name == "DECIMAL":
-            return None if e.is_string else Decimal(text)
-        if t.name in ("CHAR", "VARCHAR"):
-            return text if e.is_string else None
-        if t.name == "DATE" and e.is_string:
-            return dt.date.fromisoformat(text)
-    except ValueError:
-        return None
-    return None
-
-
-def _to_predicate(e: exp.Expression, node, fields, single) -> Optional[P.Predicate]:
-    if type(e) in _COMPARE:
-        op = _COMPARE[type(e)]
-        left, right = e.left, e.right
-        field = _column(left, node, fields, single)
-        if field is None:
-            field, left, right, op = _column(right, node, fields, single), right, left, _FLIP[op]
-        if field is None:
-            return None
-        value = _literal(right, field)
-        return None if value is None else P.Predicate(op, field.name, (value,))
-    if isinstance(e, exp.In) and not e.args.get("query"):
-        field = _column(e.this, node, fields, single)
-        values = [_literal(v, field) for v in e.expressions] if field else [None]
-        return None if any(v is None for v in values) else P.is_in(field.name, values)
-    if isinstance(e, exp.Is) and isinstance(e.expression, exp.Null):
-        field = _column(e.this, node, fields, single)
-        return None if field is None else P.is_null(field.name)
-    if isinstance(e, exp.Not):
-        inner = _to_predicate(e.this, node, fields, single)
-        return None if inner is None else P.not_(inner)
-    return None
 
 
 def identifier_of(node: exp.Table, current_database: str) -> Identifier:

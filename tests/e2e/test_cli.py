@@ -89,3 +89,19 @@ def test_quickstart_then_history_example_scripts(warehouse):
     assert [(e["order_id"], e["channel"]) for e in evolved] == [(1, None), (2, None), (3, None), (4, None),
                                                                 (5, "web")]
     assert [s["schema_id"] for s in schemas] == [0, 1]
+
+
+def test_views_cache_explain_example_script(warehouse):
+    """sql_examples/views_cache_explain.sql: temporary views, CACHE TABLE and EXPLAIN over Paimon tables."""
+    script = Path(__file__).resolve().parents[2] / "sql_examples" / "views_cache_explain.sql"
+    proc = run(warehouse, "-f", str(script), "--output", "json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    before, after, totals, cached, daily, plan, insert_plan, count = \
+        [json.loads(x) for x in proc.stdout.strip().splitlines()]
+    assert before == [{"purchases_before": 2}] and after == [{"purchases_after": 3}]
+    assert totals == [{"day": "2024-06-01", "total": 10.0}, {"day": "2024-06-02", "total": 70.0}]
+    assert cached == [{"id": 1, "amount": 11.0}]
+    assert daily == [{"dt": "2024-06-01", "n": 2}, {"dt": "2024-06-02", "n": 2}]
+    assert any("pushed filter: dt = '2024-06-02'" in p["plan"] for p in plan)
+    assert insert_plan[:2] == [{"plan": "== Paimon write =="}, {"plan": "write append to paimon table wrapped.events"}]
+    assert count == [{"rows_after_explain": 4}]

@@ -23,6 +23,7 @@ def session(spark, warehouse):
     import paimon_sql
     s = paimon_sql.connect(warehouse, spark=spark)
     yield s
+    paimon_sql.session.route(spark, None)  # spark.sql is Spark's again for tests without a session
     for view in s.temp_views():
         spark.catalog.dropTempView(view)
     spark.catalog.setCurrentDatabase("default")
