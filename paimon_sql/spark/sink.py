@@ -98,5 +98,5 @@ class PaimonStreamWriter(DataSourceStreamArrowWriter):
             io = FileIO.for_path(path, self.store_options)
             if io.exists(path):
                 return json.loads(io.read_text(path))["id"]
-        raise PaimonError(f"streaming write to {self.table.name}: cannot tell which query wrote micro-batch (no query "
-                          "id from its tasks or checkpoint), so a replay could not be recognised; nothing was committed")
+        raise PaimonError(f"streaming write to {self.table.name}: no query id from the tasks or the checkpoint, so "
+                          "a replayed micro-batch could not be recognised; nothing was committed")

@@ -196,10 +196,14 @@ def by_name(df: DataFrame, table, case_sensitive: bool = False) -> DataFrame:
     does a table column the data lacks."""
     fold = (lambda n: n) if case_sensitive else str.lower
     columns = {fold(f.name): f for f in df.schema.fields}
+    if len(columns) < len(df.schema.fields):
+        raise SchemaError(f"[INCOMPATIBLE_DATA_FOR_TABLE.AMBIGUOUS_COLUMN_NAME] Cannot write to {table.name}: "
+                          f"the data has columns of the same name ({', '.join(df.columns)})")
     extra = sorted(set(columns) - {fold(n) for n in table.schema.field_names})
     if extra:
-        raise SchemaError(f"[INCOMPATIBLE_DATA_FOR_TABLE.EXTRA_COLUMNS] Cannot write to {table.name}: unknown column(s) "
-                          f"{', '.join(columns[c].name for c in extra)} (set '{MERGE_SCHEMA}' = 'true' to add them)")
+        names = ", ".join(columns[c].name for c in extra)
+        raise SchemaError(f"[INCOMPATIBLE_DATA_FOR_TABLE.EXTRA_COLUMNS] Cannot write to {table.name}: unknown "
+                          f"column(s) {names} (set '{MERGE_SCHEMA}' = 'true' to add them)")
     missing = [n for n in table.schema.field_names if fold(n) not in columns]
     if missing:
         raise SchemaError(f"[INCOMPATIBLE_DATA_FOR_TABLE.CANNOT_FIND_DATA] Cannot write to {table.name}: "

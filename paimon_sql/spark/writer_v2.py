@@ -17,7 +17,7 @@ fails is dropped again.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import Dict, Optional
 
 import pyarrow as pa
 from pyspark.sql import Column, DataFrame
@@ -112,7 +112,7 @@ class PaimonWriterV2:
         self._spark_writer = spark_writer  # PySpark's writeTo, for another provider
         self._options: Dict[str, str] = {}
         self._properties: Dict[str, str] = {}
-        self._partitions: List[str] = []
+        self._partitions: list = []
         self._calls: list = []  # what was set, to hand to PySpark's writer if using() says so
         self._cluster = False
 
@@ -142,7 +142,7 @@ class PaimonWriterV2:
         return self._record("tableProperty", property, value)
 
     def partitionedBy(self, col, *cols) -> "PaimonWriterV2":  # noqa: N802 - PySpark's name
-        self._partitions = [_column_name(c) for c in (col, *cols)]
+        self._partitions = [col, *cols]  # named when the table is made (PySpark's writer may take them)
         return self._record("partitionedBy", col, *cols)
 
     def clusterBy(self, col, *cols) -> "PaimonWriterV2":  # noqa: N802 - PySpark's name
@@ -187,7 +187,7 @@ class PaimonWriterV2:
 
     def _schema(self):
         self._refuse_unsupported()
-        return new_schema(self._df, {**self._options, **self._properties}, self._partitions)
+        return new_schema(self._df, {**self._options, **self._properties}, [_column_name(c) for c in self._partitions])
 
     def _existing(self):
         table = self._target.find()

@@ -155,6 +155,8 @@ def test_write_to_replace_and_what_is_not_ours(api):
     assert _rows(api.sql("SELECT * FROM r")) == [("x", 2.5), ("y", 1.0)]
     with pytest.raises(PaimonError, match="clusterBy"):
         spark.createDataFrame([(1,)], "a INT").writeTo("c").clusterBy("a").create()
+    assert type(spark.range(1).writeTo("c")).__name__ == "PaimonWriterV2"
+    assert type(spark.range(1).writeTo("c").option("k", "v").using("parquet")).__name__ == "DataFrameWriterV2"
     assert type(spark.range(1).writeTo("nodb.t")).__name__ == "DataFrameWriterV2"  # no such warehouse database
 
 
