@@ -86,6 +86,16 @@ class Catalog(ABC):
     @abstractmethod
     def rename_table(self, source, target): ...
 
+    @abstractmethod
+    def replace_table(self, identifier, schema: TableSchema): ...
+
+    def database_properties(self, name: str) -> dict:
+        """A database's properties (``comment``, ``owner`` and any others ALTER DATABASE set)."""
+        return {}
+
+    def alter_database(self, name: str, properties: dict) -> None:
+        raise NotImplementedError(f"{type(self).__name__} cannot store database properties")
+
     def database_exists(self, name: str) -> bool:
         return name in self.list_databases()
 

@@ -3,10 +3,16 @@
 ``<warehouse>/<db>.db/`` is a database, ``<warehouse>/<db>.db/<table>/`` a table; a directory
 is a table when it has ``schema/`` files. Nothing else keeps state, so any process (a Spark
 executor, pypaimon, Java Paimon) pointed at the same warehouse sees the same catalog.
+
+Java's filesystem catalog stores no database properties; ours keeps those ALTER DATABASE sets in
+``<db>.db/.properties.json``, a file no table name can clash with (names never start with '.')
+and which other readers, listing only directories, pass over.
 """
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
 from typing import List, Optional
 
 from paimon_sql.catalog.base import Catalog, Identifier
@@ -25,6 +31,7 @@ from paimon_sql.table.schema_manager import SchemaManager
 from paimon_sql.table.table import FileStoreTable
 
 DB_SUFFIX = ".db"
+PROPERTIES_FILE = ".properties.json"
 
 
 class FileSystemCatalog(Catalog):
@@ -69,6 +76,17 @@ class FileSystemCatalog(Catalog):
             raise DatabaseNotEmptyError(f"database {name} is not empty ({len(tables)} table(s)); use CASCADE")
         self.io.delete(self.database_path(name))
 
+    def database_properties(self, name: str) -> dict:
+        self._require_database(name)
+        path = f"{self.database_path(name)}/{PROPERTIES_FILE}"
+        return json.loads(self.io.read_text(path)) if self.io.exists(path) else {}
+
+    def alter_database(self, name: str, properties: dict) -> None:
+        """Set (add or overwrite) properties of a database."""
+        merged = {**self.database_properties(name), **properties}
+        self.io.write_bytes(f"{self.database_path(name)}/{PROPERTIES_FILE}",
+                            json.dumps(merged, indent=2, sort_keys=True).encode("utf-8"))
+
     def _require_database(self, name: str) -> None:
         if not self.database_exists(name):
             raise DatabaseNotFoundError(f"database {name} does not exist")
@@ -95,10 +113,15 @@ class FileSystemCatalog(Catalog):
             if ignore_if_exists:
                 return self.get_table(ident)
             raise TableAlreadyExistsError(f"table {ident} already exists")
+        table = self._checked(path, schema, ident)
+        SchemaManager(self.io, PathFactory(path, [], "parquet")).commit(schema)
+        return table
+
+    def _checked(self, path: str, schema: TableSchema, ident: Identifier) -> FileStoreTable:
+        """The table ``schema`` makes, or the error of an option it cannot have, before any file is written."""
         table = FileStoreTable(self.io, path, schema, str(ident))
         if schema.is_primary_key_table:
             table.merge_function  # noqa: B018 - options a merge engine cannot honour fail here, not later
-        SchemaManager(self.io, PathFactory(path, [], "parquet")).commit(schema)
         return table
 
     def get_table(self, identifier) -> FileStoreTable:
@@ -118,6 +141,21 @@ class FileSystemCatalog(Catalog):
                 return
             raise TableNotFoundError(f"table {ident} does not exist")
         self.io.delete(self.table_path(ident))
+
+    def replace_table(self, identifier, schema: TableSchema) -> FileStoreTable:
+        """CREATE OR REPLACE of an existing table, as Paimon's ``replaceTable``: its files are
+        truncated (one OVERWRITE snapshot) and ``schema`` committed as its next schema, at the same
+        location, so older snapshots, tags and branches stay readable by time travel. A change of
+        partition keys cannot be done in place: the table is dropped and created anew."""
+        table = self.get_table(identifier)
+        self._checked(table.path, schema, self._ident(identifier))
+        if schema.partition_keys != table.schema.partition_keys:
+            self.drop_table(identifier)
+            return self.create_table(identifier, schema)
+        if table.snapshot_manager.latest() is not None:
+            table.new_commit().overwrite([])
+        table.schema_manager.commit(replace(schema, id=table.schema_manager.latest().id + 1))
+        return self.get_table(identifier)
 
     def rename_table(self, source, target):
         src, dst = self._ident(source), self._ident(target)

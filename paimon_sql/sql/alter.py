@@ -1,23 +1,25 @@
-"""ALTER TABLE on Paimon tables: schema evolution, options, renames, and tags.
+"""ALTER TABLE on Paimon tables: schema evolution, options, renames, and tags; ALTER DATABASE.
 
 sqlglot parses most forms into ``exp.Alter`` whose actions map one-to-one onto schema changes
 (a dispatch table by action type). The forms it leaves as raw commands — ``ALTER COLUMN c FIRST |
-AFTER x``, ``UNSET TBLPROPERTIES``, and Paimon's tag statements (``CREATE [OR REPLACE] TAG``,
-``REPLACE TAG``, ``DELETE TAG``, ``RENAME TAG``) — are matched by patterns. Every column or option
-change commits one new schema (``schema-(N+1)``); a failed change commits nothing.
+AFTER x``, ``ALTER COLUMN s.f TYPE | COMMENT | DROP NOT NULL`` on a nested field, ``UNSET
+TBLPROPERTIES``, Paimon's tag statements (``CREATE [OR REPLACE] TAG``, ``REPLACE TAG``, ``DELETE
+TAG``, ``RENAME TAG``) and ``ALTER DATABASE db SET DBPROPERTIES`` — are matched by patterns. A
+column is named by its path (``s.f``: field f of struct column s). Every column or option change
+commits one new schema (``schema-(N+1)``); a failed change commits nothing.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import List
+from typing import List, Tuple
 
 from sqlglot import exp
 
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.spark.types import paimon_type_from_sql
-from paimon_sql.sql import parse
+from paimon_sql.sql import parse, show
 from paimon_sql.sql.ddl import _columns, _literal_text
 from paimon_sql.table import schema_change as sc
 from paimon_sql.table.tag_manager import TagError
@@ -25,14 +27,30 @@ from paimon_sql.table.tag_manager import TagError
 # -- exp.Alter actions -> schema changes ------------------------------------------------------
 
 
+def column_path(node: exp.Expression) -> Tuple[str, ...]:
+    """The names a column reference spells (``s.f`` → ('s', 'f'))."""
+    if isinstance(node, exp.Dot):
+        return column_path(node.this) + column_path(node.expression)
+    if isinstance(node, exp.Column):
+        return tuple(p.name for p in node.parts)
+    return (node.name,)
+
+
+def _name(path: Tuple[str, ...]) -> sc.ColumnName:
+    return path if len(path) > 1 else path[0]
+
+
 def _add(action: exp.ColumnDef) -> List[sc.SchemaChange]:
-    (f,), _ = _columns(exp.Schema(expressions=[action]))
+    path = column_path(action.this)
+    leaf = action.copy()
+    leaf.set("this", exp.to_identifier(path[-1]))
+    (f,), _ = _columns(exp.Schema(expressions=[leaf]))
     pos = action.args.get("position")
     position = None
     if pos is not None:
         where = pos.args.get("position", "").upper()
         position = "FIRST" if where == "FIRST" else f"AFTER {pos.this.name}"
-    return [sc.AddColumn(f.name, f.type, f.description, position)]
+    return [sc.AddColumn(_name(path), f.type, f.description, position)]
 
 
 def _add_many(action: exp.Schema) -> List[sc.SchemaChange]:
@@ -40,7 +58,7 @@ def _add_many(action: exp.Schema) -> List[sc.SchemaChange]:
 
 
 def _rename_column(action: exp.RenameColumn) -> List[sc.SchemaChange]:
-    return [sc.RenameColumn(action.this.name, action.args["to"].name)]
+    return [sc.RenameColumn(_name(column_path(action.this)), action.args["to"].name)]
 
 
 def _drop(action: exp.Drop) -> List[sc.SchemaChange]:
@@ -48,17 +66,20 @@ def _drop(action: exp.Drop) -> List[sc.SchemaChange]:
         raise PaimonError(f"ALTER TABLE ... DROP {action.args.get('kind')} is not supported on Paimon tables")
     names = []
     for t in action.args.get("tables") or []:
-        names += [e.name for e in t.expressions] if isinstance(t, exp.Schema) else [t.name]
-    return [sc.DropColumn(n) for n in names]
+        names += [column_path(e) for e in t.expressions] if isinstance(t, exp.Schema) else [column_path(t)]
+    return [sc.DropColumn(_name(n)) for n in names]
 
 
 def _alter_column(action: exp.AlterColumn) -> List[sc.SchemaChange]:
-    name = action.this.name
+    name = _name(column_path(action.this))
     if action.args.get("dtype") is not None:
         return [sc.UpdateColumnType(name, paimon_type_from_sql(action.args["dtype"].sql("spark")))]
     if action.args.get("comment") is not None:
         return [sc.UpdateColumnComment(name, _literal_text(action.args["comment"]))]
-    raise PaimonError(f"ALTER COLUMN {name}: only TYPE, COMMENT, FIRST and AFTER are supported")
+    if action.args.get("allow_null") is not None:  # DROP NOT NULL / SET NOT NULL
+        return [sc.UpdateColumnNullability(name, bool(action.args["allow_null"]))]
+    raise PaimonError(f"ALTER COLUMN {sc.dotted(name)}: only TYPE, COMMENT, DROP NOT NULL, FIRST and AFTER "
+                      "are supported")
 
 
 def _set(action: exp.AlterSet) -> List[sc.SchemaChange]:
@@ -101,6 +122,8 @@ def alter(session, node: exp.Alter):
 # -- raw ALTER commands sqlglot does not model ------------------------------------------------
 
 _IDENT = r"`(?:[^`]|``)+`|[\w.\-]+"
+_PATH = r"(?:`(?:[^`]|``)+`|[\w\-]+)(?:\.(?:`(?:[^`]|``)+`|[\w\-]+))*"
+_COLUMN = rf"(?:ALTER|CHANGE)\s+(?:COLUMN\s+)?(?P<col>{_PATH})"
 _UNITS = {"DAY": "days", "HOUR": "hours", "MINUTE": "minutes", "SECOND": "seconds"}
 
 
@@ -142,9 +165,28 @@ def _rename_tag(session, table, m):
     table.tag_manager.rename(_unquote(m.group("old")), _unquote(m.group("new")))
 
 
+def _path_text(text: str) -> sc.ColumnName:
+    """A column path as written in a raw command (``s.f``, ```a b`.c``)."""
+    parts = [q.replace("``", "`") if q else p for q, p in re.findall(r"`((?:[^`]|``)+)`|([^.`\s]+)", text)]
+    return _name(tuple(parts))
+
+
 def _column_position(session, table, m):
     where = "FIRST" if m.group("first") else f"AFTER {_unquote(m.group('after'))}"
-    table.schema_manager.commit_changes([sc.UpdateColumnPosition(_unquote(m.group("col")), where)])
+    table.schema_manager.commit_changes([sc.UpdateColumnPosition(_path_text(m.group("col")), where)])
+
+
+def _nested_column(session, table, m):
+    """ALTER COLUMN <path> TYPE t | COMMENT 'c' | DROP NOT NULL | SET NOT NULL, which sqlglot reads
+    only for top-level columns."""
+    name = _path_text(m.group("col"))
+    if m.group("type"):
+        change = sc.UpdateColumnType(name, paimon_type_from_sql(m.group("type")))
+    elif m.group("comment"):
+        change = sc.UpdateColumnComment(name, show.string_literal(m.group("comment")))
+    else:
+        change = sc.UpdateColumnNullability(name, m.group("null").upper() == "DROP")
+    table.schema_manager.commit_changes([change])
 
 
 def _unset(session, table, m):
@@ -160,15 +202,42 @@ _COMMANDS = [
      _create_tag),
     (re.compile(r"DELETE\s+TAG(?P<ie>\s+IF\s+EXISTS)?\s+(?P<tags>`[^`]+`|[\w,.\-\s]+?)", re.I | re.S), _delete_tag),
     (re.compile(rf"RENAME\s+TAG\s+(?P<old>{_IDENT})\s+TO\s+(?P<new>{_IDENT})", re.I | re.S), _rename_tag),
-    (re.compile(rf"ALTER\s+(?:COLUMN\s+)?(?P<col>{_IDENT})\s+(?:(?P<first>FIRST)|AFTER\s+(?P<after>{_IDENT}))",
-                re.I | re.S), _column_position),
+    (re.compile(rf"{_COLUMN}\s+(?:(?P<first>FIRST)|AFTER\s+(?P<after>{_IDENT}))", re.I | re.S), _column_position),
+    (re.compile(rf"{_COLUMN}\s+(?:TYPE\s+(?P<type>.+)|COMMENT\s+(?P<comment>{show.STRING})"
+                r"|(?P<null>DROP|SET)\s+NOT\s+NULL)", re.I | re.S), _nested_column),
     (re.compile(r"UNSET\s+TBLPROPERTIES\s*(?:IF\s+EXISTS\s*)?\((?P<keys>.*)\)", re.I | re.S), _unset),
 ]
 _ALTER_TABLE = re.compile(rf"TABLE\s+({_IDENT})\s+(.*)", re.I | re.S)
 
 
+_ALTER_DATABASE = re.compile(rf"(?:DATABASE|SCHEMA|NAMESPACE)\s+(?P<db>{_IDENT})\s+SET\s+(?:DB)?PROPERTIES\s*"
+                             r"\((?P<props>.*)\)", re.I | re.S)
+_PROPERTY = re.compile(rf"({show.STRING}|[\w.\-]+)\s*=?\s*({show.STRING})")
+
+
+def _alter_database(session, m):
+    """ALTER DATABASE db SET DBPROPERTIES | PROPERTIES (...) of a warehouse database: the properties
+    are stored with it (reserved ones are refused as Spark refuses them); others are Spark's."""
+    db = session.database_name(_unquote(m.group("db")))
+    if db is None:
+        return session.passthrough()
+    props = {}
+    for key, value in _PROPERTY.findall(m.group("props")):
+        key = show.string_literal(key) if key[0] in "'\"" else key
+        error = show.reserved_property(key)
+        if error:
+            raise PaimonError(error)
+        props[key] = show.string_literal(value)
+    session.catalog.alter_database(db, props)
+    return None
+
+
 def alter_command(session, text: str):
-    """``ALTER TABLE t <rest>`` that sqlglot left as a raw command; Spark's when the table is not ours."""
+    """``ALTER TABLE t <rest>`` (and ALTER DATABASE) that sqlglot left as a raw command; Spark's
+    when the table or database is not ours."""
+    m = _ALTER_DATABASE.fullmatch(text.strip())
+    if m:
+        return _alter_database(session, m)
     m = _ALTER_TABLE.fullmatch(text.strip())
     if not m:
         return session.passthrough()

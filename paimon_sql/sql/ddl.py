@@ -1,27 +1,27 @@
-"""DDL and catalog statements on Paimon tables: CREATE/DROP DATABASE|TABLE, USE, DESCRIBE, SHOW.
+"""DDL on Paimon tables: CREATE/DROP DATABASE|TABLE, USE, SHOW CREATE TABLE.
 
 CREATE TABLE takes both forms: Flink's ``(..., PRIMARY KEY (a) NOT ENFORCED) PARTITIONED BY (dt)
 WITH ('k'='v')`` and Spark's ``... PARTITIONED BY (dt) TBLPROPERTIES ('primary-key'='a')``, plus
 CREATE TABLE AS SELECT and CREATE TABLE LIKE. ``USING <other format>`` is Spark's business and
-passes through unchanged. Options shown (DESCRIBE, SHOW CREATE TABLE, SHOW TBLPROPERTIES) have
-their secret values masked (:func:`redact`).
+passes through unchanged. CREATE OR REPLACE TABLE replaces a Paimon table as paimon-spark does
+(:meth:`FileSystemCatalog.replace_table`). Options shown by SHOW CREATE TABLE have their secret
+values masked (:func:`redact`); SHOW and DESCRIBE are :mod:`paimon_sql.sql.show`'s.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Dict, List, Optional, Tuple
 
 from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
-from paimon_sql.exceptions import PaimonError, SchemaError
+from paimon_sql.catalog.base import DEFAULT_DATABASE
+from paimon_sql.exceptions import DatabaseNotEmptyError, SchemaError, TableAlreadyExistsError
 from paimon_sql.format.options import redact
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.format.types import DataField
 from paimon_sql.spark.types import paimon_type_from_sql, spark_type
 from paimon_sql.sql import parse
-from paimon_sql.systables import SystemTable
 
 
 def _literal_text(e: exp.Expression) -> str:
@@ -85,7 +85,7 @@ def create(session, node: exp.Create):
     options, partitions, _, comment, like = _properties(node)
     target = node.this.this if isinstance(node.this, exp.Schema) else node.this
     ident = Identifier.parse(f"`{target.db or session.current_database}`.`{target.name}`")
-    exists = bool(node.args.get("exists"))
+    exists, replace = bool(node.args.get("exists")), bool(node.args.get("replace"))
     if like is not None:
         source = session.catalog.get_table(session.identifier(like))
         s = source.schema
@@ -93,39 +93,73 @@ def create(session, node: exp.Create):
         session.catalog.create_table(ident, schema, ignore_if_exists=exists)
         return None
     query = node.args.get("expression")
-    if query is not None:  # CREATE TABLE AS SELECT
-        if session.catalog.table_exists(ident):
-            if exists:
-                return None
-            raise PaimonError(f"table {ident} already exists")
-        df = session.query_dataframe(query, parse.query_text(parse.prepare(session.text), query))
-        fields = [DataField(i, f.name, paimon_type_from_sql(f.dataType.simpleString()))
-                  for i, f in enumerate(df.schema.fields)]
-        table = session.catalog.create_table(ident, TableSchema.create(fields, partitions, [], options, comment))
-        try:
-            session.write(df, table)
-        except BaseException:
-            session.catalog.drop_table(ident, ignore_if_not_exists=True)
-            raise
-        return None
+    if query is not None:
+        return _create_as_select(session, ident, query, (partitions, options, comment), exists, replace)
     if not isinstance(node.this, exp.Schema):
         raise SchemaError(f"CREATE TABLE {ident} needs a column list, AS SELECT or LIKE")
     fields, primary = _columns(node.this)
     schema = TableSchema.create(fields, partitions, primary, options, comment)
-    session.catalog.create_table(ident, schema, ignore_if_exists=exists)
+    if replace and session.catalog.table_exists(ident):
+        session.catalog.replace_table(ident, schema)
+    else:
+        session.catalog.create_table(ident, schema, ignore_if_exists=exists)
+    return None
+
+
+def _create_as_select(session, ident: Identifier, query: exp.Expression, layout, exists: bool, replace: bool):
+    """CREATE [OR REPLACE] TABLE ... AS SELECT: the query is analysed before the table is touched
+    (a query reading the table it replaces is read first), its rows written in one snapshot. A new
+    table whose write fails is dropped; a replaced one is left empty with its new schema, as
+    paimon-spark leaves it (its old rows stay readable by time travel)."""
+    partitions, options, comment = layout
+    existing = session.catalog.table_exists(ident)
+    if existing and not replace:
+        if exists:
+            return None
+        raise TableAlreadyExistsError(f"table {ident} already exists")
+    df = session.query_dataframe(query, parse.query_text(parse.prepare(session.text), query))
+    fields = [DataField(i, f.name, paimon_type_from_sql(f.dataType.simpleString()))
+              for i, f in enumerate(df.schema.fields)]
+    schema = TableSchema.create(fields, partitions, [], options, comment)
+    named = {((t.db or session.current_database).lower(), t.name.lower()) for t in query.find_all(exp.Table)}
+    if existing and (ident.database.lower(), ident.table.lower()) in named:
+        df = df.localCheckpoint()  # its rows before the table is emptied
+    table = session.catalog.replace_table(ident, schema) if existing else session.catalog.create_table(ident, schema)
+    try:
+        session.write(df, table)
+    except BaseException:
+        if not existing:
+            session.catalog.drop_table(ident, ignore_if_not_exists=True)
+        raise
     return None
 
 
 def drop(session, node: exp.Drop):
-    kind = (node.args.get("kind") or "").upper()
     exists = bool(node.args.get("exists"))
-    if kind in ("DATABASE", "SCHEMA"):
-        target = node.this or node.args["tables"][0]  # sqlglot keeps DROP DATABASE's name in tables
-        session.catalog.drop_database(target.name or target.db, ignore_if_not_exists=exists,
-                                      cascade=bool(node.args.get("cascade")))
-        return None
     for t in node.args.get("tables") or [node.this]:
         session.catalog.drop_table(session.identifier(t), ignore_if_not_exists=exists)
+    return None
+
+
+def drop_database(session, node: exp.Drop):
+    """DROP DATABASE [IF EXISTS] db [RESTRICT | CASCADE] of a warehouse database. Its objects are
+    the warehouse's tables and Spark's own in a database of the same name: CASCADE drops both, and
+    without it any object fails the drop as Spark's SCHEMA_NOT_EMPTY. Databases only Spark has, and
+    ``default`` (which Spark refuses to drop), are Spark's."""
+    target = node.this or node.args["tables"][0]  # sqlglot keeps DROP DATABASE's name in tables
+    name = target.name or target.db
+    db = session.database_name(name)
+    if db is None or db.lower() == DEFAULT_DATABASE:
+        return session.passthrough()
+    in_spark = session.spark.catalog.databaseExists(db)
+    spark_tables = [t.name for t in session.spark.catalog.listTables(db) if not t.isTemporary] if in_spark else []
+    cascade = bool(node.args.get("cascade"))
+    if not cascade and (spark_tables or session.catalog.list_tables(db)):
+        raise DatabaseNotEmptyError(f"[SCHEMA_NOT_EMPTY] Cannot drop a schema `{db}` because it contains objects. "
+                                    "Use DROP SCHEMA ... CASCADE to drop the schema and all its objects.")
+    session.catalog.drop_database(db, cascade=True)
+    if in_spark:
+        session.spark_sql(f"DROP DATABASE `{db.replace('`', '``')}`" + (" CASCADE" if cascade else ""))
     return None
 
 
@@ -137,23 +171,6 @@ def use(session, node: exp.Use):
         raise DatabaseNotFoundError(f"database {name} does not exist")
     session.current_database = name
     return None
-
-
-def describe(session, node: exp.Describe, ref):
-    """Columns of a table, branch (``t$branch_b``) or system table (``t$files``)."""
-    if isinstance(ref, SystemTable):  # its columns only
-        return session.rows([(f.name, spark_type(f.type) + ("" if f.type.nullable else " NOT NULL"), "")
-                             for f in ref.fields], ["col_name", "data_type", "comment"])
-    table = ref
-    s = table.schema
-    rows = [(f.name, spark_type(f.type) + ("" if f.type.nullable else " NOT NULL"), f.description or "")
-            for f in s.fields]
-    if (node.args.get("style") or "").upper() in ("EXTENDED", "FORMATTED"):
-        rows += [("", "", ""), ("# Paimon table", "", ""), ("Name", table.name, ""), ("Location", table.path, ""),
-                 ("Primary keys", ", ".join(s.primary_keys), ""), ("Partition keys", ", ".join(s.partition_keys), ""),
-                 ("Comment", s.comment or "", "")]
-        rows += [(f"Option {k}", v, "") for k, v in sorted(redact(s.options).items())]
-    return session.rows(rows, ["col_name", "data_type", "comment"])
 
 
 def show_create_table(session, table) -> str:
@@ -170,17 +187,3 @@ def show_create_table(session, table) -> str:
     if s.options:
         text += "\nWITH (\n" + ",\n".join(f"  '{k}' = '{v}'" for k, v in sorted(redact(s.options).items())) + "\n)"
     return text
-
-
-def show_tblproperties(session, text: str):
-    """``SHOW TBLPROPERTIES t [('key')]``: the table's options as (key, value) rows, as Spark prints
-    them; a table the warehouse does not have is Spark's."""
-    m = re.fullmatch(r"(?P<table>[^(]+?)\s*(?:\(\s*(?P<key>[^)]*?)\s*\))?\s*", text, re.S)
-    table = session.find_table(parse.table_reference(m.group("table"))) if m else None
-    if table is None:
-        return session.passthrough()
-    options = redact(table.schema.options)
-    key = (m.group("key") or "").strip("'\"`")
-    if key:
-        options = {key: options.get(key, f"Table {table.name} does not have property: {key}")}
-    return session.rows(sorted(options.items()), ["key", "value"])

@@ -29,10 +29,12 @@ from sqlglot import exp
 
 from paimon_sql.exceptions import PaimonError, SchemaError
 from paimon_sql.format import row_kind
+from paimon_sql.format.types import RowType
 from paimon_sql.spark.source import ROWKIND_COLUMN
 from paimon_sql.spark.types import spark_type
 from paimon_sql.spark.write import EXPLICIT_CAST, MERGE_SCHEMA, add_columns, assign, option_enabled
 from paimon_sql.sql import parse
+from paimon_sql.sql.alter import column_path
 from paimon_sql.table.read import FILE_COLUMN, POSITION_COLUMN
 from paimon_sql.table.row_delete import delete_messages, positions_of
 
@@ -196,10 +198,60 @@ def _rows_of(target: exp.Table, table, where, values: Dict[str, exp.Expression],
     return query.where(where.this.copy()) if where is not None else query
 
 
+def _file_assignment(tree: dict, path: Tuple[str, ...], value: exp.Expression) -> None:
+    """Put ``value`` at ``path`` of the assignment tree; one column assigned whole and by field, or
+    twice, fails as paimon-spark fails it."""
+    here = tree
+    for depth, name in enumerate(path):
+        so_far = ".".join(path[:depth + 1])
+        last = depth == len(path) - 1
+        if name in here and (last or isinstance(here[name], exp.Expression)):
+            kind = "Multiple" if last and isinstance(here[name], exp.Expression) else "Conflicting"
+            raise SchemaError(f"{kind} assignments for '{so_far}'")
+        if last:
+            here[name] = value
+        else:
+            here = here.setdefault(name, {})
+
+
+def _assigned_value(assigned, ref: exp.Expression, ftype, name: str) -> exp.Expression:
+    """A column's new value: as assigned, or — fields assigned — a ``named_struct`` of its fields,
+    the unassigned ones read from the row (as Spark aligns nested assignments)."""
+    if isinstance(assigned, exp.Expression):
+        return assigned.copy()
+    if not isinstance(ftype, RowType):
+        raise SchemaError(f"Updating nested fields is only supported for StructType but '{name}' is of type "
+                          f"{spark_type(ftype).lower()}")
+    unknown = [k for k in assigned if k not in {f.name for f in ftype.fields}]
+    if unknown:
+        raise SchemaError(f"[FIELD_NOT_FOUND] No such struct field `{unknown[0]}` in `{name}`")
+    args = []
+    for f in ftype.fields:
+        field_ref = exp.Dot(this=ref.copy(), expression=exp.to_identifier(f.name))
+        args += [exp.Literal.string(f.name),
+                 _assigned_value(assigned[f.name], field_ref, f.type, f"{name}.{f.name}") if f.name in assigned
+                 else field_ref]
+    return exp.Anonymous(this="named_struct", expressions=args)
+
+
+def assignments(table, target: exp.Table, node) -> Dict[str, exp.Expression]:
+    """UPDATE's SET as each changed top-level column's new value. ``SET s.f = v`` assigns field f of
+    struct column s (``t.s.f``, qualified by the table's name or alias, too)."""
+    qualifier = target.alias_or_name
+    tree: dict = {}
+    for eq in node.expressions:
+        path = column_path(eq.this)
+        if len(path) > 1 and path[0].lower() == qualifier.lower() and path[1] in table.schema.field_names:
+            path = path[1:]
+        _file_assignment(tree, path, eq.expression)
+    check_assignments(table, list(tree))
+    return {name: _assigned_value(v, exp.column(name, table=qualifier), table.schema.field(name).type, name)
+            for name, v in tree.items()}
+
+
 def update(session, node: exp.Update):
-    sets = {eq.this.name: eq.expression for eq in node.expressions}
     table = session.find_table(node.this)
-    check_assignments(table, list(sets))
+    sets = assignments(table, node.this, node)
     if not table.schema.is_primary_key_table:
         return change_append_rows(session, node.this, table, node.args.get("where"), sets)
     check_row_changes(table, {"UPDATE"})

@@ -11,7 +11,7 @@ import re
 from sqlglot import exp
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.sql import alter, analyze, cache, ddl, dml, explain, merge_into, parse, query, views
+from paimon_sql.sql import alter, analyze, cache, ddl, dml, explain, merge_into, parse, query, show, views
 
 
 def _query(session, node):
@@ -41,15 +41,17 @@ def _drop(session, node):
     """Databases are the warehouse's; a table is ours when the warehouse has it, else Spark's."""
     kind = (node.args.get("kind") or "").upper()
     if kind in ("DATABASE", "SCHEMA"):
-        return ddl.drop(session, node)
+        return ddl.drop_database(session, node)
     if kind == "TABLE" and any(session.find_table(t) for t in node.args.get("tables") or [node.this]):
         return ddl.drop(session, node)
     return session.passthrough()
 
 
 def _describe(session, node):
+    if (node.args.get("kind") or "").upper() in ("DATABASE", "SCHEMA", "NAMESPACE"):
+        return show.describe_database(session, node)
     ref = query.resolve(session, node.this) if node.this.name else None
-    return ddl.describe(session, node, ref) if ref is not None else session.passthrough()
+    return show.describe(session, node, ref) if ref is not None else session.passthrough()
 
 
 def _insert(session, node):
@@ -66,12 +68,8 @@ def _ours(handler, target_of=lambda node: node.this):
 _SHOW = [
     (re.compile(r"DATABASES|SCHEMAS", re.I), lambda s, m: s.rows([(d,) for d in s.catalog.list_databases()],
                                                                   ["namespace"])),
-    (re.compile(r"TABLES(?:\s+(?:IN|FROM)\s+`?(\w+)`?)?", re.I),
-     lambda s, m: s.rows([(m.group(1) or s.current_database, t, False)
-                          for t in s.catalog.list_tables(m.group(1) or s.current_database)],
-                         ["namespace", "tableName", "isTemporary"])),
+    *show.PATTERNS,
     (re.compile(r"TAGS\s+(.+)", re.I | re.S), lambda s, m: alter.show_tags(s, m.group(1))),
-    (re.compile(r"TBLPROPERTIES\s+(.+)", re.I | re.S), lambda s, m: ddl.show_tblproperties(s, m.group(1))),
     (re.compile(r"CREATE\s+TABLE\s+(.+)", re.I),
      lambda s, m: s.rows([(ddl.show_create_table(s, s.catalog.get_table(s.identifier_text(m.group(1)))),)],
                          ["createtab_stmt"])),

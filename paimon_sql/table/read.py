@@ -1,7 +1,8 @@
 """SplitReader: the rows of one split as an Arrow table.
 
 Files are read through their own schema (``_SCHEMA_ID``) and matched to the current one by field
-id, so renamed columns keep their data, dropped ones vanish and added ones read NULL. Append
+id, so renamed columns keep their data, dropped ones vanish and added ones read NULL — inside ROW
+columns too, whose fields are matched by id the same way (:func:`evolve`). Append
 files are concatenated. Primary-key files are read raw when their section has one file (only
 ``_VALUE_KIND`` +I/+U rows kept) and merged by the table's merge function when sections overlap. The
 scan's predicate is applied to the rows after merging (never before: an old version of a row
@@ -23,6 +24,7 @@ from paimon_sql.format.file_format import read_file
 from paimon_sql.format.manifest import DataFileMeta
 from paimon_sql.format.predicate import Predicate
 from paimon_sql.format.schema import KEY_PREFIX, SEQUENCE_NUMBER, VALUE_KIND
+from paimon_sql.format.types import ArrayType, AtomicType, DataType, MapType, RowType
 from paimon_sql.mergetree.interval_partition import sections
 from paimon_sql.table import file_skipping
 
@@ -176,11 +178,14 @@ class SplitReader:
             wanted.append((SEQUENCE_NUMBER, SEQUENCE_NUMBER, pa.field(SEQUENCE_NUMBER, pa.int64(), False)))
             wanted.append((VALUE_KIND, VALUE_KIND, pa.field(VALUE_KIND, pa.int8(), False)))
         keys = set(self.schema.trimmed_primary_keys) if with_system else set()
+        nested = {}  # columns whose ROW fields changed since the file was written: old type, new type
         for cur in self.read_fields:
             old = by_id.get(cur.id)
             # a key column's value equals its _KEY_ column: read that once
             source = (KEY_PREFIX + old.name if cur.name in keys else old.name) if old else None
             wanted.append((cur.name, source, cur.to_arrow()))
+            if old is not None and not isinstance(cur.type, AtomicType) and old.type != cur.type:
+                nested[cur.name] = (old.type, cur.type)
         file_cols = list(dict.fromkeys(c for _, c, _ in wanted if c is not None))
         path = self.file_path(split, f)
         vector = split.deletion_vector(f.file_name)
@@ -199,9 +204,38 @@ class SplitReader:
                 arrays.append(pa.nulls(data.num_rows, fld.type))
                 continue
             arr = data.column(col)
-            arrays.append(arr if arr.type.equals(fld.type) else arr.cast(fld.type))
+            if name in nested:
+                arrays.append(evolve(arr, *nested[name]))
+            else:
+                arrays.append(arr if arr.type.equals(fld.type) else arr.cast(fld.type))
         return pa.Table.from_arrays(arrays, schema=pa.schema([fld.with_nullable(True) if fld.nullable else fld
                                                               for _, _, fld in wanted]))
+
+
+def evolve(column, old: DataType, new: DataType):
+    """A file's column written as ``old`` read as ``new``: ROW fields matched by id (one the file
+    lacks reads NULL, a renamed one keeps its values, a dropped one vanishes), through ARRAY
+    elements and MAP values; other values cast (a widened type)."""
+    target = new.to_arrow()
+    if isinstance(column, pa.ChunkedArray):
+        return pa.chunked_array([evolve(c, old, new) for c in column.chunks], target)
+    if isinstance(old, RowType) and isinstance(new, RowType):
+        children = column.flatten()  # offset and parent NULLs applied
+        by_id = {f.id: (i, f) for i, f in enumerate(old.fields)}
+        out = [evolve(children[by_id[f.id][0]], by_id[f.id][1].type, f.type) if f.id in by_id
+               else pa.nulls(len(column), f.type.to_arrow()) for f in new.fields]
+        return pa.StructArray.from_arrays(out, fields=list(target), mask=column.is_null())
+    if isinstance(old, (ArrayType, MapType)) and type(new) is type(old):
+        offsets = column.offsets
+        start, end = offsets[0].as_py(), offsets[-1].as_py()
+        offsets, mask = pc.subtract(offsets, start), column.is_null()  # rebased: Arrow takes no sliced offsets
+        if isinstance(old, ArrayType):
+            values = evolve(column.values.slice(start, end - start), old.element, new.element)
+            return pa.ListArray.from_arrays(offsets, values, type=target, mask=mask)
+        keys = evolve(column.keys.slice(start, end - start), old.key, new.key)
+        items = evolve(column.items.slice(start, end - start), old.value, new.value)
+        return pa.MapArray.from_arrays(offsets, keys, items, type=target, mask=mask)
+    return column if column.type.equals(target) else column.cast(target)
 
 
 def _same(a: pa.ChunkedArray, b: pa.ChunkedArray) -> pa.Array:
