@@ -16,7 +16,7 @@ from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
 from paimon_sql.catalog.base import DEFAULT_DATABASE
-from paimon_sql.exceptions import DatabaseNotEmptyError, SchemaError, TableAlreadyExistsError
+from paimon_sql.exceptions import DatabaseNotEmptyError, PaimonError, SchemaError, TableAlreadyExistsError
 from paimon_sql.format.options import redact
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.format.types import DataField
@@ -48,9 +48,12 @@ def _properties(node: exp.Create) -> Tuple[Dict[str, str], List[str], Optional[s
     return options, partitions, using, comment, like
 
 
+_DATABASE_KINDS = ("DATABASE", "SCHEMA", "NAMESPACE")
+
+
 def is_paimon_create(node: exp.Create) -> bool:
     if (node.args.get("kind") or "").upper() != "TABLE":
-        return (node.args.get("kind") or "").upper() in ("DATABASE", "SCHEMA")
+        return (node.args.get("kind") or "").upper() in _DATABASE_KINDS
     using = _properties(node)[2]
     return using in (None, "paimon")
 
@@ -78,10 +81,8 @@ def _columns(schema: exp.Schema) -> Tuple[List[DataField], List[str]]:
 
 
 def create(session, node: exp.Create):
-    kind = (node.args.get("kind") or "").upper()
-    if kind in ("DATABASE", "SCHEMA"):
-        session.catalog.create_database(node.this.name, ignore_if_exists=bool(node.args.get("exists")))
-        return None
+    if (node.args.get("kind") or "").upper() in _DATABASE_KINDS:
+        return _create_database(session, node)
     options, partitions, _, comment, like = _properties(node)
     target = node.this.this if isinstance(node.this, exp.Schema) else node.this
     ident = Identifier.parse(f"`{target.db or session.current_database}`.`{target.name}`")
@@ -103,6 +104,23 @@ def create(session, node: exp.Create):
         session.catalog.replace_table(ident, schema)
     else:
         session.catalog.create_table(ident, schema, ignore_if_exists=exists)
+    return None
+
+
+def _create_database(session, node: exp.Create):
+    """CREATE DATABASE [IF NOT EXISTS] db [COMMENT 'c']: a warehouse database, its comment kept
+    with it (DESCRIBE DATABASE shows it). LOCATION is refused, as Paimon's filesystem catalog
+    refuses it: a database is always ``<warehouse>/<db>.db``."""
+    props = node.args.get("properties")
+    props = props.expressions if props else []
+    if any(isinstance(p, exp.LocationProperty) for p in props):
+        raise PaimonError(f"CREATE DATABASE {node.this.name}: a database of the filesystem catalog cannot have "
+                          "a LOCATION (it is <warehouse>/<db>.db)")
+    exists = session.catalog.database_exists(node.this.name)
+    session.catalog.create_database(node.this.name, ignore_if_exists=bool(node.args.get("exists")))
+    comments = [_literal_text(p.this) for p in props if isinstance(p, exp.SchemaCommentProperty)]
+    if comments and not exists:
+        session.catalog.alter_database(node.this.name, {"comment": comments[0]})
     return None
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import time
+from decimal import Decimal, InvalidOperation
 from typing import Callable, Dict, List, Optional, Tuple
 
 import pyarrow as pa
@@ -147,24 +148,25 @@ def _merged(spark_rows: List[tuple], ours: List[tuple]) -> List[tuple]:
     return own + [r for r in spark_rows if r[2]]
 
 
-def _listing(session, m, what: str, columns: str, row: Callable):
+def _listing(session, m, what: str, columns: str, extra: Callable = None):
+    """A database's listing: the warehouse's tables matching the pattern (each row ``namespace,
+    name, False`` and ``extra(table)`` when given) merged with Spark's."""
     name, db, in_spark = _database(session, m.group("db"))
     if db is None and not in_spark:
         return session.passthrough()
     pattern = string_literal(m.group("pattern")) if m.group("pattern") else None
-    ours = [row(session.catalog.get_table(f"`{db}`.`{t}`"))
-            for t in (session.catalog.list_tables(db) if db and what != "VIEWS" else []) if matches(pattern, t)]
+    names = [t for t in session.catalog.list_tables(db) if matches(pattern, t)] if db and what != "VIEWS" else []
+    ours = [(db, t, False) + ((extra(session.catalog.get_table(f"`{db}`.`{t}`")),) if extra else ()) for t in names]
     return _frame(session, _merged(_spark_listing(session, what, name, in_spark, pattern), ours), columns)
 
 
 def show_tables(session, m):
-    return _listing(session, m, "TABLES", "namespace STRING, tableName STRING, isTemporary BOOLEAN",
-                    lambda t: (t.name.rpartition(".")[0], t.name.rpartition(".")[2], False))
+    return _listing(session, m, "TABLES", "namespace STRING, tableName STRING, isTemporary BOOLEAN")
 
 
 def show_views(session, m):
     """The warehouse holds no views: Spark's of the same database, and the temporary ones."""
-    return _listing(session, m, "VIEWS", "namespace STRING, viewName STRING, isTemporary BOOLEAN", None)
+    return _listing(session, m, "VIEWS", "namespace STRING, viewName STRING, isTemporary BOOLEAN")
 
 
 def _information(table) -> str:
@@ -181,15 +183,16 @@ def show_table_extended(session, m):
     """SHOW TABLE EXTENDED [IN db] LIKE 'pattern' [PARTITION (...)]: with a partition, the pattern
     names one table and the row describes that partition."""
     if m.group("spec") is None:
-        return _listing(session, m, "TABLE EXTENDED", _EXTENDED_COLUMNS,
-                        lambda t: (t.name.rpartition(".")[0], t.name.rpartition(".")[2], False, _information(t)))
+        return _listing(session, m, "TABLE EXTENDED", _EXTENDED_COLUMNS, _information)
     name = string_literal(m.group("pattern"))
     ref = f"`{_unquote(m.group('db'))}`.`{name}`" if m.group("db") else f"`{name}`"
     table = session.find_table(parse.table_reference(ref))
     if table is None:
         return session.passthrough()
     values = _one_partition(table, m.group("spec"))
-    info = (f"Partition Values: [{', '.join(f'{k}={v}' for k, v in values)}]\n"
+    shown = ", ".join(f"{k}={table.paths.default_partition_name if v is None else partition_value_text(v)}"
+                      for k, v in values)
+    info = (f"Partition Values: [{shown}]\n"
             f"Location: {table.path}/{table.paths.partition_dir([v for _, v in values])}\n"
             f"Created Time: {_created(table)}\nLast Access: UNKNOWN\n")
     db, _, t = table.name.rpartition(".")
@@ -217,13 +220,19 @@ def show_columns(session, m):
     return _frame(session, [(n,) for n in table.schema.field_names], "col_name STRING")
 
 
+def _quoted(table) -> str:
+    """The table's name as Spark's errors quote it: `spark_catalog`.`db`.`t`."""
+    return ".".join(f"`{p}`" for p in (CATALOG, *table.name.rsplit(".", 1)))
+
+
 def _spec(table, text: str) -> Dict[str, str]:
     """``k = v, ...`` of a PARTITION clause as text values; a key must be a partition column."""
     spec = {}
     for key, value in re.findall(rf"({_IDENT})\s*=\s*({STRING}|[^,\s]+)", text):
         key = _unquote(key)
         if key not in table.schema.partition_keys:
-            raise SchemaError(f"{key} is not a valid partition column in table {CATALOG}.{table.name}")
+            raise SchemaError(f"[PARTITIONS_NOT_FOUND] The partition(s) `{key}` cannot be found in table "
+                              f"{_quoted(table)}.")
         spec[key] = string_literal(value) if value[0] in "'\"" else value
     return spec
 
@@ -240,10 +249,22 @@ def _partitions(table) -> List[List[Tuple[str, object]]]:
 def _selected(table, text: Optional[str]) -> List[List[Tuple[str, object]]]:
     if not table.schema.partition_keys:
         raise SchemaError(f"[INVALID_PARTITION_OPERATION.PARTITION_SCHEMA_IS_EMPTY] The partition command is "
-                          f"invalid. Table `{CATALOG}`.`{table.name.replace('.', '`.`')}` is not partitioned.")
+                          f"invalid. Table {_quoted(table)} is not partitioned.")
     spec = _spec(table, text) if text else {}
-    return [kv for kv in _partitions(table)
-            if all(v is not None and partition_value_text(v) == spec[k] for k, v in kv if k in spec)]
+    return [kv for kv in _partitions(table) if all(_is(v, spec[k]) for k, v in kv if k in spec)]
+
+
+def _is(value, text: str) -> bool:
+    """Whether a partition value is a spec's literal, compared as Spark compares them: as numbers
+    for a numeric column (``h = 01`` is h 1), as text otherwise."""
+    if value is None:
+        return False
+    if isinstance(value, (int, float, Decimal)) and not isinstance(value, bool):
+        try:
+            return Decimal(text) == Decimal(str(value))
+        except InvalidOperation:
+            return False
+    return partition_value_text(value) == text
 
 
 def _one_partition(table, text: str) -> List[Tuple[str, object]]:

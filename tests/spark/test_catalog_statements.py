@@ -111,6 +111,15 @@ def test_describe_column_statement(both):
 
 
 def test_describe_database_and_its_properties(both):
+    both.spark_sql("CREATE SCHEMA sc COMMENT 'a comment'")
+    both.sql("CREATE NAMESPACE pc COMMENT 'a comment'")
+    try:
+        spark, ours = both_ways(both, "DESCRIBE NAMESPACE {db}c")
+        assert dict(ours[1])["Comment"] == dict(spark[1])["Comment"] == "a comment"
+    finally:
+        both.spark_sql("DROP DATABASE sc")
+    with pytest.raises(PaimonError, match="cannot have a LOCATION"):
+        both.sql("CREATE DATABASE pl LOCATION '/tmp/elsewhere'")
     for db in ("s", "p"):
         both.sql(f"ALTER DATABASE {db} SET DBPROPERTIES ('b' = '2', 'a' = '1')")
         both.sql(f"ALTER SCHEMA {db} SET PROPERTIES ('c' = 'x y')")
@@ -149,9 +158,15 @@ def test_show_columns_and_tblproperties_as_spark(both):
 
 def test_show_partitions_as_spark(both):
     for text in ["SHOW PARTITIONS {db}.t", "SHOW PARTITIONS {db}.t PARTITION (dt = '2024-01-01')",
-                 "SHOW PARTITIONS {db}.t PARTITION (h = 2)", "SHOW PARTITIONS {db}.t PARTITION (h = 3)"]:
+                 "SHOW PARTITIONS {db}.t PARTITION (h = 02)", "SHOW PARTITIONS {db}.t PARTITION (h = 3)"]:
         spark, ours = both_ways(both, text)
         assert ours == spark, text
+    errors = []
+    for db in ("s", "p"):
+        with pytest.raises(PaimonError) as e:
+            both.sql(f"SHOW PARTITIONS {db}.t PARTITION (x = 1)")
+        errors.append(str(e.value).split(" SQLSTATE")[0].replace("`s`", "`p`"))
+    assert errors[0] == errors[1] and errors[0].startswith("[PARTITIONS_NOT_FOUND] The partition(s) `x`")
     with pytest.raises(PaimonError, match=r"^\[INVALID_PARTITION_OPERATION.PARTITION_SCHEMA_IS_EMPTY\] "
                                           r"The partition command is invalid. Table `spark_catalog`.`p`.`abc`"):
         both.sql("SHOW PARTITIONS p.abc")
