@@ -20,6 +20,7 @@ from paimon_sql import exceptions
 from paimon_sql.catalog import Identifier, load_catalog
 from paimon_sql.catalog.base import DEFAULT_DATABASE
 from paimon_sql.exceptions import PaimonError, SparkSqlError, TableNotFoundError, UnsupportedStatementError
+from paimon_sql.spark import hooks
 from paimon_sql.sql import cache, execute, parse, query, views
 from paimon_sql.systables import SystemTable
 
@@ -56,6 +57,7 @@ def connect(warehouse: Optional[str] = None, spark: Optional[SparkSession] = Non
     session = Session(spark, warehouse, {**{k: v for k, v in conf.items() if k.startswith("s3.")},
                                          **(catalog_options or {})})
     route(spark, session)
+    hooks.install(session)  # df.writeTo / save modes of the paimon source for this warehouse
     return session
 
 
@@ -116,17 +118,31 @@ class Session:
         """Run one statement; None when it has no rows to return (DDL, INSERT)."""
         self._text = text
         try:
-            return execute.execute(self, parse.parse(text))
+            try:
+                node = parse.parse(text)
+            except parse.SqlSyntaxError as error:
+                return self._spark_only(text, error)
+            return execute.execute(self, node)
         except PaimonError:
             raise
         except Exception as e:  # Spark's: analysis, and the jobs of statements that run one (INSERT)
             raise _unsupported(self, e, text) or spark_error(e, text) from e
+
+    def _spark_only(self, text: str, error: PaimonError) -> DataFrame:
+        """A statement sqlglot cannot read (``DESCRIBE QUERY ...``) is Spark's when Spark reads it;
+        when Spark cannot either, the syntax error is sqlglot's, which names the user's token."""
+        from pyspark.errors import ParseException
+        try:
+            return self.spark_sql(text)
+        except ParseException:
+            raise error from None
 
     def sql_script(self, text: str) -> List[DataFrame]:
         return [self.sql(stmt) for stmt in parse.split_statements(text)]
 
     def close(self) -> None:
         route(self.spark, None)
+        hooks.uninstall(self.spark)
         self.spark.stop()
 
     # -- services for the handlers -----------------------------------------------------------

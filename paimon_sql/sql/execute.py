@@ -89,9 +89,29 @@ def _command(session, node):
         return alter.alter_command(session, text)
     if verb == "EXPLAIN":
         return explain.explain(session, text)
+    if verb == "CREATE" and _DATABASE_PROPERTIES.search(text) and re.match(r"\s*(DATABASE|SCHEMA|NAMESPACE)\b",
+                                                                              text, re.I):
+        return _create_database_with_properties(session, text)
     if verb == "CALL":
         raise PaimonError(f"CALL {text.split('(')[0].strip()}: procedures are not available yet")
     return session.passthrough()
+
+
+_DATABASE_PROPERTIES = re.compile(r"\s+WITH\s+(?:DB)?PROPERTIES\s*(\((?:'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[^)'\"])*\))",
+                                  re.I | re.S)
+
+
+def _create_database_with_properties(session, text: str):
+    """CREATE DATABASE ... WITH DBPROPERTIES (...), which sqlglot keeps as a raw command: the
+    database as CREATE DATABASE without them makes it, then the properties as ALTER DATABASE sets
+    them (on a database it made, not on one IF NOT EXISTS found)."""
+    m = _DATABASE_PROPERTIES.search(text)
+    create = parse.parse("CREATE " + text[:m.start()] + text[m.end():])
+    existed = session.catalog.database_exists(create.this.name)
+    execute(session, create)
+    if not existed and session.catalog.database_exists(create.this.name):
+        alter.alter_command(session, f"DATABASE `{create.this.name}` SET DBPROPERTIES {m.group(1)}")
+    return None
 
 
 HANDLERS = {

@@ -84,12 +84,22 @@ def prepare(text: str) -> str:
     return quote_system_tables(text.strip().rstrip(";"))
 
 
+# DESCRIBE [TABLE] [EXTENDED|FORMATTED] t col, which sqlglot cannot read
+_DESCRIBE_COLUMN = re.compile(r"DESC(?:RIBE)?\s+(?:TABLE\s+)?(?:(?P<style>EXTENDED|FORMATTED)\s+)?"
+                              r"(?!(?:DATABASE|SCHEMA|NAMESPACE|FUNCTION|QUERY|CATALOG|EXTENDED|FORMATTED|TABLE)\b)"
+                              r"(?P<table>[\w$.`]+)\s+(?!PARTITION\b)(?P<column>[\w.`]+)", re.I)
+
+
 def parse(text: str) -> exp.Expression:
     """One statement → sqlglot AST."""
     prepared = prepare(text)
     reset = _RESET.match(prepared)
     if reset:  # Spark's RESET [key]: sqlglot reads no key with dashes; it is Spark's to run
         return exp.Command(this="RESET", expression=exp.Literal.string(reset.group(1)))
+    column = _DESCRIBE_COLUMN.fullmatch(prepared)
+    if column:
+        return exp.Describe(this=table_reference(column["table"]), style=(column["style"] or "").upper() or None,
+                            expressions=[parse(f"SELECT {column['column']}").expressions[0]])
     try:
         statements = sqlglot.parse(prepared, dialect=DIALECT, error_level=sqlglot.ErrorLevel.RAISE)
     except ParseError as e:

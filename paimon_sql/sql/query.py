@@ -39,7 +39,7 @@ def spliced_dataframe(session, tree: exp.Expression, text: str):
     refs = references(session, tree, text)
     if not refs:
         return session.spark_sql(text)
-    spliced = apply_edits(text, [edit for _, _, edit in refs])
+    spliced = apply_edits(text, [edit for _, _, edit in refs] + _column_edits(session, tree))
     fields = {view: ref.fields if isinstance(ref, SystemTable) else ref.schema.fields for view, ref, _ in refs}
     planned = [(view, ref) for view, ref, _ in refs if not _cached(session, view, ref)]
     try:
@@ -77,7 +77,7 @@ def spliced_statement(session, tree: exp.Expression, text: str):
         for view, ref, _ in refs:
             if not _cached(session, view, ref):
                 _scan(session, ref, None, None).createOrReplaceTempView(view)
-        return session.spark_sql(apply_edits(text, [edit for _, _, edit in refs]))
+        return session.spark_sql(apply_edits(text, [edit for _, _, edit in refs] + _column_edits(session, tree)))
     finally:
         _drop_relations(session, refs)
 
@@ -105,6 +105,22 @@ def references(session, tree: exp.Expression, text: str):
         alias = "" if node.args.get("alias") else " AS `" + name.replace("`", "``") + "`"
         refs.append((view, ref, ((start, end), view + alias)))
     return refs
+
+
+def _column_edits(session, tree: exp.Expression) -> list:
+    """Columns written ``db.t.c`` (or ``spark_catalog.db.t.c``) for a Paimon table read without an
+    alias: the relation spliced in is known by the table's name only, so the qualifier becomes
+    that name (Spark resolves such three-part names against the table it reads)."""
+    tables = {((t.db or session.current_database).lower(), t.name.lower())
+              for t in plain_references(session, tree) if not t.args.get("alias")}
+    edits = []
+    for c in tree.find_all(exp.Column):
+        if c.db and (not c.catalog or c.catalog.lower() == "spark_catalog") \
+                and (c.db.lower(), c.table.lower()) in tables:
+            parts = c.parts
+            start, end = parts[0].meta["start"], parts[-2].meta["end"] + 1
+            edits.append(((start, end), "`" + c.table.replace("`", "``") + "`"))
+    return edits
 
 
 def plain_references(session, tree: exp.Expression) -> list:

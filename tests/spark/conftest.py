@@ -24,6 +24,7 @@ def session(spark, warehouse):
     s = paimon_sql.connect(warehouse, spark=spark)
     yield s
     paimon_sql.session.route(spark, None)  # spark.sql is Spark's again for tests without a session
+    paimon_sql.session.hooks.uninstall(spark)
     for view in s.temp_views():
         spark.catalog.dropTempView(view)
     spark.catalog.setCurrentDatabase("default")

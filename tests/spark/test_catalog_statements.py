@@ -105,7 +105,6 @@ def test_describe_column_as_spark(both):
         _describe_column(both, "p.t", "st.a")
 
 
-@pytest.mark.xfail(strict=True, reason="sqlglot cannot parse DESCRIBE t col: parse.py must hand it over")
 def test_describe_column_statement(both):
     assert result(both.sql("DESCRIBE p.t name")) == result(both.spark_sql("DESCRIBE s.t name"))
 

@@ -24,7 +24,8 @@ def test_both_create_forms_make_the_same_table(session, ddl):
     assert t.schema.primary_keys == ["id", "dt"] and t.schema.partition_keys == ["dt"]
     assert t.schema.options["bucket"] == "2" and "primary-key" not in t.schema.options
     described = dict((r[0], r[1]) for r in rows(session, "DESCRIBE EXTENDED db.t"))
-    assert described["id"] == "BIGINT NOT NULL" and described["Primary keys"] == "id, dt"
+    assert described["id"] == "bigint" and described["Primary keys"] == "id, dt"  # Spark's type names
+    assert not t.schema.fields[0].type.nullable  # a primary key column is NOT NULL
 
 
 def test_insert_upsert_query_and_time_travel(session):

@@ -165,3 +165,11 @@ def test_session_options_apply_to_writes(session, pair):
     formats = {r[0] for r in session.sql("SELECT file_format FROM `p$files`").collect()}
     assert formats == {"parquet", "orc"}
     assert rows(session.sql("SELECT name FROM p WHERE id = 8")) == [("h",)]
+
+
+def test_three_part_column_names(session, pair):
+    p, s = both(session, "SELECT default.{t}.id, spark_catalog.default.{t}.name FROM default.{t} "
+                         "WHERE default.{t}.id > 1")
+    assert p == s == [(2, "b"), (3, "c")]
+    p, s = both(session, "SELECT default.{t}.id FROM {t} JOIN range(2) r ON default.{t}.id = r.id")
+    assert p == s == [(1,)]
