@@ -111,6 +111,8 @@ def _column_edits(session, tree: exp.Expression) -> list:
     """Columns written ``db.t.c`` (or ``spark_catalog.db.t.c``) for a Paimon table read without an
     alias: the relation spliced in is known by the table's name only, so the qualifier becomes
     that name (Spark resolves such three-part names against the table it reads)."""
+    if not any(c.db for c in tree.find_all(exp.Column)):
+        return []
     tables = {((t.db or session.current_database).lower(), t.name.lower())
               for t in plain_references(session, tree) if not t.args.get("alias")}
     edits = []
