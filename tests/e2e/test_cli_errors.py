@@ -30,7 +30,7 @@ def test_interactive_prompt_survives_every_error(warehouse):
     os.makedirs(warehouse, exist_ok=True)
     stdin = ("CREATE TABLE t (a INT, b STRING);\nINSERT INTO t VALUES (1, 'x');\n"
              "SELECT a / 0 FROM t;\nSELECT CAST(b AS INT) FROM t;\nSELECT * FROM t WHERE a = = 1;\n"
-             "CACHE TABLE t;\nSELECT a AS y FROM t;\nquit\n")
+             "MSCK REPAIR TABLE t;\nSELECT a AS y FROM t;\nquit\n")
     proc = subprocess.run([BIN, "--warehouse", warehouse, "--master", "local[2]", "--output", "tsv"], input=stdin,
                           capture_output=True, text=True, timeout=300, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -39,4 +39,4 @@ def test_interactive_prompt_survives_every_error(warehouse):
     assert [e.split(" ")[1] for e in errors] == ["[DIVIDE_BY_ZERO]", "[CAST_INVALID_INPUT]", "syntax", "unsupported"], \
         proc.stderr[-3000:]
     assert errors[2] == "Error: syntax error at or near '=' (line 1, column 27)"
-    assert errors[3] == "Error: unsupported statement on Paimon table default.t: CACHE TABLE t"
+    assert errors[3] == "Error: unsupported statement on Paimon table default.t: MSCK REPAIR TABLE t"
