@@ -9,6 +9,7 @@ types) answers True. :meth:`Predicate.to_arrow` gives the exact row filter.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional, Set, Tuple
 
@@ -75,7 +76,9 @@ class Predicate:
         if op == "or":
             return any(c._may_match(stats) for c in self.children)
         if op == "not":
-            return self.children[0].negate()._may_match(stats)
+            negated = self.children[0].negate()
+            # a leaf with no negated form (starts_with) comes back as this NOT: nothing to prune by
+            return True if negated == self else negated._may_match(stats)
         s = stats(self.column)
         if s is None:
             return True
@@ -86,7 +89,9 @@ class Predicate:
             return not all_null
         if all_null:
             return False  # comparisons with NULL are never true
-        lo, hi = s.min, s.max
+        if _nan_blind(op, self.literals):
+            return True
+        lo, hi = _number(s.min), _number(s.max)
         if op == "=":
             v = self.literals[0]
             return (lo is None or lo <= v) and (hi is None or v <= hi)
@@ -139,6 +144,10 @@ class Predicate:
             return ~self.children[0].to_arrow()
         f = pc.field(self.column)
         lits = self.literals
+        if lits and all(isinstance(v, float) for v in lits):
+            spark = _spark_double(f, op, lits)
+            if spark is not None:
+                return spark
         if op == "is_null":
             return f.is_null()
         if op == "is_not_null":
@@ -151,6 +160,35 @@ class Predicate:
             return pc.starts_with(f, lits[0])
         return {"=": f.__eq__, "!=": f.__ne__, "<": f.__lt__, "<=": f.__le__, ">": f.__gt__,
                 ">=": f.__ge__}[op](lits[0])
+
+
+# Spark orders doubles with NaN above every number and equal to itself; min/max stats leave NaN out
+# (pyarrow's) or put it at the max (Java's), so they cannot rule out a NaN row
+_ABOVE = (">", ">=", "!=", "not_in")
+
+
+def _nan_blind(op: str, literals) -> bool:
+    """Whether min/max stats can't answer ``op`` against these (double) literals."""
+    floats = [v for v in literals if isinstance(v, float)]
+    return bool(floats) and (op in _ABOVE or any(math.isnan(v) for v in floats))
+
+
+def _number(v):
+    """A stats bound; a NaN one tells nothing."""
+    return None if isinstance(v, float) and math.isnan(v) else v
+
+
+def _spark_double(f: pc.Expression, op: str, lits) -> Optional[pc.Expression]:
+    """Spark's comparison of a double column with double literals where Arrow's differs (NaN literals,
+    NaN rows above a number, -0.0 in a list); None where they agree."""
+    if op in ("in", "not_in"):
+        hit = f.isin(list(lits) + [-v for v in lits if v == 0])  # Arrow's isin: NaN is NaN, -0.0 is not 0.0
+        return hit if op == "in" else ~hit & f.is_valid()
+    nan = pc.is_nan(f)
+    v = lits[0]
+    if not math.isnan(v):
+        return {">": (f > v) | nan, ">=": (f >= v) | nan}.get(op)
+    return {"=": nan, "!=": ~nan, "<": ~nan, "<=": nan | ~nan, ">": nan & ~nan, ">=": nan}[op]
 
 
 def _fold(fn, items: Iterable):

@@ -104,6 +104,24 @@ def _read_time_skipping(table, splits, predicate):
 _FAIL_ON_DAMAGE = {"ignoreCorruptFiles": "false", "ignoreMissingFiles": "false"}
 
 
+# Parquet's readers compare doubles bit by bit: -0.0 is not in a dictionary or bloom filter that has
+# 0.0, and a NaN is above the max pyarrow writes (which leaves NaN out); Spark's -0.0 = 0.0 and NaN > 1
+_NO_ROW_GROUP_SKIPPING = {"parquet.filter.stats.enabled": "false", "parquet.filter.dictionary.enabled": "false",
+                          "parquet.filter.bloom.enabled": "false"}
+
+
+def _has_floats(t: pa.DataType) -> bool:
+    """Whether a column holds doubles or floats: Spark's Parquet reader then must not skip row groups
+    by the Parquet file's own stats, dictionaries or bloom filters."""
+    if pa.types.is_floating(t):
+        return True
+    if pa.types.is_struct(t):
+        return any(_has_floats(t.field(i).type) for i in range(t.num_fields))
+    if pa.types.is_map(t):
+        return _has_floats(t.key_type) or _has_floats(t.item_type)
+    return pa.types.is_list(t) and _has_floats(t.value_type)
+
+
 def _check_on_disk(io, paths: List[str], sizes: List[int]) -> None:
     """Every file exists with the size its manifest entry records: Spark's Parquet reader skips
     zero-byte files without a word (fewer rows), so the driver compares sizes first — one stat per
@@ -177,7 +195,10 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
         max_level = num_levels(table.options) - 1
         kind_filter = table.schema.is_primary_key_table and any(f.level < max_level for s in native for f in s.files)
         ddl = spark_ddl(list(fields)) + (f", `{VALUE_KIND}` TINYINT" if kind_filter else "")
-        df = spark.read.schema(ddl).options(**_FAIL_ON_DAMAGE).parquet(*paths)
+        reader = spark.read.schema(ddl).options(**_FAIL_ON_DAMAGE)
+        if any(_has_floats(f.type.to_arrow()) for f in fields):
+            reader = reader.options(**_NO_ROW_GROUP_SKIPPING)
+        df = reader.parquet(*paths)
         if kind_filter:
             df = df.where(f"`{VALUE_KIND}` IN (0, 2)")
         if any(s.deletion_vectors for s in native):

@@ -14,6 +14,8 @@ key lives in another file, so a value filter may not drop a file (the old row wo
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
 from functools import partial
 from typing import Callable, Optional
 
@@ -42,8 +44,33 @@ def names_in_file(table, f: DataFileMeta) -> Callable[[str], Optional[str]]:
     return lambda c: old.get(current.get(c))
 
 
+def for_indexes(predicate: Predicate) -> Optional[Predicate]:
+    """``predicate`` as indexes, which hash a value's bits, may test it (None: they can't): Spark's
+    -0.0 equals 0.0, so an equality with either zero looks up both; NaN literals are left to the read."""
+    floats = [v for v in _literals(predicate) if isinstance(v, float)]
+    if any(math.isnan(v) for v in floats):
+        return None
+    return _both_zeros(predicate) if any(v == 0 for v in floats) else predicate
+
+
+def _literals(p: Predicate):
+    yield from p.literals
+    for c in p.children:
+        yield from _literals(c)
+
+
+def _both_zeros(p: Predicate) -> Predicate:
+    if p.children:
+        return replace(p, children=tuple(_both_zeros(c) for c in p.children))
+    if p.op not in ("=", "!=", "in", "not_in") or not any(isinstance(v, float) and v == 0 for v in p.literals):
+        return p
+    literals = tuple(v for v in p.literals if not (isinstance(v, float) and v == 0)) + (0.0, -0.0)
+    return replace(p, op="not_in" if p.op in ("!=", "not_in") else "in", literals=literals)
+
+
 def embedded_may_match(table, f: DataFileMeta, predicate: Predicate) -> bool:
-    if not f.embedded_index:
+    predicate = for_indexes(predicate)
+    if not f.embedded_index or predicate is None:
         return True
     return file_index.may_match(lambda: f.embedded_index, table.schema_at(f.schema_id), f"embedded in {f.file_name}",
                                 predicate, names_in_file(table, f))
@@ -51,6 +78,9 @@ def embedded_may_match(table, f: DataFileMeta, predicate: Predicate) -> bool:
 
 def read_may_match(table, data_path: str, f: DataFileMeta, predicate: Predicate) -> bool:
     """The checks that open files: the ``.index`` file, then Parquet bloom filters."""
+    predicate = for_indexes(predicate)
+    if predicate is None:
+        return True
     name_of = names_in_file(table, f)
     directory = data_path.rsplit("/", 1)[0]
     for extra in f.extra_files:
