@@ -86,10 +86,9 @@ def references(session, tree: exp.Expression, text: str):
     """The Paimon references of a query: (relation name, table or system table at the snapshot it
     reads, (span in ``text``, replacement text)). A table read without time travel or hint is
     kept as the catalog gave it, so a cached table (``CACHE TABLE``) is recognised."""
-    ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
     refs = []
     for node in tree.find_all(exp.Table):
-        found = _reference(session, node, ctes)
+        found = _reference(session, node)
         if found is None:
             continue
         ref, options, name = found
@@ -125,11 +124,26 @@ def _column_edits(session, tree: exp.Expression) -> list:
     return edits
 
 
+def ctes_in_scope(node: exp.Expression) -> set:
+    """The CTE names a table reference may mean, as Spark scopes them: a WITH's CTEs are seen by
+    its query and by the CTEs defined after them, never inside their own body (``WITH t AS
+    (SELECT * FROM t)`` reads table t)."""
+    names, child = set(), node
+    for parent in iter(lambda: child.parent, None):
+        with_ = parent.args.get("with_") if isinstance(parent, exp.Query) else None
+        if with_ is not None and child is not with_:
+            names |= {c.alias_or_name.lower() for c in with_.expressions}
+        elif isinstance(parent, exp.With):
+            before = next((parent.expressions[:i] for i, c in enumerate(parent.expressions) if c is child), [])
+            names |= {c.alias_or_name.lower() for c in before}
+        child = parent
+    return names
+
+
 def plain_references(session, tree: exp.Expression) -> list:
     """The references of a query that name Paimon tables (not table functions), as nodes."""
-    ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
     return [node for node in tree.find_all(exp.Table)
-            if not isinstance(node.this, exp.Anonymous) and _reference(session, node, ctes) is not None]
+            if not isinstance(node.this, exp.Anonymous) and _reference(session, node) is not None]
 
 
 def _cached(session, view: str, ref) -> bool:
@@ -240,7 +254,7 @@ def apply_edits(text: str, edits) -> str:
     return "".join(out + [text[pos:]])
 
 
-def _reference(session, node: exp.Table, ctes: set):
+def _reference(session, node: exp.Table):
     """(table or system table, dynamic options, name) a reference reads; None when it is not ours."""
     if isinstance(node.this, exp.Anonymous) and node.this.name.lower() in TABLE_FUNCTIONS:
         call = node.this
@@ -255,7 +269,7 @@ def _reference(session, node: exp.Table, ctes: set):
         return ref, {key: f"{args[1]},{args[2]}"}, target.name
     if isinstance(node.this, exp.Anonymous) or not node.name or node.find_ancestor(exp.Query) is None:
         return None  # not read by a query: a statement's target (INSERT INTO s, DESCRIBE t, ...)
-    if not node.db and (node.name.lower() in ctes or session.is_temp_view(node.name)):
+    if not node.db and (node.name.lower() in ctes_in_scope(node) or session.is_temp_view(node.name)):
         return None
     ref = resolve(session, node)
     if ref is None:
