@@ -164,11 +164,10 @@ def expand(session, tree: exp.Expression, text: str) -> str:
     for _ in range(_MAX_DEPTH):
         if not session.views:
             return text
-        ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
         edits = []
         for node in tree.find_all(exp.Table):
             key = _read_key(node)
-            view = _live(session, key) if key and key not in ctes else None
+            view = _live(session, key) if key and key not in query.ctes_in_scope(node) else None
             if view is not None:
                 edits.append(_replacement(node, view))
         if not edits:
