@@ -117,9 +117,11 @@ def gq(spark, tmp_path_factory):
         table = session.catalog.get_table(paimon_name(t))
         for rows in commits:
             table.write_arrow(as_arrow(table, rows))
+            FIRST_SNAPSHOT.setdefault(t, table.snapshot_manager.latest_id())  # with its compaction
         if deletes:
             table.write_arrow(as_arrow(table, deletes), row_kinds=[row_kind.DELETE] * len(deletes))
         spark.createDataFrame(final, DDL).createOrReplaceTempView(view_name(t))
+        spark.createDataFrame(commits[0], DDL).createOrReplaceTempView(view_name(t, "t"))
     session.sql(f"USE {DATABASE}")  # unqualified names find the tables (the views are found anyway)
     spark.conf.set("spark.sql.session.timeZone", "Asia/Kolkata")  # +05:30: dates of timestamps shift
     yield session
@@ -127,14 +129,21 @@ def gq(spark, tmp_path_factory):
     spark.catalog.setCurrentDatabase("default")
     for t in TABLES:
         spark.catalog.dropTempView(view_name(t))
+        spark.catalog.dropTempView(view_name(t, "t"))
+
+
+FIRST_SNAPSHOT = {}  # table → its snapshot after the first commit (style "t": that version)
 
 
 def paimon_name(t: str, style: str = "") -> str:
+    if style == "t":
+        return f"{DATABASE}.{t} VERSION AS OF {FIRST_SNAPSHOT[t]}"
     return {"": f"{DATABASE}.{t}", "u": t, "q": f"`{DATABASE}`.`{t}`", "c": f"{DATABASE}.{t}".upper()}[style]
 
 
 def view_name(t: str, style: str = "") -> str:
-    name = f"gq_{t}_view"
+    """The view of table ``t``'s rows (style "t": of its first commit's rows)."""
+    name = f"gq_{t}_first_view" if style == "t" else f"gq_{t}_view"
     return {"q": f"`{name}`", "c": name.upper()}.get(style, name)
 
 
@@ -350,9 +359,11 @@ def select_list(draw, aliases, n_max=4):
 
 
 # a table reference as users write it: qualified or not (the module runs in database gq), quoted,
-# in other case; then maybe a comment or a line break before its alias
-TABLE = st.builds(lambda t, style, gap: f"@@{t}{style}{gap}", st.sampled_from(list(TABLES)),
-                  st.sampled_from(["", "", "!u", "!q", "!c"]), st.sampled_from(["", "", "", " /* scan */", "\n "]))
+# in other case, time travelled to its first commit; then maybe a comment or a line break before its alias
+# (not a comment after a time travel until TRAVEL_COMMENT is fixed)
+TABLE = st.builds(lambda t, style, gap: f"@@{t}{style}{gap if style != '!t' or '/*' not in gap else ''}",
+                  st.sampled_from(list(TABLES)), st.sampled_from(["", "", "!u", "!q", "!c", "!t"]),
+                  st.sampled_from(["", "", "", " /* scan */", "\n "]))
 
 
 def order_limit(draw, n_columns: int, unorderable: bool) -> tuple:
@@ -511,9 +522,7 @@ def cte_query(draw) -> tuple:
     outer_where = draw(st.sampled_from(["", " WHERE a.q IS NOT NULL", " WHERE a.s LIKE 'a%'", " WHERE a.st.a > 3",
                                         " WHERE a.amt < 5"]))
     shape = draw(st.sampled_from(["once", "twice", "derived"]))
-    # a CTE named as a table hides it (but inside its own body the name is still the table's: see
-    # CTE_SCOPES, whose regression tests keep that case)
-    name = draw(st.sampled_from(["c", "c"] + [other for other in TABLES if not t.startswith(f"@@{other}!u")]))
+    name = draw(st.sampled_from(["c", "c"] + list(TABLES)))  # a CTE named as a table hides it (not in its body)
     if shape == "twice":
         join = draw(st.sampled_from(["JOIN", "LEFT JOIN", "FULL JOIN"]))
         text = (f"WITH {name} AS ({inner}) SELECT a.id AS c0, b.s AS c1, b.st.b AS c2 FROM {name} a {join} {name} b "
@@ -604,6 +613,21 @@ def test_cte_scopes(gq, text):
     assert_same_answer(gq, text)
 
 
+# Found by the generator in the front layer's query splicing (paimon_sql/sql/query.py), to be fixed there:
+# a comment after a time travel literal ends up in the expression the splice looks for, so the query
+# fails ("cannot find the time travel expression 1 /* scan */ in the statement")
+TRAVEL_COMMENT = [
+    "SELECT count(*) FROM @@ap!t /* scan */ x",
+    "SELECT x.id, y.s FROM @@pk_dv!t /* scan */ x JOIN @@ap y ON x.id = y.id",
+]
+
+
+@pytest.mark.parametrize("text", TRAVEL_COMMENT)
+@pytest.mark.xfail(strict=True, reason="sql/query.py: a comment after VERSION AS OF <n> breaks the splice")
+def test_travel_comment(gq, text):
+    assert_same_answer(gq, text)
+
+
 def test_predicates_follow_spark_on_doubles_and_negated_prefixes():
     """The same fixes at the predicate level: stats can't rule out a NaN row, NOT starts_with
     prunes nothing, and the Arrow row filter keeps what Spark keeps."""
@@ -635,3 +659,17 @@ def test_parquet_bloom_filters_on_every_column(gq):
     gq.catalog.get_table(paimon_name("bloom_all")).write_arrow(
         pa.table({"id": pa.array([1], pa.int32()), "b": [True]}))
     assert [tuple(r) for r in gq.sql("SELECT * FROM bloom_all WHERE id = 1").collect()] == [(1, True)]
+
+
+def test_answers_are_compared_as_multisets_with_float_tolerance():
+    """The comparison itself: row counts matter, order only when asked, floats within 1e-9."""
+    def same(a, b, ordered=False):
+        a, b = [_norm(r) for r in a], [_norm(r) for r in b]
+        if not ordered:
+            a, b = sorted(a, key=_sort_key), sorted(b, key=_sort_key)
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    assert same([(1, 0.1 + 0.2), (None, math.nan)], [(None, math.nan), (1, 0.3)])
+    assert not same([(1, 0.3)], [(1, 0.3001)]) and not same([(1,), (1,)], [(1,)])
+    assert not same([(1,), (2,)], [(2,), (1,)], ordered=True) and same([(1,), (2,)], [(2,), (1,)])
+    assert same([({"b": 1, "a": None}, [1, 2])], [({"a": None, "b": 1}, [1, 2])]) and not same([(-0.0,)], [(None,)])
+    assert not same([(Decimal("1.50"),)], [(1.5,)])  # a type change is a difference
