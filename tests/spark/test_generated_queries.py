@@ -1,13 +1,16 @@
 """Generated queries, differential against plain Spark (issue 12, "Spark SQL fidelity").
 
 Five Paimon tables — append, append partitioned, append bucketed, primary-key (several files and
-levels, keys updated and deleted) and primary-key partitioned with deletion vectors — hold the same
-rows as five plain Spark temp views. Hypothesis writes queries (projections with nested fields,
-filters of every shape against literals of every type, joins, aggregates, windows, subqueries,
-set operations, ORDER BY/LIMIT); each runs through ``session.sql`` over the tables and through
-``spark.sql`` over the views, and the answers must agree. Any difference is the front layer's:
-the splice, the columns and filters Spark's plan gives each scan, or the scan itself (partition,
-stats and index skipping, the Paimon source's row filter, the native read).
+levels, keys updated and deleted) and primary-key partitioned with deletion vectors, some with file
+indexes and Parquet bloom filters — hold the same rows as five plain Spark temp views (and, time
+travelled to their first commit, as five more). Hypothesis writes queries: projections with nested
+fields, filters of every shape against literals of every type, joins, aggregates, windows,
+subqueries, set operations, lateral views, CTEs, ORDER BY/LIMIT, over table references written
+every way (qualified or not, quoted, in other case, VERSION AS OF). Each runs through
+``session.sql`` over the tables and through ``spark.sql`` over the views, and the answers must
+agree. Any difference is ours: the splice, the columns and filters Spark's plan gives each scan,
+or the scan itself (partition, stats and index skipping, the Paimon source's row filter, the
+native read).
 
 ``PAIMON_SQL_GENERATED_EXAMPLES`` (default 150) sets how many queries the file generates in all;
 derandomized, so CI runs the same ones every time.
@@ -33,7 +36,6 @@ from paimon_sql.spark.types import spark_arrow_schema
 
 DDL = ("id INT, big BIGINT, s STRING, d DOUBLE, amt DECIMAL(10,2), dt DATE, ts TIMESTAMP, b BOOLEAN, "
        "st STRUCT<a: INT, b: STRING>, arr ARRAY<INT>, m MAP<STRING, INT>, p STRING, q INT")
-COLUMNS = [c.split(" ", 1)[0] for c in re.split(r", (?=\w+ )", DDL)]
 
 # values the rows draw from; the literals of the queries draw from the same pools plus a few misses
 STRINGS = ["", "a", "ab", "abc", "b", "it's", 'say "hi"', "back\\slash", "ünï", "日本", "a%b", "a_b", " x",
@@ -78,10 +80,11 @@ def make_row(rng: random.Random, i: int) -> tuple:
 
 
 def table_batches(name: str, rng: random.Random):
-    """(commits, final rows): the rows each INSERT writes and the rows the table then holds.
-    Ids are unique per table, drawn from one range so that joins between tables match some rows;
-    each commit covers its own id range so files differ in their stats. Primary-key tables also
-    get an INSERT that rewrites some keys (with a key's partition unchanged) and a DELETE."""
+    """(commits, deleted rows, final rows): the rows each commit writes, the rows then deleted and
+    the rows the table holds in the end. Ids are unique per table, drawn from one range so that
+    joins between tables match some rows; each commit covers its own id range so files differ in
+    their stats. Primary-key tables also get a commit that rewrites some keys (a key's partition
+    unchanged) and one that deletes some."""
     ids = sorted(rng.sample(range(60), 36))
     commits = [[make_row(rng, i) for i in ids[k:k + 12]] for k in range(0, 36, 12)]
     if name.startswith("pk"):  # primary-key columns are NOT NULL
@@ -335,7 +338,7 @@ def projection_item(draw, alias) -> tuple:
     """(kind, expression) for the select list: a column, a nested field or a computed value."""
     kind = draw(st.sampled_from(list(leaves(alias))))
     col = draw(st.sampled_from(leaves(alias)[kind]))
-    computed = {
+    derived = {
         "int": [f"{col} + 1", f"{col} % 3", f"abs({col})", f"coalesce({col}, -1)"],
         "bigint": [f"{col} * 2", f"{col} - 1"],
         "string": [f"upper({col})", f"concat({col}, '!')", f"length({col})", f"coalesce({col}, 'none')",
@@ -349,7 +352,7 @@ def projection_item(draw, alias) -> tuple:
         "array": [f"size({col})", f"array_contains({col}, 3)", f"get({col}, 1)", f"sort_array({col})"],
         "map": [f"size({col})", f"sort_array(map_keys({col}))", f"map_contains_key({col}, 'k2')"],
     }[kind]
-    text = draw(st.sampled_from([col, col] + computed))
+    text = draw(st.sampled_from([col, col] + derived))
     return (kind if text == col else "computed"), text
 
 
