@@ -110,6 +110,14 @@ class TableSchema:
                 raise SchemaError("bucket-key of a primary-key table must be part of the primary key")
         if not self.primary_keys and bucket > 0 and not bucket_key:
             raise SchemaError("an append table with a fixed 'bucket' needs 'bucket-key'")
+        if self.cross_partition_update:  # Paimon's SchemaValidation, in its words
+            pk, parts = _java_list(self.primary_keys), _java_list(self.partition_keys)
+            if bucket != -1:
+                raise SchemaError(f"You should use dynamic bucket (bucket = -1) mode in cross partition update case "
+                                  f"(Primary key constraint {pk} not include all partition fields {parts}).")
+            if o.sequence_fields:
+                raise SchemaError(f"You can not use sequence.field in cross partition update case "
+                                  f"(Primary key constraint '{pk}' not include all partition fields '{parts}').")
         for f in self.fields:
             if (f.name in self.primary_keys or f.name in self.partition_keys) and not isinstance(f.type, AtomicType):
                 raise SchemaError(f"key column '{f.name}' must have an atomic type, not {f.type}")
@@ -190,6 +198,12 @@ class TableSchema:
     def is_primary_key_table(self) -> bool:
         return bool(self.primary_keys)
 
+    @property
+    def cross_partition_update(self) -> bool:
+        """A partitioned primary key lacking a partition column: one key may move between
+        partitions, so writes keep a global key index (:mod:`paimon_sql.table.cross_partition`)."""
+        return bool(self.primary_keys and self.partition_keys) and not set(self.partition_keys) <= set(self.primary_keys)
+
     def arrow_schema(self) -> pa.Schema:
         """The table's rows as Arrow."""
         return arrow_schema(self.fields)
@@ -207,3 +221,8 @@ class TableSchema:
         key = [f.to_arrow() for f in self.key_fields()]
         system = [pa.field(SEQUENCE_NUMBER, pa.int64(), False), pa.field(VALUE_KIND, pa.int8(), False)]
         return pa.schema(key + system + list(self.arrow_schema()))
+
+
+def _java_list(names: List[str]) -> str:
+    """A list of names as Java prints one (``[a, b]``), as Paimon's messages quote keys."""
+    return f"[{', '.join(names)}]"

@@ -8,8 +8,9 @@ CHAR(n)/VARCHAR(n) lengths are enforced and CHAR values padded, all as Spark col
 A primary-key bucket must be written by one task (its sequence numbers continue one counter), so
 fixed-bucket tables get a bucket column computed by Paimon's hash in a vectorized ``mapInArrow``
 and are repartitioned by (partition, bucket). Dynamic-bucket tables are repartitioned by partition
-(one task owns a partition's key→bucket index). Append tables without buckets on a local warehouse
-are written by Spark's own Parquet writer (:mod:`.native_write`); others as they are.
+(one task owns a partition's key→bucket index; with cross-partition upsert one task owns all).
+Append tables without buckets on a local warehouse are written by Spark's own Parquet writer
+(:mod:`.native_write`); others as they are.
 """
 
 from __future__ import annotations
@@ -150,9 +151,10 @@ def _with_bucket(df: DataFrame, table) -> DataFrame:
 
 def distribute(df: DataFrame, table) -> DataFrame:
     """``df`` brought to the tasks that may write it: each fixed bucket's rows to one task (with the
-    bucket column the writer drops), a dynamic-bucket table's rows by partition; append tables
-    without buckets as they are. Works on streaming DataFrames too."""
-    parts = [F.col(f"`{k}`") for k in table.schema.partition_keys]
+    bucket column the writer drops), a dynamic-bucket table's rows by partition (all to one task when
+    a key may move between partitions: it owns the global key index); append tables without
+    buckets as they are. Works on streaming DataFrames too."""
+    parts = [] if table.schema.cross_partition_update else [F.col(f"`{k}`") for k in table.schema.partition_keys]
     if table.options.bucket > 0:
         return _with_bucket(df, table).repartition(*parts, F.col(BUCKET_COLUMN))
     if table.schema.is_primary_key_table:

@@ -4,12 +4,14 @@ Which bucket holds a key is remembered in HASH index files, one per (partition, 
 4-byte big-endian hashes of the trimmed primary keys living there. A write loads the index of
 the partitions it touches, keeps known keys in their bucket and puts new keys in the first
 bucket still under ``dynamic-bucket.target-row-num`` keys, opening a new bucket when all are
-full. The rewritten index files ride along in the commit messages.
+full. The rewritten index files ride along in the commit messages. (A primary key lacking a
+partition column needs a global index instead, and Paimon writes no HASH files for it: see
+:mod:`paimon_sql.table.cross_partition`.)
 """
 
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -72,18 +74,13 @@ class DynamicBucketAssigner:
         return result
 
     def _fill(self, buckets: Dict[int, np.ndarray], new_hashes: np.ndarray) -> Dict[int, np.ndarray]:
-        """New keys → the first buckets with room, in bucket order. The buckets visited are bounded
-        (past the highest bucket in use every bucket is empty, and takes at least one key), so no
-        option value can make this spin."""
+        """New keys → buckets with room, as :func:`fill_buckets` orders them."""
+        counts = {b: len(h) for b, h in buckets.items()}
         assigned: Dict[int, np.ndarray] = {}
         cursor = 0
-        for b in range(max(buckets, default=-1) + 1 + len(new_hashes)):
-            if cursor == len(new_hashes):
-                break
-            room = self.target_rows - len(buckets.get(b, ()))
-            if room > 0:
-                assigned[b] = new_hashes[cursor:cursor + room]
-                cursor += len(assigned[b])
+        for b, k in fill_buckets(counts, len(new_hashes), self.target_rows):
+            assigned[b] = new_hashes[cursor:cursor + k]
+            cursor += k
         return assigned
 
     def attach_index_files(self, messages) -> None:
@@ -101,3 +98,24 @@ class DynamicBucketAssigner:
                 if old.bucket == m.bucket:
                     m.index_changes.append(IndexManifestEntry(DELETE, old.partition, old.bucket, old.index_type,
                                                               old.file_name, old.file_size, old.row_count))
+
+
+def fill_buckets(counts: Dict[int, int], n: int, target: int) -> List[Tuple[int, int]]:
+    """Where ``n`` new keys of one partition go, as Paimon's assigners put them: first the buckets in
+    use that still have room (lowest first), then new buckets (lowest free numbers), each up to
+    ``target`` keys (>= 1). Returns (bucket, how many) in order and counts them into ``counts``."""
+    out = []
+    for b in sorted(counts):
+        take = min(n, target - counts[b])
+        if take > 0:
+            out.append((b, take))
+            counts[b] += take
+            n -= take
+    b = 0
+    while n > 0:
+        if b not in counts:
+            counts[b] = min(n, target)
+            out.append((b, counts[b]))
+            n -= counts[b]
+        b += 1
+    return out

@@ -138,11 +138,13 @@ class TableWrite:
         bucket = self.options.bucket
         if bucket == -2:
             raise PaimonError(f"table {table.name}: postpone bucket mode (bucket = -2) is not supported")
-        if self.is_pk and bucket == -1:
+        self._dynamic = self._cross = None
+        if self.is_pk and bucket == -1 and self.schema.cross_partition_update:
+            from paimon_sql.table.cross_partition import CrossPartitionAssigner
+            self._cross = CrossPartitionAssigner(table)
+        elif self.is_pk and bucket == -1:
             from paimon_sql.table.dynamic_bucket import DynamicBucketAssigner
             self._dynamic = DynamicBucketAssigner(table)
-        else:
-            self._dynamic = None
 
     # -- input ----------------------------------------------------------------------------
 
@@ -264,11 +266,17 @@ class TableWrite:
         if kinds is not None and self.options.ignore_delete:
             keep = row_kind.is_add(kinds)
             data, kinds = data.filter(keep), kinds.filter(keep)
+        if data.num_rows == 0:
+            return []
+        pcodes, pvalues = self._partition_codes(data)
+        if self._cross is not None:  # a key lives in one partition: rows may be moved, retracted or dropped
+            base = None if self._overwrite else self._restore_base()
+            data, kinds, pcodes, pvalues, buckets = self._cross.route(data, kinds, pcodes, pvalues, base)
+        else:
+            buckets = self._buckets(data, pcodes, pvalues)
         n = data.num_rows
         if n == 0:
             return []
-        pcodes, pvalues = self._partition_codes(data)
-        buckets = self._buckets(data, pcodes, pvalues)
         group = pcodes if buckets is None else pcodes * (int(buckets.max()) + 1) + buckets
         # sequence numbers in arrival order within each group, after the bucket's last one
         part_types = [f.type for f in self.schema.fields_of(self.schema.partition_keys)]
