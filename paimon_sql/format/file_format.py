@@ -2,6 +2,13 @@
 
 Parquet and ORC go through pyarrow's native readers and writers. Avro data files (rare in Paimon
 tables) go through fastavro record by record, which is correct but slow; the docs say so.
+
+Decimals are stored as Java Paimon stores them (``ParquetSchemaConverter``): in Parquet INT32 for
+precision <= 9, INT64 for <= 18, else FIXED_LEN_BYTE_ARRAY of the fewest bytes that hold the
+precision, each annotated DECIMAL(p, s) — pyarrow's default (FIXED_LEN_BYTE_ARRAY for every
+precision) is a file Paimon 1.0's reader rejects. ORC ``decimal(p,s)`` and Avro ``bytes`` with the
+``decimal`` logical type are what pyarrow and fastavro write already. Old files of ours with
+FIXED_LEN_BYTE_ARRAY small decimals still read (Parquet readers accept every decimal encoding).
 """
 
 from __future__ import annotations
@@ -46,7 +53,8 @@ class RollingFileWriter:
         if self.fmt == "parquet":
             self._sink = io.fs.open_output_stream(io.arrow_path(path), buffer_size=_BUFFER)
             self._writer = pq.ParquetWriter(self._sink, schema, compression=_PARQUET_CODECS.get(compression, "zstd"),
-                                            write_statistics=True, bloom_filter_options=bloom_filter_options)
+                                            write_statistics=True, bloom_filter_options=bloom_filter_options,
+                                            store_decimal_as_integer=True)
         elif self.fmt == "orc":
             self._sink = io.fs.open_output_stream(io.arrow_path(path), buffer_size=_BUFFER)
             self._writer = paorc.ORCWriter(self._sink, compression=compression if compression != "none"
