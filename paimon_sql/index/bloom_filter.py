@@ -1,8 +1,9 @@
 """Paimon's bloom filter file index (``bloom-filter``, seed 003 §3.9.6.2).
 
-Serialized: the number of hash functions (4 bytes, big-endian), then the bit set as little-endian
-64-bit words. Sizing as BloomFilter64: ``n = int(-items * ln(fpp) / ln(2)^2)`` bits rounded up
-to the next multiple of 64 (always adding a word), ``k = max(1, round(bits / items * ln 2))``.
+Serialized: the number of hash functions (4 bytes, big-endian), then the bit set as bytes, bit i
+in byte i // 8 at bit i % 8. Sizing as Java's BloomFilter64: ``n = int(-items * ln(fpp) / ln(2)^2)``
+bits rounded up to the next multiple of 8 (always adding a byte), ``k = max(1, round(bits / items
+* ln 2))``. A reader takes the bit count from the length, so any whole number of bytes is valid.
 Each value is hashed to 64 bits — xxHash64 (seed 0) of the bytes for strings and binaries,
 Thomas Wang's 64-bit integer hash of the value widened to a long for numbers (float/double by
 their IEEE bits, timestamps in millis or micros) — and sets bits ``h1 + i*h2`` (32-bit
@@ -71,8 +72,9 @@ def _positions(hashes64: np.ndarray, num_hashes: int, num_bits: int) -> np.ndarr
 
 
 def sizing(items: int, fpp: float):
+    """(hash functions, bits) of BloomFilter64(items, fpp)."""
     nb = int(-items * math.log(fpp) / (math.log(2) * math.log(2)))
-    num_bits = nb + (64 - nb % 64)
+    num_bits = nb + (8 - nb % 8)
     return max(1, int(math.floor(num_bits / items * math.log(2) + 0.5))), num_bits
 
 
@@ -100,7 +102,7 @@ class BloomFilterIndex:
 
 class BloomFilterReader:
     def __init__(self, dtype, data: bytes):
-        if len(data) < 12 or (len(data) - 4) % 8:
+        if len(data) < 5:
             raise CorruptMetadataError(f"bloom filter index of {len(data)} bytes is malformed")
         self.dtype = dtype
         (self.num_hashes,) = struct.unpack_from(">i", data, 0)

@@ -89,8 +89,8 @@ def test_corrupt_container_is_named():
 # -- bloom filter ---------------------------------------------------------------------------------
 
 def test_bloom_filter_sizing_and_numeric_hash_match_java():
-    assert bloom_filter.sizing(100, 0.01) == (7, 960)  # 958 bits rounded up past a multiple of 64
-    assert bloom_filter.sizing(1_000_000, 0.1) == (3, 4792576)
+    assert bloom_filter.sizing(100, 0.01) == (7, 960)  # 958 bits rounded up to a multiple of 8
+    assert bloom_filter.sizing(1_000_000, 0.1) == (3, 4792536)
     keys = np.array([0, 1, -1, 42, 2**31 - 1, -2**63, 2**63 - 1, 123456789012], dtype=np.int64)
     assert bloom_filter.thomas_wang(keys).tolist() == [java_long_hash(int(k)) for k in keys]
 
@@ -104,7 +104,7 @@ def test_bloom_filter_bits_match_java_positions():
     expected = bytearray(num_bits // 8)
     for v in values:
         for pos in java_bloom_positions(java_long_hash(v), k, num_bits):
-            expected[pos // 8] |= 1 << (pos % 8)  # java.util long words, little-endian
+            expected[pos // 8] |= 1 << (pos % 8)  # BloomFilter64.BitSet: byte pos // 8, bit pos % 8
     assert data[4:] == bytes(expected)
 
 
