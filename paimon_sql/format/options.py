@@ -196,19 +196,7 @@ def _unknown_columns(names: List[str], ctx: _Context) -> Optional[str]:
     return f"names unknown column(s) {', '.join(missing)} (columns: {', '.join(ctx.columns)})" if missing else None
 
 
-@dataclass(frozen=True)
-class Unsupported:
-    """An option paimon-sql cannot honour: any value is refused, never silently ignored."""
-
-    @staticmethod
-    def of(arg: str) -> "Unsupported":
-        return Unsupported()
-
-    def problem(self, value, ctx: _Context) -> Optional[str]:
-        return "is not supported by paimon-sql" if str(value).strip() else None
-
-
-_RULE_KINDS = {"range": Range.of, "one-of": OneOf.of, "codec": Codec.of, "unsupported": Unsupported.of,
+_RULE_KINDS = {"range": Range.of, "one-of": OneOf.of, "codec": Codec.of,
                "column": lambda arg: Columns(False), "columns": lambda arg: Columns(True)}
 
 
@@ -219,13 +207,37 @@ def _rule(text: str):
     return (_RULE_KINDS[kind](arg.strip()) if kind else None), note.strip()
 
 
+# -- support: what paimon-sql does with an option (option_support.tsv) -------------------------
+
+HONOURED, REFUSED, ENGINE_TUNING, STREAMING = "honoured", "refused", "engine-tuning", "streaming/flink-only"
+# a refused option stored in a table (written by Java/Flink) stops these uses of the table
+SCOPE_USES = {"read": ("read", "written"), "write": ("written",)}
+
+
+@dataclass(frozen=True)
+class Support:
+    """One row of option_support.tsv. ``status``: honoured (code and a test show its effect),
+    refused (a value other than the default is an error), engine-tuning or streaming/flink-only
+    (kept for Java/Flink, no effect on what a table holds or a query returns). ``scope`` (refused
+    only): ``read`` when rows must be read or merged differently under the option (reading would
+    give wrong answers), ``write`` when only writing is affected. ``note``: for honoured options
+    the test showing the effect, for refused ones why."""
+    status: str
+    scope: str = ""
+    note: str = ""
+
+    def refusal(self, key: str) -> str:
+        return f"option '{key}' is not supported by paimon-sql ({self.note})"
+
+
 @dataclass(frozen=True)
 class OptionSpec:
     key: str
     java_type: str
     default: Any  # already parsed; None when the option has no default
-    rule: Any = None  # Range | OneOf | Codec | Columns | Unsupported, or None
+    rule: Any = None  # Range | OneOf | Codec | Columns, or None
     note: str = ""  # said when the rule refuses a value (why a value Paimon knows is not ours)
+    support: "Support" = None  # from option_support.tsv
 
     def parse(self, text: str) -> Any:
         try:
@@ -237,13 +249,21 @@ class OptionSpec:
                 f"option '{self.key}' expects a {self.java_type} value, got {text!r} ({e})") from None
 
     def check(self, text: str, ctx: _Context) -> Any:
-        """The parsed value, once it keeps the rule."""
+        """The parsed value, once paimon-sql honours it and it keeps the rule."""
         value = self.parse(text)
+        if self.refuses(value):
+            raise InvalidOptionError(self.support.refusal(self.key))
         problem = self.rule.problem(value, ctx) if self.rule is not None else None
         if problem:
             note = f" ({self.note})" if self.note else ""
             raise InvalidOptionError(f"option '{self.key}' {problem}, got {text!r}{note}")
         return value
+
+
+    def refuses(self, value: Any) -> bool:
+        """Whether ``value`` (parsed) is one paimon-sql would silently ignore: a refused option's
+        value other than its default."""
+        return self.support.status == REFUSED and value != self.default
 
 
 def _java_default(java_type: str, expr: str) -> Any:
@@ -284,25 +304,28 @@ def _java_default(java_type: str, expr: str) -> Any:
     return _enum_text(expr)
 
 
+def _tsv_rows(name: str) -> Iterable[List[str]]:
+    """The tab-separated rows of a file next to this module (``#`` lines are comments)."""
+    with open(os.path.join(os.path.dirname(__file__), name), encoding="utf-8") as f:
+        for line in f:
+            if not line.startswith("#"):
+                yield line.rstrip("\n").split("\t")
+
+
 @lru_cache(maxsize=1)
 def registry() -> Dict[str, OptionSpec]:
-    """All known option keys → spec, read once from core_options.tsv."""
-    path = os.path.join(os.path.dirname(__file__), "core_options.tsv")
+    """All known option keys → spec, read once from core_options.tsv and option_support.tsv."""
+    support = {key: Support(*rest, *[""] * (3 - len(rest))) for key, *rest in _tsv_rows("option_support.tsv")}
     specs = {}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            key, java_type, default, *rule = line.rstrip("\n").split("\t")
-            specs[key] = OptionSpec(key, java_type, _java_default(java_type, default), *_rule(rule[0] if rule else ""))
+    for key, java_type, default, *rule in _tsv_rows("core_options.tsv"):
+        specs[key] = OptionSpec(key, java_type, _java_default(java_type, default), *_rule(rule[0] if rule else ""),
+                                support=support[key])
     return specs
 
 
 # ``fields.<c1,c2>.<suffix>``: the key names columns (aggregate-function, ignore-retract, sequence-group...)
 _FIELD_KEY = re.compile(r"fields\.(?P<columns>.+)\.(?P<suffix>[a-z][a-z\-]*)")
 _SUFFIXES_NAMING_COLUMNS = ("sequence-group",)  # ... and these name columns in their value too
-
-# (smaller, larger): Paimon's SchemaValidation keeps each retained minimum at most its maximum
-_AT_MOST = (("snapshot.num-retained.min", "snapshot.num-retained.max"),
-            ("changelog.num-retained.min", "changelog.num-retained.max"))
 
 
 def _field_key(key: str) -> Optional[Tuple[List[str], str]]:
@@ -342,14 +365,17 @@ def validate(options: Mapping[str, str], columns: Optional[Sequence[str]] = None
             problem = _unknown_columns(_named_columns(k, options[k]), ctx)
             if problem:
                 raise InvalidOptionError(f"option '{k}' {problem}")
-    _check_order(CoreOptions(options), wanted)
 
 
-def _check_order(o: "CoreOptions", wanted: set) -> None:
-    for small, large in _AT_MOST:
-        lo, hi = o.get(small), o.get(large)
-        if (small in wanted or large in wanted) and lo is not None and hi is not None and lo > hi:
-            raise InvalidOptionError(f"option '{small}' ({lo}) must not be larger than '{large}' ({hi})")
+def check_usable(options: Mapping[str, str], use: str) -> None:
+    """Refuse to use a table (``use``: ``read`` or ``written``) whose stored options hold a value we
+    would silently ignore there (a table written by Java or Flink): reads stop on refused options of
+    read scope, writes on any refused option."""
+    specs = registry()
+    for k, text in options.items():
+        spec = specs.get(k)
+        if spec is not None and use in SCOPE_USES.get(spec.support.scope, ()) and spec.refuses(spec.parse(text)):
+            raise InvalidOptionError(f"{spec.support.refusal(k)}: the table cannot be {use} here")
 
 
 def options_naming(options: Mapping[str, str], column: str) -> List[str]:

@@ -18,6 +18,7 @@ import pyarrow as pa
 from paimon_sql.exceptions import TableNotFoundError
 from paimon_sql.format import binary_row, manifest
 from paimon_sql.format.file_format import check_format
+from paimon_sql.format.options import check_usable
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.io import FileIO
 from paimon_sql.table.branch_manager import BranchManager
@@ -148,10 +149,12 @@ class FileStoreTable:
 
     def new_write(self, overwrite: bool = False):
         from paimon_sql.table.write import TableWrite
+        check_usable(self.schema.options, "written")
         return TableWrite(self, overwrite)
 
     def new_commit(self, commit_user: Optional[str] = None):
         from paimon_sql.table.commit import TableCommit
+        check_usable(self.schema.options, "written")
         return TableCommit(self, commit_user)
 
     def compact(self, partitions=None, full: bool = False) -> Optional[int]:
@@ -174,6 +177,7 @@ class FileStoreTable:
 
     def new_scan(self):
         from paimon_sql.table.scan import TableScan
+        check_usable(self.schema.options, "read")
         return TableScan(self)
 
     def write_arrow(self, data: pa.Table, overwrite: bool = False, row_kinds=None) -> Optional[int]:

@@ -70,11 +70,11 @@ def test_unsafe_or_key_changes_are_refused(evolved):
 
 
 def test_options_comment_and_rename_table(evolved):
-    evolved.sql("ALTER TABLE db.t SET TBLPROPERTIES ('snapshot.num-retained.max' = '17', 'comment' = 'people')")
+    evolved.sql("ALTER TABLE db.t SET TBLPROPERTIES ('num-levels' = '17', 'comment' = 'people')")
     t = evolved.catalog.get_table("db.t")
-    assert t.schema.options["snapshot.num-retained.max"] == "17" and t.schema.comment == "people"
-    evolved.sql("ALTER TABLE db.t UNSET TBLPROPERTIES ('snapshot.num-retained.max')")
-    assert "snapshot.num-retained.max" not in evolved.catalog.get_table("db.t").schema.options
+    assert t.schema.options["num-levels"] == "17" and t.schema.comment == "people"
+    evolved.sql("ALTER TABLE db.t UNSET TBLPROPERTIES ('num-levels')")
+    assert "num-levels" not in evolved.catalog.get_table("db.t").schema.options
     evolved.sql("ALTER TABLE db.t RENAME TO db.people")
     assert rows(evolved, "SELECT count(*) FROM db.people") == [(3,)]
     assert not evolved.catalog.table_exists("db.t")
