@@ -13,3 +13,24 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def parquet_leaves(path: str) -> dict:
+    """{dotted column path: its Parquet leaf (ColumnSchema)} of a Parquet file."""
+    import pyarrow.parquet as pq
+    schema = pq.ParquetFile(path).schema
+    return {schema.column(i).path: schema.column(i) for i in range(len(schema))}
+
+
+def assert_java_decimal(leaf, precision: int, scale: int) -> None:
+    """A Parquet leaf holds DECIMAL(precision, scale) as Java Paimon's ParquetSchemaConverter writes
+    it: INT32 up to precision 9, INT64 up to 18, else FIXED_LEN_BYTE_ARRAY of the fewest bytes
+    (its computeMinBytesForDecimalPrecision), annotated DECIMAL(p, s)."""
+    import json
+    fewest = next(n for n in range(1, 17) if 2 ** (8 * n - 1) >= 10 ** precision)
+    physical = "INT32" if precision <= 9 else "INT64" if precision <= 18 else "FIXED_LEN_BYTE_ARRAY"
+    assert leaf.physical_type == physical, (leaf.path, precision)
+    if physical == "FIXED_LEN_BYTE_ARRAY":
+        assert leaf.length == fewest, (leaf.path, precision)
+    assert json.loads(leaf.logical_type.to_json()) == {"Type": "Decimal", "precision": precision, "scale": scale}
+    assert leaf.converted_type == "DECIMAL"

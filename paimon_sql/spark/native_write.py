@@ -54,6 +54,9 @@ def write(df: DataFrame, table, overwrite: bool, partition_spec: Optional[dict],
     if keys:
         writer = df.withColumn(_PARTITION_DIR, F.xxhash64(*[F.col(f"`{k}`") for k in keys]))
     out = writer.write.mode("overwrite").option("compression", table.options.file_compression)
+    # decimals as Java Paimon stores them (INT32 / INT64 up to precision 18), whatever the session's
+    # spark.sql.parquet.writeLegacyFormat says: Spark reads this write option before the session's
+    out = out.option("spark.sql.parquet.writeLegacyFormat", "false")
     # parquet-mr reads its own keys (bloom filters, dictionary...) from the write options, as in Paimon
     out = out.options(**{k: v for k, v in table.schema.options.items() if k.startswith("parquet.")})
     if keys:
@@ -92,6 +95,7 @@ def _adopt(table, staging: str, moved: List[str]) -> List[CommitMessage]:
             meta = pq.read_metadata(path)
             if meta.num_rows == 0:
                 continue
+            _check_decimals(meta, schema.fields, name)
             mins, maxs, nulls = parquet_footer_stats(meta, schema.field_names)
             by_name = dict(zip(schema.field_names, zip(mins, maxs, nulls)))
             pvals = []
@@ -118,3 +122,13 @@ def _adopt(table, staging: str, moved: List[str]) -> List[CommitMessage]:
                 delete_row_count=0, embedded_index=None, file_source=FILE_SOURCE_APPEND, value_stats_cols=None,
                 external_path=None))
     return list(messages.values())
+
+
+def _check_decimals(meta, fields, name: str) -> None:
+    """Refuse a staged file whose small decimals are not INT32 / INT64 as Java Paimon stores them
+    (a Spark that ignored the writeLegacyFormat write option): Paimon 1.0 could not read it."""
+    physical = {meta.schema.column(i).name: meta.schema.column(i).physical_type for i in range(meta.num_columns)}
+    for f in fields:
+        if f.type.name == "DECIMAL" and f.type.precision <= 18 and physical[f.name] not in ("INT32", "INT64"):
+            raise PaimonError(f"staged file {name} stores DECIMAL column '{f.name}' as {physical[f.name]}, "
+                              "not as Java Paimon does: set spark.sql.parquet.writeLegacyFormat=false")

@@ -7,7 +7,6 @@ told otherwise. ORC holds ``decimal(p,s)``, Avro ``bytes`` with the ``decimal`` 
 """
 
 import glob
-import json
 import os
 from decimal import Decimal
 
@@ -16,38 +15,14 @@ import pyarrow as pa
 import pyarrow.orc as paorc
 import pyarrow.parquet as pq
 import pytest
+from support import assert_java_decimal
+from support import parquet_leaves as columns
 
 from paimon_sql.format import predicate as P
 
 
-def java_min_bytes(precision: int) -> int:
-    """ParquetSchemaConverter.computeMinBytesForDecimalPrecision, written out."""
-    n = 1
-    while 2 ** (8 * n - 1) < 10 ** precision:
-        n += 1
-    return n
-
-
-def expected_physical(precision: int) -> str:
-    return "INT32" if precision <= 9 else "INT64" if precision <= 18 else "FIXED_LEN_BYTE_ARRAY"
-
-
 def data_files(table, ext="parquet"):
     return sorted(glob.glob(os.path.join(table.path, "**", f"*.{ext}"), recursive=True))
-
-
-def columns(path):
-    """{dotted column path: its Parquet leaf} of a data file."""
-    schema = pq.ParquetFile(path).schema
-    return {schema.column(i).path: schema.column(i) for i in range(len(schema))}
-
-
-def assert_java_decimal(col, precision, scale):
-    assert col.physical_type == expected_physical(precision), (col.path, precision)
-    if precision > 18:
-        assert col.length == java_min_bytes(precision), (col.path, precision)
-    assert json.loads(col.logical_type.to_json()) == {"Type": "Decimal", "precision": precision, "scale": scale}
-    assert col.converted_type == "DECIMAL"
 
 
 def test_every_precision_stored_as_java_stores_it(catalog):
