@@ -30,6 +30,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from paimon_sql.format import predicate as P
 from paimon_sql.spark.types import spark_ddl
+from paimon_sql.table import metadata_columns
 
 _EXPR = "org.apache.spark.sql.catalyst.expressions."
 _COMPARE = {"EqualTo": "=", "LessThan": "<", "LessThanOrEqual": "<=", "GreaterThan": ">",
@@ -76,7 +77,8 @@ def needs_of(df: DataFrame, stand_ins: Dict[str, Tuple[Tuple[int, ...], list]],
     for outputs, conds in instances:
         name = by_first_id.get(next(iter(outputs), None))
         if name is not None:
-            comparable = {eid: col for eid, col in outputs.items() if col not in _padded(stand_ins[name][1])}
+            comparable = {eid: col for eid, col in outputs.items()
+                          if col not in _padded(stand_ins[name][1]) and col not in metadata_columns.NAMES}
             pred = P.and_(*_without_implied(_predicate(c, comparable, exact=False) for c in conds))
             filters.setdefault(name, []).append(pred)
             continue

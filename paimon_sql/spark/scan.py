@@ -27,7 +27,7 @@ from paimon_sql.format.file_format import check_size
 from paimon_sql.format.schema import VALUE_KIND
 from paimon_sql.format.types import MAX_LENGTH, AtomicType
 from paimon_sql.spark.types import spark_ddl
-from paimon_sql.table import file_skipping
+from paimon_sql.table import file_skipping, metadata_columns
 from paimon_sql.table.compact import num_levels
 from paimon_sql.table.paths import MAIN_BRANCH
 from paimon_sql.table.scan import PlanStats
@@ -68,24 +68,43 @@ def split_key(split) -> tuple:
     return split.partition, split.bucket, tuple(f.file_name for f in split.files)
 
 
+def _located(df: DataFrame) -> DataFrame:
+    """A native read with each row's file name and row index (Spark's ``_metadata`` of the
+    Parquet relation, which no projection above it passes on)."""
+    return df.select("*", F.col("_metadata.file_name").alias(_FILE_NAME), F.col("_metadata.row_index").alias(_ROW))
+
+
 def _without_deleted(spark: SparkSession, df: DataFrame, splits) -> DataFrame:
-    """Deletion vectors applied to a native Parquet read: an anti-join against the deleted
-    positions, broadcast (they are few next to the rows), on one BIGINT key — the file's number
-    in this read shifted left 40 bits plus the row index — for Spark's long-keyed hash join is
-    much cheaper per row than one keyed on (file name, row index) (1.8x vs 2.6x a plain scan
-    at 1% deleted)."""
+    """Deletion vectors applied to a native Parquet read (:func:`_located`): an anti-join against
+    the deleted positions, broadcast (they are few next to the rows), on one BIGINT key — the
+    file's number in this read shifted left 40 bits plus the row index — for Spark's long-keyed
+    hash join is much cheaper per row than one keyed on (file name, row index) (1.8x vs 2.6x a
+    plain scan at 1% deleted)."""
     vectors = [(name, bitmap) for s in splits for name, bitmap in s.deletion_vectors]
-    file_name = F.col("_metadata.file_name")
+    file_name = F.col(_FILE_NAME)
     number = F.when(file_name == vectors[0][0], F.lit(0))
     for i, (name, _) in enumerate(vectors[1:], 1):
         number = number.when(file_name == name, F.lit(i))
-    key = F.shiftleft(number.otherwise(F.lit(-1)).cast("long"), _ROW_BITS) + F.col("_metadata.row_index")
+    key = F.shiftleft(number.otherwise(F.lit(-1)).cast("long"), _ROW_BITS) + F.col(_ROW)
     keys = np.concatenate([(np.int64(i) << _ROW_BITS) + np.asarray(bitmap.to_array(), dtype=np.int64)
                            for i, (_, bitmap) in enumerate(vectors)])
     deleted = spark.createDataFrame(pa.table({_KEY: pa.array(keys)}))
     return df.select("*", key.alias(_KEY)).join(F.broadcast(deleted), on=[_KEY], how="left_anti").drop(_KEY)
 
 
+def _with_metadata(spark: SparkSession, df: DataFrame, splits, paths: List[str], names: List[str]) -> DataFrame:
+    """A native read (:func:`_located`) with the metadata columns ``names``: the row index is
+    Spark's; file path and bucket come by file name from a broadcast table of the read's files."""
+    out = df.withColumn(metadata_columns.ROW_INDEX, F.col(_ROW))
+    if metadata_columns.FILE_PATH in names or metadata_columns.BUCKET in names:
+        files = pa.table({_FILE_NAME: [f.file_name for s in splits for f in s.files],
+                          metadata_columns.FILE_PATH: paths,
+                          metadata_columns.BUCKET: pa.array([s.bucket for s in splits for _ in s.files], pa.int32())})
+        out = out.join(F.broadcast(spark.createDataFrame(files)), on=_FILE_NAME)
+    return out
+
+
+_FILE_NAME, _ROW = "__paimon_file_name", "__paimon_row"
 _KEY, _ROW_BITS = "__paimon_dv_key", 40  # row positions below 2^40 per file
 
 
@@ -175,12 +194,22 @@ def source_reader(spark: SparkSession, table, warehouse: str, catalog_options: O
 def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional[List[str]] = None,
                    predicate: Optional[P.Predicate] = None, catalog_options: Optional[dict] = None,
                    reports: Optional[List[ScanReport]] = None, read_optimized: bool = False) -> DataFrame:
-    """The rows of ``table`` (a time-travelled / branch / option-copied table reads as such)."""
+    """The rows of ``table`` (a time-travelled / branch / option-copied table reads as such);
+    ``columns`` may name metadata columns (:mod:`paimon_sql.table.metadata_columns`)."""
     columns = list(columns) if columns is not None else table.schema.field_names
-    scan = table.new_scan().select(columns).filter(predicate).with_read_optimized(read_optimized)
-    fields = table.schema.fields_of(columns)
+    hidden = {f.name for f in metadata_columns.fields(table.schema)}
+    wanted_meta = [c for c in columns if c in hidden]
+    data_columns = [c for c in columns if c not in hidden]
+    if metadata_columns.PARTITION in wanted_meta:  # a ROW of the row's own partition columns
+        data_columns += [k for k in table.schema.partition_keys if k not in data_columns]
+    data_columns = data_columns or table.schema.field_names[:1]  # rows are counted by some column
+    scan = table.new_scan().select(data_columns).filter(predicate).with_read_optimized(read_optimized)
+    fields = table.schema.fields_of(data_columns)
     plan = scan.plan()
     snapshot, splits = plan.snapshot, plan.splits
+    read_meta = [c for c in wanted_meta if c != metadata_columns.PARTITION]  # what each read adds
+    if metadata_columns.LOCATED & set(read_meta):
+        metadata_columns.check_located(table, splits)
     native = native_splits(table, splits) if _no_time_columns(fields) else []
     frames = []
     skipped, native_count = None, len(native)
@@ -201,16 +230,23 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
         df = reader.parquet(*paths)
         if kind_filter:
             df = df.where(f"`{VALUE_KIND}` IN (0, 2)")
-        if any(s.deletion_vectors for s in native):
+        deletes = any(s.deletion_vectors for s in native)
+        if deletes or read_meta:
+            df = _located(df)
+        if deletes:
             df = _without_deleted(spark, df, native)
-        frames.append(df.select(*[f"`{c}`" for c in columns]))
+        if read_meta:
+            df = _with_metadata(spark, df, native, paths, read_meta)
+        frames.append(df.select(*[f"`{c}`" for c in data_columns + read_meta]))
     if native_count < len(splits) or not frames:
         reader = source_reader(spark, table, warehouse, catalog_options, snapshot)
-        reader = reader.option("paimon.columns", json.dumps(columns)).option("paimon.filter", P.to_json(predicate))
+        reader = reader.option("paimon.columns", json.dumps(data_columns)).option("paimon.filter", P.to_json(predicate))
         if native_count:
             reader = reader.option("paimon.skip-native", str(_BROADCAST_POSITIONS))
         if read_optimized:
             reader = reader.option("paimon.read-optimized", "true")
+        if read_meta:
+            reader = reader.option("paimon.metadata", json.dumps(read_meta))
         frames.append(reader.load(table.name))
     if reports is not None:
         reports.append(ScanReport(table.name, snapshot.id if snapshot else None, columns, predicate,
@@ -218,7 +254,10 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
     out = frames[0]
     for f in frames[1:]:
         out = out.unionByName(f)
-    return _char_types(out, fields)
+    if metadata_columns.PARTITION in wanted_meta:
+        out = out.withColumn(metadata_columns.PARTITION, F.struct(*[F.col(f"`{k}`") for k in table.schema.partition_keys]))
+    return _char_types(out.select(*[f"`{c}`" for c in columns]), fields)
+
 
 
 def _char_types(df: DataFrame, fields) -> DataFrame:

@@ -12,8 +12,8 @@ Reading: the driver plans the scan (splits); each split is one input partition, 
 executor by :class:`SplitReader` and handed to Spark as Arrow record batches. Table options
 (``scan.snapshot-id``, ``scan.tag-name``, any ``scan.*``) and ``branch`` pick what is read, as in
 Paimon; the front layer narrows with ``paimon.columns`` (JSON list), ``paimon.filter`` (JSON
-predicate), ``paimon.snapshot-id`` (the snapshot the driver planned), ``paimon.read-optimized``
-and ``paimon.row-kind``.
+predicate), ``paimon.snapshot-id`` (the snapshot the driver planned), ``paimon.read-optimized``,
+``paimon.row-kind`` and ``paimon.metadata`` (metadata columns to add, JSON list).
 
 Writing: every task writes data files with :class:`TableWrite` and returns its commit messages;
 the driver commits them as ONE snapshot after all tasks succeeded, or deletes the files when the
@@ -27,7 +27,7 @@ column name are the DataFrame API hooks' (:mod:`paimon_sql.spark.hooks`).
 from __future__ import annotations
 
 import json
-from typing import Iterator, List, Optional
+from typing import Iterator, List, Optional, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -45,6 +45,7 @@ from paimon_sql.format import predicate as P
 from paimon_sql.format import row_kind
 from paimon_sql.format.schema import SEQUENCE_NUMBER, VALUE_KIND
 from paimon_sql.spark.types import spark_ddl, spark_type, to_spark_arrow
+from paimon_sql.table import metadata_columns
 from paimon_sql.table.read import FILE_COLUMN, POSITION_COLUMN
 
 BUCKET_COLUMN = "__paimon_bucket"  # added by the write planner to shuffle by bucket; never stored
@@ -182,6 +183,12 @@ class PaimonDataSource(DataSource):
         """``paimon.positions``: also return each row's data file and row position (row-level DML)."""
         return self.options.get("paimon.positions", "false") == "true"
 
+    def _metadata(self) -> List[str]:
+        """``paimon.metadata``: metadata columns to add after the table's (JSON list; file path,
+        row index, bucket — :mod:`paimon_sql.table.metadata_columns`)."""
+        names = self.options.get("paimon.metadata")
+        return json.loads(names) if names else []
+
     def _row_kinds(self) -> Optional[str]:
         """``paimon.row-kind``: ``true`` — rows with ``rowkind`` (+I/-U/+U/-D) and
         ``_SEQUENCE_NUMBER`` first ($audit_log); ``binlog`` — ``rowkind`` then arrays ($binlog)."""
@@ -194,13 +201,15 @@ class PaimonDataSource(DataSource):
             return f"`{ROWKIND_NAME}` STRING, " + ", ".join(f"`{f.name}` ARRAY<{spark_type(f.type)}>" for f in fields)
         extra = f", `{POSITION_COLUMN}` BIGINT, `{FILE_COLUMN}` STRING" if self._positions() else ""
         kinds = f"`{ROWKIND_NAME}` STRING, `{SEQUENCE_NUMBER}` BIGINT, " if self._row_kinds() else ""
-        return kinds + spark_ddl(fields) + extra
+        hidden = {f.name: f for f in metadata_columns.fields(self.table.schema)}
+        meta = "".join(f", {spark_ddl([hidden[n]])}" for n in self._metadata())
+        return kinds + spark_ddl(fields) + extra + meta
 
     def reader(self, schema) -> "PaimonReader":
         skip = self.options.get("paimon.skip-native")  # the deleted-positions cap the driver used
         skip_native = int(skip) if skip and skip.isdigit() else None
         return PaimonReader(build_scan(self.table, self.options), self.table.schema.fields_of(self._columns()),
-                            skip_native, self._positions(), self._row_kinds())
+                            skip_native, self._positions(), self._row_kinds(), self._metadata())
 
     def streamReader(self, schema):
         from paimon_sql.spark.stream import PaimonStreamReader
@@ -229,12 +238,13 @@ class _SplitPartition(InputPartition):
 
 class PaimonReader(DataSourceReader):
     def __init__(self, scan, fields, skip_native: Optional[int] = None, positions: bool = False,
-                 row_kinds: Optional[str] = None):
+                 row_kinds: Optional[str] = None, metadata: Sequence[str] = ()):
         self.scan = scan
         self.fields = fields
         self.skip_native = skip_native  # None, or the cap by which the front layer chose its native splits
         self.positions = positions
         self.row_kinds = row_kinds  # None, "audit_log" or "binlog"
+        self.metadata = list(metadata)  # metadata columns after the table's
 
     def partitions(self):
         splits = self.scan.plan().splits
@@ -252,11 +262,31 @@ class PaimonReader(DataSourceReader):
             out = to_spark_arrow(rows, self.fields)
             out = out.append_column(POSITION_COLUMN, rows.column(POSITION_COLUMN)) \
                 .append_column(FILE_COLUMN, rows.column(FILE_COLUMN))
+        elif self.metadata:
+            out = with_metadata(self.scan.reader(), partition.split, self.fields, self.metadata)
         elif self.row_kinds:
             out = ROW_KIND_OUTPUTS[self.row_kinds](self.scan.reader().read(partition.split), self.fields)
         else:
             out = to_spark_arrow(self.scan.reader().read(partition.split), self.fields)
         yield from out.to_batches()
+
+
+def with_metadata(reader, split, fields, names: Sequence[str]) -> pa.Table:
+    """A split's rows with the metadata columns ``names`` (file path, row index, bucket)."""
+    located = bool(metadata_columns.LOCATED & set(names))
+    rows = reader.read_positions(split) if located else reader.read(split)
+    out = to_spark_arrow(rows, fields)
+    for name in names:
+        if name == metadata_columns.ROW_INDEX:
+            column = rows.column(POSITION_COLUMN)
+        elif name == metadata_columns.FILE_PATH:  # by file name: one path per file, taken per row
+            paths = pa.array([reader.file_path(split, f) for f in split.files], pa.string())
+            where = pc.index_in(rows.column(FILE_COLUMN), value_set=pa.array([f.file_name for f in split.files]))
+            column = paths.take(where)
+        else:
+            column = pa.array(np.full(rows.num_rows, split.bucket, np.int32))
+        out = out.append_column(name, column)
+    return out
 
 
 class PaimonCommitMessage(WriterCommitMessage):

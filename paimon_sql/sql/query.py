@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import re
+from dataclasses import dataclass
 
 import sqlglot
 from sqlglot import exp
@@ -22,8 +23,9 @@ from sqlglot import exp
 from paimon_sql import systables
 from paimon_sql.catalog import Identifier
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.sql import parse
+from paimon_sql.sql import parse, star
 from paimon_sql.systables import SystemTable
+from paimon_sql.table import metadata_columns
 
 SYS_DATABASE = "sys"  # global system tables: sys.tables, sys.partitions, ...
 BRANCH_PREFIX = "branch_"  # t$branch_<name> reads a branch
@@ -39,22 +41,23 @@ def spliced_dataframe(session, tree: exp.Expression, text: str):
     refs = references(session, tree, text)
     if not refs:
         return session.spark_sql(text)
-    spliced = apply_edits(text, [edit for _, _, edit in refs] + _column_edits(session, tree))
-    fields = {view: ref.fields if isinstance(ref, SystemTable) else ref.schema.fields for view, ref, _ in refs}
-    planned = [(view, ref) for view, ref, _ in refs if not _cached(session, view, ref)]
+    hidden = star.wanted(tree)
+    spliced = apply_edits(text, _edits(session, tree, refs, hidden))
+    fields = {r.view: _fields(r.ref, hidden) for r in refs}
+    planned = [r for r in refs if not _cached(session, r, hidden)]
     try:
         stand_ins = {}
-        for k, (view, _) in enumerate(planned):
-            df, ids = _stand_in(session, fields[view], k)
-            df.createOrReplaceTempView(view)
-            stand_ins[view] = (ids, fields[view])
+        for k, r in enumerate(planned):
+            df, ids = _stand_in(session, fields[r.view], k)
+            df.createOrReplaceTempView(r.view)
+            stand_ins[r.view] = (ids, fields[r.view])
         if planned:
             filters_possible = tree.find(exp.Where, exp.Having, exp.Qualify) is not None or \
                 any(j.args.get("on") is not None for j in tree.find_all(exp.Join))
             needs = pushdown.needs_of(session.spark_sql(spliced), stand_ins, filters_possible)
-            for view, ref in planned:
-                _scan(session, ref, needs[view].columns or [fields[view][0].name], needs[view].predicate) \
-                    .createOrReplaceTempView(view)
+            for r in planned:
+                columns = needs[r.view].columns or [fields[r.view][0].name]
+                _scan(session, r.ref, columns, needs[r.view].predicate).createOrReplaceTempView(r.view)
         return session.spark_sql(spliced)
     finally:
         _drop_relations(session, refs)
@@ -62,8 +65,8 @@ def spliced_dataframe(session, tree: exp.Expression, text: str):
 
 def _drop_relations(session, refs) -> None:
     catalog = session.spark._jsparkSession.sessionState().catalog()
-    for view, _, _ in refs:  # not spark.catalog.dropTempView, which uncaches the plan (CACHE TABLE)
-        catalog.dropTempView(view)
+    for r in refs:  # not spark.catalog.dropTempView, which uncaches the plan (CACHE TABLE)
+        catalog.dropTempView(r.view)
 
 
 def spliced_statement(session, tree: exp.Expression, text: str):
@@ -73,19 +76,48 @@ def spliced_statement(session, tree: exp.Expression, text: str):
     refs = references(session, tree, text)
     if not refs:
         return None
+    hidden = star.wanted(tree)
     try:
-        for view, ref, _ in refs:
-            if not _cached(session, view, ref):
-                _scan(session, ref, None, None).createOrReplaceTempView(view)
-        return session.spark_sql(apply_edits(text, [edit for _, _, edit in refs] + _column_edits(session, tree)))
+        for r in refs:
+            if not _cached(session, r, hidden):
+                _scan(session, r.ref, [f.name for f in _fields(r.ref, hidden)], None).createOrReplaceTempView(r.view)
+        return session.spark_sql(apply_edits(text, _edits(session, tree, refs, hidden)))
     finally:
         _drop_relations(session, refs)
 
 
-def references(session, tree: exp.Expression, text: str):
-    """The Paimon references of a query: (relation name, table or system table at the snapshot it
-    reads, (span in ``text``, replacement text)). A table read without time travel or hint is
-    kept as the catalog gave it, so a cached table (``CACHE TABLE``) is recognised."""
+def _edits(session, tree: exp.Expression, refs, hidden: bool) -> list:
+    """The text edits of a statement: its references, its ``db.t.c`` columns and, when it names
+    metadata columns, the stars over tables read with them (:mod:`paimon_sql.sql.star`)."""
+    out = [r.edit for r in refs] + _column_edits(session, tree)
+    if hidden:
+        out += star.edits(tree, {id(r.node): r.ref.schema.field_names for r in refs
+                                 if not isinstance(r.ref, SystemTable)})
+    return out
+
+
+def _fields(ref, hidden: bool) -> list:
+    """The columns a reference is read with: a table's own, then its metadata columns when the
+    statement names one (Spark prunes those the query does not use)."""
+    if isinstance(ref, SystemTable):
+        return ref.fields
+    return list(ref.schema.fields) + (metadata_columns.fields(ref.schema) if hidden else [])
+
+
+@dataclass
+class Reference:
+    """A Paimon table reference of a statement: its scan relation's name, the table or system table
+    at the snapshot it reads, the text edit splicing the relation in, and its node."""
+
+    view: str
+    ref: object
+    edit: tuple
+    node: exp.Table
+
+
+def references(session, tree: exp.Expression, text: str) -> list:
+    """The Paimon references of a query (:class:`Reference`). A table read without time travel or
+    hint is kept as the catalog gave it, so a cached table (``CACHE TABLE``) is recognised."""
     refs = []
     for node in tree.find_all(exp.Table):
         found = _reference(session, node)
@@ -102,7 +134,7 @@ def references(session, tree: exp.Expression, text: str):
             ref = ref.travel(options)
         view = f"__paimon_{re.sub(r'[^0-9A-Za-z_]', '_', name)}_{next(_VIEW_IDS)}"
         alias = "" if node.args.get("alias") else " AS `" + name.replace("`", "``") + "`"
-        refs.append((view, ref, ((start, end), view + alias)))
+        refs.append(Reference(view, ref, ((start, end), view + alias), node))
     return refs
 
 
@@ -146,12 +178,13 @@ def plain_references(session, tree: exp.Expression) -> list:
             if not isinstance(node.this, exp.Anonymous) and _reference(session, node) is not None]
 
 
-def _cached(session, view: str, ref) -> bool:
+def _cached(session, r: Reference, hidden: bool) -> bool:
     """Register the cached rows of a table read at its latest snapshot (``CACHE TABLE``) as the
-    relation; False when the table is not cached (then it is scanned)."""
-    df = session.cached_rows(ref) if not isinstance(ref, SystemTable) else None
+    relation; False when the table is not cached (then it is scanned), or when the statement names
+    metadata columns, which cached rows lack."""
+    df = session.cached_rows(r.ref) if not isinstance(r.ref, SystemTable) and not hidden else None
     if df is not None:
-        df.createOrReplaceTempView(view)
+        df.createOrReplaceTempView(r.view)
     return df is not None
 
 

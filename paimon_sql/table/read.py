@@ -105,13 +105,17 @@ class SplitReader:
             .append_column(SEQUENCE_NUMBER, pa.nulls(n, pa.int64()))
 
     def read_positions(self, split) -> pa.Table:
-        """An append split's live rows (filtered, projected) with the data file and row position
-        each came from (``FILE_COLUMN``, ``POSITION_COLUMN``): what row-level deletes need."""
-        if self.schema.is_primary_key_table:
-            raise PaimonError(f"table {self.table.name}: row positions are for append tables")
+        """A split's live rows (filtered, projected) with the data file and row position each came
+        from (``FILE_COLUMN``, ``POSITION_COLUMN``): what row-level deletes and the metadata columns
+        need. Only for rows read as they lie in a file: append files, or primary-key files that need
+        no merge (their retractions dropped)."""
+        if self.schema.is_primary_key_table and not split.raw_convertible:
+            raise PaimonError(f"table {self.table.name}: row positions of a bucket that must be merged")
         parts = []
         for f in self.files_to_read(split):
-            rows = self._read_file(split, f, with_system=False, with_position=True)
+            rows = self._read_file(split, f, with_system=self.schema.is_primary_key_table, with_position=True)
+            if self.schema.is_primary_key_table:
+                rows = rows.filter(row_kind.is_add(rows.column(VALUE_KIND)))
             if self.predicate is not None:
                 rows = rows.filter(self.predicate.to_arrow())
             parts.append(rows.append_column(FILE_COLUMN, pa.repeat(pa.scalar(f.file_name, pa.string()), rows.num_rows)))
