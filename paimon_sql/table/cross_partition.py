@@ -131,6 +131,8 @@ class CrossPartitionAssigner:
             home = np.where(h0 >= 0, h0, p[np.flatnonzero(starts)][group])
             dest, keep = home, (p == home) if self.action == SKIP_NEW else np.ones(n, bool)
         bucket = np.where(dest == h0, b0, -1)
+        if self.action == DELETE:  # keys leaving their old home free its slots first
+            self._count_out(h0[ends], b0[ends], (h0[ends] >= 0) & (h0[ends] != dest[ends]))
         self._new_buckets(group, dest, bucket)
 
         retract = np.zeros(n, bool)
@@ -139,7 +141,9 @@ class CrossPartitionAssigner:
             later = np.flatnonzero(~starts)
             prev_dest[later], prev_bucket[later] = dest[later - 1], bucket[later - 1]
             retract = (prev_dest >= 0) & (prev_dest != dest)
-            self._release(group, dest, bucket, h0, b0, ends)
+            passed = (dest != dest[ends][group]) & (dest != h0)  # places a key entered and left in this batch
+            _, first = np.unique(group[passed] * (len(self._values) + 1) + dest[passed], return_index=True)
+            self._count_out(dest[passed][first], bucket[passed][first], np.ones(len(first), bool))
         self._remember(data, r[ends], dest[ends], bucket[ends])
 
         # retractions just before their row, everything in arrival order
@@ -167,16 +171,9 @@ class CrossPartitionAssigner:
             pair_bucket[mine] = np.repeat([b for b, _ in filled], [k for _, k in filled])
         bucket[need] = pair_bucket[inverse.reshape(-1)]
 
-    def _release(self, group, dest, bucket, h0, b0, ends) -> None:
-        """Count a key out of every place it left in this batch (its old home, places passed through)."""
-        final = dest[ends][group]
-        left = [(h0[ends], b0[ends], (h0[ends] >= 0) & (h0[ends] != dest[ends]))]
-        passed = (dest != final) & (dest != h0)  # places entered and left again
-        _, first = np.unique(group[passed] * (len(self._values) + 1) + dest[passed], return_index=True)
-        left.append((dest[passed][first], bucket[passed][first], np.ones(len(first), bool)))
-        for parts, buckets, mask in left:
-            if not mask.any():
-                continue
+    def _count_out(self, parts: np.ndarray, buckets: np.ndarray, mask: np.ndarray) -> None:
+        """One key fewer in each (partition, bucket) where ``mask`` holds."""
+        if mask.any():
             places, n = np.unique(np.stack([parts[mask], buckets[mask]]), axis=1, return_counts=True)
             for (q, b), k in zip(places.T, n):
                 self._counts[int(q)][int(b)] -= int(k)
