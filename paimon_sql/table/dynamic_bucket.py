@@ -112,7 +112,7 @@ def fill_buckets(counts: Dict[int, int], n: int, target: int) -> List[Tuple[int,
             counts[b] += take
             n -= take
     b = 0
-    while n > 0:
+    while n > 0 and target > 0:  # bounded whatever the option says (validation refuses < 1)
         if b not in counts:
             counts[b] = min(n, target)
             out.append((b, counts[b]))
