@@ -124,13 +124,15 @@ def partition_renderer(table) -> Callable[[bytes], Optional[str]]:
 
 
 def partition_spec_renderer(table) -> Callable[[bytes], Optional[str]]:
-    """Partition bytes → ``k1=v1/k2=v2`` (the partition's directory, as ``$partitions`` shows it)."""
+    """Partition bytes → ``k1=v1/k2=v2`` as Java's ``$partitions`` shows it: each value cast to
+    STRING, unescaped, whatever ``partition.legacy-name`` names the directories."""
     keys = table.schema.partition_keys
     types = [f.type for f in table.schema.fields_of(keys)]
     paths = table.paths
 
     def render(part: bytes) -> Optional[str]:
-        return paths.partition_dir(binary_row.from_bytes(part, types)) if keys else None
+        spec = paths.partition_spec(binary_row.from_bytes(part, types), legacy=False)
+        return "/".join(f"{k}={text}" for k, text in spec) if keys else None
     return render
 
 

@@ -27,7 +27,7 @@ from paimon_sql.format.types import MAX_LENGTH, AtomicType, DataType
 from paimon_sql.spark.types import spark_ddl
 from paimon_sql.sql import parse
 from paimon_sql.systables import SystemTable
-from paimon_sql.table.paths import partition_value_text
+from paimon_sql.table.paths import partition_value_text, shown_partition
 from paimon_sql.table.statistics import read_statistics
 
 CATALOG = "spark_catalog"  # warehouse databases are named as Spark's session catalog names its own
@@ -280,7 +280,8 @@ def show_partitions(session, m):
     table = _table(session, m.group("table"))
     if table is None:
         return session.passthrough()
-    rows = [(table.paths.partition_dir([v for _, v in kv]),) for kv in _selected(table, m.group("spec"))]
+    keys, default = table.schema.partition_keys, table.paths.default_partition_name
+    rows = [(shown_partition(keys, [v for _, v in kv], default),) for kv in _selected(table, m.group("spec"))]
     return _frame(session, rows, "partition STRING")
 
 

@@ -2,8 +2,9 @@
 
 ``<table>/snapshot/snapshot-N``, ``<table>/schema/schema-N``, ``<table>/manifest/...``,
 ``<table>/[k=v/...]bucket-B/data-<uuid>-<n>.<format>``. Partition values become directory names
-the way Paimon prints them (dates ``2024-01-01``, NULL or empty → ``partition.default-name``),
-with Hive's escaping of characters that cannot appear in a path segment. Names users give (tags,
+as Java Paimon names them (:mod:`partition_names`: ``d=19844`` by default, ``d=2024-05-01`` with
+``partition.legacy-name`` false; NULL or blank → ``partition.default-name``), with Hive's escaping
+of characters that cannot appear in a path segment. Names users give (tags,
 branches, consumer ids) pass the path guard here, where their paths are built, so none of them
 can reach outside the table.
 """
@@ -14,9 +15,10 @@ import datetime as dt
 import itertools
 import uuid
 from decimal import Decimal
-from typing import Any, List, Sequence
+from typing import Any, List, Sequence, Tuple
 
 from paimon_sql.io.path_guard import check_segment
+from paimon_sql.table.partition_names import value_text
 
 _ESCAPE = set('"#%\'*/:=?\\\x7f{[]^') | {chr(c) for c in range(0x01, 0x20)}
 
@@ -26,6 +28,8 @@ def escape_path_name(text: str) -> str:
 
 
 def partition_value_text(v: Any) -> str:
+    """A partition value as SQL statements show it (SHOW PARTITIONS, SHOW TABLE EXTENDED), which
+    Spark prints whatever the table names its directories."""
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, dt.datetime):
@@ -37,6 +41,13 @@ def partition_value_text(v: Any) -> str:
     if isinstance(v, bytes):
         return v.decode("utf-8", "replace")
     return str(v)
+
+
+def shown_partition(keys: Sequence[str], values: Sequence[Any], default_name: str) -> str:
+    """``k=v/...`` as SHOW PARTITIONS prints a partition: SQL's text of the values, escaped as a
+    path, whatever the table's directories are named."""
+    return "/".join(f"{escape_path_name(k)}={escape_path_name(default_name if v is None or v == '' else partition_value_text(v))}"
+                    for k, v in zip(keys, values))
 
 
 MAIN_BRANCH = "main"
@@ -54,11 +65,14 @@ class PathFactory:
     """
 
     def __init__(self, table_path: str, partition_keys: Sequence[str], file_format: str,
-                 default_partition_name: str = "__DEFAULT_PARTITION__", branch: str = MAIN_BRANCH):
+                 default_partition_name: str = "__DEFAULT_PARTITION__", branch: str = MAIN_BRANCH,
+                 partition_types: Sequence[Any] = (), legacy_partition_name: bool = True):
         self.root = table_path.rstrip("/")
         self.branch = branch
         self.branch_root = self.root if branch == MAIN_BRANCH else branch_path(self.root, branch)
         self.partition_keys = list(partition_keys)
+        self.partition_types = list(partition_types)
+        self.legacy_partition_name = legacy_partition_name
         self.file_format = file_format
         self.default_partition_name = default_partition_name
         self._uuid = str(uuid.uuid4())
@@ -124,12 +138,15 @@ class PathFactory:
 
     # -- data -----------------------------------------------------------------------------
 
+    def partition_spec(self, values: Sequence[Any], legacy: bool = None) -> List[Tuple[str, str]]:
+        """(key, text) per partition column, spelled as the table names its directories (or as
+        ``legacy`` says: ``$partitions`` shows the cast spelling)."""
+        legacy = self.legacy_partition_name if legacy is None else legacy
+        return [(k, value_text(v, t, legacy) or self.default_partition_name)
+                for k, t, v in zip(self.partition_keys, self.partition_types, values)]
+
     def partition_dir(self, values: Sequence[Any]) -> str:
-        parts = []
-        for k, v in zip(self.partition_keys, values):
-            text = self.default_partition_name if v is None or v == "" else partition_value_text(v)
-            parts.append(f"{escape_path_name(k)}={escape_path_name(text)}")
-        return "/".join(parts)
+        return "/".join(f"{escape_path_name(k)}={escape_path_name(text)}" for k, text in self.partition_spec(values))
 
     def bucket_dir(self, partition_values: Sequence[Any], bucket: int) -> str:
         part = self.partition_dir(partition_values)

@@ -39,7 +39,9 @@ class FileStoreTable:
         self.options = schema.core_options()
         check_format(self.options.file_format)
         self.paths = PathFactory(self.path, schema.partition_keys, self.options.file_format,
-                                 self.options.partition_default_name, branch)
+                                 self.options.partition_default_name, branch,
+                                 [f.type for f in schema.fields_of(schema.partition_keys)],
+                                 self.options.get("partition.legacy-name"))
         self.snapshot_manager = SnapshotManager(io, self.paths)
         self.schema_manager = SchemaManager(io, self.paths)
         self.tag_manager = TagManager(io, self.paths)
