@@ -7,7 +7,6 @@ import time
 import pyarrow as pa
 import pytest
 
-from interop.java_paimon import JavaPaimon, JavaUnavailable
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.table.schema_change import SetOption
 
@@ -154,6 +153,7 @@ def test_sequence_field_refused(catalog):
 
 
 def test_java_paimon_reads_and_compacts_it(catalog, warehouse):
+    from interop.java_paimon import JavaPaimon, JavaUnavailable  # the Java interop harness (tests/interop)
     try:
         java = JavaPaimon()
     except JavaUnavailable as e:
