@@ -17,7 +17,8 @@ import pyarrow as pa
 
 from paimon_sql.exceptions import CorruptMetadataError, SchemaError
 from paimon_sql.format import options as opts
-from paimon_sql.format.types import AtomicType, DataField, DataType, RowType, arrow_schema
+from paimon_sql.format.types import (AtomicType, ArrayType, DataField, DataType, MapType, MultisetType, RowType,
+                                     arrow_schema)
 
 KEY_PREFIX = "_KEY_"
 SEQUENCE_NUMBER = "_SEQUENCE_NUMBER"
@@ -72,10 +73,15 @@ class TableSchema:
         def number(t: DataType) -> DataType:
             if isinstance(t, RowType):
                 nested = []
-                for f in t.fields:
-                    nested.append(DataField(next_id[0], f.name, number(f.type), f.description))
+                for f in t.fields:  # as Java's ReassignFieldId: a nested field's children first, then it
+                    ftype = number(f.type)
+                    nested.append(DataField(next_id[0], f.name, ftype, f.description))
                     next_id[0] += 1
                 return replace(t, fields=tuple(nested))
+            if isinstance(t, (ArrayType, MultisetType)):
+                return replace(t, element=number(t.element))
+            if isinstance(t, MapType):
+                return replace(t, key=number(t.key), value=number(t.value))
             return t
 
         numbered = []

@@ -10,8 +10,9 @@ dropped column, a value out of its range. A renamed column is renamed in the opt
 A column change names its column by a path: a top-level name, or a tuple that reaches a field of
 a ROW (through an ARRAY's ``element`` or a MAP's ``value``, as Spark names them), as Paimon's
 ``SchemaChange`` does with its field names. A new field, nested or not, takes the next id above
-the schema's highest one (the fields of its own ROW type first, as Java's ``ReassignFieldId``),
-so a reader of older files, which lack it, reads NULL there.
+the schema's highest one and its own ROW type's fields the ids after it (children before their
+parent), as Java's ``SchemaManager`` and ``ReassignFieldId`` number them; a reader of older
+files, which lack it, reads NULL there.
 """
 
 from __future__ import annotations
@@ -238,8 +239,8 @@ def _add_column(d: _Draft, ch: AddColumn) -> None:
         raise SchemaError(f"column name '{name}' is reserved by Paimon")
     if not ch.type.nullable:
         raise SchemaError(f"column '{name}': ADD COLUMN cannot be NOT NULL (old rows have no value)")
-    ftype = d.numbered(ch.type)
-    new = DataField(d.next_id(), path[-1], ftype, ch.comment)
+    fid = d.next_id()  # as Java: the new column's id, then its nested fields' (children first)
+    new = DataField(fid, path[-1], d.numbered(ch.type), ch.comment)
 
     def add(siblings, leaf):
         if any(f.name == leaf for f in siblings):
