@@ -17,9 +17,10 @@ filter that can't be parsed, or has no bit set (all NULL, or zeroed bytes), rule
 from __future__ import annotations
 
 import struct
-from typing import Dict, Mapping, Optional
+from typing import Dict, Iterable, Mapping, Optional
 
 import numpy as np
+import pyarrow as pa
 import xxhash
 
 from paimon_sql.format.predicate import Predicate
@@ -31,11 +32,12 @@ _SALT = np.array([0x47B6137B, 0x44974D91, 0x8824AD5B, 0xA2B7289D, 0x705495C7, 0x
                  dtype=np.uint64)
 
 
-def writer_options(options: Mapping[str, str], columns) -> Optional[Dict[str, dict]]:
-    """pyarrow's ``bloom_filter_options`` for these table options (None: no bloom filters)."""
+def writer_options(options: Mapping[str, str], fields: Iterable[pa.Field]) -> Optional[Dict[str, dict]]:
+    """pyarrow's ``bloom_filter_options`` for these table options and columns (None: no bloom
+    filters). BOOLEAN columns get none, as parquet-mr gives them none (pyarrow refuses one)."""
     every = str(options.get(_ENABLED, "false")).lower() == "true"
     out = {}
-    for c in columns:
+    for c in (f.name for f in fields if not pa.types.is_boolean(f.type)):
         flag = options.get(f"{_ENABLED}#{c}")
         if (str(flag).lower() == "true") if flag is not None else every:
             spec = {}

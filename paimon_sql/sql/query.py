@@ -249,13 +249,13 @@ def _closing_paren(text: str, i: int) -> int:
 def _expression_end(text: str, start: int, expression: exp.Expression) -> int:
     """Where the expression parsed as ``expression`` that starts at ``start`` ends: the longest run
     of tokens that reads as that same expression (the AST holds no end offset)."""
-    want = expression.sql(dialect=parse.DIALECT)
+    want = expression.sql(dialect=parse.DIALECT, comments=False)  # a comment after it is the parser's
     tokens = sqlglot.Dialect.get_or_raise(parse.DIALECT).tokenize(text[start:])
     best = None
     for t in tokens[:64]:
         fragment = text[start:start + t.end + 1]
         try:
-            if sqlglot.parse_one(fragment, dialect=parse.DIALECT).sql(dialect=parse.DIALECT) == want:
+            if sqlglot.parse_one(fragment, dialect=parse.DIALECT).sql(dialect=parse.DIALECT, comments=False) == want:
                 best = start + t.end + 1
         except sqlglot.errors.SqlglotError:
             continue

@@ -88,8 +88,8 @@ def read_may_match(table, data_path: str, f: DataFileMeta, predicate: Predicate)
                 partial(table.io.read_bytes, f"{directory}/{extra}"), table.schema_at(f.schema_id), extra,
                 predicate, name_of):
             return False
-    if f.file_name.endswith(".parquet") and parquet_bloom.writer_options(table.schema.options,
-                                                                        table.schema.field_names):
+    if f.file_name.endswith(".parquet") and parquet_bloom.writer_options(
+            table.schema.options, [x.to_arrow() for x in table.schema.fields]):
         return _parquet_bloom_may_match(table, data_path, predicate, name_of)
     return True
 

@@ -44,7 +44,7 @@ def write_files(table, file_table: pa.Table, partition_values, bucket: int, leve
     target = options.target_file_size(table.schema.is_primary_key_table)
     files: List[DataFileMeta] = []
     pos, total = 0, file_table.num_rows
-    blooms = parquet_bloom.writer_options(table.schema.options, file_table.column_names)
+    blooms = parquet_bloom.writer_options(table.schema.options, file_table.schema)
     try:
         while pos < total:
             name = table.paths.new_data_file_name(prefix)

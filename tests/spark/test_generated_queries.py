@@ -617,8 +617,8 @@ def test_cte_scopes(gq, text):
 
 
 # Found by the generator in the front layer's query splicing (paimon_sql/sql/query.py), to be fixed there:
-# a comment after a time travel literal ends up in the expression the splice looks for, so the query
-# fails ("cannot find the time travel expression 1 /* scan */ in the statement")
+# a comment after a time travel literal ended up in the expression the splice looks for, so the query
+# failed ("cannot find the time travel expression 1 /* scan */ in the statement")
 TRAVEL_COMMENT = [
     "SELECT count(*) FROM @@ap!t /* scan */ x",
     "SELECT x.id, y.s FROM @@pk_dv!t /* scan */ x JOIN @@ap y ON x.id = y.id",
@@ -626,7 +626,6 @@ TRAVEL_COMMENT = [
 
 
 @pytest.mark.parametrize("text", TRAVEL_COMMENT)
-@pytest.mark.xfail(strict=True, reason="sql/query.py: a comment after VERSION AS OF <n> breaks the splice")
 def test_travel_comment(gq, text):
     assert_same_answer(gq, text)
 
@@ -654,10 +653,9 @@ def test_predicates_follow_spark_on_doubles_and_negated_prefixes():
     assert for_indexes(P.and_(P.equal("id", 1), P.equal("d", math.nan))) is None
 
 
-@pytest.mark.xfail(strict=True, reason="format/parquet_bloom.py asks pyarrow for a bloom filter on a BOOLEAN column")
 def test_parquet_bloom_filters_on_every_column(gq):
-    """Found setting up the tables: 'parquet.bloom.filter.enabled' = 'true' (every column) fails each
-    write to a table with a BOOLEAN column; Paimon's Java writer gives booleans no filter."""
+    """Found setting up the tables: 'parquet.bloom.filter.enabled' = 'true' (every column) failed each
+    write to a table with a BOOLEAN column; parquet-mr, as pyarrow now, gives booleans no filter."""
     gq.sql("CREATE TABLE bloom_all (id INT, b BOOLEAN) TBLPROPERTIES ('parquet.bloom.filter.enabled' = 'true')")
     gq.catalog.get_table(paimon_name("bloom_all")).write_arrow(
         pa.table({"id": pa.array([1], pa.int32()), "b": [True]}))
