@@ -29,6 +29,7 @@ import org.apache.paimon.data.InternalArray;
 import org.apache.paimon.data.InternalMap;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.data.Timestamp;
+import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.fs.Path;
 import org.apache.paimon.index.HashBucketAssigner;
 import org.apache.paimon.operation.AppendOnlyFileStoreWrite;
@@ -62,7 +63,7 @@ import org.apache.paimon.types.RowType;
  * Drives Java Apache Paimon for tests/interop/test_java_interop.py: the oracle for bytes.
  *
  * <p>Usage: {@code java PaimonDriver <commands.json>}: a JSON list of commands, run in order in one
- * JVM (start-up dominates), one JSON line printed per command. Values travel as JSON: DATE and
+ * JVM (start-up dominates), one JSON line printed per command ({"error": ...} when it failed). Values travel as JSON: DATE and
  * TIMESTAMP as ISO text, DECIMAL as text, BINARY as hex, ARRAY/ROW as lists, MAP as [[k, v], ...].
  *
  * <pre>
@@ -89,7 +90,17 @@ public class PaimonDriver {
             String warehouse = cmd.get("warehouse").asText();
             Catalog catalog = catalogs.computeIfAbsent(warehouse,
                     w -> CatalogFactory.createCatalog(CatalogContext.create(new Path(w))));
-            System.out.println(JSON.writeValueAsString(run(catalog, cmd)));
+            Object result;
+            try {
+                result = run(catalog, cmd);
+            } catch (Exception e) {
+                Throwable root = e;
+                while (root.getCause() != null) {
+                    root = root.getCause();
+                }
+                result = Map.of("error", e + (root == e ? "" : " <- " + root));
+            }
+            System.out.println(JSON.writeValueAsString(result));
         }
         for (Catalog c : catalogs.values()) {
             c.close();
@@ -165,7 +176,7 @@ public class PaimonDriver {
                     1, 1, 0, table.coreOptions().dynamicBucketTargetRowNum());
             keys = table.createRowKeyExtractor();
         }
-        try (BatchTableWrite write = builder.newWrite(); BatchTableCommit commit = builder.newCommit()) {
+        try (BatchTableWrite write = newWrite(builder); BatchTableCommit commit = builder.newCommit()) {
             JsonNode kinds = cmd.get("kinds");
             int i = 0;
             for (JsonNode r : cmd.get("rows")) {
@@ -184,6 +195,13 @@ public class PaimonDriver {
             commit.commit(write.prepareCommit());
         }
         return table.snapshotManager().latestSnapshotId();
+    }
+
+    /** A write with a temp-disk IOManager, which lookup-based merges (first-row, deletion vectors) need. */
+    private static BatchTableWrite newWrite(BatchWriteBuilder builder) {
+        BatchTableWrite write = builder.newWrite();
+        write.withIOManager(IOManager.create(System.getProperty("java.io.tmpdir")));
+        return write;
     }
 
     private static List<Object> read(FileStoreTable table, JsonNode cmd) throws Exception {
@@ -228,7 +246,7 @@ public class PaimonDriver {
         } else {
             BatchWriteBuilder builder = table.newBatchWriteBuilder();
             Set<List<Object>> seen = new LinkedHashSet<>();
-            try (BatchTableWrite write = builder.newWrite(); BatchTableCommit commit = builder.newCommit()) {
+            try (BatchTableWrite write = newWrite(builder); BatchTableCommit commit = builder.newCommit()) {
                 for (Split s : table.newReadBuilder().newScan().plan().splits()) {
                     DataSplit split = (DataSplit) s;
                     if (seen.add(List.of(split.partition(), split.bucket()))) {
