@@ -1,0 +1,128 @@
+"""Through SQL and the DataFrame API: an option paimon-sql refuses (option_support.tsv) fails every
+statement that sets it to a value other than its default, with one line naming it; a table that
+carries one (written by Java or Flink) is refused where it matters (reads or writes)."""
+
+import json
+import os
+
+import pytest
+
+from paimon_sql.exceptions import InvalidOptionError
+from paimon_sql.format.options import REFUSED, registry
+from spark.conftest import rows
+
+REFUSED_KEYS = [k for k, s in registry().items() if s.support.status == REFUSED]
+TABLE = "CREATE TABLE db.t (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id'{})"
+
+
+def other_value(spec) -> str:
+    """A value of the option's type that is not its default."""
+    by_type = {"Boolean": str(not spec.default).lower(), "MemorySize": "3 mb", "Duration": "7 min",
+               "Map<String, String>": "0:avro", "Integer": "7", "Long": "7", "Double": "0.5", "Float": "0.5"}
+    value = by_type.get(spec.java_type, "something-else")
+    return "9" if spec.parse(value) == spec.default else value
+
+
+def refusal(key):
+    return f"^option '{key}' is not supported by paimon-sql \\(.+\\)$"
+
+
+@pytest.fixture
+def db(session):
+    session.sql("CREATE DATABASE db")
+    return session
+
+
+def test_every_refused_option_is_refused_at_create_and_by_hints(db):
+    db.sql(TABLE.format(""))
+    db.sql("INSERT INTO db.t VALUES (1, 'a')")
+    for key in REFUSED_KEYS:
+        prop = f"'{key}' = '{other_value(registry()[key])}'"
+        for statement in [TABLE.replace("db.t", "db.u").format(", " + prop),
+                          f"SELECT * FROM db.t /*+ OPTIONS({prop}) */"]:
+            with pytest.raises(InvalidOptionError, match=refusal(key)):
+                db.sql(statement)
+    assert not db.catalog.table_exists("db.u")
+    assert rows(db, "SELECT * FROM db.t") == [(1, "a")]
+
+
+@pytest.mark.parametrize("statement", [
+    "CREATE TABLE db.u TBLPROPERTIES ({prop}) AS SELECT * FROM db.t",
+    "CREATE TABLE db.u LIKE db.t TBLPROPERTIES ({prop})",
+    "ALTER TABLE db.t SET TBLPROPERTIES ({prop})",
+    "SELECT * FROM db.t /*+ OPTIONS({prop}) */",
+])
+def test_ctas_like_alter_and_hints_refuse(db, statement):
+    db.sql(TABLE.format(""))
+    db.sql("INSERT INTO db.t VALUES (1, 'a')")
+    with pytest.raises(InvalidOptionError, match=refusal("snapshot.num-retained.max")):
+        db.sql(statement.format(prop="'snapshot.num-retained.max' = '5'"))
+    assert not db.catalog.table_exists("db.u")
+    assert "snapshot.num-retained.max" not in db.catalog.get_table("db.t").schema.options
+
+
+def test_session_options_are_judged_like_hints(db):
+    db.sql(TABLE.format(""))
+    db.sql("INSERT INTO db.t VALUES (1, 'a')")
+    db.spark.conf.set("spark.paimon.scan.bucket", "0")
+    try:
+        with pytest.raises(InvalidOptionError, match=refusal("scan.bucket")):
+            db.sql("SELECT * FROM db.t")
+    finally:
+        db.spark.conf.unset("spark.paimon.scan.bucket")
+    assert rows(db, "SELECT * FROM db.t") == [(1, "a")]
+
+
+def test_dataframe_options_refuse(db):
+    db.sql(TABLE.format(""))
+    db.sql("INSERT INTO db.t VALUES (1, 'a')")
+    def reader():
+        return db.spark.read.format("paimon").option("warehouse", db.warehouse)
+    # Spark's Python data source wraps our one line in its own error
+    with pytest.raises(Exception, match="'scan.ignore-corrupt-files' is not supported by paimon-sql"):
+        reader().option("scan.ignore-corrupt-files", "true").load("db.t").collect()
+    df = db.spark.createDataFrame([(2, "b")], "id INT, v STRING")
+    with pytest.raises(Exception, match="'commit.force-compact' is not supported by paimon-sql"):
+        df.write.format("paimon").option("warehouse", db.warehouse).option("commit.force-compact", "true") \
+            .mode("append").save("db.t")
+    assert sorted(r.id for r in reader().load("db.t").collect()) == [1]
+
+
+def test_path_and_branch_are_no_table_options(db):
+    """They choose where a DataFrame reads (source options); stored in a table they would be ignored."""
+    for key, value in [("path", "/elsewhere"), ("branch", "b1")]:
+        with pytest.raises(InvalidOptionError, match=refusal(key)):
+            db.sql(TABLE.format(f", '{key}' = '{value}'"))
+
+
+def _as_java_wrote(session, **options):
+    table = session.catalog.get_table("db.t")
+    path = os.path.join(table.path, "schema", f"schema-{table.schema.id}")
+    with open(path) as f:
+        d = json.load(f)
+    d["options"].update(options)
+    with open(path, "w") as f:
+        json.dump(d, f)
+
+
+def test_a_java_table_with_a_read_scope_option_is_not_read(db):
+    db.sql(TABLE.format(""))
+    db.sql("INSERT INTO db.t VALUES (1, 'a')")
+    _as_java_wrote(db, **{"data-evolution.enabled": "true"})
+    for statement in ["SELECT * FROM db.t", "INSERT INTO db.t VALUES (2, 'b')"]:
+        with pytest.raises(InvalidOptionError, match="^option 'data-evolution.enabled' is not supported by paimon-sql"
+                                                     r" \(.+\): the table cannot be (read|written) here$"):
+            db.sql(statement)
+    db.sql("ALTER TABLE db.t UNSET TBLPROPERTIES ('data-evolution.enabled')")
+    assert rows(db, "SELECT * FROM db.t") == [(1, "a")]
+
+
+def test_a_java_table_with_a_write_scope_option_is_read_not_written(db):
+    db.sql(TABLE.format(""))
+    db.sql("INSERT INTO db.t VALUES (1, 'a')")
+    _as_java_wrote(db, **{"tag.automatic-creation": "process-time"})
+    assert rows(db, "SELECT * FROM db.t") == [(1, "a")]
+    with pytest.raises(InvalidOptionError, match="'tag.automatic-creation' is not supported by paimon-sql.*"
+                                                 "cannot be written here$"):
+        db.sql("INSERT INTO db.t VALUES (2, 'b')")
+    assert rows(db, "SELECT * FROM db.t") == [(1, "a")]
