@@ -8,6 +8,11 @@ their declared type and checks their rules. Unknown keys (engine or user keys) a
 are, but ``fields.<columns>.<suffix>`` keys must name columns of the table. A value that does not
 parse or breaks its rule is an :class:`InvalidOptionError` naming the key and what is allowed.
 
+What paimon-sql does with each key is ``option_support.tsv`` (:class:`Support`): an option we do not
+honour is refused at a value other than its default, wherever options are validated (CREATE, ALTER,
+hints, DataFrame and session options), never accepted and silently ignored; a table that already
+carries one (written by Java or Flink) is refused where the option matters (:func:`check_usable`).
+
 Values of keys that look secret (:func:`redact`) are masked wherever options are shown.
 """
 
