@@ -4,8 +4,12 @@ Layout of one row (all little-endian): a null bit set of ``((arity + 63 + 8) // 
 whose first byte is the row kind, then one 8-byte slot per field, then a variable part. Values of
 up to 8 bytes live in their slot. Strings and binaries of at most 7 bytes live in the slot with
 ``0x80 | length`` in its last byte; longer ones go to the variable part (8-byte aligned) and the
-slot holds ``offset << 32 | length``. DECIMAL with precision > 18 and TIMESTAMP with precision > 3
-also use the variable part. In Avro records the row is prefixed by its arity as a big-endian int.
+slot holds ``offset << 32 | length``. DECIMAL with precision > 18 takes 16 bytes of the variable part
+holding the unscaled value's minimal big-endian two's complement (Java's ``BigInteger.toByteArray``),
+the slot ``offset << 32 | length``; TIMESTAMP with precision > 3 takes 8 bytes (epoch millis), the
+slot ``offset << 32 | nano of milli``. A NULL of either still takes its bytes (zeros) and its slot
+``offset << 32``, as Java's ``BinaryWriter`` null setters do — the bucket hash sees them. In Avro
+records the row is prefixed by its arity as a big-endian int.
 
 Bucket of a row = ``abs(murmur3_32(row bytes, seed 42) % buckets)`` in Java int arithmetic, which
 :func:`hash_rows` computes for whole Arrow columns at once (numpy over a row-byte matrix).
@@ -15,7 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 import struct
-from decimal import Decimal
+from decimal import Context, Decimal
 from typing import Any, List, Sequence, Tuple
 
 import numpy as np
@@ -28,6 +32,7 @@ from paimon_sql.format.types import AtomicType, DataType
 _EPOCH_DATE = dt.date(1970, 1, 1)
 _EPOCH = dt.datetime(1970, 1, 1)
 _VAR_TYPES = ("CHAR", "VARCHAR", "BINARY", "VARBINARY")
+_EXACT = Context(prec=80)  # the default context's 28 digits would round a DECIMAL(38)
 
 
 def null_bits_size(arity: int) -> int:
@@ -58,6 +63,10 @@ def to_bytes(values: Sequence[Any], types: Sequence[DataType], with_arity: bool 
         slot = nb + 8 * i
         if v is None:  # NULL of any type (stats of nested columns are always NULL)
             fixed[(i + 8) // 8] |= 1 << ((i + 8) % 8)
+            reserved = _null_var_bytes(t)
+            if reserved:
+                struct.pack_into("<q", fixed, slot, (len(fixed) + len(var)) << 32)
+                var += b"\0" * reserved
             continue
         t = _atomic(t)
         n = t.name
@@ -70,8 +79,8 @@ def to_bytes(values: Sequence[Any], types: Sequence[DataType], with_arity: bool 
                 struct.pack_into("<q", fixed, slot, ((len(fixed) + len(var)) << 32) | len(data))
                 var += data + b"\0" * (_round8(len(data)) - len(data))
         elif n == "DECIMAL" and t.precision > 18:
-            unscaled = int(Decimal(v).scaleb(t.scale).to_integral_value())
-            data = unscaled.to_bytes(max(1, (unscaled.bit_length() + 8) // 8), "big", signed=True)
+            unscaled = _unscaled(v, t.scale)
+            data = unscaled.to_bytes(_java_bit_length(unscaled) // 8 + 1, "big", signed=True)
             struct.pack_into("<q", fixed, slot, ((len(fixed) + len(var)) << 32) | len(data))
             var += data + b"\0" * (16 - len(data))
         elif n in ("TIMESTAMP", "TIMESTAMP_LTZ") and t.precision > 3:
@@ -82,6 +91,24 @@ def to_bytes(values: Sequence[Any], types: Sequence[DataType], with_arity: bool 
             _pack_fixed(fixed, slot, n, t, v)
     row = bytes(fixed) + bytes(var)
     return struct.pack(">i", arity) + row if with_arity else row
+
+
+def _null_var_bytes(t: DataType) -> int:
+    """Bytes a NULL of ``t`` still takes in the variable part (Java writes them zeroed)."""
+    if isinstance(t, AtomicType) and t.name == "DECIMAL" and t.precision > 18:
+        return 16
+    if isinstance(t, AtomicType) and t.name in ("TIMESTAMP", "TIMESTAMP_LTZ") and t.precision > 3:
+        return 8
+    return 0
+
+
+def _unscaled(v: Any, scale: int) -> int:
+    return int(Decimal(v).scaleb(scale, _EXACT).to_integral_value(context=_EXACT))
+
+
+def _java_bit_length(v: int) -> int:
+    """``BigInteger.bitLength``: bits of the two's complement less the sign bit (-128 needs 7)."""
+    return (~v if v < 0 else v).bit_length()
 
 
 def _pack_fixed(buf: bytearray, slot: int, n: str, t: AtomicType, v: Any) -> None:
@@ -104,7 +131,7 @@ def _pack_fixed(buf: bytearray, slot: int, n: str, t: AtomicType, v: Any) -> Non
     elif n == "TIME":
         struct.pack_into("<i", buf, slot, (v.hour * 3600 + v.minute * 60 + v.second) * 1000 + v.microsecond // 1000)
     elif n == "DECIMAL":
-        struct.pack_into("<q", buf, slot, int(Decimal(v).scaleb(t.scale).to_integral_value()))
+        struct.pack_into("<q", buf, slot, _unscaled(v, t.scale))
     elif n in ("TIMESTAMP", "TIMESTAMP_LTZ"):
         struct.pack_into("<q", buf, slot, _timestamp_parts(v)[0])
     else:
@@ -165,7 +192,7 @@ def _read_field(data: bytes, slot: int, t: AtomicType) -> Any:
             word = struct.unpack_from("<Q", data, slot)[0]
             off, length = word >> 32, word & 0xFFFFFFFF
             unscaled = int.from_bytes(data[off:off + length], "big", signed=True)
-        return Decimal(unscaled).scaleb(-t.scale)
+        return Decimal(unscaled).scaleb(-t.scale, _EXACT)
     if n in ("TIMESTAMP", "TIMESTAMP_LTZ"):
         if t.precision <= 3:
             millis, nanos = struct.unpack_from("<q", data, slot)[0], 0
@@ -218,7 +245,7 @@ def row_bytes_matrix(columns: Sequence[pa.Array], types: Sequence[DataType]) -> 
     """Encode rows column-wise: (uint8 matrix n × width, byte length of each row).
 
     Rows are laid out exactly as :func:`to_bytes` (without arity) would, padded with zeros to the
-    widest row. Supported: every atomic type with an 8-byte slot and strings/binaries.
+    widest row. Supported: every atomic type (BinaryRow holds no nested values).
     """
     types = [_atomic(t) for t in types]
     columns = [c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c for c in columns]
@@ -231,10 +258,8 @@ def row_bytes_matrix(columns: Sequence[pa.Array], types: Sequence[DataType]) -> 
         if t.name in _VAR_TYPES:
             lens = np.asarray(pc.fill_null(pc.binary_length(col), 0).to_numpy(zero_copy_only=False), dtype=np.int64)
             var_lens.append(np.where(lens > 7, (lens + 7) & ~7, 0))
-        elif t.precision > 3 and t.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-            var_lens.append(np.where(np.asarray(col.is_valid()), 8, 0))
-        elif t.name == "DECIMAL" and t.precision > 18:
-            raise ValueError("DECIMAL with precision > 18 cannot be a bucket key here")
+        elif _null_var_bytes(t):
+            var_lens.append(np.full(n, _null_var_bytes(t), dtype=np.int64))
         else:
             var_lens.append(None)
     total_var = sum((v for v in var_lens if v is not None), np.zeros(n, dtype=np.int64))
@@ -257,16 +282,47 @@ def row_bytes_matrix(columns: Sequence[pa.Array], types: Sequence[DataType]) -> 
             per_milli = {"s": 0, "ms": 1, "us": 1000, "ns": 1_000_000}[col.type.unit]
             millis = ints * 1000 if per_milli == 0 else np.floor_divide(ints, per_milli)
             nanos = np.zeros(n, np.int64) if per_milli <= 1 else (ints - millis * per_milli) * (1_000_000 // per_milli)
-            word = (var_cursor << 32) | nanos
-            mat[valid, slot:slot + 8] = word.astype("<i8").view(np.uint8).reshape(-1, 8)[valid]
+            word = (var_cursor << 32) | np.where(valid, nanos, 0)
+            mat[:, slot:slot + 8] = word.astype("<i8").view(np.uint8).reshape(-1, 8)
             mb = millis.astype("<i8").view(np.uint8).reshape(-1, 8)
             for b in range(8):
                 mat[rows[valid], var_cursor[valid] + b] = mb[valid, b]
-            var_cursor = var_cursor + np.where(valid, 8, 0)
+            var_cursor = var_cursor + 8
+        elif t.name == "DECIMAL" and t.precision > 18:
+            _place_big_decimal(mat, col, slot, var_cursor, valid)
+            var_cursor = var_cursor + 16
         else:
             fixed = _fixed_width_bytes(col, t)
             mat[:, slot:slot + fixed.shape[1]] = fixed
     return mat, row_len
+
+
+_BYTE_BITS = np.array([int(b).bit_length() for b in range(256)], dtype=np.int64)
+
+
+def _place_big_decimal(mat: np.ndarray, col: pa.Array, slot: int, var_cursor: np.ndarray,
+                       valid: np.ndarray) -> None:
+    """Write one DECIMAL(>18) column: the unscaled value's minimal big-endian two's complement into
+    16 bytes of the variable part, ``offset << 32 | length`` into the slot (NULL: length 0, zeros)."""
+    if col.type.byte_width != 16:  # decimal256 holding a DECIMAL(<= 38)
+        col = col.cast(pa.decimal128(col.type.precision, col.type.scale))
+    n = len(col)
+    le = np.frombuffer(col.buffers()[1], dtype=np.uint8)[col.offset * 16:(col.offset + n) * 16].reshape(n, 16)
+    le = np.where(valid[:, None], le, 0).astype(np.uint8)
+    negative = le[:, 15] >= 0x80
+    magnitude = np.where(negative[:, None], ~le, le)  # BigInteger.bitLength of v < 0 is that of ~v
+    nonzero = magnitude != 0
+    top = np.where(nonzero.any(axis=1), 15 - np.argmax(nonzero[:, ::-1], axis=1), -1)
+    top_bits = _BYTE_BITS[magnitude[np.arange(n), np.maximum(top, 0)]]
+    bit_length = np.where(top >= 0, 8 * top + top_bits, 0)
+    length = np.where(valid, bit_length // 8 + 1, 0)
+    word = (var_cursor << 32) | length
+    mat[:, slot:slot + 8] = word.astype("<i8").view(np.uint8).reshape(-1, 8)
+    big_endian = le[:, ::-1]
+    rows = np.arange(n)
+    for b in range(16):
+        sel = b < length
+        mat[rows[sel], var_cursor[sel] + b] = big_endian[sel, 16 - length[sel] + b]
 
 
 def _place_var(mat: np.ndarray, col: pa.Array, slot: int, var_cursor: np.ndarray, valid: np.ndarray) -> None:
