@@ -36,6 +36,7 @@ from paimon_sql.format.manifest import ADD, DELETE, IndexManifestEntry, Manifest
 from paimon_sql.index import deletion_vector as dv
 from paimon_sql.format.predicate import and_, equal, is_null
 from paimon_sql.format.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot
+from paimon_sql.table.partition_names import spec_values
 from paimon_sql.table.scan import in_partitions
 from paimon_sql.table.write import CommitMessage, delete_files, delete_index_files
 
@@ -269,7 +270,8 @@ class TableCommit:
             touched = {m.partition for m in messages}
             selected = [e for e in live if e.partition in touched]
         elif spec:
-            pred = and_(*[is_null(k) if v is None else equal(k, v) for k, v in spec.items()])
+            values = spec_values(self.table.schema, spec)
+            pred = and_(*[is_null(k) if v is None else equal(k, v) for k, v in values.items()])
             selected = in_partitions(live, pred, self.table.schema)
         else:
             selected = live

@@ -15,6 +15,10 @@ Both print DECIMAL plainly at the column's scale, FLOAT/DOUBLE as Java does (``1
 BOOLEAN ``true``/``false``, numbers and strings as they are. NULL, ``''`` and whitespace-only
 text become ``partition.default-name``. The names of data directories use the table's spelling;
 ``$partitions`` always shows the cast spelling (as Java's PartitionsTable).
+
+The other direction, :func:`spec_values`: the literals of a PARTITION clause (text, as SQL and
+the Spark writer's options carry them) become the columns' values, as Spark casts them, so a
+spec is compared with partitions by value, never by its text.
 """
 
 from __future__ import annotations
@@ -25,8 +29,9 @@ from decimal import Decimal
 from typing import Any, Optional
 
 import numpy as np
+import pyarrow as pa
 
-from paimon_sql.exceptions import InvalidOptionError
+from paimon_sql.exceptions import InvalidOptionError, SchemaError
 
 LEGACY_NAME = "partition.legacy-name"
 _EPOCH = dt.datetime(1970, 1, 1)
@@ -122,3 +127,16 @@ def java_float_text(x: float, single: bool) -> str:
     else:
         body = f"{digits[0]}.{digits[1:] or '0'}E{exp}"
     return sign + body
+
+
+def spec_values(schema, spec: dict) -> dict:
+    """``{key: literal}`` of a partition spec as ``{key: value}`` of the partition columns' types
+    (``d='2024-05-01'`` is a DATE, ``p='1.50'`` a DECIMAL); NULL stays None."""
+    types = {f.name: f.type for f in schema.fields_of(list(spec))}
+    out = {}
+    for key, literal in spec.items():
+        try:
+            out[key] = None if literal is None else pa.array([literal]).cast(types[key].to_arrow()).to_pylist()[0]
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+            raise SchemaError(f"partition value {literal!r} of '{key}' is not a {types[key]}") from None
+    return out

@@ -12,7 +12,7 @@ from decimal import Decimal
 import pyarrow as pa
 import pytest
 
-from paimon_sql.exceptions import InvalidOptionError
+from paimon_sql.exceptions import InvalidOptionError, SchemaError
 from paimon_sql.format import binary_row
 from paimon_sql.format.types import AtomicType
 from paimon_sql.table.partition_names import java_float_text, value_text
@@ -118,3 +118,17 @@ def test_binary_partition_needs_cast_names(catalog):
     cast.write_arrow(data)
     assert "b=ab" in cast.io.list_dirs(cast.path)
     assert cast.new_scan().to_arrow().to_pylist() == [{"id": 1, "b": b"ab"}]
+
+
+def test_partition_spec_literals_compare_as_values(catalog):
+    """A spec's text is cast to the column types: it drops its own partition, not every one."""
+    t = catalog.create_table_from_arrow("db.t", SCHEMA, partition_keys=KEYS)
+    t.write_arrow(pa.table(ROWS, schema=SCHEMA))
+    t.new_commit().overwrite([], partition={"ts": "2024-05-01 12:30:00", "price": "20.00", "flag": "false"})
+    assert [r["id"] for r in t.new_scan().to_arrow().to_pylist()] == [1]
+    t.new_commit().overwrite([], partition={"d": "2024-05-02"})
+    assert [r["id"] for r in t.new_scan().to_arrow().to_pylist()] == [1]
+    with pytest.raises(SchemaError, match="'d' is not a DATE"):
+        t.new_commit().overwrite([], partition={"d": "May 1st"})
+    t.new_commit().overwrite([], partition={"d": "2024-05-01"})
+    assert t.new_scan().to_arrow().num_rows == 0
