@@ -185,7 +185,8 @@ def write_dataframe(df: DataFrame, table, warehouse: Optional[str], overwrite: b
     writer = distribute(df, table).write.format("paimon").options(**(options or {}))
     writer = writer.options(**location_options(table, warehouse)).option(PLANNED, "true")
     if partition_spec:
-        writer = writer.option("paimon.overwrite-partition", json.dumps(partition_spec, default=str))  # typed again at commit
+        # DECIMAL/DATE literals as text: the commit casts the spec to the partition types again
+        writer = writer.option("paimon.overwrite-partition", json.dumps(partition_spec, default=str))
     if dynamic:
         writer = writer.option("partitionOverwriteMode", "dynamic")
     writer.mode("overwrite" if overwrite else "append").save(source_name(table, warehouse))

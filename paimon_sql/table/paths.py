@@ -46,8 +46,8 @@ def partition_value_text(v: Any) -> str:
 def shown_partition(keys: Sequence[str], values: Sequence[Any], default_name: str) -> str:
     """``k=v/...`` as SHOW PARTITIONS prints a partition: SQL's text of the values, escaped as a
     path, whatever the table's directories are named."""
-    return "/".join(f"{escape_path_name(k)}={escape_path_name(default_name if v is None or v == '' else partition_value_text(v))}"
-                    for k, v in zip(keys, values))
+    texts = (default_name if v is None or v == "" else partition_value_text(v) for v in values)
+    return "/".join(f"{escape_path_name(k)}={escape_path_name(t)}" for k, t in zip(keys, texts))
 
 
 MAIN_BRANCH = "main"

@@ -12,10 +12,11 @@ from decimal import Decimal
 import pyarrow as pa
 import pytest
 
-from paimon_sql.exceptions import InvalidOptionError, SchemaError
+from paimon_sql.exceptions import CorruptDataFileError, InvalidOptionError, SchemaError
 from paimon_sql.format import binary_row
 from paimon_sql.format.types import AtomicType
 from paimon_sql.table.partition_names import java_float_text, value_text
+from paimon_sql.table.schema_change import RemoveOption, SetOption
 
 
 def T(name, *args):
@@ -93,8 +94,9 @@ def _dirs(t):
 @pytest.mark.parametrize("options,expected", [
     ({}, ["d=19844/ts=2024-05-01T12%3A30/price=1.50/flag=true",
           "d=__DEFAULT_PARTITION__/ts=2024-05-01T12%3A30/price=20.00/flag=false"]),
-    ({"partition.legacy-name": "false"}, ["d=2024-05-01/ts=2024-05-01 12%3A30%3A00.000000/price=1.50/flag=true",
-                                          "d=__DEFAULT_PARTITION__/ts=2024-05-01 12%3A30%3A00.000000/price=20.00/flag=false"]),
+    ({"partition.legacy-name": "false"},
+     ["d=2024-05-01/ts=2024-05-01 12%3A30%3A00.000000/price=1.50/flag=true",
+      "d=__DEFAULT_PARTITION__/ts=2024-05-01 12%3A30%3A00.000000/price=20.00/flag=false"]),
 ])
 def test_directories_and_round_trip(catalog, options, expected):
     t = catalog.create_table_from_arrow("db.t", SCHEMA, partition_keys=KEYS, options=options)
@@ -132,3 +134,19 @@ def test_partition_spec_literals_compare_as_values(catalog):
         t.new_commit().overwrite([], partition={"d": "May 1st"})
     t.new_commit().overwrite([], partition={"d": "2024-05-01"})
     assert t.new_scan().to_arrow().num_rows == 0
+
+
+def test_older_date_tables_read_again_with_the_option_false(catalog):
+    """A table written under cast names without the key (as paimon-sql wrote before) is read as
+    Java reads it, under legacy names, and misses its files; setting the option false fixes it."""
+    schema = pa.schema([("id", pa.int32()), ("d", pa.date32())])
+    t = catalog.create_table_from_arrow("db.old", schema, partition_keys=["d"],
+                                        options={"partition.legacy-name": "false"})
+    t.write_arrow(pa.table({"id": [1], "d": [dt.date(2024, 5, 1)]}, schema=schema))
+    t.schema_manager.commit_changes([RemoveOption("partition.legacy-name")])
+    old = catalog.get_table("db.old")
+    assert old.paths.partition_dir([dt.date(2024, 5, 1)]) == "d=19844"
+    with pytest.raises(CorruptDataFileError, match="/d=19844/bucket-0/.* is missing"):
+        old.new_scan().to_arrow()
+    old.schema_manager.commit_changes([SetOption("partition.legacy-name", "false")])
+    assert catalog.get_table("db.old").new_scan().to_arrow().to_pylist() == [{"id": 1, "d": dt.date(2024, 5, 1)}]
