@@ -10,6 +10,8 @@ words; a value's xxHash64 (seed 0) of its plain encoding picks the block from it
 and its lower half times eight salts sets one bit per word. It sits at the chunk's
 ``bloom_filter_offset`` behind a small Thrift header; its bit set is the region's last
 ``numBytes`` bytes. A file is skipped when for an ``=`` / ``IN`` no row group can hold a literal.
+DECIMAL literals are looked up as their exact unscaled integer in the column's physical type (INT32,
+INT64 or FIXED_LEN_BYTE_ARRAY, whichever the file has — older files hold small decimals in FLBA).
 These are checked after Paimon's file index (seed 000: the two kinds coexist, ours first). A
 filter that can't be parsed, or has no bit set (all NULL, or zeroed bytes), rules nothing out.
 """
@@ -49,10 +51,17 @@ def writer_options(options: Mapping[str, str], fields: Iterable[pa.Field]) -> Op
     return out or None
 
 
-def _plain(value, physical: str) -> Optional[bytes]:
-    """A literal in Parquet's plain encoding for its column's physical type (None: can't tell)."""
+def _plain(value, physical: str, length: int = 0) -> Optional[bytes]:
+    """A literal in Parquet's plain encoding for its column's physical type (None: can't tell).
+    A DECIMAL's literal is its unscaled int: INT32 / INT64 as any int, FIXED_LEN_BYTE_ARRAY of
+    ``length`` bytes big-endian two's complement."""
     if value is None or isinstance(value, bool):
         return None
+    if physical == "FIXED_LEN_BYTE_ARRAY" and isinstance(value, int) and length > 0:
+        try:
+            return value.to_bytes(length, "big", signed=True)
+        except OverflowError:
+            return b""  # wider than the column: matches nothing
     if physical == "BYTE_ARRAY" and isinstance(value, (str, bytes)):
         return value.encode("utf-8") if isinstance(value, str) else value
     if physical in ("INT32", "INT64") and isinstance(value, int):
@@ -90,11 +99,12 @@ def file_may_match(read_range, metadata, predicate: Predicate, name_of, type_of)
                       if metadata.schema.column(i).path == column), None)
         if index is None:
             continue
-        physical = metadata.schema.column(index).physical_type
+        schema = metadata.schema.column(index)
         dtype = type_of(p.column)
         if dtype is None or (dtype.name in V.TIMESTAMPS and dtype.precision > 6):
             continue
-        encoded = [_plain(V.literal(v, dtype), physical) for v in p.literals]
+        lookup = V.unscaled if dtype.name == "DECIMAL" else V.literal
+        encoded = [_plain(lookup(v, dtype), schema.physical_type, schema.length) for v in p.literals]
         if any(e is None for e in encoded):
             continue
         if not any(_row_group_may_contain(read_range, metadata.row_group(r).column(index), encoded)

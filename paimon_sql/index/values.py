@@ -4,11 +4,13 @@ Dates are int days, TIME int milliseconds of the day, timestamps a long of milli
 precision is <= 3 and of microseconds above, decimals their unscaled long; other types keep their
 value. :func:`normalize` maps a whole Arrow column at once; :func:`literal` maps a predicate
 literal the same way (through a one-element array of the column's type), or None when the literal
-cannot be a value of the column — then an index can't rule anything out.
+cannot be a value of the column — then an index can't rule anything out. :func:`unscaled` gives a
+decimal literal's exact unscaled integer for any precision (Parquet's bloom filters hash it).
 """
 
 from __future__ import annotations
 
+from decimal import Context, Decimal, InvalidOperation
 from typing import Any, Optional
 
 import numpy as np
@@ -68,3 +70,22 @@ def literal(value: Any, dtype) -> Optional[Any]:
 def int64_values(arr: pa.Array) -> np.ndarray:
     """Non-null integer-like values widened to int64."""
     return np.asarray(pc.drop_null(arr).cast(pa.int64()).to_numpy(zero_copy_only=False), dtype=np.int64)
+
+
+_EXACT = Context(prec=80)
+
+
+def unscaled(value: Any, dtype) -> Optional[int]:
+    """The unscaled integer of a DECIMAL(p, s) literal (an int or Decimal); None when the literal
+    is no value of the column: more than p digits, or digits beyond scale s. Floats give None (their
+    binary value is not the decimal the user wrote)."""
+    if value is None or isinstance(value, (bool, float)) or not isinstance(value, (int, Decimal)):
+        return None
+    try:
+        scaled = Decimal(value).scaleb(dtype.args[1] if len(dtype.args) > 1 else 0, _EXACT)
+    except InvalidOperation:
+        return None
+    if not scaled.is_finite() or scaled != scaled.to_integral_value(context=_EXACT):
+        return None
+    n = int(scaled)
+    return n if abs(n) < 10 ** dtype.precision else None
