@@ -20,11 +20,13 @@ from typing import Any, List, Sequence, Tuple
 from paimon_sql.io.path_guard import check_segment
 from paimon_sql.table.partition_names import value_text
 
-_ESCAPE = set('"#%\'*/:=?\\\x7f{[]^') | {chr(c) for c in range(0x01, 0x20)}
+# Spark's (Hive's) escaped characters; Java Paimon's PartitionPathUtils also escapes '}' and NUL
+SPARK_ESCAPED = frozenset('"#%\'*/:=?\\\x7f{[]^') | {chr(c) for c in range(0x01, 0x20)}
+PAIMON_ESCAPED = SPARK_ESCAPED | {"}", "\x00"}
 
 
-def escape_path_name(text: str) -> str:
-    return "".join(f"%{ord(c):02X}" if c in _ESCAPE else c for c in text)
+def escape_path_name(text: str, escaped=SPARK_ESCAPED) -> str:
+    return "".join(f"%{ord(c):02X}" if c in escaped else c for c in text)
 
 
 def partition_value_text(v: Any) -> str:
@@ -146,7 +148,8 @@ class PathFactory:
                 for k, t, v in zip(self.partition_keys, self.partition_types, values)]
 
     def partition_dir(self, values: Sequence[Any]) -> str:
-        return "/".join(f"{escape_path_name(k)}={escape_path_name(text)}" for k, text in self.partition_spec(values))
+        return "/".join(f"{escape_path_name(k, PAIMON_ESCAPED)}={escape_path_name(text, PAIMON_ESCAPED)}"
+                        for k, text in self.partition_spec(values))
 
     def bucket_dir(self, partition_values: Sequence[Any], bucket: int) -> str:
         part = self.partition_dir(partition_values)

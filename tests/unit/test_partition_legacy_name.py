@@ -16,6 +16,7 @@ from paimon_sql.exceptions import CorruptDataFileError, InvalidOptionError, Sche
 from paimon_sql.format import binary_row
 from paimon_sql.format.types import AtomicType
 from paimon_sql.table.partition_names import java_float_text, value_text
+from paimon_sql.table.paths import PathFactory, shown_partition
 from paimon_sql.table.schema_change import RemoveOption, SetOption
 
 
@@ -150,3 +151,10 @@ def test_older_date_tables_read_again_with_the_option_false(catalog):
         old.new_scan().to_arrow()
     old.schema_manager.commit_changes([SetOption("partition.legacy-name", "false")])
     assert catalog.get_table("db.old").new_scan().to_arrow().to_pylist() == [{"id": 1, "d": dt.date(2024, 5, 1)}]
+
+
+def test_directory_escaping_is_javas():
+    """PartitionPathUtils.generatePartitionPath escapes '}' and NUL too (Spark's SHOW PARTITIONS not)."""
+    paths = PathFactory("/t", ["k}"], "parquet", partition_types=[T("VARCHAR", 20)])
+    assert paths.partition_dir(["a}{:/b c\x00%é"]) == "k%7D=a%7D%7B%3A%2Fb c%00%25é"
+    assert shown_partition(["k}"], ["a}{"], "__DEFAULT_PARTITION__") == "k}=a}%7B"
