@@ -17,7 +17,8 @@ and written as one new index file per commit (:meth:`BucketCompactor.index_chang
 Changelog producers write ``changelog-*`` files here: full-compaction compares the top level
 before and after a full compaction; lookup compares each level-0 key with its value in the
 upper levels. :func:`compact_table` runs the compactor over a table's buckets (the core of the
-``compact`` procedure) and commits the result.
+``compact`` procedure) and commits the result; append tables are compacted by
+:mod:`paimon_sql.table.append_compact`.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from paimon_sql.mergetree import changelog
 from paimon_sql.mergetree.compact_strategy import CompactUnit, UniversalCompaction, full_compaction
 from paimon_sql.mergetree.interval_partition import merge_order, sections
 from paimon_sql.mergetree.levels import Levels
+from paimon_sql.table import append_compact
 from paimon_sql.table.file_writer import key_columns, write_files
 
 LEVEL = "__paimon_level"
@@ -294,12 +296,15 @@ def compact_messages(table, partition_predicate: Optional[Predicate] = None, ful
     from paimon_sql.table.write import CommitMessage
     base = table.snapshot_manager.latest_id() or 0
     scan = table.new_scan().filter(partition_predicate).with_snapshot(base or None)
+    entries = [e for e in (scan.plan_entries() if base else [])
+               if buckets is None or (e.partition, e.bucket) in buckets]
+    if not table.schema.is_primary_key_table:
+        return append_compact.compact_messages(table, entries, base, full)
     files: Dict[tuple, List[DataFileMeta]] = {}
     total = {}
-    for e in (scan.plan_entries() if base else []):
-        if buckets is None or (e.partition, e.bucket) in buckets:
-            files.setdefault((e.partition, e.bucket), []).append(e.file)
-            total[(e.partition, e.bucket)] = e.total_buckets
+    for e in entries:
+        files.setdefault((e.partition, e.bucket), []).append(e.file)
+        total[(e.partition, e.bucket)] = e.total_buckets
 
     def one(key):
         compactor = BucketCompactor(table, key[0], key[1], files[key], base)

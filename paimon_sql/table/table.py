@@ -160,8 +160,9 @@ class FileStoreTable:
         return TableCommit(self, commit_user)
 
     def compact(self, partitions=None, full: bool = False) -> Optional[int]:
-        """Compact primary-key buckets (``partitions``: a predicate on partition columns) into one
-        COMPACT snapshot; ``full`` rewrites every bucket into its max level. Returns the snapshot id."""
+        """Compact the table's buckets (``partitions``: a predicate on partition columns) into one
+        COMPACT snapshot: primary-key buckets' LSM trees (``full``: every bucket into its max level),
+        append buckets' small files (``full``: all but leading full-size ones). Returns the snapshot id."""
         from paimon_sql.table.compact import compact_table
         return compact_table(self, partitions, full)
 

@@ -189,14 +189,6 @@ SCENARIOS = [
              options={"file-index.bloom-filter.columns": "s"}),
 ]
 BY_NAME = {s.name: s for s in SCENARIOS}
-# Ours: compact(full=True) on an append table with a fixed bucket reads its files as primary-key
-# files ("No match for FieldRef.Name(_VALUE_KIND)"), whoever wrote them.
-OUR_APPEND_BUCKET_COMPACT = pytest.mark.xfail(strict=True, reason="issue 13: our full compaction of a fixed-bucket "
-                                              "append table expects _VALUE_KIND (reads it as a primary-key table)")
-
-
-def scenario_params():
-    return [pytest.param(n, marks=OUR_APPEND_BUCKET_COMPACT) if n == "fixed_bucket_compacted" else n for n in BY_NAME]
 
 
 @pytest.fixture(scope="module")
@@ -238,7 +230,7 @@ def ours(session, text):
     return ordered([canonical(list(r)) for r in session.sql(text).collect()])
 
 
-@pytest.mark.parametrize("name", scenario_params())
+@pytest.mark.parametrize("name", list(BY_NAME))
 def test_java_first(name, java, java_first, session, java_warehouse):
     s, table = BY_NAME[name], f"db.j_{name}"
     assert from_java(java_first[name]) == ordered(s.batch1)
@@ -251,7 +243,7 @@ def test_java_first(name, java, java_first, session, java_warehouse):
     assert theirs == ordered(s.expect)
 
 
-@pytest.mark.parametrize("name", scenario_params())
+@pytest.mark.parametrize("name", list(BY_NAME))
 def test_ours_first(name, java, session, java_warehouse):
     s, table = BY_NAME[name], f"db.o_{name}"
     session.sql("CREATE DATABASE IF NOT EXISTS db").collect()

@@ -1,0 +1,92 @@
+"""Compaction of append tables: small files of a bucket rewritten into fewer, in order.
+
+Paimon's ``BucketedAppendCompactManager``: a bucket's files are taken in sequence order; a full
+compaction skips the leading files that already have the target size (and no deletion vector)
+and rewrites the rest when more than one is left or any has deleted rows; a minor one slides a
+window over the small files and rewrites the first run that reaches the target size with at
+least ``compaction.min.file-num`` files. Rows keep their order and their sequence numbers (the
+new files count on from the first old file's), deleted rows are dropped, and the deletion
+vectors of the replaced files leave the bucket's index. Unaware-bucket tables (``bucket`` = -1)
+are compacted the same way per partition; rows there have no order to keep.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Dict, List, Optional, Sequence
+
+from pyroaring import FrozenBitMap
+
+from paimon_sql.format import binary_row
+from paimon_sql.format.manifest import DELETE, FILE_SOURCE_COMPACT, DataFileMeta
+from paimon_sql.index import deletion_vector as dv
+from paimon_sql.table.file_writer import write_files
+
+
+def pick(files: Sequence[DataFileMeta], vectors: Dict[str, object], target: int, min_files: int,
+         full: bool) -> List[DataFileMeta]:
+    """The files of one bucket (in sequence order) a compaction rewrites; empty when none."""
+    if full:
+        rest = list(files)
+        while rest and rest[0].file_size >= target and rest[0].file_name not in vectors:
+            rest.pop(0)
+        return rest if len(rest) > 1 or any(f.file_name in vectors for f in rest) else []
+    window, size = [], 0
+    for f in (f for f in files if f.file_size < target):
+        window.append(f)
+        size += f.file_size
+        if size >= target and len(window) >= min_files:
+            return window
+        if size >= target:
+            size -= window.pop(0).file_size
+    return []
+
+
+def compact_messages(table, entries, base: int, full: bool) -> list:
+    """Commit messages compacting each (partition, bucket) of ``entries`` (the base snapshot's
+    live file entries) that has files to rewrite."""
+    from paimon_sql.table.write import CommitMessage
+    files: Dict[tuple, List[DataFileMeta]] = {}
+    total = {}
+    for e in entries:
+        files.setdefault((e.partition, e.bucket), []).append(e.file)
+        total[(e.partition, e.bucket)] = e.total_buckets
+    snap = table.snapshot_manager.snapshot(base) if base else None
+    index = table.index_manifest_entries(snap.index_manifest) if snap and snap.index_manifest else []
+    target = table.options.target_file_size(False)
+    min_files = table.options.get("compaction.min.file-num")
+    messages = []
+    for (partition, bucket), bucket_files in sorted(files.items()):
+        dv_entries = [e for e in index if (e.partition, e.bucket, e.index_type) == (partition, bucket, dv.INDEX_TYPE)]
+        vectors = {}
+        for e in dv_entries:
+            vectors.update(dv.read_index_file(table, e))
+        vectors = {name: v for name, v in vectors.items() if len(v)}
+        ordered = sorted(bucket_files, key=lambda f: f.min_sequence_number)
+        before = pick(ordered, vectors, target, min_files, full)
+        if not before:
+            continue
+        after = _rewrite(table, partition, bucket, before, vectors)
+        gone = {f.file_name for f in before}
+        kept = {name: v for name, v in vectors.items() if name not in gone}
+        index_changes = []
+        if len(kept) != len(vectors):
+            index_changes = [replace(e, kind=DELETE) for e in dv_entries]
+            if kept:
+                index_changes.append(dv.write_index_file(table, partition, bucket, kept))
+        messages.append(CommitMessage(partition, bucket, total[(partition, bucket)], compact_before=before,
+                                      compact_after=after, compact_index_changes=index_changes,
+                                      base_snapshot=base))
+    return messages
+
+
+def _rewrite(table, partition: bytes, bucket: int, files: List[DataFileMeta], vectors) -> List[DataFileMeta]:
+    """The rows of ``files`` (deleted ones dropped) written anew as level-0 COMPACT files."""
+    from paimon_sql.table.read import SplitReader
+    from paimon_sql.table.scan import Split
+    dvs = tuple((f.file_name, FrozenBitMap(vectors[f.file_name])) for f in files if f.file_name in vectors)
+    rows = SplitReader(table).read(Split(partition, bucket, tuple(files), deletion_vectors=dvs))
+    part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
+    schema = table.schema.data_file_arrow_schema()
+    return write_files(table, rows.select(schema.names).cast(schema), binary_row.from_bytes(partition, part_types),
+                       bucket, 0, FILE_SOURCE_COMPACT, first_sequence=files[0].min_sequence_number)
