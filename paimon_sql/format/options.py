@@ -242,7 +242,7 @@ class OptionSpec:
     default: Any  # already parsed; None when the option has no default
     rule: Any = None  # Range | OneOf | Codec | Columns, or None
     note: str = ""  # said when the rule refuses a value (why a value Paimon knows is not ours)
-    support: "Support" = None  # from option_support.tsv
+    support: Support = Support(HONOURED)  # from option_support.tsv
 
     def parse(self, text: str) -> Any:
         try:
@@ -263,7 +263,6 @@ class OptionSpec:
             note = f" ({self.note})" if self.note else ""
             raise InvalidOptionError(f"option '{self.key}' {problem}, got {text!r}{note}")
         return value
-
 
     def refuses(self, value: Any) -> bool:
         """Whether ``value`` (parsed) is one paimon-sql would silently ignore: a refused option's
@@ -320,7 +319,7 @@ def _tsv_rows(name: str) -> Iterable[List[str]]:
 @lru_cache(maxsize=1)
 def registry() -> Dict[str, OptionSpec]:
     """All known option keys → spec, read once from core_options.tsv and option_support.tsv."""
-    support = {key: Support(*rest, *[""] * (3 - len(rest))) for key, *rest in _tsv_rows("option_support.tsv")}
+    support = {key: Support(*rest) for key, *rest in _tsv_rows("option_support.tsv")}
     specs = {}
     for key, java_type, default, *rule in _tsv_rows("core_options.tsv"):
         specs[key] = OptionSpec(key, java_type, _java_default(java_type, default), *_rule(rule[0] if rule else ""),
