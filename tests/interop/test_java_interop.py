@@ -184,6 +184,9 @@ SCENARIOS = [
     Scenario("pk_partitioned", PART, [["a", 1, 1, 1], ["b", 2, 1, 2]], [["a", 1, 1, 10], ["c", 3, 1, 3]],
              [["a", 1, 1, 10], ["b", 2, 1, 2], ["c", 3, 1, 3]], pk=("p", "h", "id"), partition=("p", "h"),
              options={"bucket": "2"}, compact=True),
+    Scenario("deletion_vectors", SIMPLE, [[1, 1, "a"], [2, 2, "b"], [3, 3, "c"]],
+             [[2, 20, "B"], [3, 3, "c"], [4, 4, "d"]], [[1, 1, "a"], [2, 20, "B"], [4, 4, "d"]], pk=("id",),
+             options={"bucket": "1", "deletion-vectors.enabled": "true"}, kinds2=["+I", "-D", "+I"], compact=True),
     Scenario("bloom_filter", SIMPLE, [[i, i, f"k{i}"] for i in range(300)], [[1000, 1, "late"]],
              [[i, i, f"k{i}"] for i in range(300)] + [[1000, 1, "late"]],
              options={"file-index.bloom-filter.columns": "s"}),
@@ -327,3 +330,23 @@ def test_cross_partition_upsert_ours_first(java, session, java_warehouse):
     session.sql("INSERT INTO db.o_cross VALUES (1, 'a', 'x'), (2, 'b', 'x')").collect()
     session.sql("INSERT INTO db.o_cross VALUES (1, 'a2', 'y')").collect()
     assert from_java(java("read", java_warehouse, "db.o_cross")) == ordered([[1, "a2", "y"], [2, "b", "x"]])
+
+
+def test_our_schema_evolution_read_by_java(java, session, java_warehouse):
+    """A table we created, wrote and evolved (nested column added, renamed, dropped, widened) reads in
+    Java with each file's rows under the current schema, and Java's write after it reads in ours."""
+    session.sql("CREATE DATABASE IF NOT EXISTS db").collect()
+    session.sql("CREATE TABLE db.o_evolve (id INT NOT NULL, v INT, s STRING) TBLPROPERTIES ('primary-key' = 'id', "
+                "'bucket' = '1')").collect()
+    session.sql("INSERT INTO db.o_evolve VALUES (1, 10, 'a'), (2, 20, 'b')").collect()
+    session.sql("ALTER TABLE db.o_evolve ADD COLUMN r STRUCT<x: INT, y: STRING>").collect()
+    session.sql("ALTER TABLE db.o_evolve RENAME COLUMN s TO name").collect()
+    session.sql("ALTER TABLE db.o_evolve ALTER COLUMN v TYPE BIGINT").collect()
+    session.sql("INSERT INTO db.o_evolve VALUES (3, 30, 'c', named_struct('x', 7, 'y', 'q'))").collect()
+    session.sql("ALTER TABLE db.o_evolve DROP COLUMN name").collect()
+    w = dict(warehouse=java_warehouse, table="db.o_evolve")
+    first, _, last = java.run([dict(op="read", **w), dict(op="write", rows=[[4, 40, [8, "z"]]], **w),
+                               dict(op="read", **w)])
+    assert from_java(first) == ordered([[1, 10, None], [2, 20, None], [3, 30, [7, "q"]]])
+    assert from_java(last) == ours(session, "SELECT * FROM db.o_evolve") == \
+        ordered([[1, 10, None], [2, 20, None], [3, 30, [7, "q"]], [4, 40, [8, "z"]]])
