@@ -1,7 +1,7 @@
 """Data file formats: Parquet (default), ORC and Avro, read and written as Arrow.
 
 Parquet and ORC go through pyarrow's native readers and writers. Avro data files (rare in Paimon
-tables) go through fastavro record by record, which is correct but slow; the docs say so.
+tables) go through fastavro record by record (``avro_data``), which is correct but slow; the docs say so.
 
 Decimals are stored as Java Paimon stores them (``ParquetSchemaConverter``): in Parquet INT32 for
 precision <= 9, INT64 for <= 18, else FIXED_LEN_BYTE_ARRAY of the fewest bytes that hold the
@@ -13,18 +13,17 @@ FIXED_LEN_BYTE_ARRAY small decimals still read (Parquet readers accept every dec
 
 from __future__ import annotations
 
-import io as _io
 import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import List, Optional
 
-import fastavro
 import numpy as np
 import pyarrow as pa
 import pyarrow.orc as paorc
 import pyarrow.parquet as pq
 
 from paimon_sql.exceptions import CorruptDataFileError, SchemaError
+from paimon_sql.format.avro_data import avro_bytes, avro_table
 from paimon_sql.io import FileIO
 
 FORMATS = ("parquet", "orc", "avro")
@@ -78,7 +77,7 @@ class RollingFileWriter:
         """Finish the file; returns its size in bytes."""
         if self.fmt == "avro":
             table = pa.concat_tables(self._tables) if self._tables else self.schema.empty_table()
-            self.io.write_bytes(self.path, _avro_bytes(table, self.compression))
+            self.io.write_bytes(self.path, avro_bytes(table, self.compression))
         else:
             self._writer.close()
             self._sink.close()
@@ -129,7 +128,7 @@ def check_size(path: str, size: Optional[int], expected: Optional[int]) -> None:
 
 
 # what readers raise on bytes that are not a valid file (pyarrow: ArrowInvalid is a ValueError, IO
-# errors OSError; fastavro: ValueError, EOFError, codec errors turned into ValueError by _avro_table)
+# errors OSError; fastavro: ValueError, EOFError, codec errors turned into ValueError by avro_table)
 _DECODE_ERRORS = (OSError, ValueError, EOFError, KeyError, IndexError, pa.ArrowException)
 
 
@@ -182,7 +181,7 @@ def _read_orc(io: FileIO, path: str, source, columns, deleted):
 
 
 def _read_avro(io: FileIO, path: str, source, columns, deleted):
-    table = _avro_table(source.read())
+    table = avro_table(source.read())
     return _without(table.select(columns) if columns is not None else table, deleted), table.num_rows
 
 
@@ -223,61 +222,3 @@ def _read_parquet_without(io: FileIO, path: str, meta, columns, deleted: np.ndar
     schema = meta.schema.to_arrow_schema()
     return pa.Table.from_batches(batches, schema=schema if columns is None else pa.schema([schema.field(c)
                                                                                          for c in columns]))
-
-
-# -- Avro data files -----------------------------------------------------------------------------
-
-def _avro_type(t: pa.DataType):
-    if pa.types.is_boolean(t):
-        return "boolean"
-    if pa.types.is_int8(t) or pa.types.is_int16(t) or pa.types.is_int32(t):
-        return "int"
-    if pa.types.is_int64(t):
-        return "long"
-    if pa.types.is_float32(t):
-        return "float"
-    if pa.types.is_float64(t):
-        return "double"
-    if pa.types.is_string(t) or pa.types.is_large_string(t):
-        return "string"
-    if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t):
-        return "bytes"
-    if pa.types.is_date32(t):
-        return {"type": "int", "logicalType": "date"}
-    if pa.types.is_decimal(t):
-        return {"type": "bytes", "logicalType": "decimal", "precision": t.precision, "scale": t.scale}
-    if pa.types.is_timestamp(t):
-        return {"type": "long", "logicalType": "timestamp-millis" if t.unit in ("s", "ms") else "timestamp-micros"}
-    if pa.types.is_time(t):
-        return {"type": "int", "logicalType": "time-millis"}
-    if pa.types.is_list(t):
-        return {"type": "array", "items": _nullable(t.value_field)}
-    if pa.types.is_map(t):
-        return {"type": "array", "items": {"type": "record", "name": f"kv_{id(t)}", "fields": [
-            {"name": "key", "type": _avro_type(t.key_type)}, {"name": "value", "type": _nullable(t.item_field)}]}}
-    if pa.types.is_struct(t):
-        return {"type": "record", "name": f"r_{id(t)}", "fields": [{"name": f.name, "type": _nullable(f)} for f in t]}
-    raise SchemaError(f"Arrow type {t} cannot be written to Avro")
-
-
-def _nullable(f: pa.Field):
-    return ["null", _avro_type(f.type)] if f.nullable else _avro_type(f.type)
-
-
-def _avro_bytes(table: pa.Table, compression: str) -> bytes:
-    schema = {"type": "record", "name": "record",
-              "fields": [{"name": f.name, "type": _nullable(f)} for f in table.schema]}
-    codec = {"zstd": "zstandard", "snappy": "snappy", "deflate": "deflate"}.get(compression, "null")
-    buf = _io.BytesIO()
-    fastavro.writer(buf, fastavro.parse_schema(schema), table.to_pylist(), codec=codec)
-    return buf.getvalue()
-
-
-def _avro_table(data: bytes) -> pa.Table:
-    """Rows of an Avro data file; the caller casts to the file's Paimon schema. Each block codec's
-    library (zstd, snappy, deflate) raises its own error type on damaged bytes: all become ValueError."""
-    try:
-        records = list(fastavro.reader(_io.BytesIO(data)))
-    except Exception as e:  # noqa: BLE001 - see docstring
-        raise ValueError(f"not a readable Avro file: {e}") from None
-    return pa.Table.from_pylist(records)
