@@ -105,6 +105,9 @@ class TableSchema:
         self._check_bucket_setup()
         from paimon_sql.index.file_index import check as check_file_indexes
         check_file_indexes(self, self.options)
+        if self.core_options().file_format == "avro":  # as Java's validateDataFields: what Avro cannot hold
+            from paimon_sql.format.avro_data import avro_schema
+            avro_schema(self.data_file_arrow_schema())
 
     def _check_bucket_setup(self) -> None:
         o = self.core_options()

@@ -104,3 +104,12 @@ def test_multiset_and_local_zoned_timestamp_round_trip(catalog):
             {"id": 2, "ms": None, "mss": [], "ltz": None}]
     t.write_arrow(pa.Table.from_pylist(rows, schema))
     assert t.to_arrow().sort_by("id").to_pylist() == rows
+
+
+def test_avro_refuses_nanosecond_timestamps_at_create(catalog):
+    """Refused when the table is created (or altered to Avro), before anything is written."""
+    from paimon_sql.exceptions import SchemaError
+    ts9 = pa.schema([("id", pa.int32()), ("ts", pa.timestamp("ns"))])
+    with pytest.raises(SchemaError, match="precision above 6"):
+        catalog.create_table_from_arrow("db.avro_ts9", ts9, options={"file.format": "avro"})
+    assert not catalog.table_exists("db.avro_ts9")
