@@ -263,3 +263,14 @@ def test_compaction_max_size_amplification_percent_triggers_full_compaction(data
 @pytest.mark.parametrize("ratio, picked", [("1", 0), ("50", 2)])
 def test_compaction_size_ratio_widens_the_runs_taken(data_file, ratio, picked):
     assert _picked(data_file, {"compaction.size-ratio": ratio}, [(10, 0), (12, 0), (1000, 4)]) == picked
+
+
+@pytest.mark.parametrize("min_files, compacts", [(2, True), (5, False)])
+def test_compaction_min_file_num_bounds_an_append_minor_compaction(catalog, min_files, compacts):
+    t = catalog.create_table_from_arrow("db.t", SCHEMA, options={"bucket": "1", "bucket-key": "id"})
+    for i in range(4):
+        t.write_arrow(_rows([i]))
+    target = max(e.file.file_size for e in t.new_scan().plan_entries()) + 1  # each file small, two reach it
+    t = t.copy({"target-file-size": f"{target} b", "compaction.min.file-num": str(min_files)})
+    assert (t.compact() is not None) == compacts
+    assert sorted(t.to_arrow().column("id").to_pylist()) == [0, 1, 2, 3]
