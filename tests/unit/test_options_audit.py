@@ -274,3 +274,23 @@ def test_compaction_min_file_num_bounds_an_append_minor_compaction(catalog, min_
     t = t.copy({"target-file-size": f"{target} b", "compaction.min.file-num": str(min_files)})
     assert (t.compact() is not None) == compacts
     assert sorted(t.to_arrow().column("id").to_pylist()) == [0, 1, 2, 3]
+
+
+@pytest.mark.interop
+def test_a_table_java_writes_under_a_read_scope_option_is_not_read(catalog, warehouse):
+    """Java Paimon writes level-0 files of this table as Avro (``file.format.per.level``): reading
+    them as Parquet would fail or mislead, so the read stops first, naming the option."""
+    spec = importlib.util.spec_from_file_location("java_paimon", ROOT / "tests" / "interop" / "java_paimon.py")
+    java_paimon = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(java_paimon)
+    java = java_paimon.JavaPaimon()
+    java_paimon.ok(java.run([
+        {"op": "create", "warehouse": warehouse, "table": "db.j", "fields": [["id", "INT NOT NULL"], ["v", "STRING"]],
+         "primary_keys": ["id"], "partition_keys": [], "options": {"bucket": "1", "file.format.per.level": "0:avro"}},
+        {"op": "write", "warehouse": warehouse, "table": "db.j", "rows": [[1, "a"], [2, "b"]]}])[-1])
+    t = catalog.get_table("db.j")
+    assert _files(t, "**/data-*.avro")  # what Java wrote
+    with pytest.raises(InvalidOptionError) as e:
+        t.to_arrow()
+    assert str(e.value) == ("option 'file.format.per.level' is not supported by paimon-sql (every level is read "
+                            "and written in 'file.format'): the table cannot be read here")
