@@ -294,3 +294,17 @@ def test_a_table_java_writes_under_a_read_scope_option_is_not_read(catalog, ware
         t.to_arrow()
     assert str(e.value) == ("option 'file.format.per.level' is not supported by paimon-sql (every level is read "
                             "and written in 'file.format'): the table cannot be read here")
+
+
+@pytest.mark.parametrize("buffer, many_files", [("1 kb", True), ("256 mb", False)])
+def test_write_buffer_size_flushes_level0_files(catalog, buffer, many_files):
+    t = catalog.create_table_from_arrow("db.t", SCHEMA, options={"bucket": "1", "write-only": "true",
+                                                                 "write-buffer-size": buffer}, **PK)
+    write = t.new_write()
+    for i in range(5):
+        write.write_arrow(_rows(list(range(i * 50, i * 50 + 50))))
+    t.new_commit().commit(write.prepare_commit())
+    files = t.new_scan().plan_entries()
+    assert (len(files) > 1) == many_files and {e.file.level for e in files} == {0}
+    assert t.copy({"write-only": "false"}).compact(full=True) is not None
+    assert sorted(catalog.get_table("db.t").to_arrow().column("id").to_pylist()) == list(range(250))
