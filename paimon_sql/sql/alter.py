@@ -109,6 +109,11 @@ def alter(session, node: exp.Alter):
                                      session.identifier(exp.Table(this=target.this, db=target.args.get("db")
                                                                   or node.this.args.get("db"))))
         return None
+    drops = [a for a in actions if isinstance(a, exp.DropPartition)]
+    if drops:
+        if len(drops) < len(actions):
+            raise PaimonError("ALTER TABLE ... DROP PARTITION cannot be combined with other changes")
+        return _drop_partitions(table, drops)
     changes = []
     for action in actions:
         handler = _ACTIONS.get(type(action))
@@ -117,6 +122,34 @@ def alter(session, node: exp.Alter):
         changes += handler(action)
     table.schema_manager.commit_changes(changes)
     return None
+
+
+def _drop_partitions(table, drops: List[exp.DropPartition]) -> None:
+    """``DROP [IF EXISTS] PARTITION (k = v, ...)[, PARTITION (...)]``: one OVERWRITE snapshot that
+    removes every file of those partitions (Paimon's dropPartitions). As Spark: each spec names all
+    partition columns; a partition that does not exist fails the statement unless IF EXISTS."""
+    keys = table.schema.partition_keys
+    by_lower = {k.lower(): k for k in keys}
+    specs = []
+    for drop in drops:
+        for part in drop.expressions:
+            spec = {by_lower.get(e.this.name.lower(), e.this.name): _spec_literal(e.expression)
+                    for e in part.expressions}
+            if sorted(spec) != sorted(keys):
+                raise PaimonError(f"Partition spec is invalid. The spec ({', '.join(spec)}) must match the partition "
+                                  f"spec ({', '.join(keys)}) defined in table '{table.name}'")
+            if table.has_partition(spec):
+                specs.append(spec)
+            elif not drop.args.get("exists"):
+                shown = ", ".join(f"{k} = {v}" for k, v in spec.items())
+                raise PaimonError(f"[PARTITIONS_NOT_FOUND] The partition(s) PARTITION ({shown}) cannot be found in "
+                                  f"table {table.name}")
+    if specs:
+        table.new_commit().drop_partitions(specs)
+
+
+def _spec_literal(value: exp.Expression):
+    return None if isinstance(value, exp.Null) else value.this if value.is_string else value.to_py()
 
 
 # -- raw ALTER commands sqlglot does not model ------------------------------------------------

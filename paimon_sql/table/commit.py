@@ -34,7 +34,7 @@ from paimon_sql.exceptions import CommitConflictError, PaimonError
 from paimon_sql.format import binary_row, manifest, stats
 from paimon_sql.format.manifest import ADD, DELETE, IndexManifestEntry, ManifestEntry, ManifestFileMeta
 from paimon_sql.index import deletion_vector as dv
-from paimon_sql.format.predicate import and_, equal, is_null
+from paimon_sql.format.predicate import and_, equal, is_null, or_
 from paimon_sql.format.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot
 from paimon_sql.table.partition_names import spec_values
 from paimon_sql.table.scan import in_partitions
@@ -75,6 +75,11 @@ class TableCommit:
                 raise PaimonError(f"overwrite partition spec names non-partition column(s): {', '.join(unknown)}")
         messages = [m for m in messages if not m.is_empty()]
         return self._commit_all(messages, "OVERWRITE", commit_identifier, overwrite=(partition or {}, dynamic))
+
+    def drop_partitions(self, specs: List[Dict[str, object]], commit_identifier: int = BATCH_COMMIT_IDENTIFIER) -> int:
+        """Paimon's dropPartitions: one OVERWRITE snapshot deleting every file of the partitions
+        ``specs`` name (each a prefix of the partition keys)."""
+        return self._commit_all([], "OVERWRITE", commit_identifier, overwrite=(list(specs), False))
 
     def abort(self, messages: List[CommitMessage]) -> None:
         """Delete the data files of messages that will never be committed."""
@@ -269,9 +274,10 @@ class TableCommit:
         if dynamic:
             touched = {m.partition for m in messages}
             selected = [e for e in live if e.partition in touched]
-        elif spec:
-            values = spec_values(self.table.schema, spec)
-            pred = and_(*[is_null(k) if v is None else equal(k, v) for k, v in values.items()])
+        elif spec:  # one spec, or several (dropped partitions)
+            pred = or_(*[and_(*[is_null(k) if v is None else equal(k, v)
+                                for k, v in spec_values(self.table.schema, one).items()])
+                         for one in (spec if isinstance(spec, list) else [spec])])
             selected = in_partitions(live, pred, self.table.schema)
         else:
             selected = live

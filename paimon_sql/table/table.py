@@ -159,6 +159,16 @@ class FileStoreTable:
         check_usable(self.schema.options, "written")
         return TableCommit(self, commit_user)
 
+    def has_partition(self, spec: dict) -> bool:
+        """Whether the latest snapshot holds files of the partition ``spec`` (``{key: literal}``,
+        literals cast to the partition columns' types; NULL: the default partition)."""
+        from paimon_sql.format.predicate import and_, equal, is_null
+        from paimon_sql.table.partition_names import spec_values
+        from paimon_sql.table.scan import in_partitions
+        values = spec_values(self.schema, spec)
+        pred = and_(*[is_null(k) if v is None else equal(k, v) for k, v in values.items()])
+        return bool(in_partitions(self.new_scan().plan_entries(), pred, self.schema))
+
     def compact(self, partitions=None, full: bool = False) -> Optional[int]:
         """Compact the table's buckets (``partitions``: a predicate on partition columns) into one
         COMPACT snapshot: primary-key buckets' LSM trees (``full``: every bucket into its max level),

@@ -306,3 +306,20 @@ def test_update_struct_field_as_spark(session, props):
                           ("UPDATE u SET c.x = 1", "only supported for StructType but 'c' is of type int")]:
         with pytest.raises(PaimonError, match=re.escape(message)):
             session.sql(text)
+
+
+def test_alter_table_drop_partition(session):
+    session.sql("CREATE TABLE dp (id INT, p STRING, q INT) PARTITIONED BY (p, q)")
+    session.sql("INSERT INTO dp VALUES (1, 'x', 1), (2, 'y', 1), (3, 'y', 2), (4, 'z', 3)")
+    table = session.catalog.get_table("default.dp")
+    session.sql("ALTER TABLE dp DROP PARTITION (p = 'y', Q = 1), PARTITION (p = 'z', q = 3)")
+    assert sorted(r[0] for r in session.sql("SELECT id FROM dp").collect()) == [1, 3]
+    snapshot = table.snapshot_manager.latest()
+    assert (snapshot.id, snapshot.commit_kind) == (2, "OVERWRITE")  # both partitions in one snapshot
+    with pytest.raises(PaimonError, match=r"PARTITIONS_NOT_FOUND.*p = y, q = 1"):
+        session.sql("ALTER TABLE dp DROP PARTITION (p = 'y', q = 1)")
+    session.sql("ALTER TABLE dp DROP IF EXISTS PARTITION (p = 'y', q = 1)")
+    with pytest.raises(PaimonError, match=r"The spec \(p\) must match the partition spec \(p, q\)"):
+        session.sql("ALTER TABLE dp DROP PARTITION (p = 'x')")
+    assert table.snapshot_manager.latest().id == 2 and [r[0] for r in session.sql("SELECT id FROM dp ORDER BY id")
+                                                         .collect()] == [1, 3]
