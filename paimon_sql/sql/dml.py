@@ -35,6 +35,7 @@ from paimon_sql.spark.types import spark_type
 from paimon_sql.spark.write import EXPLICIT_CAST, MERGE_SCHEMA, add_columns, assign, option_enabled
 from paimon_sql.sql import parse
 from paimon_sql.sql.alter import column_path
+from paimon_sql.sql.query import scan_options
 from paimon_sql.table.read import FILE_COLUMN, POSITION_COLUMN
 from paimon_sql.table.row_delete import delete_messages, positions_of
 
@@ -132,7 +133,7 @@ def insert(session, node: exp.Insert):
     table's other columns get NULL) or BY NAME (likewise); arity, names and casts are checked by
     Spark's rules and fail with its condition names."""
     target, columns = _target(node)
-    table = session.find_table(target)
+    table = session.find_table(target).copy(scan_options(target))  # /*+ OPTIONS(...) */ after the name
     spec = _partition_spec(target)
     unknown = [k for k in spec if k not in table.schema.partition_keys]
     if unknown:

@@ -149,3 +149,16 @@ def test_dataframe_write_merge_schema(session):
     writer.option("write.merge-schema", "true").save("default.m")
     assert session.catalog.get_table("default.m").schema.field_names == ["a", "b", "f"]
     assert _rows(session, "SELECT * FROM m") == [(1, "x", 2.5)]
+
+
+def test_insert_hint_options_apply_to_the_write(session):
+    """``INSERT INTO t /*+ OPTIONS(...) */``: the options of that write, judged as hints are (they
+    were dropped as a comment before)."""
+    session.sql("CREATE TABLE hinted (id INT, v STRING)")
+    session.sql("INSERT INTO hinted /*+ OPTIONS('file.format' = 'orc') */ VALUES (1, 'x')")
+    session.sql("INSERT INTO hinted VALUES (2, 'y')")
+    formats = sorted(r[0].rsplit(".", 1)[1] for r in session.sql("SELECT file_path FROM hinted$files").collect())
+    assert formats == ["orc", "parquet"]
+    assert sorted(tuple(r) for r in session.sql("SELECT * FROM hinted").collect()) == [(1, "x"), (2, "y")]
+    with pytest.raises(PaimonError, match="'snapshot.num-retained.max' is not supported"):
+        session.sql("INSERT INTO hinted /*+ OPTIONS('snapshot.num-retained.max' = '3') */ VALUES (3, 'z')")
