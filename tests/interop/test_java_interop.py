@@ -187,6 +187,9 @@ SCENARIOS = [
     Scenario("deletion_vectors", SIMPLE, [[1, 1, "a"], [2, 2, "b"], [3, 3, "c"]],
              [[2, 20, "B"], [3, 3, "c"], [4, 4, "d"]], [[1, 1, "a"], [2, 20, "B"], [4, 4, "d"]], pk=("id",),
              options={"bucket": "1", "deletion-vectors.enabled": "true"}, kinds2=["+I", "-D", "+I"], compact=True),
+    Scenario("bitmap_index", SIMPLE, [[i, i % 7, f"g{i % 5}"] for i in range(200)], [[500, 1, "late"]],
+             [[i, i % 7, f"g{i % 5}"] for i in range(200)] + [[500, 1, "late"]],
+             options={"file-index.bitmap.columns": "s,v"}),
     Scenario("bloom_filter", SIMPLE, [[i, i, f"k{i}"] for i in range(300)], [[1000, 1, "late"]],
              [[i, i, f"k{i}"] for i in range(300)] + [[1000, 1, "late"]],
              options={"file-index.bloom-filter.columns": "s"}),
@@ -299,6 +302,19 @@ def test_tags_and_schema_evolution(java, session, java_warehouse):
     latest, tagged = java.run([dict(op="read", **w), dict(op="read", tag="t2", **w)])
     assert from_java(latest) == ordered([[1, None, None], [2, 2.5, None], [3, 3.5, "e3"]])
     assert from_java(tagged) == ordered([[1, "a", None, None], [2, "b", 2.5, None], [3, "c", 3.5, "e3"]])
+
+
+def test_bitmap_index_point_queries(java, java_first, session, java_warehouse):
+    """Java's bitmap file indexes (file-index.bitmap.columns) answer our point queries, ours Java's."""
+    assert ours(session, "SELECT id FROM db.j_bitmap_index WHERE s = 'g3' AND v = 3") == \
+        ordered([[i] for i in range(200) if i % 5 == 3 and i % 7 == 3])
+    assert ours(session, "SELECT * FROM db.j_bitmap_index WHERE s = 'absent'") == []
+    s = BY_NAME["bitmap_index"]
+    session.sql(s.sql_create("db.o_bitmap")).collect()
+    s.sql_write(session, "db.o_bitmap", s.batch1)
+    w = dict(warehouse=java_warehouse, table="db.o_bitmap")
+    hit, miss = java.run([dict(op="read", equal=["s", "g3"], **w), dict(op="read", equal=["s", "absent"], **w)])
+    assert (ordered(ok(hit)), ok(miss)) == (ordered([r for r in s.batch1 if r[2] == "g3"]), [])
 
 
 def test_date_partitions_java_first(java, session, java_warehouse):
