@@ -10,8 +10,7 @@ import re
 
 from sqlglot import exp
 
-from paimon_sql.exceptions import PaimonError
-from paimon_sql.sql import alter, analyze, cache, ddl, dml, explain, merge_into, parse, query, show, views
+from paimon_sql.sql import alter, analyze, cache, call, ddl, dml, explain, merge_into, parse, query, show, views
 
 
 def _query(session, node):
@@ -50,6 +49,8 @@ def _drop(session, node):
 def _describe(session, node):
     if (node.args.get("kind") or "").upper() in ("DATABASE", "SCHEMA", "NAMESPACE"):
         return show.describe_database(session, node)
+    if node.this.name.upper() == "PROCEDURE" and not node.this.this.quoted and len(node.expressions) == 1:
+        return call.describe_procedure(session, node.expressions[0].sql(dialect=parse.DIALECT))
     ref = query.resolve(session, node.this) if node.this.name else None
     return show.describe(session, node, ref) if ref is not None else session.passthrough()
 
@@ -69,6 +70,7 @@ _SHOW = [
     (re.compile(r"DATABASES|SCHEMAS", re.I), lambda s, m: s.rows([(d,) for d in s.catalog.list_databases()],
                                                                   ["namespace"])),
     *show.PATTERNS,
+    (re.compile(r"PROCEDURES", re.I), lambda s, m: call.show_procedures(s)),
     (re.compile(r"TAGS\s+(.+)", re.I | re.S), lambda s, m: alter.show_tags(s, m.group(1))),
     (re.compile(r"CREATE\s+TABLE\s+(.+)", re.I),
      lambda s, m: s.rows([(ddl.show_create_table(s, s.catalog.get_table(s.identifier_text(m.group(1)))),)],
@@ -93,7 +95,7 @@ def _command(session, node):
                                                                               text, re.I):
         return _create_database_with_properties(session, text)
     if verb == "CALL":
-        raise PaimonError(f"CALL {text.split('(')[0].strip()}: procedures are not available yet")
+        return call.call(session, text)
     return session.passthrough()
 
 

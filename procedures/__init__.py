@@ -1,0 +1,10 @@
+"""Procedures: what ``CALL sys.<name>(...)`` runs, one module per family, each registering its own.
+
+:func:`lookup` finds a procedure by name, :func:`bind` matches a call's arguments to its
+parameters; :mod:`paimon_sql.sql.call` parses the statement and runs it.
+"""
+
+from paimon_sql.procedures import compact  # noqa: F401  (each import registers its procedures)
+from paimon_sql.procedures.base import PROCEDURES, Procedure, ProcedureError, bind, describe_lines, lookup
+
+__all__ = ["PROCEDURES", "Procedure", "ProcedureError", "bind", "describe_lines", "lookup"]

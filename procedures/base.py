@@ -1,0 +1,182 @@
+"""Procedure: what ``CALL sys.<name>(...)`` runs, declared as paimon-spark declares it.
+
+Each procedure family is one module of this package; each procedure one subclass filed by
+:func:`register` under its Paimon name. A subclass declares its parameters (paimon-spark's names,
+order and types, so scripts written for Paimon on Spark run unchanged), its output columns, a
+one-line description, and :meth:`Procedure.call`, which gets the bound arguments by name (every
+parameter present, None when not given) and returns rows (a list of tuples in output-column order)
+or a DataFrame. A procedure checks all its arguments before it changes anything::
+
+    from paimon_sql.procedures.base import Procedure, columns, optional, register, required
+
+    @register
+    class RollbackProcedure(Procedure):
+        name = "rollback"
+        parameters = (required("table", "STRING"), optional("snapshot", "BIGINT"), optional("tag", "STRING"))
+        output = columns("previous_snapshot_id BIGINT", "current_snapshot_id BIGINT")
+        description = "Roll a table back to a snapshot or tag; later snapshots are removed."
+
+        def call(self, session, args):
+            table = self.table(session, args["table"])
+            ...
+            return [(previous, current)]
+
+Then import the module in ``procedures/__init__.py`` so it registers.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Any, ClassVar, Dict, List, Sequence, Tuple
+
+from paimon_sql.exceptions import PaimonError, TableNotFoundError
+from paimon_sql.systables.base import columns  # noqa: F401  (output columns are declared with it)
+
+PROCEDURES: Dict[str, type] = {}
+TYPES = ("STRING", "INT", "BIGINT", "BOOLEAN", "MAP<STRING,STRING>")
+
+
+class ProcedureError(PaimonError):
+    """A CALL that cannot run: unknown procedure, bad arguments, or a procedure's own refusal."""
+
+
+def register(cls):
+    """Class decorator: file a procedure under its ``name`` (looked up lower-cased, as paimon-spark)."""
+    PROCEDURES[cls.name] = cls
+    return cls
+
+
+@dataclass(frozen=True)
+class Parameter:
+    name: str
+    type: str  # one of TYPES (Spark's names for paimon-spark's String/Integer/Long/Boolean/Map)
+    required: bool
+    default: Any = None
+
+    def __str__(self) -> str:
+        return f"{self.name} {self.type}" if self.required else f"[{self.name} {self.type}]"
+
+
+def required(name: str, type_: str) -> Parameter:
+    assert type_ in TYPES, type_
+    return Parameter(name, type_, True)
+
+
+def optional(name: str, type_: str, default: Any = None) -> Parameter:
+    assert type_ in TYPES, type_
+    return Parameter(name, type_, False, default)
+
+
+class Procedure:
+    name: ClassVar[str] = ""
+    parameters: ClassVar[Tuple[Parameter, ...]] = ()
+    output: ClassVar[list] = columns("result BOOLEAN")
+    description: ClassVar[str] = ""
+
+    def call(self, session, args: Dict[str, Any]):
+        """Run with ``args`` (parameter name → value); rows as tuples, or a DataFrame."""
+        raise NotImplementedError
+
+    @classmethod
+    def signature(cls) -> str:
+        return f"sys.{cls.name}({', '.join(str(p) for p in cls.parameters)})"
+
+    @classmethod
+    def fail(cls, problem: str) -> ProcedureError:
+        """The one-line error for a bad argument: the problem, then the signature to call it by."""
+        return ProcedureError(f"CALL sys.{cls.name}: {problem}; expected {cls.signature()}")
+
+    @staticmethod
+    def table(session, name: str):
+        """The Paimon table ``name`` (``db.t``, ``t``, ``t$branch_b``) means in this session."""
+        from paimon_sql.sql import parse
+        try:
+            found = session.find_table(parse.table_reference(name))
+        except PaimonError as e:
+            raise ProcedureError(f"table '{name}': {e}") from None
+        if found is None:
+            raise TableNotFoundError(f"table '{name}' not found")
+        return found
+
+
+def lookup(name: str) -> type:
+    """The procedure class ``name`` (case-insensitive); an unknown name fails naming the closest."""
+    cls = PROCEDURES.get(name.lower())
+    if cls is None:
+        close = difflib.get_close_matches(name.lower(), sorted(PROCEDURES), n=3, cutoff=0.6)
+        hint = f"did you mean {', '.join('sys.' + c for c in close)}?" if close else "SHOW PROCEDURES lists them"
+        raise ProcedureError(f"unknown procedure 'sys.{name}' ({hint})")
+    return cls
+
+
+def bind(cls, positional: Sequence[Any], named: Sequence[Tuple[str, Any]]) -> Dict[str, Any]:
+    """Arguments as written (positional values, then ``name => value`` pairs) → every parameter by
+    name, defaults filled in. Names match case-insensitively; values are cast as Spark casts a
+    procedure argument (see :func:`cast`)."""
+    params = cls.parameters
+    if positional and named:
+        raise cls.fail("named and positional arguments cannot be mixed")
+    if len(positional) > len(params):
+        raise cls.fail(f"{len(positional)} positional arguments given, at most {len(params)} accepted")
+    given: Dict[str, Any] = {p.name: v for p, v in zip(params, positional)}
+    by_name = {p.name.lower(): p for p in params}
+    for key, value in named:
+        p = by_name.get(key.lower())
+        if p is None:
+            raise cls.fail(f"unknown argument '{key}'")
+        if p.name in given:
+            raise cls.fail(f"argument '{p.name}' given twice")
+        given[p.name] = value
+    out = {}
+    for p in params:
+        value = given.get(p.name)
+        if value is None and p.required:
+            raise cls.fail(f"missing argument '{p.name}'")
+        out[p.name] = p.default if value is None else cast(cls, p, value)
+    return out
+
+
+def cast(cls, p: Parameter, value: Any) -> Any:
+    """``value`` as parameter ``p``'s type. As Spark's implicit cast of a CALL argument: integers
+    and booleans are accepted for STRING, digit strings for INT/BIGINT, 'true'/'false' for BOOLEAN;
+    anything else is a mistyped argument."""
+    t = p.type
+    if t == "STRING" and isinstance(value, (str, int)):
+        return ("true" if value else "false") if isinstance(value, bool) else str(value)
+    if t in ("INT", "BIGINT"):
+        if isinstance(value, int) and not isinstance(value, bool):
+            return _in_range(cls, p, value)
+        if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+            return _in_range(cls, p, int(value))
+    if t == "BOOLEAN":
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+            return value.strip().lower() == "true"
+    if t.startswith("MAP") and isinstance(value, dict):
+        return value
+    raise cls.fail(f"argument '{p.name}' must be {t}, got {_literal_text(value)}")
+
+
+def _in_range(cls, p: Parameter, v: int) -> int:
+    bits = 31 if p.type == "INT" else 63
+    if not -(1 << bits) <= v < (1 << bits):
+        raise cls.fail(f"argument '{p.name}' = {v} is out of range for {p.type}")
+    return v
+
+
+def _literal_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, str):
+        return f"'{value}'"
+    if isinstance(value, dict):
+        return "map(" + ", ".join(f"'{k}', '{v}'" for k, v in value.items()) + ")"
+    return str(value)
+
+
+def describe_lines(cls) -> List[str]:
+    """``DESCRIBE PROCEDURE``: lines as Spark's DESCRIBE FUNCTION shows a function."""
+    return [f"Procedure: sys.{cls.name}", f"Signature: {cls.signature()}",
+            f"Output: {', '.join(f'{f.name} {f.type}' for f in cls.output)}", f"Description: {cls.description}"]

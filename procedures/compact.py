@@ -1,0 +1,131 @@
+"""``compact``: compact a table's buckets into one COMPACT snapshot, as paimon-spark's CompactProcedure.
+
+The driver runs the core compaction (:meth:`FileStoreTable.compact`: primary-key buckets' LSM trees,
+append buckets' small files) over the chosen partitions; running each bucket's work in a Spark task
+is a later step. Partitions are chosen by ``partitions`` (``k=v,k2=v2`` within a spec is AND, ``;``
+between specs OR) or by ``where`` (a SQL predicate on partition columns, evaluated by Spark over the
+table's partitions, so its meaning is exactly Spark's), never both.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional
+
+from paimon_sql.format import binary_row
+from paimon_sql.format.predicate import and_, equal, is_null, or_
+from paimon_sql.procedures.base import Procedure, optional, register, required
+from paimon_sql.table.partition_names import spec_values
+
+STRATEGIES = ("full", "minor")
+
+
+@register
+class CompactProcedure(Procedure):
+    name = "compact"
+    parameters = (required("table", "STRING"), optional("partitions", "STRING"),
+                  optional("compact_strategy", "STRING"), optional("order_strategy", "STRING"),
+                  optional("order_by", "STRING"), optional("where", "STRING"), optional("options", "STRING"),
+                  optional("partition_idle_time", "STRING"), optional("buckets", "STRING"))
+    description = "Compact a table's files (all partitions, or those partitions/where select) into one snapshot."
+
+    def call(self, session, args):
+        strategy = (args["compact_strategy"] or "full").strip().lower()
+        if strategy not in STRATEGIES:
+            raise self.fail(f"compact_strategy must be 'full' or 'minor', got '{args['compact_strategy']}'")
+        order = (args["order_strategy"] or "none").strip().lower()
+        if order != "none" or args["order_by"]:
+            raise self.fail("order_strategy/order_by (sort compaction) is not supported yet")
+        if args["partition_idle_time"]:
+            raise self.fail("partition_idle_time is not supported yet")
+        if args["partitions"] and args["where"]:
+            raise self.fail("partitions and where cannot be used together")
+        table = self.table(session, args["table"]).copy(self.dynamic_options(args["options"]))
+        buckets = self.bucket_ids(args["buckets"])
+        keys = table.schema.partition_keys
+        if (args["partitions"] or args["where"]) and not keys:
+            raise self.fail(f"table '{args['table']}' is not partitioned: partitions/where select nothing")
+        specs = (self.partition_specs(table, args["partitions"]) if args["partitions"]
+                 else self.where_specs(session, table, args["where"]) if args["where"] else None)
+        if specs == []:
+            return [(True,)]  # no partition matches: nothing to compact, as paimon-spark
+        predicate = None if specs is None else or_(*[
+            and_(*[is_null(k) if v is None else equal(k, v) for k, v in spec.items()]) for spec in specs])
+        from paimon_sql.table.compact import compact_messages
+        chosen = None if buckets is None else \
+            {(e.partition, e.bucket) for e in table.new_scan().filter(predicate).plan_entries() if e.bucket in buckets}
+        table.new_commit().commit_or_abort(compact_messages(table, predicate, strategy == "full", chosen))
+        return [(True,)]
+
+    def dynamic_options(self, text: Optional[str]) -> Dict[str, str]:
+        """``'k=v,k2=v2'`` → options for this run (over the table's, as ``/*+ OPTIONS */`` would be)."""
+        out = {}
+        for item in (text or "").split(","):
+            if not item.strip():
+                continue
+            key, eq, value = item.partition("=")
+            if not eq or not key.strip():
+                raise self.fail(f"options must be 'key=value,...', got '{text}'")
+            out[key.strip()] = value.strip()
+        return out
+
+    def bucket_ids(self, text: Optional[str]) -> Optional[set]:
+        if not text:
+            return None
+        try:
+            return {int(b) for b in text.split(",")}
+        except ValueError:
+            raise self.fail(f"buckets must be bucket numbers separated by ',', got '{text}'") from None
+
+    def partition_specs(self, table, text: str) -> List[dict]:
+        """``'p=1,q=a;p=2'`` → one dict per spec, values typed as the partition columns."""
+        keys = {k.lower(): k for k in table.schema.partition_keys}
+        specs = []
+        for part in text.split(";"):
+            spec = {}
+            for item in part.split(","):
+                key, eq, value = item.partition("=")
+                key = keys.get(key.strip().lower())
+                if not eq or key is None:
+                    raise self.fail(f"partitions must be 'key=value,...;...' over partition columns "
+                                    f"({', '.join(table.schema.partition_keys)}), got '{text}'")
+                spec[key] = None if value.strip() == table.schema.options.get("partition.default-name") \
+                    else value.strip()
+            specs.append(spec_values(table.schema, spec))
+        return specs
+
+    def check_where_columns(self, where: str, keys: List[str]) -> None:
+        """A column that is not a partition key fails here, before Spark (which would log the error)."""
+        import sqlglot
+        from paimon_sql.sql.parse import DIALECT
+        try:
+            node = sqlglot.parse_one(where, dialect=DIALECT)
+        except sqlglot.errors.SqlglotError:
+            return  # Spark's parser judges it
+        known = {k.lower() for k in keys}
+        others = sorted({c.name for c in node.find_all(sqlglot.exp.Column) if c.name.lower() not in known})
+        if others:
+            raise self.fail(f"where '{where}' may only use partition columns ({', '.join(keys)}), "
+                            f"not {', '.join(others)}")
+
+    def where_specs(self, session, table, where: str) -> List[dict]:
+        """The table's partitions (latest snapshot) for which Spark finds ``where`` true."""
+        from paimon_sql.spark.types import spark_ddl, to_spark_arrow
+        import pyarrow as pa
+        keys = table.schema.partition_keys
+        fields = table.schema.fields_of(keys)
+        types = [f.type for f in fields]
+        parts = {e.partition for e in table.new_scan().plan_entries()}
+        rows = [binary_row.from_bytes(p, types) for p in parts]
+        data = pa.Table.from_arrays([pa.array([r[i] for r in rows], f.type.to_arrow()) for i, f in enumerate(fields)],
+                                    names=keys)
+        if not rows:
+            return []
+        self.check_where_columns(where, keys)
+        df = session.spark.createDataFrame(to_spark_arrow(data, fields), schema=spark_ddl(fields))
+        try:
+            chosen = df.where(where).collect()
+        except Exception as e:  # Spark's analysis error: a column that is not a partition key, bad syntax
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise self.fail(f"where '{where}' must be a predicate on partition columns "
+                            f"({', '.join(keys)}): {first}") from None
+        return [dict(zip(keys, row)) for row in chosen]
