@@ -1,0 +1,102 @@
+"""Rollback: make an earlier snapshot the latest again (Paimon's FileStoreTable.rollbackTo and
+RollbackHelper).
+
+Snapshots after the target are removed, and with them the tags on them, their changelogs and
+every file only they referenced (data, manifests, manifest lists, index and statistics files);
+files shared with anything kept (snapshots up to the target, earlier tags, branches) stay.
+pypaimon's rollback leaves those files behind; Paimon's and ours do not.
+
+Order, so that an interrupted rollback is completed by running it again and readers of the
+target never miss a file: files before the metadata naming them (data, index and statistics
+files, then manifests, then manifest lists), then the snapshot files from the newest down (the
+latest is always a whole snapshot), the tags and changelogs, then the LATEST/EARLIEST hints. A
+re-run reads what is left leniently and deletes the rest.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Dict, Tuple
+
+from paimon_sql.exceptions import PaimonError, SnapshotNotFoundError
+from paimon_sql.format.snapshot import Snapshot
+from paimon_sql.table.orphan_files import changelog_ids, referenced_files, remove_empty_dirs, snapshot_files
+from paimon_sql.table.time_travel import snapshot_at, watermark_snapshot
+
+
+def rollback_to_snapshot(table, snapshot_id: int) -> Tuple[int, int]:
+    """Roll back to snapshot ``snapshot_id``; returns (previous latest id, current id)."""
+    sm = table.snapshot_manager
+    if not sm.io.exists(sm.paths.snapshot_path(snapshot_id)):
+        raise SnapshotNotFoundError(f"cannot roll back table {table.name}: snapshot {snapshot_id} does not exist")
+    return _rollback(table, sm.snapshot(snapshot_id))
+
+
+def rollback_to_tag(table, tag: str) -> Tuple[int, int]:
+    """Roll back to the snapshot tagged ``tag``. When that snapshot has expired, every snapshot
+    is later than it: all are removed and the tag's snapshot is written back as the only one
+    (Paimon does the same)."""
+    if not table.tag_manager.exists(tag):
+        raise SnapshotNotFoundError(f"cannot roll back table {table.name}: tag '{tag}' does not exist")
+    return _rollback(table, table.tag_manager.get(tag).snapshot)
+
+
+def rollback_to_timestamp(table, millis: int) -> Tuple[int, int]:
+    """Roll back to the latest snapshot committed at or before ``millis``."""
+    return _rollback(table, snapshot_at(table, millis))
+
+
+def rollback_to_watermark(table, watermark: int) -> Tuple[int, int]:
+    """Roll back to the earliest snapshot whose watermark is at least ``watermark`` (Paimon's
+    ``laterOrEqualWatermark``)."""
+    return _rollback(table, watermark_snapshot(table, watermark))
+
+
+def _rollback(table, target: Snapshot) -> Tuple[int, int]:
+    sm, io = table.snapshot_manager, table.io
+    previous = sm.latest_id()
+    if previous is None:
+        raise PaimonError(f"cannot roll back table {table.name}: it has no snapshot")
+    doomed_ids = {i for i in sm.listed_ids() if i > target.id} | set(range(target.id + 1, previous + 1))
+    doomed_tags = {t.name: t.snapshot for t in table.tag_manager.tags() if t.snapshot.id > target.id}
+    doomed_changelogs = [c for c in changelog_ids(table) if c > target.id]
+
+    kept = snapshot_files(table, target)  # the target must be whole, else nothing is touched
+    kept.update(referenced_files(table, {table.branch: (doomed_ids, set(doomed_tags))}))
+    doomed: Dict[str, str] = {}
+    for sid in sorted(doomed_ids):
+        try:
+            doomed.update(snapshot_files(table, sm.snapshot(sid), missing_ok=True))
+        except SnapshotNotFoundError:
+            pass
+    for snap in doomed_tags.values():
+        doomed.update(snapshot_files(table, snap, missing_ok=True))
+    for name in set(doomed) & set(kept):
+        del doomed[name]
+
+    for phase in _phases(table, doomed):
+        for path in phase:
+            io.delete(path)
+    remove_empty_dirs(table, {posixpath.dirname(p) for p in doomed.values()})
+    for sid in sorted(doomed_ids, reverse=True):
+        io.delete(sm.paths.snapshot_path(sid))
+    for name in doomed_tags:
+        table.tag_manager.delete(name, ignore_if_missing=True)
+    for cid in doomed_changelogs:
+        io.delete(f"{table.paths.branch_root}/changelog/changelog-{cid}")
+    if not io.exists(sm.paths.snapshot_path(target.id)):  # rolled back to an expired tag
+        io.write_bytes(sm.paths.snapshot_path(target.id), target.to_json().encode("utf-8"))
+        io.write_bytes(f"{sm.paths.snapshot_dir}/EARLIEST", str(target.id).encode())
+    io.write_bytes(f"{sm.paths.snapshot_dir}/LATEST", str(target.id).encode())
+    return previous, target.id
+
+
+def _phases(table, doomed: Dict[str, str]):
+    """Doomed paths grouped so that no file is deleted before one it names: data, index and
+    statistics files; manifests and index manifests; manifest lists."""
+    manifest_dir = table.paths.manifest_dir + "/"
+    metadata = {n: p for n, p in doomed.items() if p.startswith(manifest_dir)}
+    lists = {n: p for n, p in metadata.items() if n.startswith("manifest-list-")}
+    yield [p for n, p in doomed.items() if n not in metadata]
+    yield [p for n, p in metadata.items() if n not in lists]
+    yield list(lists.values())

@@ -1,0 +1,145 @@
+"""Rollback to a snapshot, tag, timestamp or watermark: the table reads what the target held,
+later snapshots, their tags and the files only they referenced are gone, shared files stay."""
+
+import os
+from dataclasses import replace
+
+import pyarrow as pa
+import pytest
+
+from paimon_sql.exceptions import SnapshotNotFoundError
+from paimon_sql.table.orphan_files import snapshot_files
+from paimon_sql.table.rollback import (rollback_to_snapshot, rollback_to_tag, rollback_to_timestamp,
+                                       rollback_to_watermark)
+
+
+def _files(root):
+    return {os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root) for f in fs}
+
+
+def _rows(table, snapshot_id=None):
+    return sorted(table.to_arrow(snapshot_id).to_pylist(), key=lambda r: (r["id"], r["p"]))
+
+
+@pytest.fixture(params=["append", "pk"])
+def table(request, catalog):
+    """Five snapshots over two partitions; the primary-key table also compacts (snapshot 4)."""
+    pk = ["id", "p"] if request.param == "pk" else []
+    t = catalog.create_table_from_arrow("db.t", pa.schema([("id", pa.int64()), ("p", pa.string()), ("v", pa.int64())]),
+                                        partition_keys=["p"], primary_keys=pk,
+                                        options={"bucket": "1"} if pk else {"bucket": "1", "bucket-key": "id"})
+    for i in range(3):
+        t.write_arrow(pa.table({"id": [i, 10 + i], "p": ["a", "b"], "v": [i, i]}))
+    if pk:
+        t.compact(full=True)
+    else:
+        t.write_arrow(pa.table({"id": [7], "p": ["a"], "v": [7]}))
+    t.write_arrow(pa.table({"id": [0, 20], "p": ["a", "c"], "v": [100, 100]}))
+    assert t.snapshot_manager.latest_id() == 5
+    return t
+
+
+def test_rollback_to_snapshot_removes_later_snapshots_and_their_files(table):
+    expected = _rows(table, 2)
+    keep = set(snapshot_files(table, table.snapshot_manager.snapshot(2)).values())
+    later = set()
+    for sid in (3, 4, 5):
+        later |= set(snapshot_files(table, table.snapshot_manager.snapshot(sid)).values())
+    assert rollback_to_snapshot(table, 2) == (5, 2)
+    assert _rows(table) == expected
+    assert table.snapshot_manager.listed_ids() == [1, 2]
+    assert table.snapshot_manager.latest_id() == 2
+    assert open(f"{table.path}/snapshot/LATEST").read() == "2"
+    assert all(os.path.exists(p) for p in keep)
+    assert not any(os.path.exists(p) for p in later - keep)
+    assert not os.path.exists(f"{table.path}/p=c")
+    # the table goes on from there
+    table.write_arrow(pa.table({"id": [5], "p": ["a"], "v": [5]}))
+    assert table.snapshot_manager.latest_id() == 3 and len(_rows(table)) == len(expected) + 1
+
+
+def test_tags_after_the_target_go_and_earlier_tags_keep_their_files(table):
+    tm, sm = table.tag_manager, table.snapshot_manager
+    tm.create("t1", sm.snapshot(1))
+    tm.create("t4", sm.snapshot(4))
+    tagged = set(snapshot_files(table, sm.snapshot(1)).values())
+    rollback_to_snapshot(table, 3)
+    assert tm.names() == ["t1"]
+    assert all(os.path.exists(p) for p in tagged)
+
+
+def test_rollback_to_tag(table):
+    table.tag_manager.create("mid", table.snapshot_manager.snapshot(3))
+    expected = _rows(table, 3)
+    assert rollback_to_tag(table, "mid") == (5, 3)
+    assert _rows(table) == expected and table.tag_manager.names() == ["mid"]
+
+
+def test_rollback_to_a_tag_whose_snapshot_expired_recreates_it(table):
+    sm = table.snapshot_manager
+    table.tag_manager.create("old", sm.snapshot(2))
+    expected = _rows(table, 2)
+    os.remove(sm.paths.snapshot_path(1))  # expired snapshots, their files shared with the tag
+    os.remove(sm.paths.snapshot_path(2))
+    assert rollback_to_tag(table, "old") == (5, 2)
+    assert sm.listed_ids() == [2] and sm.earliest_id() == 2 and sm.latest_id() == 2
+    assert open(f"{table.path}/snapshot/EARLIEST").read() == "2"
+    assert _rows(table) == expected
+
+
+def test_rollback_to_timestamp_and_watermark(table):
+    sm = table.snapshot_manager
+    # give snapshots distinct times and watermarks, as commits would
+    for sid in range(1, 6):
+        snap = replace(sm.snapshot(sid), time_millis=1000 * sid, watermark=100 * sid)
+        with open(sm.paths.snapshot_path(sid), "w") as f:
+            f.write(snap.to_json())
+    expected4, expected2 = _rows(table, 4), _rows(table, 2)
+    assert rollback_to_timestamp(table, 4500) == (5, 4)
+    assert _rows(table) == expected4
+    assert rollback_to_watermark(table, 150) == (4, 2)
+    assert _rows(table) == expected2
+    with pytest.raises(SnapshotNotFoundError, match="at or before"):
+        rollback_to_timestamp(table, 10)
+    with pytest.raises(SnapshotNotFoundError, match="watermark >= 900"):
+        rollback_to_watermark(table, 900)
+
+
+def test_rollback_to_latest_changes_nothing(table):
+    before = _files(table.path)
+    assert rollback_to_snapshot(table, 5) == (5, 5)
+    assert _files(table.path) == before
+
+
+def test_unknown_targets_are_one_line_errors_and_change_nothing(table):
+    before = _files(table.path)
+    with pytest.raises(SnapshotNotFoundError, match=r"snapshot 9 does not exist$"):
+        rollback_to_snapshot(table, 9)
+    with pytest.raises(SnapshotNotFoundError, match=r"tag 'nope' does not exist$"):
+        rollback_to_tag(table, "nope")
+    assert _files(table.path) == before
+
+
+def test_interrupted_rollback_completes_when_run_again(table, monkeypatch):
+    expected = _rows(table, 2)
+    io = table.io
+    real_delete, calls = io.delete, []
+
+    def dying_delete(path):
+        calls.append(path)
+        if len(calls) == 4:
+            raise OSError("killed")
+        real_delete(path)
+
+    monkeypatch.setattr(io, "delete", dying_delete)
+    with pytest.raises(OSError):
+        rollback_to_snapshot(table, 2)
+    monkeypatch.setattr(io, "delete", real_delete)
+    assert _rows(table, 2) == expected  # readers of the target miss nothing meanwhile
+    rollback_to_snapshot(table, 2)
+    assert _rows(table) == expected and table.snapshot_manager.listed_ids() == [1, 2]
+    referenced = set()
+    for sid in (1, 2):
+        referenced |= set(snapshot_files(table, table.snapshot_manager.snapshot(sid)).values())
+    data = {os.path.join(table.path, f) for f in _files(table.path) if "/bucket-" in f}
+    assert data <= referenced  # no file of the removed snapshots was left behind
