@@ -1,0 +1,331 @@
+"""Snapshot expiry (Paimon's ExpireSnapshotsImpl + SnapshotDeletion) and the files a table references.
+
+:func:`expire_snapshots` removes the oldest snapshots of one branch within Paimon's bounds: keep at
+least ``retain_min``, at most ``retain_max``; between those, expire a snapshot only when the one
+after it is older than ``older_than`` (``snapshot.time-retained`` ago); never the snapshot a
+consumer reads next or any after it; at most ``max_deletes`` per run. For the range
+``[earliest, end)`` it deletes, in Paimon's order:
+
+1. data files a delta of ``(earliest, end]`` deleted (the first kept snapshot no longer has them),
+   unless the nearest earlier tag or another branch still reads them;
+2. changelog files the expired snapshots added (changelog lives as long as its snapshot, Paimon's
+   default; a decoupled, longer changelog retention is refused);
+3. manifests, manifest lists, index manifests, index files and statistics files of the expired
+   snapshots that the first kept snapshot, a tag or another branch does not name;
+4. the snapshot files, oldest first; then the ``EARLIEST`` hint.
+
+Every deleted file is one no kept snapshot names, so a reader of a kept snapshot never misses a
+file; and the snapshot files go last, so an interrupted run leaves the expired snapshots listed
+and the next run deletes the rest (files already gone, or manifests it can no longer read, are
+passed over, as Paimon's ``tryReadManifestList`` does).
+
+:func:`referenced_files` answers the other question maintenance needs (orphan cleanup, rollback):
+every file of the table directory that something kept still names.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Dict, Iterable, List, Optional, Set, Union
+
+from paimon_sql.exceptions import CorruptMetadataError, PaimonError, SnapshotNotFoundError
+from paimon_sql.format import binary_row
+from paimon_sql.format.manifest import ADD, DELETE, ManifestEntry, merge_entries
+from paimon_sql.format.snapshot import Snapshot
+from paimon_sql.table.paths import MAIN_BRANCH, PathFactory
+from paimon_sql.table.snapshot_manager import SnapshotManager
+from paimon_sql.table.tag_manager import TagManager
+
+_MISSING = (FileNotFoundError, OSError, CorruptMetadataError)
+
+
+# -- what a snapshot names ------------------------------------------------------------------------
+
+class _Files:
+    """Absolute paths of one table's files, resolved as the table's PathFactory names them."""
+
+    def __init__(self, table):
+        self.table = table
+        self._types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
+        self._parts: Dict[bytes, list] = {}
+
+    def data(self, e: ManifestEntry) -> List[str]:
+        """A data or changelog file and its extra files (``.index``)."""
+        values = self._parts.get(e.partition)
+        if values is None:
+            values = self._parts[e.partition] = binary_row.from_bytes(e.partition, self._types)
+        path = self.table.paths.data_file_path(values, e.bucket, e.file.file_name, e.file.external_path)
+        directory = path.rsplit("/", 1)[0]
+        return [path] + [f"{directory}/{x}" for x in e.file.extra_files]
+
+    def manifest(self, name: str) -> str:
+        return self.table.paths.manifest_path(name)
+
+    def entries(self, list_name: Optional[str]) -> List[ManifestEntry]:
+        return [e for m in self.table.manifest_list(list_name) for e in self.table.manifest_entries(m.file_name)]
+
+    def metadata(self, snap: Snapshot) -> Set[str]:
+        """Manifest lists, manifests, index manifest, index files and statistics ``snap`` names."""
+        t = self.table
+        out = set()
+        for name in (snap.base_manifest_list, snap.delta_manifest_list, snap.changelog_manifest_list):
+            if name:
+                out.add(self.manifest(name))
+                out.update(self.manifest(m.file_name) for m in t.manifest_list(name))
+        if snap.index_manifest:
+            out.add(self.manifest(snap.index_manifest))
+            out.update(e.external_path or t.paths.index_path(e.file_name)
+                       for e in t.index_manifest_entries(snap.index_manifest))
+        if snap.statistics:
+            out.add(t.paths.statistics_path(snap.statistics))
+        return out
+
+    def live_data(self, snap: Snapshot) -> Set[str]:
+        """Data files (with extra files) live in ``snap``."""
+        entries = merge_entries(self.entries(snap.base_manifest_list) + self.entries(snap.delta_manifest_list))
+        return {p for e in entries for p in self.data(e)}
+
+    def changelog(self, snap: Snapshot) -> Set[str]:
+        return {p for e in self.entries(snap.changelog_manifest_list) if e.kind == ADD for p in self.data(e)}
+
+    def all_of(self, snap: Snapshot) -> Set[str]:
+        return self.metadata(snap) | self.live_data(snap) | self.changelog(snap)
+
+
+def _branch_paths(table, branch: str) -> PathFactory:
+    return table.paths if branch == table.branch else PathFactory(table.path, [], "parquet", branch=branch)
+
+
+def _branch_names(table) -> List[str]:
+    return [MAIN_BRANCH] + [name for name, _ in table.branch_manager.branches()]
+
+
+def _long_lived_changelogs(table, paths: PathFactory) -> List[Snapshot]:
+    """Java's decoupled ``changelog/changelog-<id>`` files (snapshot-shaped) of one branch."""
+    out = []
+    for name in table.io.list_names(f"{paths.branch_root}/changelog"):
+        if name.startswith("changelog-") and name[10:].isdigit():
+            try:
+                out.append(Snapshot.from_json(table.io.read_text(f"{paths.branch_root}/changelog/{name}")))
+            except _MISSING:
+                continue  # expired meanwhile
+    return out
+
+
+def _branch_references(table, branch: str, files: _Files) -> Set[str]:
+    """Absolute paths every snapshot, tag and long-lived changelog of ``branch`` names (their
+    manifests, data, changelog, index and statistics files; not their own metadata files).
+
+    The snapshots kept are consecutive, so the files live in any of them are those live in the
+    first plus those each later delta adds: one full read, then one delta per snapshot."""
+    paths = _branch_paths(table, branch)
+    sm = SnapshotManager(table.io, paths)
+    out: Set[str] = set()
+    previous = None
+    for sid in sm.listed_ids():
+        try:
+            snap = sm.snapshot(sid)
+            out |= files.metadata(snap) | files.changelog(snap)
+            if previous == sid - 1:
+                out.update(p for e in files.entries(snap.delta_manifest_list) if e.kind == ADD for p in files.data(e))
+            else:
+                out |= files.live_data(snap)
+        except SnapshotNotFoundError:
+            continue  # expired while we listed: what it alone named is being deleted
+        except _MISSING:
+            if table.io.exists(paths.snapshot_path(sid)):
+                raise
+            continue
+        previous = sid
+    for tag in TagManager(table.io, paths).tags():
+        out |= files.all_of(tag.snapshot)
+    for changelog in _long_lived_changelogs(table, paths):
+        out |= files.all_of(changelog)
+    return out
+
+
+def referenced_files(table) -> Set[str]:
+    """Every file of the table directory something kept still needs, as paths relative to the
+    table root (``manifest/manifest-...``, ``dt=1/bucket-0/data-....parquet``, ``index/index-...``,
+    ``statistics/stat-...``, ``snapshot/snapshot-3``, ``branch/branch-b/tag/tag-t``...).
+
+    It covers all branches (they share the data, manifest, index and statistics directories), and
+    in each: every snapshot, tag, consumer and long-lived changelog (``changelog/changelog-N``),
+    their schemas and the ``LATEST``/``EARLIEST`` hints; the files those name: manifest lists,
+    manifests, data files and their extra files, changelog files, index manifests, index files
+    (deletion vectors, HASH) and statistics files. Data files with an external path are given as
+    that absolute path. A file not in the set is not needed by any reader of this table; one
+    written by a commit still in flight is not in it either, hence orphan cleanup's age threshold.
+    A snapshot expired while this runs is passed over."""
+    files = _Files(table)
+    root = table.path.rstrip("/") + "/"
+    found: Set[str] = set()
+    for branch in _branch_names(table):
+        found |= _branch_references(table, branch, files)
+        paths = _branch_paths(table, branch)
+        for directory in (paths.snapshot_dir, paths.schema_dir, paths.tag_dir, paths.consumer_dir,
+                          f"{paths.branch_root}/changelog"):
+            found.update(f"{directory}/{n}" for n in table.io.list_names(directory) if not n.startswith("."))
+    return {p[len(root):] if p.startswith(root) else p for p in found}
+
+
+# -- expiry ---------------------------------------------------------------------------------------
+
+def _millis(older_than: Union[int, dt.datetime]) -> int:
+    if isinstance(older_than, dt.datetime):
+        return int(older_than.timestamp() * 1000)
+    if isinstance(older_than, int) and not isinstance(older_than, bool):
+        return older_than
+    raise PaimonError(f"older_than must be a timestamp or epoch milliseconds, not {older_than!r}")
+
+
+def _check_changelog_coupled(options, retain_max: int, retain_min: int, time_retained: int) -> None:
+    """Changelog files expire with their snapshots; a longer changelog retention (Paimon's
+    decoupled changelog, ``changelog/changelog-N``) is not written, so it is refused."""
+    for key, bound in (("changelog.num-retained.max", retain_max), ("changelog.num-retained.min", retain_min),
+                       ("changelog.time-retained", time_retained)):
+        value = options.get(key)
+        if value is not None and value > bound:
+            raise PaimonError(f"'{key}' = {options.raw.get(key, value)} keeps changelog longer than its snapshots "
+                              "(decoupled changelog), which is not supported")
+
+
+def expire_snapshots(table, retain_max: Optional[int] = None, retain_min: Optional[int] = None,
+                     older_than: Union[int, dt.datetime, None] = None, max_deletes: Optional[int] = None,
+                     now_millis: Optional[int] = None) -> int:
+    """Expire the oldest snapshots of ``table``'s branch; returns how many were expired.
+
+    Arguments left None come from the table's options (``snapshot.num-retained.max``,
+    ``snapshot.num-retained.min``, ``snapshot.time-retained`` before ``now_millis``,
+    ``snapshot.expire.limit``), as paimon-spark's procedure fills them in. Cheap when nothing is
+    due: the hints, the consumer files and one snapshot file are read, no manifest."""
+    opts = table.options
+    retain_max = opts.get("snapshot.num-retained.max") if retain_max is None else retain_max
+    retain_min = opts.get("snapshot.num-retained.min") if retain_min is None else retain_min
+    max_deletes = opts.get("snapshot.expire.limit") if max_deletes is None else max_deletes
+    now = int(dt.datetime.now().timestamp() * 1000) if now_millis is None else now_millis
+    time_retained = opts.get("snapshot.time-retained")
+    cutoff = now - time_retained if older_than is None else _millis(older_than)
+    if retain_min < 1:
+        raise PaimonError(f"retain_min must be at least 1, got {retain_min}")
+    if retain_max < retain_min:
+        raise PaimonError(f"retain_max ({retain_max}) must not be less than retain_min ({retain_min})")
+    if max_deletes < 1:
+        raise PaimonError(f"max_deletes must be at least 1, got {max_deletes}")
+    _check_changelog_coupled(opts, retain_max, retain_min, time_retained)
+
+    sm = table.snapshot_manager
+    latest, earliest = sm.latest_id(), sm.earliest_id()
+    if latest is None or earliest is None:
+        return 0
+    begin = max(latest - retain_max + 1, earliest)
+    end = latest - retain_min + 1
+    consumers = table.consumer_manager.consumers()
+    if consumers:
+        end = min(end, min(consumers.values()))
+    end = min(end, earliest + max_deletes)
+    for sid in range(begin, end):
+        # a snapshot goes only when the next one has been alive longer than the retention
+        try:
+            if cutoff <= sm.snapshot(sid + 1).time_millis:
+                end = sid
+                break
+        except SnapshotNotFoundError:
+            continue
+    return _expire_until(table, earliest, end)
+
+
+def expire_after_commit(table) -> int:
+    """What a writer runs after each successful commit (off with ``write-only``)."""
+    if table.options.get("write-only"):
+        return 0
+    return expire_snapshots(table)
+
+
+def _write_earliest(table, snapshot_id: int) -> None:
+    table.io.write_bytes(f"{table.paths.snapshot_dir}/EARLIEST", str(snapshot_id).encode())
+
+
+def _expire_until(table, earliest: int, end: int) -> int:
+    """Expire the snapshots ``[earliest, end)``; ``end`` is the first one kept."""
+    sm = table.snapshot_manager
+    if end <= earliest:
+        if not table.io.exists(f"{table.paths.snapshot_dir}/EARLIEST"):
+            _write_earliest(table, earliest)
+        return 0
+    snapshots = []
+    for sid in range(earliest, end + 1):
+        try:
+            snapshots.append(sm.snapshot(sid))
+        except SnapshotNotFoundError:
+            continue
+    if not snapshots or snapshots[-1].id != end:
+        return 0  # the first snapshot to keep is gone (a concurrent rollback or expiry): do nothing
+    expiring, kept = snapshots[:-1], snapshots[-1]
+    files = _Files(table)
+    others: Set[str] = set()
+    for branch in _branch_names(table):
+        if branch != table.branch:
+            others |= _branch_references(table, branch, files)
+    tags = table.tag_manager.tags()
+    changelogs = _long_lived_changelogs(table, table.paths)
+
+    # 1-2: data files the range's deltas deleted, changelog files the expired snapshots added
+    doomed: List[str] = []
+    tag_files: Dict[int, Set[str]] = {}
+    for snap in snapshots[1:]:
+        previous_tag = max((t.snapshot for t in tags if t.snapshot.id < snap.id), key=lambda s: s.id, default=None)
+        keep = others
+        if previous_tag is not None:
+            if previous_tag.id not in tag_files:
+                tag_files[previous_tag.id] = files.live_data(previous_tag)
+            keep = keep | tag_files[previous_tag.id]
+        doomed += [p for p in _deleted_in_delta(files, snap) if p not in keep]
+    pinned = others.union(*(files.changelog(t.snapshot) for t in tags), *(files.changelog(c) for c in changelogs))
+    for snap in expiring:
+        doomed += [p for p in _readable(lambda: files.changelog(snap)) if p not in pinned]
+
+    # 3: metadata no kept snapshot, tag, long-lived changelog or other branch names
+    skipping = files.metadata(kept) | others
+    for pin in [t.snapshot for t in tags] + changelogs:
+        skipping |= files.metadata(pin)
+    metadata: List[str] = []
+    for snap in expiring:
+        named = _readable(lambda: files.metadata(snap)) | _list_names(files, snap)
+        metadata += sorted(named - skipping)
+
+    for path in doomed + metadata:
+        table.io.delete(path)
+    # 4: snapshot files last, oldest first, so an interrupted run is finished by the next one
+    for snap in expiring:
+        table.io.delete(table.paths.snapshot_path(snap.id))
+    _write_earliest(table, end)
+    return len(expiring)
+
+
+def _readable(read) -> Set[str]:
+    """What ``read()`` finds, or nothing when an interrupted run already deleted the manifests."""
+    try:
+        return read()
+    except _MISSING:
+        return set()
+
+
+def _list_names(files: _Files, snap: Snapshot) -> Set[str]:
+    """The snapshot's own manifest lists and index manifest, even when they cannot be read."""
+    names = (snap.base_manifest_list, snap.delta_manifest_list, snap.changelog_manifest_list, snap.index_manifest)
+    return {files.manifest(n) for n in names if n}
+
+
+def _deleted_in_delta(files: _Files, snap: Snapshot) -> Iterable[str]:
+    """Data files ``snap``'s delta deleted and did not add back (an upgrade re-adds the same file
+    at another level, before or after deleting it); unreadable deltas (an interrupted run deleted them) give nothing."""
+    try:
+        entries = files.entries(snap.delta_manifest_list)
+    except _MISSING:
+        return []
+    deleted = {e.file.file_name: e for e in entries if e.kind == DELETE}
+    for e in entries:  # whatever order the writer put them in (Paimon: deletes first; ours: adds)
+        if e.kind == ADD:
+            deleted.pop(e.file.file_name, None)
+    return [p for e in deleted.values() for p in files.data(e)]
