@@ -36,6 +36,7 @@ from paimon_sql.format.manifest import ADD, DELETE, IndexManifestEntry, Manifest
 from paimon_sql.index import deletion_vector as dv
 from paimon_sql.format.predicate import and_, equal, is_null, or_
 from paimon_sql.format.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot
+from paimon_sql.table.expire import expire_after_commit
 from paimon_sql.table.partition_names import spec_values
 from paimon_sql.table.scan import in_partitions
 from paimon_sql.table.write import CommitMessage, delete_files, delete_index_files
@@ -116,7 +117,8 @@ class TableCommit:
                 for m in compacted:
                     self._drop_compaction(m, redo)
         if redo:
-            return self._redo_compaction(sorted(redo), identifier) or snapshot_id
+            snapshot_id = self._redo_compaction(sorted(redo), identifier) or snapshot_id
+        expire_after_commit(self.table)  # as Paimon's writers do; cheap unless something is due
         return snapshot_id
 
     def commit_statistics(self, file_name: str) -> int:

@@ -160,5 +160,5 @@ def test_insert_hint_options_apply_to_the_write(session):
     formats = sorted(r[0].rsplit(".", 1)[1] for r in session.sql("SELECT file_path FROM hinted$files").collect())
     assert formats == ["orc", "parquet"]
     assert sorted(tuple(r) for r in session.sql("SELECT * FROM hinted").collect()) == [(1, "x"), (2, "y")]
-    with pytest.raises(PaimonError, match="'snapshot.num-retained.max' is not supported"):
-        session.sql("INSERT INTO hinted /*+ OPTIONS('snapshot.num-retained.max' = '3') */ VALUES (3, 'z')")
+    with pytest.raises(PaimonError, match="'snapshot.clean-empty-directories' is not supported"):
+        session.sql("INSERT INTO hinted /*+ OPTIONS('snapshot.clean-empty-directories' = 'true') */ VALUES (3, 'z')")

@@ -55,10 +55,10 @@ def test_every_refused_option_is_refused_at_create_and_by_hints(db):
 def test_ctas_like_alter_and_hints_refuse(db, statement):
     db.sql(TABLE.format(""))
     db.sql("INSERT INTO db.t VALUES (1, 'a')")
-    with pytest.raises(InvalidOptionError, match=refusal("snapshot.num-retained.max")):
-        db.sql(statement.format(prop="'snapshot.num-retained.max' = '5'"))
+    with pytest.raises(InvalidOptionError, match=refusal("snapshot.clean-empty-directories")):
+        db.sql(statement.format(prop="'snapshot.clean-empty-directories' = 'true'"))
     assert not db.catalog.table_exists("db.u")
-    assert "snapshot.num-retained.max" not in db.catalog.get_table("db.t").schema.options
+    assert "snapshot.clean-empty-directories" not in db.catalog.get_table("db.t").schema.options
 
 
 def test_session_options_are_judged_like_hints(db):

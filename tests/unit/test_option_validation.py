@@ -38,7 +38,7 @@ def batch(ids):
     ({"write-buffer-size": "0"}, "'write-buffer-size' must be at least 1"),
     ({"page-size": "0 kb"}, "'page-size' must be at least 1"),
     ({"num-levels": "1"}, "'num-levels' must be at least 2"),
-    ({"snapshot.num-retained.min": "0"}, "'snapshot.num-retained.min' is not supported by paimon-sql"),
+    ({"snapshot.num-retained.min": "0"}, "'snapshot.num-retained.min' must be at least 1"),
     ({"compaction.offpeak.start.hour": "24"}, "'compaction.offpeak.start.hour' is not supported by paimon-sql"),
     ({"full-compaction.delta-commits": "0"}, "'full-compaction.delta-commits' must be at least 1"),
     ({"merge-engine": "dedupe"}, "'merge-engine' must be one of deduplicate, partial-update, aggregation"),
@@ -62,7 +62,7 @@ def test_breaking_values_are_refused_at_create(catalog, options, match):
     {"file.format": "avro", "file.compression": "deflate", "commit.max-retries": "0"},
     {"sequence.field": "value", "rowkind.field": "name", "num-levels": "2"},
     {"merge-engine": "partial-update", "fields.value.sequence-group": "name"},
-    {"snapshot.num-retained.min": "10", "snapshot.num-retained.max": "2147483647"},  # refused options at their defaults
+    {"snapshot.num-retained.min": "10", "snapshot.num-retained.max": "2147483647"},  # retention at its defaults
 ])
 def test_sound_values_are_kept(catalog, options):
     t = catalog.create_table_from_arrow("db.t", SCHEMA, options=options, **PK)

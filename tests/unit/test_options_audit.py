@@ -133,10 +133,10 @@ def test_a_stored_read_scope_option_stops_reads_and_writes(catalog):
 
 def test_a_stored_write_scope_option_stops_writes_only(catalog):
     catalog.create_table_from_arrow("db.t", SCHEMA, **PK).write_arrow(_rows([1, 2]))
-    _as_java_wrote(catalog.get_table("db.t"), **{"snapshot.num-retained.max": "5"})
+    _as_java_wrote(catalog.get_table("db.t"), **{"snapshot.clean-empty-directories": "true"})
     t = catalog.get_table("db.t")
     assert sorted(t.to_arrow().column("id").to_pylist()) == [1, 2]
-    with pytest.raises(InvalidOptionError, match=r"^option 'snapshot.num-retained.max' is not supported by "
+    with pytest.raises(InvalidOptionError, match=r"^option 'snapshot.clean-empty-directories' is not supported by "
                                                  r"paimon-sql \(.+\): the table cannot be written here$"):
         t.write_arrow(_rows([3]))
     assert t.snapshot_manager.latest().id == 1
