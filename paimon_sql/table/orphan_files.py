@@ -37,48 +37,67 @@ _MISSING = (FileNotFoundError, SnapshotNotFoundError)
 
 # -- references -------------------------------------------------------------------------------
 
-def snapshot_files(table, snap: Snapshot, missing_ok: bool = False) -> Dict[str, str]:
-    """Name → path of every file ``snap`` needs: its manifest lists, their manifests, the data
-    files (and extra files) those name, its index manifest and index files, its statistics.
-    A missing metadata file raises FileNotFoundError, or with ``missing_ok`` its own name is kept
-    and what it would name is passed over (a rollback resumed after deleting it)."""
-    paths = table.paths
-    out: Dict[str, str] = {}
-    types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
-    bucket_dirs: Dict[Tuple[bytes, int], str] = {}
+class References:
+    """Name → path (``files``) of what the snapshots given to :meth:`add` need: their manifest
+    lists, manifests, the data files (and extra files) those name, index manifests, index files
+    and statistics. Snapshots share most manifests; each list and manifest is read once, so the
+    walk grows with the table's files, not with snapshots × files."""
 
-    def read(reader, name):
+    def __init__(self, table, missing_ok: bool = False):
+        self.table = table
+        self.missing_ok = missing_ok  # a missing metadata file is passed over (resumed rollback)
+        self.files: Dict[str, str] = {}
+        self._read: Set[str] = set()
+        self._types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
+        self._bucket_dirs: Dict[Tuple[bytes, int], str] = {}
+
+    def add(self, snap: Snapshot) -> "References":
+        """Raises FileNotFoundError when a metadata file ``snap`` names is missing (unless
+        ``missing_ok``); what was read before stays referenced."""
+        paths = self.table.paths
+        for name in (snap.base_manifest_list, snap.delta_manifest_list, snap.changelog_manifest_list):
+            if name:
+                self.files[name] = paths.manifest_path(name)
+                for meta in self._once(self.table.manifest_list, name):
+                    self.files[meta.file_name] = paths.manifest_path(meta.file_name)
+                    self._add_entries(self._once(self.table.manifest_entries, meta.file_name))
+        if snap.index_manifest:
+            self.files[snap.index_manifest] = paths.manifest_path(snap.index_manifest)
+            for e in self._once(self.table.index_manifest_entries, snap.index_manifest):
+                self.files[e.file_name] = e.external_path or paths.index_path(e.file_name)
+        if snap.statistics:
+            self.files[snap.statistics] = paths.statistics_path(snap.statistics)
+        return self
+
+    def _once(self, reader, name: str) -> list:
+        if name in self._read:
+            return []
         try:
-            return reader(name)
+            records = reader(name)
         except FileNotFoundError:
-            if missing_ok:
+            if self.missing_ok:
                 return []
             raise
+        self._read.add(name)
+        return records
 
-    for name in (snap.base_manifest_list, snap.delta_manifest_list, snap.changelog_manifest_list):
-        if not name:
-            continue
-        out[name] = paths.manifest_path(name)
-        for meta in read(table.manifest_list, name):
-            out[meta.file_name] = paths.manifest_path(meta.file_name)
-            for e in read(table.manifest_entries, meta.file_name):
-                f = e.file
-                if f.external_path:
-                    folder = os.path.dirname(f.external_path)
-                else:
-                    key = (e.partition, e.bucket)
-                    if key not in bucket_dirs:
-                        bucket_dirs[key] = paths.bucket_dir(binary_row.from_bytes(e.partition, types), e.bucket)
-                    folder = bucket_dirs[key]
-                for file_name in (f.file_name, *f.extra_files):
-                    out[file_name] = f"{folder}/{file_name}"
-    if snap.index_manifest:
-        out[snap.index_manifest] = paths.manifest_path(snap.index_manifest)
-        for e in read(table.index_manifest_entries, snap.index_manifest):
-            out[e.file_name] = e.external_path or paths.index_path(e.file_name)
-    if snap.statistics:
-        out[snap.statistics] = paths.statistics_path(snap.statistics)
-    return out
+    def _add_entries(self, entries) -> None:
+        for e in entries:
+            f = e.file
+            if f.external_path:
+                folder = os.path.dirname(f.external_path)
+            else:
+                folder = self._bucket_dirs.get((e.partition, e.bucket))
+                if folder is None:
+                    values = binary_row.from_bytes(e.partition, self._types)
+                    folder = self._bucket_dirs[(e.partition, e.bucket)] = self.table.paths.bucket_dir(values, e.bucket)
+            for file_name in (f.file_name, *f.extra_files):
+                self.files[file_name] = f"{folder}/{file_name}"
+
+
+def snapshot_files(table, snap: Snapshot, missing_ok: bool = False) -> Dict[str, str]:
+    """Name → path of every file one snapshot needs (see :class:`References`)."""
+    return References(table, missing_ok).add(snap).files
 
 
 def branch_tables(table) -> List:
@@ -113,11 +132,10 @@ def _changelog_path(table, cid: int) -> str:
     return f"{table.paths.branch_root}/{CHANGELOG_DIR}/changelog-{cid}"
 
 
-def _snapshot_references(table, skip_ids: Set[int]) -> Dict[str, str]:
+def _snapshot_references(table, skip_ids: Set[int], refs: References) -> None:
     """Files of every snapshot of one branch, following commits made while reading until the
     latest is stable. A snapshot that vanishes is skipped unless it is (still) the latest."""
     sm = table.snapshot_manager
-    refs: Dict[str, str] = {}
     done: Set[int] = set(skip_ids)
     while True:
         pending = [i for i in sm.listed_ids() if i not in done]
@@ -125,22 +143,22 @@ def _snapshot_references(table, skip_ids: Set[int]) -> Dict[str, str]:
         if latest is not None and latest not in done and latest not in pending:
             pending.append(latest)
         if not pending:
-            return refs
+            return
         for sid in pending:
             done.add(sid)
             try:
-                refs.update(snapshot_files(table, sm.snapshot(sid)))
+                refs.add(sm.snapshot(sid))
             except _MISSING as e:
                 if sid >= (sm.latest_id() or 0):
                     raise CorruptMetadataError(f"latest snapshot {sid} of table {table.name} cannot be read "
                                                f"whole ({e}); nothing was deleted") from None
 
 
-def _kept_references(table, read, exists, what: str, refs: Dict[str, str]) -> None:
+def _kept_references(table, read, exists, what: str, refs: References) -> None:
     """Add the files of a tag or changelog; one that vanishes while read is skipped, one still
     present but unreadable stops everything."""
     try:
-        refs.update(snapshot_files(table, read()))
+        refs.add(read())
     except _MISSING as e:
         if exists():
             raise CorruptMetadataError(f"{what} of table {table.name} cannot be read whole ({e}); "
@@ -151,10 +169,11 @@ def referenced_files(table, skip: Optional[Dict[str, Tuple[Set[int], Set[str]]]]
     """Name → path of every file any snapshot, tag, changelog or branch of the table references
     (consumers protect snapshots, which keep their files). ``skip``: per branch, snapshot (and
     changelog) ids and tag names to leave out (what a rollback removes)."""
-    refs: Dict[str, str] = {}
+    files: Dict[str, str] = {}
     for bt in branch_tables(table):
+        refs = References(bt)
         skip_ids, skip_tags = (skip or {}).get(bt.branch, (set(), set()))
-        refs.update(_snapshot_references(bt, skip_ids))
+        _snapshot_references(bt, skip_ids, refs)
         for name in bt.tag_manager.names():
             if name not in skip_tags:
                 _kept_references(bt, lambda n=name: bt.tag_manager.get(n).snapshot,
@@ -163,7 +182,8 @@ def referenced_files(table, skip: Optional[Dict[str, Tuple[Set[int], Set[str]]]]
             path = _changelog_path(bt, cid)
             _kept_references(bt, lambda p=path: Snapshot.from_json(bt.io.read_text(p)),
                              lambda p=path: bt.io.exists(p), f"changelog {cid}", refs)
-    return refs
+        files.update(refs.files)
+    return files
 
 
 # -- listing ----------------------------------------------------------------------------------

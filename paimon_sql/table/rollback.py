@@ -20,7 +20,8 @@ from typing import Dict, Tuple
 
 from paimon_sql.exceptions import PaimonError, SnapshotNotFoundError
 from paimon_sql.format.snapshot import Snapshot
-from paimon_sql.table.orphan_files import changelog_ids, referenced_files, remove_empty_dirs, snapshot_files
+from paimon_sql.table.orphan_files import (References, changelog_ids, referenced_files, remove_empty_dirs,
+                                          snapshot_files)
 from paimon_sql.table.time_travel import snapshot_at, watermark_snapshot
 
 
@@ -63,16 +64,15 @@ def _rollback(table, target: Snapshot) -> Tuple[int, int]:
 
     kept = snapshot_files(table, target)  # the target must be whole, else nothing is touched
     kept.update(referenced_files(table, {table.branch: (doomed_ids, set(doomed_tags))}))
-    doomed: Dict[str, str] = {}
+    later = References(table, missing_ok=True)
     for sid in sorted(doomed_ids):
         try:
-            doomed.update(snapshot_files(table, sm.snapshot(sid), missing_ok=True))
+            later.add(sm.snapshot(sid))
         except SnapshotNotFoundError:
             pass
     for snap in doomed_tags.values():
-        doomed.update(snapshot_files(table, snap, missing_ok=True))
-    for name in set(doomed) & set(kept):
-        del doomed[name]
+        later.add(snap)
+    doomed = {name: path for name, path in later.files.items() if name not in kept}
 
     for phase in _phases(table, doomed):
         for path in phase:
