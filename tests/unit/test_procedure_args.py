@@ -1,0 +1,81 @@
+"""Argument binding of CALL: parsing the argument list, matching it to a procedure's parameters."""
+
+import pytest
+
+from paimon_sql.procedures import ProcedureError, bind, lookup
+from paimon_sql.procedures.base import Procedure, optional, register, required
+from paimon_sql.sql.call import arguments, procedure_name
+
+
+class Probe(Procedure):  # not registered: a signature with every parameter type
+    name = "probe"
+    parameters = (required("table", "STRING"), optional("n", "INT", 7), optional("big", "BIGINT"),
+                  optional("flag", "BOOLEAN"), optional("opts", "MAP<STRING,STRING>"))
+
+
+def bound(text):
+    return bind(Probe, *arguments(Probe, text))
+
+
+SIGNATURE = "expected sys.probe(table STRING, [n INT], [big BIGINT], [flag BOOLEAN], [opts MAP<STRING,STRING>])"
+
+
+def test_positional_arguments_fill_parameters_in_order_and_defaults_fill_the_rest():
+    assert bound("'db.t', 3") == {"table": "db.t", "n": 3, "big": None, "flag": None, "opts": None}
+
+
+def test_named_arguments_match_ignoring_case_in_any_order():
+    got = bound("FLAG => true, Table => 'db.t', big => -9000000000, opts => map('a', '1', 'b', '2')")
+    assert got == {"table": "db.t", "n": 7, "big": -9000000000, "flag": True, "opts": {"a": "1", "b": "2"}}
+
+
+def test_null_means_not_given():
+    assert bound("table => 'db.t', n => NULL")["n"] == 7
+
+
+def test_spark_implicit_casts_of_literals():
+    got = bound("table => 5, n => '12', flag => 'FALSE'")
+    assert got["table"] == "5" and got["n"] == 12 and got["flag"] is False
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("tabel => 'db.t'", "unknown argument 'tabel'"),
+    ("n => 1", "missing argument 'table'"),
+    ("", "missing argument 'table'"),
+    ("table => 'a', TABLE => 'b'", "argument 'table' given twice"),
+    ("'a', n => 1", "named and positional arguments cannot be mixed"),
+    ("'a', 1, 2, true, map(), 6", "6 positional arguments given, at most 5 accepted"),
+    ("table => 'a', n => 'x'", "argument 'n' must be INT, got 'x'"),
+    ("table => 'a', n => 3000000000", "argument 'n' = 3000000000 is out of range for INT"),
+    ("table => 'a', flag => 1", "argument 'flag' must be BOOLEAN, got 1"),
+    ("table => 1.5", "argument 'table' must be STRING, got 1.5"),
+    ("table => 'a', opts => 'k=v'", "argument 'opts' must be MAP<STRING,STRING>, got 'k=v'"),
+    ("table => upper('a')", "argument UPPER('a') is not a literal"),
+])
+def test_bad_arguments_fail_in_one_line_with_the_signature(text, problem):
+    with pytest.raises(ProcedureError) as e:
+        bound(text)
+    assert str(e.value) == f"CALL sys.probe: {problem}; {SIGNATURE}"
+
+
+def test_unknown_procedure_names_the_closest_known_ones():
+    with pytest.raises(ProcedureError, match=r"^unknown procedure 'sys.compcat' \(did you mean sys.compact\?\)$"):
+        lookup("compcat")
+    with pytest.raises(ProcedureError, match=r"^unknown procedure 'sys.zzz' \(SHOW PROCEDURES lists them\)$"):
+        lookup("zzz")
+
+
+def test_names_are_case_insensitive_and_may_carry_a_catalog():
+    assert lookup(procedure_name("paimon.SYS.Compact")).name == "compact"
+    assert procedure_name("`sys`.`compact`") == "compact"
+    with pytest.raises(ProcedureError, match="^unknown procedure 'db.compact'"):
+        procedure_name("db.compact")
+
+
+def test_register_files_a_procedure_under_its_name():
+    from paimon_sql.procedures import PROCEDURES
+    register(Probe)
+    try:
+        assert lookup("PROBE") is Probe
+    finally:
+        del PROCEDURES["probe"]
