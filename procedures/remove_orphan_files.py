@@ -1,0 +1,57 @@
+"""``remove_orphan_files``: paimon-spark's RemoveOrphanFilesProcedure over
+:func:`paimon_sql.table.orphan_files.remove_orphan_files`.
+
+``table`` is ``db.t`` or ``db.*`` (every table of the database, counts summed); ``older_than`` a
+local timestamp (``'2024-05-01 12:00:00[.fff]'``, default one day ago). ``mode`` (local |
+distributed) and ``parallelism`` choose how Paimon spreads the work; both run in the driver
+here for now, with the same result.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from paimon_sql.procedures.base import Procedure, columns, optional, register, required
+from paimon_sql.table.orphan_files import remove_orphan_files
+
+MODES = ("local", "distributed")
+
+
+@register
+class RemoveOrphanFilesProcedure(Procedure):
+    name = "remove_orphan_files"
+    parameters = (required("table", "STRING"), optional("older_than", "STRING"), optional("dry_run", "BOOLEAN", False),
+                  optional("parallelism", "INT"), optional("mode", "STRING"))
+    output = columns("deletedFileCount BIGINT", "deletedFileTotalLenInBytes BIGINT")
+    description = ("Delete files no snapshot, tag, branch or changelog references and older than older_than "
+                   "(default one day ago); dry_run only counts them.")
+
+    def call(self, session, args):
+        if args["mode"] is not None and args["mode"].strip().lower() not in MODES:
+            raise self.fail(f"mode must be local or distributed, got '{args['mode']}'")
+        if args["parallelism"] is not None and args["parallelism"] < 1:
+            raise self.fail(f"parallelism must be at least 1, got {args['parallelism']}")
+        older_than = self.millis(args["older_than"])
+        count = size = 0
+        for table in self.tables(session, args["table"]):
+            c, s = remove_orphan_files(table, older_than, args["dry_run"])
+            count, size = count + c, size + s
+        return [(count, size)]
+
+    def millis(self, text):
+        if text is None or not text.strip():
+            return None
+        try:
+            return int(dt.datetime.fromisoformat(text.strip()).timestamp() * 1000)
+        except ValueError:
+            raise self.fail(f"older_than must be a timestamp such as '2024-05-01 12:00:00', got '{text}'") from None
+
+    def tables(self, session, name: str):
+        """``db.*``: every table of ``db``; else the one table."""
+        name = name.strip()
+        if not name.endswith(".*"):
+            return [self.table(session, name)]
+        database = name[:-2]
+        if not session.catalog.database_exists(database):
+            raise self.fail(f"database '{database}' does not exist")
+        return [self.table(session, f"{database}.{t}") for t in session.catalog.list_tables(database)]
