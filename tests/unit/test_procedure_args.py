@@ -79,3 +79,21 @@ def test_register_files_a_procedure_under_its_name():
         assert lookup("PROBE") is Probe
     finally:
         del PROCEDURES["probe"]
+
+
+def test_every_registered_procedure_declares_paimon_sparks_signature_as_documented():
+    """docs/procedures.md's table is paimon-spark's 42 procedures; each one we register must match
+    its row (parameters, types, optionality, output columns) and be marked available there."""
+    import pathlib
+    import re
+
+    from paimon_sql.procedures import PROCEDURES
+    doc = (pathlib.Path(__file__).parents[2] / "docs" / "procedures.md").read_text()
+    table = {m[0]: m[1:] for m in re.findall(r"^\| `(\w+)` \| (.*?) \| (.*?) \| (available|not yet) \|$", doc, re.M)}
+    assert len(table) == 42
+    for name, cls in PROCEDURES.items():
+        params, output, status = table[name]
+        assert (name, ", ".join(str(p) for p in cls.parameters)) == (name, params)
+        assert (name, ", ".join(f.name for f in cls.output)) == (name, output)
+        assert status == "available", name
+    assert {n for n, row in table.items() if row[2] == "available"} == set(PROCEDURES)
