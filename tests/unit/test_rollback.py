@@ -143,3 +143,14 @@ def test_interrupted_rollback_completes_when_run_again(table, monkeypatch):
         referenced |= set(snapshot_files(table, table.snapshot_manager.snapshot(sid)).values())
     data = {os.path.join(table.path, f) for f in _files(table.path) if "/bucket-" in f}
     assert data <= referenced  # no file of the removed snapshots was left behind
+
+
+def test_a_branch_keeps_the_files_of_the_snapshot_it_was_made_from(table):
+    sm = table.snapshot_manager
+    table.tag_manager.create("t4", sm.snapshot(4))
+    table.branch_manager.create("b", table, tag="t4")
+    branch_rows = _rows(table.switch_to_branch("b"))
+    assert rollback_to_snapshot(table, 1) == (5, 1)
+    assert table.tag_manager.names() == []
+    assert _rows(table.switch_to_branch("b")) == branch_rows
+    assert _rows(table) == _rows(table, 1)
