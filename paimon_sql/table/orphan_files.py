@@ -14,8 +14,10 @@ snapshots committed meanwhile are read too until the latest is stable. The lates
 every branch must be read whole, else nothing is deleted: expiry never deletes the latest, so
 every file still live is referenced by a snapshot read in full.
 
-:func:`referenced_files` ("which files does the table still reference") is the walk shared
-with rollback; it belongs with snapshot expiry once that lands.
+:func:`referenced_files` (name → path of what the table still references) is the walk rollback
+uses too. ``expire.referenced_files`` answers the same question as relative paths, but passes
+over any snapshot that vanishes, the latest included, and does not follow commits made while it
+reads: the #7710 hole. The two should become one walk with these rules.
 """
 
 from __future__ import annotations
