@@ -9,9 +9,11 @@ table's partitions, so its meaning is exactly Spark's), never both.
 
 from __future__ import annotations
 
+import time
 from typing import Dict, List, Optional
 
 from paimon_sql.format import binary_row
+from paimon_sql.format.options import parse_duration_ms
 from paimon_sql.format.predicate import and_, equal, is_null, or_
 from paimon_sql.procedures.base import Procedure, optional, register, required
 from paimon_sql.table.partition_names import spec_values
@@ -35,12 +37,11 @@ class CompactProcedure(Procedure):
         order = (args["order_strategy"] or "none").strip().lower()
         if order != "none" or args["order_by"]:
             raise self.fail("order_strategy/order_by (sort compaction) is not supported yet")
-        if args["partition_idle_time"]:
-            raise self.fail("partition_idle_time is not supported yet")
         if args["partitions"] and args["where"]:
             raise self.fail("partitions and where cannot be used together")
         table = self.table(session, args["table"]).copy(self.dynamic_options(args["options"]))
         buckets = self.bucket_ids(args["buckets"])
+        idle_ms = self.idle_millis(args["partition_idle_time"])
         keys = table.schema.partition_keys
         if (args["partitions"] or args["where"]) and not keys:
             raise self.fail(f"table '{args['table']}' is not partitioned: partitions/where select nothing")
@@ -51,8 +52,7 @@ class CompactProcedure(Procedure):
         predicate = None if specs is None else or_(*[
             and_(*[is_null(k) if v is None else equal(k, v) for k, v in spec.items()]) for spec in specs])
         from paimon_sql.table.compact import compact_messages
-        chosen = None if buckets is None else \
-            {(e.partition, e.bucket) for e in table.new_scan().filter(predicate).plan_entries() if e.bucket in buckets}
+        chosen = None if buckets is None and idle_ms is None else self.chosen_buckets(table, predicate, buckets, idle_ms)
         table.new_commit().commit_or_abort(compact_messages(table, predicate, strategy == "full", chosen))
         return [(True,)]
 
@@ -67,6 +67,27 @@ class CompactProcedure(Procedure):
                 raise self.fail(f"options must be 'key=value,...', got '{text}'")
             out[key.strip()] = value.strip()
         return out
+
+    def idle_millis(self, text: Optional[str]) -> Optional[int]:
+        if not text:
+            return None
+        try:
+            return parse_duration_ms(text)
+        except ValueError:
+            raise self.fail(f"partition_idle_time must be a duration such as '1 d' or '30 min', got '{text}'") from None
+
+    @staticmethod
+    def chosen_buckets(table, predicate, buckets: Optional[set], idle_ms: Optional[int]) -> set:
+        """(partition, bucket) pairs to compact: those of ``buckets``, in partitions whose newest file
+        is older than ``idle_ms`` (Paimon's partition_idle_time: only idle partitions are compacted)."""
+        entries = table.new_scan().filter(predicate).plan_entries()
+        newest: Dict[bytes, float] = {}
+        for e in entries:
+            created = e.file.creation_time.timestamp() * 1000 if e.file.creation_time is not None else 0
+            newest[e.partition] = max(newest.get(e.partition, 0), created)
+        cutoff = time.time() * 1000 - (idle_ms or 0)
+        return {(e.partition, e.bucket) for e in entries
+                if (buckets is None or e.bucket in buckets) and (idle_ms is None or newest[e.partition] < cutoff)}
 
     def bucket_ids(self, text: Optional[str]) -> Optional[set]:
         if not text:

@@ -1,5 +1,7 @@
 """CALL sys.<name>(...) through Session.sql: the procedure layer, SHOW/DESCRIBE PROCEDURE, and compact."""
 
+import time
+
 import pytest
 
 from paimon_sql.exceptions import PaimonError, TableNotFoundError
@@ -68,7 +70,8 @@ def test_unknown_procedure_suggests_the_closest(session):
     ("table => 't', compact_strategy => 'major'", "compact_strategy must be 'full' or 'minor', got 'major'"),
     ("table => 't', order_strategy => 'zorder', order_by => 'id'",
      "order_strategy/order_by (sort compaction) is not supported yet"),
-    ("table => 't', partition_idle_time => '1 d'", "partition_idle_time is not supported yet"),
+    ("table => 't', partition_idle_time => 'soon'",
+     "partition_idle_time must be a duration such as '1 d' or '30 min', got 'soon'"),
     ("table => 't', partitions => 'p=1', where => 'p = 1'", "partitions and where cannot be used together"),
     ("table => 't', where => 'v = 1'", "where 'v = 1' may only use partition columns (p), not v"),
     ("table => 't', partitions => 'v=1'", "partitions must be 'key=value,...;...' over partition columns (p), got 'v=1'"),
@@ -159,3 +162,14 @@ def test_append_table_full_and_minor(session):
     session.sql("CALL sys.compact(table => 'a')")
     assert files(session, "a") == {"{1}": [0], "{2}": [0]}
     assert rows(session, "SELECT * FROM a ORDER BY p, id") == data
+
+
+def test_partition_idle_time_compacts_only_partitions_without_recent_files(session):
+    pk_table(session, inserts=2)
+    session.sql("CALL sys.compact(table => 't', partition_idle_time => '1 h')")  # every partition just written
+    assert kinds(session) == ["APPEND", "APPEND"]
+    session.sql("INSERT INTO t VALUES (1, 'late', 1)")
+    time.sleep(5)
+    session.sql("INSERT INTO t VALUES (2, 'late', 2)")  # p=2 has a file under 4 s old, p=1 and p=3 not
+    session.sql("CALL sys.compact(table => 't', partition_idle_time => '4 s')")
+    assert files(session) == {"{1}": [5], "{2}": [0, 0, 0], "{3}": [5]}
