@@ -99,6 +99,20 @@ class Procedure:
             raise TableNotFoundError(f"table '{name}' not found")
         return found
 
+    @classmethod
+    def dynamic_options(cls, text):
+        """An ``options`` argument, ``'k=v,k2=v2'``, as options for this run (over the table's, as
+        ``/*+ OPTIONS */`` would be)."""
+        out = {}
+        for item in (text or "").split(","):
+            if not item.strip():
+                continue
+            key, eq, value = item.partition("=")
+            if not eq or not key.strip():
+                raise cls.fail(f"options must be 'key=value,...', got '{text}'")
+            out[key.strip()] = value.strip()
+        return out
+
 
 def lookup(name: str) -> type:
     """The procedure class ``name`` (case-insensitive); an unknown name fails naming the closest."""

@@ -56,18 +56,6 @@ class CompactProcedure(Procedure):
         table.new_commit().commit_or_abort(compact_messages(table, predicate, strategy == "full", chosen))
         return [(True,)]
 
-    def dynamic_options(self, text: Optional[str]) -> Dict[str, str]:
-        """``'k=v,k2=v2'`` → options for this run (over the table's, as ``/*+ OPTIONS */`` would be)."""
-        out = {}
-        for item in (text or "").split(","):
-            if not item.strip():
-                continue
-            key, eq, value = item.partition("=")
-            if not eq or not key.strip():
-                raise self.fail(f"options must be 'key=value,...', got '{text}'")
-            out[key.strip()] = value.strip()
-        return out
-
     def idle_millis(self, text: Optional[str]) -> Optional[int]:
         if not text:
             return None

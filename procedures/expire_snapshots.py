@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as dt
 
 from paimon_sql.procedures.base import Procedure, columns, optional, register, required
-from paimon_sql.procedures.compact import CompactProcedure
 from paimon_sql.table.expire import expire_snapshots
 
 
@@ -30,7 +29,7 @@ class ExpireSnapshotsProcedure(Procedure):
                 raise self.fail(f"{key} must be at least 1, got {args[key]}")
         if None not in (args["retain_max"], args["retain_min"]) and args["retain_max"] < args["retain_min"]:
             raise self.fail(f"retain_max ({args['retain_max']}) must not be less than retain_min ({args['retain_min']})")
-        table = self.table(session, args["table"]).copy(CompactProcedure.dynamic_options(self, args["options"]))
+        table = self.table(session, args["table"]).copy(self.dynamic_options(args["options"]))
         return [(expire_snapshots(table, args["retain_max"], args["retain_min"], older_than, args["max_deletes"]),)]
 
     def timestamp(self, text):
