@@ -1,4 +1,4 @@
-"""Snapshot expiry (Paimon's ExpireSnapshotsImpl + SnapshotDeletion) and the files a table references.
+"""Snapshot expiry (Paimon's ExpireSnapshotsImpl + SnapshotDeletion).
 
 :func:`expire_snapshots` removes the oldest snapshots of one branch within Paimon's bounds: keep at
 least ``retain_min``, at most ``retain_max``; between those, expire a snapshot only when the one
@@ -17,10 +17,8 @@ consumer reads next or any after it; at most ``max_deletes`` per run. For the ra
 Every deleted file is one no kept snapshot names, so a reader of a kept snapshot never misses a
 file; and the snapshot files go last, so an interrupted run leaves the expired snapshots listed
 and the next run deletes the rest (files already gone, or manifests it can no longer read, are
-passed over, as Paimon's ``tryReadManifestList`` does).
-
-:func:`referenced_files` answers the other question maintenance needs (orphan cleanup, rollback):
-every file of the table directory that something kept still names.
+passed over, as Paimon's ``tryReadManifestList`` does). What a snapshot, tag or other branch
+names comes from :mod:`paimon_sql.table.references`.
 """
 
 from __future__ import annotations
@@ -29,147 +27,23 @@ import datetime as dt
 from typing import Dict, Iterable, List, Optional, Set, Union
 
 from paimon_sql.exceptions import CorruptMetadataError, PaimonError, SnapshotNotFoundError
-from paimon_sql.format import binary_row
-from paimon_sql.format.manifest import ADD, DELETE, ManifestEntry, merge_entries
+from paimon_sql.format.manifest import ADD, DELETE
 from paimon_sql.format.snapshot import Snapshot
-from paimon_sql.table.paths import MAIN_BRANCH, PathFactory
-from paimon_sql.table.snapshot_manager import SnapshotManager
-from paimon_sql.table.tag_manager import TagManager
+from paimon_sql.table.references import References, branch_tables, changelog_ids, changelog_path
 
 _MISSING = (FileNotFoundError, OSError, CorruptMetadataError)
 
 
-# -- what a snapshot names ------------------------------------------------------------------------
-
-class _Files:
-    """Absolute paths of one table's files, resolved as the table's PathFactory names them."""
-
-    def __init__(self, table):
-        self.table = table
-        self._types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
-        self._parts: Dict[bytes, list] = {}
-
-    def data(self, e: ManifestEntry) -> List[str]:
-        """A data or changelog file and its extra files (``.index``)."""
-        values = self._parts.get(e.partition)
-        if values is None:
-            values = self._parts[e.partition] = binary_row.from_bytes(e.partition, self._types)
-        path = self.table.paths.data_file_path(values, e.bucket, e.file.file_name, e.file.external_path)
-        directory = path.rsplit("/", 1)[0]
-        return [path] + [f"{directory}/{x}" for x in e.file.extra_files]
-
-    def manifest(self, name: str) -> str:
-        return self.table.paths.manifest_path(name)
-
-    def entries(self, list_name: Optional[str]) -> List[ManifestEntry]:
-        return [e for m in self.table.manifest_list(list_name) for e in self.table.manifest_entries(m.file_name)]
-
-    def metadata(self, snap: Snapshot) -> Set[str]:
-        """Manifest lists, manifests, index manifest, index files and statistics ``snap`` names."""
-        t = self.table
-        out = set()
-        for name in (snap.base_manifest_list, snap.delta_manifest_list, snap.changelog_manifest_list):
-            if name:
-                out.add(self.manifest(name))
-                out.update(self.manifest(m.file_name) for m in t.manifest_list(name))
-        if snap.index_manifest:
-            out.add(self.manifest(snap.index_manifest))
-            out.update(e.external_path or t.paths.index_path(e.file_name)
-                       for e in t.index_manifest_entries(snap.index_manifest))
-        if snap.statistics:
-            out.add(t.paths.statistics_path(snap.statistics))
-        return out
-
-    def live_data(self, snap: Snapshot) -> Set[str]:
-        """Data files (with extra files) live in ``snap``."""
-        entries = merge_entries(self.entries(snap.base_manifest_list) + self.entries(snap.delta_manifest_list))
-        return {p for e in entries for p in self.data(e)}
-
-    def changelog(self, snap: Snapshot) -> Set[str]:
-        return {p for e in self.entries(snap.changelog_manifest_list) if e.kind == ADD for p in self.data(e)}
-
-    def all_of(self, snap: Snapshot) -> Set[str]:
-        return self.metadata(snap) | self.live_data(snap) | self.changelog(snap)
-
-
-def _branch_paths(table, branch: str) -> PathFactory:
-    return table.paths if branch == table.branch else PathFactory(table.path, [], "parquet", branch=branch)
-
-
-def _branch_names(table) -> List[str]:
-    return [MAIN_BRANCH] + [name for name, _ in table.branch_manager.branches()]
-
-
-def _long_lived_changelogs(table, paths: PathFactory) -> List[Snapshot]:
-    """Java's decoupled ``changelog/changelog-<id>`` files (snapshot-shaped) of one branch."""
+def _long_lived_changelogs(table) -> List[Snapshot]:
+    """Java's decoupled ``changelog/changelog-<id>`` files (snapshot-shaped) of the branch."""
     out = []
-    for name in table.io.list_names(f"{paths.branch_root}/changelog"):
-        if name.startswith("changelog-") and name[10:].isdigit():
-            try:
-                out.append(Snapshot.from_json(table.io.read_text(f"{paths.branch_root}/changelog/{name}")))
-            except _MISSING:
-                continue  # expired meanwhile
-    return out
-
-
-def _branch_references(table, branch: str, files: _Files) -> Set[str]:
-    """Absolute paths every snapshot, tag and long-lived changelog of ``branch`` names (their
-    manifests, data, changelog, index and statistics files; not their own metadata files).
-
-    The snapshots kept are consecutive, so the files live in any of them are those live in the
-    first plus those each later delta adds: one full read, then one delta per snapshot."""
-    paths = _branch_paths(table, branch)
-    sm = SnapshotManager(table.io, paths)
-    out: Set[str] = set()
-    previous = None
-    for sid in sm.listed_ids():
+    for cid in changelog_ids(table):
         try:
-            snap = sm.snapshot(sid)
-            out |= files.metadata(snap) | files.changelog(snap)
-            if previous == sid - 1:
-                out.update(p for e in files.entries(snap.delta_manifest_list) if e.kind == ADD for p in files.data(e))
-            else:
-                out |= files.live_data(snap)
-        except SnapshotNotFoundError:
-            continue  # expired while we listed: what it alone named is being deleted
+            out.append(Snapshot.from_json(table.io.read_text(changelog_path(table, cid))))
         except _MISSING:
-            if table.io.exists(paths.snapshot_path(sid)):
-                raise
-            continue
-        previous = sid
-    for tag in TagManager(table.io, paths).tags():
-        out |= files.all_of(tag.snapshot)
-    for changelog in _long_lived_changelogs(table, paths):
-        out |= files.all_of(changelog)
+            continue  # expired meanwhile
     return out
 
-
-def referenced_files(table) -> Set[str]:
-    """Every file of the table directory something kept still needs, as paths relative to the
-    table root (``manifest/manifest-...``, ``dt=1/bucket-0/data-....parquet``, ``index/index-...``,
-    ``statistics/stat-...``, ``snapshot/snapshot-3``, ``branch/branch-b/tag/tag-t``...).
-
-    It covers all branches (they share the data, manifest, index and statistics directories), and
-    in each: every snapshot, tag, consumer and long-lived changelog (``changelog/changelog-N``),
-    their schemas and the ``LATEST``/``EARLIEST`` hints; the files those name: manifest lists,
-    manifests, data files and their extra files, changelog files, index manifests, index files
-    (deletion vectors, HASH) and statistics files. Data files with an external path are given as
-    that absolute path. A file not in the set is not needed by any reader of this table; one
-    written by a commit still in flight is not in it either, hence orphan cleanup's age threshold.
-    A snapshot expired while this runs is passed over."""
-    files = _Files(table)
-    root = table.path.rstrip("/") + "/"
-    found: Set[str] = set()
-    for branch in _branch_names(table):
-        found |= _branch_references(table, branch, files)
-        paths = _branch_paths(table, branch)
-        for directory in (paths.snapshot_dir, paths.schema_dir, paths.tag_dir, paths.consumer_dir,
-                          f"{paths.branch_root}/changelog"):
-            found.update(f"{directory}/{n}" for n in table.io.list_names(directory) if not n.startswith("."))
-    return {p[len(root):] if p.startswith(root) else p for p in found}
-
-
-# -- expiry ---------------------------------------------------------------------------------------
 
 def _millis(older_than: Union[int, dt.datetime]) -> int:
     if isinstance(older_than, dt.datetime):
@@ -262,13 +136,13 @@ def _expire_until(table, earliest: int, end: int) -> int:
     if not snapshots or snapshots[-1].id != end:
         return 0  # the first snapshot to keep is gone (a concurrent rollback or expiry): do nothing
     expiring, kept = snapshots[:-1], snapshots[-1]
-    files = _Files(table)
+    files = References(table)
     others: Set[str] = set()
-    for branch in _branch_names(table):
-        if branch != table.branch:
-            others |= _branch_references(table, branch, files)
+    for bt in branch_tables(table):
+        if bt.branch != table.branch:
+            others |= References(bt).branch()
     tags = table.tag_manager.tags()
-    changelogs = _long_lived_changelogs(table, table.paths)
+    changelogs = _long_lived_changelogs(table)
 
     # 1-2: data files the range's deltas deleted, changelog files the expired snapshots added
     doomed: List[str] = []
@@ -311,13 +185,13 @@ def _readable(read) -> Set[str]:
         return set()
 
 
-def _list_names(files: _Files, snap: Snapshot) -> Set[str]:
+def _list_names(files: References, snap: Snapshot) -> Set[str]:
     """The snapshot's own manifest lists and index manifest, even when they cannot be read."""
     names = (snap.base_manifest_list, snap.delta_manifest_list, snap.changelog_manifest_list, snap.index_manifest)
-    return {files.manifest(n) for n in names if n}
+    return {files.table.paths.manifest_path(n) for n in names if n}
 
 
-def _deleted_in_delta(files: _Files, snap: Snapshot) -> Iterable[str]:
+def _deleted_in_delta(files: References, snap: Snapshot) -> Iterable[str]:
     """Data files ``snap``'s delta deleted and did not add back (an upgrade re-adds the same file
     at another level, before or after deleting it); unreadable deltas (an interrupted run deleted them) give nothing."""
     try:

@@ -16,12 +16,12 @@ re-run reads what is left leniently and deletes the rest.
 from __future__ import annotations
 
 import posixpath
-from typing import Dict, Tuple
+from typing import Iterable, Tuple
 
 from paimon_sql.exceptions import PaimonError, SnapshotNotFoundError
 from paimon_sql.format.snapshot import Snapshot
-from paimon_sql.table.orphan_files import (References, changelog_ids, referenced_files, remove_empty_dirs,
-                                          snapshot_files)
+from paimon_sql.table.orphan_files import remove_empty_dirs
+from paimon_sql.table.references import References, changelog_ids, changelog_path, referenced_files, snapshot_files
 from paimon_sql.table.time_travel import snapshot_at, watermark_snapshot
 
 
@@ -63,27 +63,28 @@ def _rollback(table, target: Snapshot) -> Tuple[int, int]:
     doomed_changelogs = [c for c in changelog_ids(table) if c > target.id]
 
     kept = snapshot_files(table, target)  # the target must be whole, else nothing is touched
-    kept.update(referenced_files(table, {table.branch: (doomed_ids, set(doomed_tags))}))
+    kept |= referenced_files(table, {table.branch: (doomed_ids, set(doomed_tags))})
     later = References(table, missing_ok=True)
+    doomed = set()
     for sid in sorted(doomed_ids):
         try:
-            later.add(sm.snapshot(sid))
+            doomed |= later.whole(sm.snapshot(sid))
         except SnapshotNotFoundError:
             pass
     for snap in doomed_tags.values():
-        later.add(snap)
-    doomed = {name: path for name, path in later.files.items() if name not in kept}
+        doomed |= later.whole(snap)
+    doomed -= kept
 
     for phase in _phases(table, doomed):
         for path in phase:
             io.delete(path)
-    remove_empty_dirs(table, {posixpath.dirname(p) for p in doomed.values()})
+    remove_empty_dirs(table, {posixpath.dirname(p) for p in doomed})
     for sid in sorted(doomed_ids, reverse=True):
         io.delete(sm.paths.snapshot_path(sid))
     for name in doomed_tags:
         table.tag_manager.delete(name, ignore_if_missing=True)
     for cid in doomed_changelogs:
-        io.delete(f"{table.paths.branch_root}/changelog/changelog-{cid}")
+        io.delete(changelog_path(table, cid))
     if not io.exists(sm.paths.snapshot_path(target.id)):  # rolled back to an expired tag
         io.write_bytes(sm.paths.snapshot_path(target.id), target.to_json().encode("utf-8"))
         io.write_bytes(f"{sm.paths.snapshot_dir}/EARLIEST", str(target.id).encode())
@@ -91,12 +92,12 @@ def _rollback(table, target: Snapshot) -> Tuple[int, int]:
     return previous, target.id
 
 
-def _phases(table, doomed: Dict[str, str]):
+def _phases(table, doomed: Iterable[str]):
     """Doomed paths grouped so that no file is deleted before one it names: data, index and
     statistics files; manifests and index manifests; manifest lists."""
     manifest_dir = table.paths.manifest_dir + "/"
-    metadata = {n: p for n, p in doomed.items() if p.startswith(manifest_dir)}
-    lists = {n: p for n, p in metadata.items() if n.startswith("manifest-list-")}
-    yield [p for n, p in doomed.items() if n not in metadata]
-    yield [p for n, p in metadata.items() if n not in lists]
-    yield list(lists.values())
+    metadata = {p for p in doomed if p.startswith(manifest_dir)}
+    lists = {p for p in metadata if posixpath.basename(p).startswith("manifest-list-")}
+    yield [p for p in doomed if p not in metadata]
+    yield [p for p in metadata if p not in lists]
+    yield list(lists)

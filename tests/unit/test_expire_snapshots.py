@@ -11,7 +11,8 @@ from support import SCHEMA
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.format.predicate import equal
 from paimon_sql.io import FileIO
-from paimon_sql.table.expire import expire_snapshots, referenced_files
+from paimon_sql.table.expire import expire_snapshots
+from paimon_sql.table.references import referenced_files
 from paimon_sql.table.statistics import write_statistics
 from paimon_sql.table.table import FileStoreTable
 
@@ -49,7 +50,12 @@ class History:
         t = self.table
         for sid in t.snapshot_manager.listed_ids():
             assert rows(t.new_scan().with_snapshot(sid).to_arrow()) == self.rows[sid], sid
-        assert on_disk(t) == referenced_files(t)
+        assert on_disk(t) == referenced(t)
+
+
+def referenced(table):
+    """referenced_files relative to the table root, as on_disk gives them."""
+    return {os.path.relpath(p, table.path) for p in referenced_files(table)}
 
 
 def on_disk(table):
@@ -98,7 +104,7 @@ def test_expiry_keeps_every_kept_snapshot_whole_and_removes_the_rest(catalog, ki
     h = busy_history(table_of(catalog, kind))
     t = h.table
     latest = t.snapshot_manager.latest_id()
-    assert on_disk(t) == referenced_files(t)  # nothing to expire yet: every file is referenced
+    assert on_disk(t) == referenced(t)  # nothing to expire yet: every file is referenced
     before = on_disk(t)
     assert expire_snapshots(t, retain_min=2, now_millis=FAR_FUTURE) == latest - 2
     assert t.snapshot_manager.listed_ids() == [latest - 1, latest]
@@ -179,7 +185,7 @@ def test_tags_keep_their_files(catalog):
     assert rows(t.new_scan().with_tag("v2").to_arrow()) == tagged
     h.check()
     t.tag_manager.delete("v2")
-    assert on_disk(t) > referenced_files(t)  # the tag's files are orphans now, for orphan cleanup
+    assert on_disk(t) > referenced(t)  # the tag's files are orphans now, for orphan cleanup
 
 
 def test_branches_keep_the_files_they_read(catalog):

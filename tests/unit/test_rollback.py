@@ -8,7 +8,7 @@ import pyarrow as pa
 import pytest
 
 from paimon_sql.exceptions import SnapshotNotFoundError
-from paimon_sql.table.orphan_files import snapshot_files
+from paimon_sql.table.references import snapshot_files
 from paimon_sql.table.rollback import (rollback_to_snapshot, rollback_to_tag, rollback_to_timestamp,
                                        rollback_to_watermark)
 
@@ -41,10 +41,10 @@ def table(request, catalog):
 
 def test_rollback_to_snapshot_removes_later_snapshots_and_their_files(table):
     expected = _rows(table, 2)
-    keep = set(snapshot_files(table, table.snapshot_manager.snapshot(2)).values())
+    keep = snapshot_files(table, table.snapshot_manager.snapshot(2))
     later = set()
     for sid in (3, 4, 5):
-        later |= set(snapshot_files(table, table.snapshot_manager.snapshot(sid)).values())
+        later |= snapshot_files(table, table.snapshot_manager.snapshot(sid))
     assert rollback_to_snapshot(table, 2) == (5, 2)
     assert _rows(table) == expected
     assert table.snapshot_manager.listed_ids() == [1, 2]
@@ -62,7 +62,7 @@ def test_tags_after_the_target_go_and_earlier_tags_keep_their_files(table):
     tm, sm = table.tag_manager, table.snapshot_manager
     tm.create("t1", sm.snapshot(1))
     tm.create("t4", sm.snapshot(4))
-    tagged = set(snapshot_files(table, sm.snapshot(1)).values())
+    tagged = snapshot_files(table, sm.snapshot(1))
     rollback_to_snapshot(table, 3)
     assert tm.names() == ["t1"]
     assert all(os.path.exists(p) for p in tagged)
@@ -140,7 +140,7 @@ def test_interrupted_rollback_completes_when_run_again(table, monkeypatch):
     assert _rows(table) == expected and table.snapshot_manager.listed_ids() == [1, 2]
     referenced = set()
     for sid in (1, 2):
-        referenced |= set(snapshot_files(table, table.snapshot_manager.snapshot(sid)).values())
+        referenced |= snapshot_files(table, table.snapshot_manager.snapshot(sid))
     data = {os.path.join(table.path, f) for f in _files(table.path) if "/bucket-" in f}
     assert data <= referenced  # no file of the removed snapshots was left behind
 
