@@ -39,10 +39,10 @@ def edits(tree: exp.Expression, columns: Dict[int, List[str]]) -> list:
                 continue
             if not any(id(s) in columns for s in chosen):
                 continue
+            _check(select, chosen, qualified=len(sources) > 1)
             if len(sources) == 1:  # the one relation: its columns need no qualifier
                 out.append((span, ", ".join(_quoted(c) for c in columns[id(chosen[0])])))
                 continue
-            _check(select, chosen)
             out.append((span, ", ".join(_spelled(s, columns) for s in chosen)))
     return out
 
@@ -62,10 +62,12 @@ def _name(source: exp.Expression) -> Optional[str]:
     return source.alias or None
 
 
-def _check(select: exp.Select, sources: list) -> None:
+def _check(select: exp.Select, sources: list, qualified: bool) -> None:
+    """Refuse a star whose columns are not the relations' own (a USING/NATURAL join merges key
+    columns, a PIVOT makes new ones) or that must be qualified by a relation without a name."""
     joins = select.args.get("joins") or []
     if any(j.args.get("using") or j.method.upper() == "NATURAL" for j in joins) or \
-            any(s.args.get("pivots") for s in sources) or any(_name(s) is None for s in sources):
+            any(s.args.get("pivots") for s in sources) or (qualified and any(_name(s) is None for s in sources)):
         raise PaimonError("SELECT * with metadata columns over a USING or NATURAL join, a PIVOT or an unnamed "
                           "subquery: name the columns")
 

@@ -131,3 +131,5 @@ def test_wrapping_statements_and_refused_star(session):
     assert session.sql("SELECT * FROM c").columns == ["id", "v", "ri"]
     with pytest.raises(PaimonError, match="USING or NATURAL join"):
         session.sql("SELECT * FROM t JOIN t x USING (id) WHERE t.__paimon_bucket = 0")
+    with pytest.raises(PaimonError, match="a PIVOT"):  # its columns are not the table's
+        session.sql("SELECT * FROM t PIVOT (count(*) FOR v IN ('a', 'b')) WHERE __paimon_bucket = 0")
