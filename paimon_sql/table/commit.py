@@ -127,7 +127,20 @@ class TableCommit:
         return self._commit("ANALYZE", BATCH_COMMIT_IDENTIFIER, lambda latest: ([], [], [], [], None), [],
                             statistics=file_name)
 
-    def _commit(self, kind: str, identifier: int, changes, messages, statistics: Optional[str] = None) -> int:
+    def compact_manifest(self) -> Optional[int]:
+        """Paimon's full manifest compaction: a COMPACT snapshot whose base list is every manifest
+        merged (DELETE entries cancelled against their ADDs), data files untouched. None (nothing
+        committed) when the latest snapshot already has at most one manifest and no DELETE entries."""
+        latest = self.table.snapshot_manager.latest()
+        metas = [] if latest is None else (self.table.manifest_list(latest.base_manifest_list)
+                                           + self.table.manifest_list(latest.delta_manifest_list))
+        if len(metas) <= 1 and not any(m.num_deleted_files for m in metas):
+            return None
+        return self._commit("COMPACT", BATCH_COMMIT_IDENTIFIER, lambda latest: ([], [], [], [], None), [],
+                            merge_all=True)
+
+    def _commit(self, kind: str, identifier: int, changes, messages, statistics: Optional[str] = None,
+                merge_all: bool = False) -> int:
         """``changes(latest)`` rebases onto the latest snapshot and returns (adds, deletes, index
         changes, changelog, overwrite); it runs again each time another commit wins the race."""
         table = self.table
@@ -144,7 +157,7 @@ class TableCommit:
                         entries += self._overwrite_deletes(live, overwrite, messages)
                     self._check_deletes(live, entries)
                 snapshot = self._build_snapshot(latest, adds + entries, index_changes, changelog, kind, identifier,
-                                                attempt_files, statistics)
+                                                attempt_files, statistics, merge_all)
                 if table.snapshot_manager.try_commit(snapshot):
                     return snapshot.id
             except BaseException:
@@ -293,12 +306,12 @@ class TableCommit:
                                       f"concurrent commit: {', '.join(gone[:3])}")
 
     def _build_snapshot(self, latest, entries, index_changes, changelog, kind, identifier, written,
-                        statistics: Optional[str] = None) -> Snapshot:
+                        statistics: Optional[str] = None, merge_all: bool = False) -> Snapshot:
         table = self.table
         schema_id = table.schema.id
         base = [] if latest is None else (table.manifest_list(latest.base_manifest_list)
                                           + table.manifest_list(latest.delta_manifest_list))
-        base = self._maybe_merge(base, written)
+        base = self._maybe_merge(base, written, merge_all)
         delta = [self._write_manifest(entries, written)] if entries else []
         base_name, base_size = self._write_list(base, written)
         delta_name, delta_size = self._write_list(delta, written)
@@ -347,9 +360,11 @@ class TableCommit:
         written.append(name)
         return name, len(data)
 
-    def _maybe_merge(self, base: List[ManifestFileMeta], written: List[str]) -> List[ManifestFileMeta]:
-        """Fold many small manifests into one (``manifest.merge-min-count``) so planning stays fast."""
-        if len(base) < self.table.options.get("manifest.merge-min-count"):
+    def _maybe_merge(self, base: List[ManifestFileMeta], written: List[str],
+                     merge_all: bool = False) -> List[ManifestFileMeta]:
+        """Fold many small manifests into one (``manifest.merge-min-count``, or always when
+        ``merge_all``) so planning stays fast."""
+        if not merge_all and len(base) < self.table.options.get("manifest.merge-min-count"):
             return base
         entries = manifest.merge_entries([e for m in base for e in self.table.manifest_entries(m.file_name)])
         return [self._write_manifest(entries, written)] if entries else []
