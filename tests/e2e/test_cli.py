@@ -105,3 +105,38 @@ def test_views_cache_explain_example_script(warehouse):
     assert any("pushed filter: dt = '2024-06-02'" in p["plan"] for p in plan)
     assert insert_plan[:2] == [{"plan": "== Paimon write =="}, {"plan": "write append to paimon table wrapped.events"}]
     assert count == [{"rows_after_explain": 4}]
+
+
+def test_maintenance_example_script(warehouse):
+    """sql_examples/maintenance.sql: compact, tag, expire_snapshots, rollback, remove_orphan_files, SHOW/DESCRIBE
+    PROCEDURE(S), through the binary on a fresh warehouse."""
+    script = Path(__file__).resolve().parents[2] / "sql_examples" / "maintenance.sql"
+    proc = run(warehouse, "-f", str(script), "--output", "json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (snaps, files, compacted, snaps_compact, files_compact, events_compacted, events_files, expired, snaps_expired,
+     after_delete, rolled_back, after_rollback, snaps_rollback, orphans, procedures, describe) = \
+        [json.loads(x) for x in proc.stdout.strip().splitlines()]
+    assert [s["commit_kind"] for s in snaps] == ["APPEND"] * 3 and snaps[-1]["total_record_count"] == 4
+    assert sorted((f["partition"], f["level"]) for f in files) == [("{2024-06-01}", 0)] * 2 + [("{2024-06-02}", 0)]
+    # full compaction of dt=2024-06-01 only: one COMPACT snapshot, its two runs now one file at the top level
+    assert compacted == [{"result": True}] and snaps_compact[-1] == {"snapshot_id": 4, "commit_kind": "COMPACT"}
+    assert files_compact == [{"partition": "{2024-06-01}", "level": 5, "record_count": 2},
+                             {"partition": "{2024-06-02}", "level": 0, "record_count": 1}]
+    # minor: the three small files of 2024-06-01 merged, the single one of 2024-06-02 left alone
+    assert events_compacted == [{"result": True}]
+    assert events_files == [{"partition": "{2024-06-01}", "files": 1, "records": 3},
+                            {"partition": "{2024-06-02}", "files": 1, "records": 1}]
+    assert expired == [{"deleted_snapshots_count": 2}] and [s["snapshot_id"] for s in snaps_expired] == [3, 4]
+    assert [r["id"] for r in after_delete] == [2, 3]
+    # the tag's snapshot (3) is the latest again, the DELETE is gone
+    assert rolled_back == [{"previous_snapshot_id": 5, "current_snapshot_id": 3}]
+    assert after_rollback == [{"id": 1, "status": "new"}, {"id": 2, "status": "paid"}, {"id": 3, "status": "new"}]
+    assert snaps_rollback == [{"snapshot_id": 3, "commit_kind": "APPEND"}]
+    table_dir = Path(warehouse) / "maint.db" / "orders"
+    assert sorted(p.name for p in (table_dir / "snapshot").iterdir()) == ["EARLIEST", "LATEST", "snapshot-3"]
+    assert [p.name for p in (table_dir / "tag").iterdir()] == ["tag-good"]
+    assert orphans == [{"deletedFileCount": 0, "deletedFileTotalLenInBytes": 0}]  # dry run, fixed old cut-off
+    assert {"sys.compact", "sys.expire_snapshots", "sys.rollback", "sys.rollback_to_timestamp",
+            "sys.rollback_to_watermark", "sys.remove_orphan_files"} <= {p["procedure"] for p in procedures}
+    assert describe[0] == {"procedure_desc": "Procedure: sys.compact"}
+    assert describe[1]["procedure_desc"].startswith("Signature: sys.compact(table STRING, [partitions STRING]")
