@@ -71,3 +71,25 @@ def test_bad_arguments_fail_in_one_line_and_change_nothing(session, call, messag
         session.sql(f"CALL sys.compact_manifest({call})")
     assert "\n" not in str(e.value)
     assert len(manifests(session)) == 5 and rows(session, "SELECT count(*) FROM t$snapshots") == [(5,)]
+
+
+def test_remove_unexisting_files_drops_lost_files_in_one_snapshot(session):
+    table_with_manifests(session)
+    paths = [p for (p,) in rows(session, "SELECT file_path FROM t$files WHERE partition = '{1}' ORDER BY file_path")]
+    assert rows(session, "CALL sys.remove_unexisting_files('t')") == []  # nothing lost: no snapshot
+    import os
+    os.remove(paths[0].removeprefix("file:"))
+    df = session.sql("CALL sys.remove_unexisting_files(table => 't', dry_run => true)")
+    assert df.columns == ["fileName"]
+    assert [r.fileName.endswith(os.path.basename(paths[0])) for r in df.collect()] == [True]
+    assert rows(session, "SELECT count(*) FROM t$snapshots") == [(5,)]
+    assert len(rows(session, "CALL sys.remove_unexisting_files(table => 't', parallelism => 2)")) == 1
+    assert rows(session, "SELECT commit_kind FROM t$snapshots ORDER BY snapshot_id DESC LIMIT 1") == [("APPEND",)]
+    assert rows(session, "SELECT count(*) FROM t$files") == [(2,)]
+    assert len(rows(session, "SELECT * FROM t")) == 2  # the lost file's row is gone, the others read
+
+
+def test_remove_unexisting_files_bad_parallelism(session):
+    session.sql("CREATE TABLE t (id INT)")
+    with pytest.raises(PaimonError, match="parallelism must be at least 1, got 0"):
+        session.sql("CALL sys.remove_unexisting_files(table => 't', parallelism => 0)")
