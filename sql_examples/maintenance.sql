@@ -40,7 +40,7 @@ CALL sys.compact(table => 'events', compact_strategy => 'minor',
 SELECT partition, count(*) AS files, sum(record_count) AS records FROM events$files GROUP BY partition ORDER BY partition;
 
 -- Expire old snapshots: keep only the latest two (retain_min must not exceed retain_max).
--- Files that only expired snapshots read are deleted; the tag keeps snapshot 3's.
+-- Snapshots 1 and 2 go, with the files only they read (a tag would keep its snapshot's files).
 CALL sys.expire_snapshots(table => 'orders', retain_max => 2, retain_min => 1);
 SELECT snapshot_id, commit_kind FROM orders$snapshots ORDER BY snapshot_id;
 
