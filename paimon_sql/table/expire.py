@@ -24,6 +24,7 @@ names comes from :mod:`paimon_sql.table.references`.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from typing import Dict, Iterable, List, Optional, Set, Union
 
 from paimon_sql.exceptions import CorruptMetadataError, PaimonError, SnapshotNotFoundError
@@ -110,10 +111,17 @@ def expire_snapshots(table, retain_max: Optional[int] = None, retain_min: Option
 
 
 def expire_after_commit(table) -> int:
-    """What a writer runs after each successful commit (off with ``write-only``)."""
+    """What a writer runs after each successful commit (off with ``write-only``). The commit has
+    happened: an expiry that fails is logged and left to the next commit, never reported as a failed
+    write (which a caller might retry, writing its rows twice)."""
     if table.options.get("write-only"):
         return 0
-    return expire_snapshots(table)
+    try:
+        return expire_snapshots(table)
+    except (PaimonError, OSError) as e:
+        logging.getLogger(__name__).warning("table %s: snapshot expiry after the commit failed, the next commit "
+                                            "retries it: %s", table.name, e)
+        return 0
 
 
 def _write_earliest(table, snapshot_id: int) -> None:

@@ -323,3 +323,24 @@ def test_pypaimon_reads_the_table_after_expiry(pypaimon, catalog, warehouse, kin
         assert sorted(tuple(r[c] for c in SCHEMA.names) for r in theirs) == h.rows[sid or kept[-1]]
     tagged = pypaimon(op="read", warehouse=warehouse, table="db.t", tag="first")
     assert sorted(tuple(r[c] for c in SCHEMA.names) for r in tagged) == h.rows[2]
+
+
+def test_a_failing_expiry_never_fails_the_commit_it_follows(catalog, monkeypatch, caplog):
+    """The rows are committed: an expiry error after it is logged, not raised (a retry would
+    write the rows twice), and the next commit expires as usual."""
+    import pyarrow as pa
+
+    from paimon_sql.exceptions import CorruptMetadataError
+    from paimon_sql.table import expire
+    t = catalog.create_table_from_arrow("db.e", pa.schema([("id", pa.int64())]),
+                                        options={"snapshot.num-retained.min": "1", "snapshot.num-retained.max": "1"})
+
+    def broken(table, *args, **kwargs):
+        raise CorruptMetadataError("manifest m-1 is missing")
+    monkeypatch.setattr(expire, "expire_snapshots", broken)
+    assert t.write_arrow(pa.table({"id": [1]})) == 1
+    assert t.write_arrow(pa.table({"id": [2]})) == 2
+    assert "snapshot expiry after the commit failed" in caplog.text
+    monkeypatch.undo()
+    t.write_arrow(pa.table({"id": [3]}))
+    assert t.snapshot_manager.earliest_id() == 3 and sorted(t.to_arrow().column("id").to_pylist()) == [1, 2, 3]
