@@ -270,16 +270,20 @@ def test_ours_first(name, java, session, java_warehouse):
     assert from_java(results[-1]) == ours(session, f"SELECT * FROM {table}") == ordered(s.expect)
 
 
-def test_bloom_filter_point_queries(java, java_first, session, java_warehouse):
-    """Java's bloom filters (file-index.bloom-filter.columns) answer our point queries, ours answer Java's."""
-    assert ours(session, "SELECT * FROM db.j_bloom_filter WHERE s = 'k7'") == [[7, 7, "k7"]]
-    assert ours(session, "SELECT * FROM db.j_bloom_filter WHERE s = 'absent'") == []
-    s = BY_NAME["bloom_filter"]
-    session.sql(s.sql_create("db.o_bloom")).collect()
-    s.sql_write(session, "db.o_bloom", s.batch1)
-    w = dict(warehouse=java_warehouse, table="db.o_bloom")
-    hit, miss = java.run([dict(op="read", equal=["s", "k7"], **w), dict(op="read", equal=["s", "absent"], **w)])
-    assert (ok(hit), ok(miss)) == ([[7, 7, "k7"]], [])
+@pytest.mark.parametrize("name, hit, where, wanted", [
+    ("bloom_filter", "k7", "s = 'k7'", lambda r: r[2] == "k7"),
+    ("bitmap_index", "g3", "s = 'g3' AND v = 3", lambda r: r[2] == "g3" and r[1] == 3),
+])
+def test_file_index_point_queries(java, java_first, session, java_warehouse, name, hit, where, wanted):
+    """Java's file indexes (bloom filter, bitmap) answer our point queries, ours answer Java's."""
+    s = BY_NAME[name]
+    assert ours(session, f"SELECT * FROM db.j_{name} WHERE {where}") == ordered([r for r in s.batch1 if wanted(r)])
+    assert ours(session, f"SELECT * FROM db.j_{name} WHERE s = 'absent'") == []
+    session.sql(s.sql_create(f"db.o_{name}_points")).collect()
+    s.sql_write(session, f"db.o_{name}_points", s.batch1)
+    w = dict(warehouse=java_warehouse, table=f"db.o_{name}_points")
+    found, miss = java.run([dict(op="read", equal=["s", hit], **w), dict(op="read", equal=["s", "absent"], **w)])
+    assert (ordered(ok(found)), ok(miss)) == (ordered([r for r in s.batch1 if r[2] == hit]), [])
 
 
 def test_tags_and_schema_evolution(java, session, java_warehouse):
@@ -302,19 +306,6 @@ def test_tags_and_schema_evolution(java, session, java_warehouse):
     latest, tagged = java.run([dict(op="read", **w), dict(op="read", tag="t2", **w)])
     assert from_java(latest) == ordered([[1, None, None], [2, 2.5, None], [3, 3.5, "e3"]])
     assert from_java(tagged) == ordered([[1, "a", None, None], [2, "b", 2.5, None], [3, "c", 3.5, "e3"]])
-
-
-def test_bitmap_index_point_queries(java, java_first, session, java_warehouse):
-    """Java's bitmap file indexes (file-index.bitmap.columns) answer our point queries, ours Java's."""
-    assert ours(session, "SELECT id FROM db.j_bitmap_index WHERE s = 'g3' AND v = 3") == \
-        ordered([[i] for i in range(200) if i % 5 == 3 and i % 7 == 3])
-    assert ours(session, "SELECT * FROM db.j_bitmap_index WHERE s = 'absent'") == []
-    s = BY_NAME["bitmap_index"]
-    session.sql(s.sql_create("db.o_bitmap")).collect()
-    s.sql_write(session, "db.o_bitmap", s.batch1)
-    w = dict(warehouse=java_warehouse, table="db.o_bitmap")
-    hit, miss = java.run([dict(op="read", equal=["s", "g3"], **w), dict(op="read", equal=["s", "absent"], **w)])
-    assert (ordered(ok(hit)), ok(miss)) == (ordered([r for r in s.batch1 if r[2] == "g3"]), [])
 
 
 def test_date_partitions_java_first(java, session, java_warehouse):
