@@ -14,9 +14,8 @@ from typing import Dict, List, Optional
 
 from paimon_sql.format import binary_row
 from paimon_sql.format.options import parse_duration_ms
-from paimon_sql.format.predicate import and_, equal, is_null, or_
 from paimon_sql.procedures.base import Procedure, optional, register, required
-from paimon_sql.table.partition_names import spec_values
+from paimon_sql.table.partition_names import spec_values, specs_predicate
 
 STRATEGIES = ("full", "minor")
 
@@ -49,8 +48,7 @@ class CompactProcedure(Procedure):
                  else self.where_specs(session, table, args["where"]) if args["where"] else None)
         if specs == []:
             return [(True,)]  # no partition matches: nothing to compact, as paimon-spark
-        predicate = None if specs is None else or_(*[
-            and_(*[is_null(k) if v is None else equal(k, v) for k, v in spec.items()]) for spec in specs])
+        predicate = None if specs is None else specs_predicate(table.schema, specs)
         from paimon_sql.table.compact import compact_messages
         chosen = None if buckets is None and idle_ms is None else self.chosen_buckets(table, predicate, buckets, idle_ms)
         table.new_commit().commit_or_abort(compact_messages(table, predicate, strategy == "full", chosen))

@@ -34,10 +34,9 @@ from paimon_sql.exceptions import CommitConflictError, PaimonError
 from paimon_sql.format import binary_row, manifest, stats
 from paimon_sql.format.manifest import ADD, DELETE, IndexManifestEntry, ManifestEntry, ManifestFileMeta
 from paimon_sql.index import deletion_vector as dv
-from paimon_sql.format.predicate import and_, equal, is_null, or_
 from paimon_sql.format.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot
 from paimon_sql.table.expire import expire_after_commit
-from paimon_sql.table.partition_names import spec_values
+from paimon_sql.table.partition_names import specs_predicate
 from paimon_sql.table.scan import in_partitions
 from paimon_sql.table.write import CommitMessage, delete_files, delete_index_files
 
@@ -290,9 +289,7 @@ class TableCommit:
             touched = {m.partition for m in messages}
             selected = [e for e in live if e.partition in touched]
         elif spec:  # one spec, or several (dropped partitions)
-            pred = or_(*[and_(*[is_null(k) if v is None else equal(k, v)
-                                for k, v in spec_values(self.table.schema, one).items()])
-                         for one in (spec if isinstance(spec, list) else [spec])])
+            pred = specs_predicate(self.table.schema, spec if isinstance(spec, list) else [spec])
             selected = in_partitions(live, pred, self.table.schema)
         else:
             selected = live

@@ -140,3 +140,11 @@ def spec_values(schema, spec: dict) -> dict:
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
             raise SchemaError(f"partition value {literal!r} of '{key}' is not a {types[key]}") from None
     return out
+
+
+def specs_predicate(schema, specs):
+    """The partitions of any of ``specs`` (each ``{key: literal}``, a prefix of the partition keys,
+    literals as :func:`spec_values` types them) as one predicate on the partition columns."""
+    from paimon_sql.format.predicate import and_, equal, is_null, or_
+    return or_(*[and_(*[is_null(k) if v is None else equal(k, v) for k, v in spec_values(schema, spec).items()])
+                 for spec in specs])

@@ -162,12 +162,9 @@ class FileStoreTable:
     def has_partition(self, spec: dict) -> bool:
         """Whether the latest snapshot holds files of the partition ``spec`` (``{key: literal}``,
         literals cast to the partition columns' types; NULL: the default partition)."""
-        from paimon_sql.format.predicate import and_, equal, is_null
-        from paimon_sql.table.partition_names import spec_values
+        from paimon_sql.table.partition_names import specs_predicate
         from paimon_sql.table.scan import in_partitions
-        values = spec_values(self.schema, spec)
-        pred = and_(*[is_null(k) if v is None else equal(k, v) for k, v in values.items()])
-        return bool(in_partitions(self.new_scan().plan_entries(), pred, self.schema))
+        return bool(in_partitions(self.new_scan().plan_entries(), specs_predicate(self.schema, [spec]), self.schema))
 
     def compact(self, partitions=None, full: bool = False) -> Optional[int]:
         """Compact the table's buckets (``partitions``: a predicate on partition columns) into one
