@@ -1,10 +1,10 @@
 """``compact``: compact a table's buckets into one COMPACT snapshot, as paimon-spark's CompactProcedure.
 
-The driver runs the core compaction (:meth:`FileStoreTable.compact`: primary-key buckets' LSM trees,
-append buckets' small files) over the chosen partitions; running each bucket's work in a Spark task
-is a later step. Partitions are chosen by ``partitions`` (``k=v,k2=v2`` within a spec is AND, ``;``
-between specs OR) or by ``where`` (a SQL predicate on partition columns, evaluated by Spark over the
-table's partitions, so its meaning is exactly Spark's), never both.
+The driver plans the chosen partitions' buckets; each bucket is compacted in a Spark task (primary-key
+buckets' LSM trees, append buckets' small files) and the driver commits one snapshot
+(:mod:`paimon_sql.spark.compact`). Partitions are chosen by ``partitions`` (``k=v,k2=v2`` within a
+spec is AND, ``;`` between specs OR) or by ``where`` (a SQL predicate on partition columns,
+evaluated by Spark over the table's partitions, so its meaning is exactly Spark's), never both.
 """
 
 from __future__ import annotations
@@ -49,9 +49,9 @@ class CompactProcedure(Procedure):
         if specs == []:
             return [(True,)]  # no partition matches: nothing to compact, as paimon-spark
         predicate = None if specs is None else specs_predicate(table.schema, specs)
-        from paimon_sql.table.compact import compact_messages
+        from paimon_sql.spark.compact import compact
         chosen = None if buckets is None and idle_ms is None else self.chosen_buckets(table, predicate, buckets, idle_ms)
-        table.new_commit().commit_or_abort(compact_messages(table, predicate, strategy == "full", chosen))
+        compact(session.spark, table, predicate, strategy == "full", chosen)
         return [(True,)]
 
     def idle_millis(self, text: Optional[str]) -> Optional[int]:

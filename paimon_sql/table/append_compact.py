@@ -13,7 +13,7 @@ are compacted the same way per partition; rows there have no order to keep.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Sequence
 
 from pyroaring import FrozenBitMap
 
@@ -42,42 +42,38 @@ def pick(files: Sequence[DataFileMeta], vectors: Dict[str, object], target: int,
     return []
 
 
-def compact_messages(table, entries, base: int, full: bool) -> list:
-    """Commit messages compacting each (partition, bucket) of ``entries`` (the base snapshot's
-    live file entries) that has files to rewrite."""
-    from paimon_sql.table.write import CommitMessage
-    files: Dict[tuple, List[DataFileMeta]] = {}
-    total = {}
-    for e in entries:
-        files.setdefault((e.partition, e.bucket), []).append(e.file)
-        total[(e.partition, e.bucket)] = e.total_buckets
-    snap = table.snapshot_manager.snapshot(base) if base else None
+def compact_unit(table, unit, full: bool):
+    """The commit message compacting one bucket (a :class:`~paimon_sql.table.compact.BucketUnit`:
+    its live files in the base snapshot), or None when it has nothing to rewrite. A failure
+    deletes the files written."""
+    from paimon_sql.table.write import CommitMessage, delete_files
+    snap = table.snapshot_manager.snapshot(unit.base_snapshot) if unit.base_snapshot else None
     index = table.index_manifest_entries(snap.index_manifest) if snap and snap.index_manifest else []
-    target = table.options.target_file_size(False)
-    min_files = table.options.get("compaction.min.file-num")
-    messages = []
-    for (partition, bucket), bucket_files in sorted(files.items()):
-        dv_entries = [e for e in index if (e.partition, e.bucket, e.index_type) == (partition, bucket, dv.INDEX_TYPE)]
-        vectors = {}
-        for e in dv_entries:
-            vectors.update(dv.read_index_file(table, e))
-        vectors = {name: v for name, v in vectors.items() if len(v)}
-        ordered = sorted(bucket_files, key=lambda f: f.min_sequence_number)
-        before = pick(ordered, vectors, target, min_files, full)
-        if not before:
-            continue
-        after = _rewrite(table, partition, bucket, before, vectors)
-        gone = {f.file_name for f in before}
-        kept = {name: v for name, v in vectors.items() if name not in gone}
-        index_changes = []
-        if len(kept) != len(vectors):
-            index_changes = [replace(e, kind=DELETE) for e in dv_entries]
+    dv_entries = [e for e in index if (e.partition, e.bucket, e.index_type) == (unit.partition, unit.bucket,
+                                                                                dv.INDEX_TYPE)]
+    vectors = {}
+    for e in dv_entries:
+        vectors.update(dv.read_index_file(table, e))
+    vectors = {name: v for name, v in vectors.items() if len(v)}
+    ordered = sorted(unit.files, key=lambda f: f.min_sequence_number)
+    before = pick(ordered, vectors, table.options.target_file_size(False),
+                  table.options.get("compaction.min.file-num"), full)
+    if not before:
+        return None
+    message = CommitMessage(unit.partition, unit.bucket, unit.total_buckets, compact_before=before,
+                            compact_after=_rewrite(table, unit.partition, unit.bucket, before, vectors),
+                            base_snapshot=unit.base_snapshot)
+    gone = {f.file_name for f in before}
+    kept = {name: v for name, v in vectors.items() if name not in gone}
+    if len(kept) != len(vectors):
+        message.compact_index_changes = [replace(e, kind=DELETE) for e in dv_entries]
+        try:
             if kept:
-                index_changes.append(dv.write_index_file(table, partition, bucket, kept))
-        messages.append(CommitMessage(partition, bucket, total[(partition, bucket)], compact_before=before,
-                                      compact_after=after, compact_index_changes=index_changes,
-                                      base_snapshot=base))
-    return messages
+                message.compact_index_changes.append(dv.write_index_file(table, unit.partition, unit.bucket, kept))
+        except BaseException:
+            delete_files(table, [message])
+            raise
+    return message
 
 
 def _rewrite(table, partition: bytes, bucket: int, files: List[DataFileMeta], vectors) -> List[DataFileMeta]:

@@ -16,8 +16,13 @@ and written as one new index file per commit (:meth:`BucketCompactor.index_chang
 
 Changelog producers write ``changelog-*`` files here: full-compaction compares the top level
 before and after a full compaction; lookup compares each level-0 key with its value in the
-upper levels. :func:`compact_table` runs the compactor over a table's buckets (the core of the
-``compact`` procedure) and commits the result; append tables are compacted by
+upper levels.
+
+A table compaction is planned and carried out apart: :func:`plan_units` (the driver) lists each
+bucket's live files in one base snapshot as a :class:`BucketUnit`; :func:`compact_unit` compacts one
+unit anywhere — in this process or in a Spark task (:mod:`paimon_sql.spark.compact`) — and returns
+its commit message; the messages are committed as one COMPACT snapshot. :func:`compact_table` does
+all three in this process (the core ``compact()``). Append tables' units are compacted by
 :mod:`paimon_sql.table.append_compact`.
 """
 
@@ -25,7 +30,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -117,6 +122,12 @@ class BucketCompactor:
         self._vectors_changed = False
         return changes + self.dv_entries
 
+    def discard(self, result: CompactResult) -> None:
+        """Delete the files a failed compaction wrote (an upgraded file is the old one: kept)."""
+        from paimon_sql.table.write import CommitMessage, delete_files
+        delete_files(self.table, [CommitMessage(self.partition, self.bucket, 0, compact_before=result.before,
+                                                compact_after=result.after, compact_changelog=result.changelog)])
+
     def add(self, files: Sequence[DataFileMeta]) -> None:
         self.levels.update([], files)
 
@@ -132,7 +143,12 @@ class BucketCompactor:
         if unit is None:
             return None
         drop_delete = unit.output_level != 0 and unit.output_level >= levels.non_empty_highest_level()
-        result = _Task(self, unit, drop_delete).run()
+        task = _Task(self, unit, drop_delete)
+        try:
+            result = task.run()
+        except BaseException:
+            self.discard(task.result)
+            raise
         levels.update(result.before, result.after)
         if self.mow:
             for name, positions in result.deleted_rows.items():
@@ -282,38 +298,71 @@ class _Task:
             self.result.changelog += self.c.write(rows, 0, prefix="changelog-")
 
 
+@dataclass(frozen=True)
+class BucketUnit:
+    """One bucket's share of a table compaction: its live files in the base snapshot, which every
+    unit of the compaction reads (0: none) and its commit checks for concurrent changes."""
+    partition: bytes
+    bucket: int
+    total_buckets: int
+    files: Tuple[DataFileMeta, ...]
+    base_snapshot: int
+
+
+def plan_units(table, partition_predicate: Optional[Predicate] = None,
+               buckets: Optional[Sequence[tuple]] = None) -> List[BucketUnit]:
+    """The buckets of the latest snapshot (of the partitions matching the predicate; those of
+    ``buckets``, a collection of (partition, bucket), when given), in (partition, bucket) order."""
+    base = table.snapshot_manager.latest_id() or 0
+    if not base:
+        return []
+    files: Dict[tuple, List[DataFileMeta]] = {}
+    total = {}
+    for e in table.new_scan().filter(partition_predicate).with_snapshot(base).plan_entries():
+        if buckets is None or (e.partition, e.bucket) in buckets:
+            files.setdefault((e.partition, e.bucket), []).append(e.file)
+            total[(e.partition, e.bucket)] = e.total_buckets
+    return [BucketUnit(p, b, total[(p, b)], tuple(files[(p, b)]), base) for p, b in sorted(files)]
+
+
+def compact_unit(table, unit: BucketUnit, full: bool = False):
+    """Compact one bucket; its CommitMessage, or None when there is nothing to do. A failure
+    deletes the files this unit wrote."""
+    from paimon_sql.table.write import CommitMessage
+    if not table.schema.is_primary_key_table:
+        return append_compact.compact_unit(table, unit, full)
+    compactor = BucketCompactor(table, unit.partition, unit.bucket, unit.files, unit.base_snapshot)
+    result = compactor.compact(full=full)
+    if result is None:
+        return None
+    try:
+        index_changes = compactor.index_changes()
+    except BaseException:
+        compactor.discard(result)
+        raise
+    return CommitMessage(unit.partition, unit.bucket, unit.total_buckets, compact_before=result.before,
+                         compact_after=result.after, compact_changelog=result.changelog,
+                         compact_index_changes=index_changes, base_snapshot=unit.base_snapshot)
+
+
 def compact_table(table, partition_predicate: Optional[Predicate] = None, full: bool = False,
                   commit_user: Optional[str] = None) -> Optional[int]:
-    """Compact every bucket (of the partitions matching the predicate) and commit one COMPACT
-    snapshot; returns its id, or None when there was nothing to compact."""
+    """Compact every bucket (of the partitions matching the predicate) in this process and commit
+    one COMPACT snapshot; returns its id, or None when there was nothing to compact."""
     return table.new_commit(commit_user).commit_or_abort(compact_messages(table, partition_predicate, full))
 
 
 def compact_messages(table, partition_predicate: Optional[Predicate] = None, full: bool = False,
                      buckets: Optional[Sequence[tuple]] = None) -> list:
-    """Commit messages compacting the buckets of the latest snapshot (those of ``buckets``, a list of
-    (partition, bucket), when given), all read from that one snapshot."""
-    from paimon_sql.table.write import CommitMessage
-    base = table.snapshot_manager.latest_id() or 0
-    scan = table.new_scan().filter(partition_predicate).with_snapshot(base or None)
-    entries = [e for e in (scan.plan_entries() if base else [])
-               if buckets is None or (e.partition, e.bucket) in buckets]
-    if not table.schema.is_primary_key_table:
-        return append_compact.compact_messages(table, entries, base, full)
-    files: Dict[tuple, List[DataFileMeta]] = {}
-    total = {}
-    for e in entries:
-        files.setdefault((e.partition, e.bucket), []).append(e.file)
-        total[(e.partition, e.bucket)] = e.total_buckets
-
-    def one(key):
-        compactor = BucketCompactor(table, key[0], key[1], files[key], base)
-        result = compactor.compact(full=full)
-        if result is None:
-            return None
-        return CommitMessage(key[0], key[1], total[key], compact_before=result.before, compact_after=result.after,
-                             compact_changelog=result.changelog, compact_index_changes=compactor.index_changes(),
-                             base_snapshot=base)
-
+    """Commit messages compacting the planned units (:func:`plan_units`) in this process, two
+    buckets at a time. When a unit fails, the files the others wrote are deleted and its error raised."""
+    from paimon_sql.table.write import delete_files
+    units = plan_units(table, partition_predicate, buckets)
     with ThreadPoolExecutor(max_workers=2) as pool:
-        return [m for m in pool.map(one, sorted(files)) if m is not None]
+        futures = [pool.submit(compact_unit, table, u, full) for u in units]
+    failed = [f.exception() for f in futures if f.exception() is not None]
+    messages = [f.result() for f in futures if f.exception() is None and f.result() is not None]
+    if failed:
+        delete_files(table, messages)
+        raise failed[0]
+    return messages

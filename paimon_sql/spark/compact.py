@@ -1,0 +1,52 @@
+"""Compaction as a Spark job, as paimon-spark's CompactProcedure runs it: the driver plans the
+buckets (:func:`~paimon_sql.table.compact.plan_units`), each bucket is compacted by one Spark task
+on an executor, and the driver commits the returned messages as ONE COMPACT snapshot.
+
+A task never fails the job: it returns its bucket's message or its error (a failing bucket first
+deletes what it wrote), so the driver always gets every finished bucket's files back and, when any
+bucket failed, deletes them all before raising — a failed compaction leaves the table as it was.
+The job is described as ``paimon compact <table>`` (Spark's UI, status API and event log show it).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Optional, Sequence
+
+from paimon_sql.exceptions import PaimonError
+from paimon_sql.format.predicate import Predicate
+from paimon_sql.table.compact import BucketUnit, compact_unit, plan_units
+
+JOB_DESCRIPTION = "spark.job.description"
+
+
+def _run(table, full: bool, unit: BucketUnit):
+    """One task: (True, message or None), or (False, the error in one line)."""
+    try:
+        return True, compact_unit(table, unit, full)
+    except Exception as e:  # reported to the driver, which aborts the whole compaction
+        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        return False, f"bucket {unit.bucket}: {type(e).__name__}: {first}"
+
+
+def compact(spark, table, partition_predicate: Optional[Predicate] = None, full: bool = False,
+            buckets: Optional[Sequence[tuple]] = None) -> Optional[int]:
+    """Compact the table's buckets (as :func:`~paimon_sql.table.compact.compact_table` chooses them)
+    in Spark tasks, one per bucket; returns the COMPACT snapshot's id, None when nothing changed."""
+    units = plan_units(table, partition_predicate, buckets)
+    if not units:
+        return None
+    sc = spark.sparkContext
+    previous = sc.getLocalProperty(JOB_DESCRIPTION)
+    sc.setJobDescription(f"paimon compact {table.name}")
+    try:
+        outcomes = sc.parallelize(units, len(units)).map(partial(_run, table, full)).collect()
+    finally:
+        sc.setLocalProperty(JOB_DESCRIPTION, previous)
+    messages = [m for ok, m in outcomes if ok and m is not None]
+    errors = [m for ok, m in outcomes if not ok]
+    commit = table.new_commit()
+    if errors:
+        commit.abort(messages)
+        raise PaimonError(f"compaction of table {table.name} failed, nothing committed: {errors[0]}")
+    return commit.commit_or_abort(messages)
