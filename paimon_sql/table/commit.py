@@ -36,9 +36,12 @@ from paimon_sql.format.manifest import ADD, DELETE, IndexManifestEntry, Manifest
 from paimon_sql.index import deletion_vector as dv
 from paimon_sql.format.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot
 from paimon_sql.table.expire import expire_after_commit
+from paimon_sql.table.manifest_merge import merge_manifests
 from paimon_sql.table.partition_names import specs_predicate
 from paimon_sql.table.scan import in_partitions
 from paimon_sql.table.write import CommitMessage, delete_files, delete_index_files
+
+_ROLL_CHECK = 1000  # Paimon's rolling writers check a file's size every this many records
 
 
 def _entries(kind: int, messages, files_of) -> List[ManifestEntry]:
@@ -129,17 +132,12 @@ class TableCommit:
     def compact_manifest(self) -> Optional[int]:
         """Paimon's full manifest compaction: a COMPACT snapshot whose base list is every manifest
         merged (DELETE entries cancelled against their ADDs), data files untouched. None (nothing
-        committed) when the latest snapshot already has at most one manifest and no DELETE entries."""
-        latest = self.table.snapshot_manager.latest()
-        metas = [] if latest is None else (self.table.manifest_list(latest.base_manifest_list)
-                                           + self.table.manifest_list(latest.delta_manifest_list))
-        if len(metas) <= 1 and not any(m.num_deleted_files for m in metas):
-            return None
+        committed) when merging changes no manifest, as Paimon."""
         return self._commit("COMPACT", BATCH_COMMIT_IDENTIFIER, lambda latest: ([], [], [], [], None), [],
                             merge_all=True)
 
     def _commit(self, kind: str, identifier: int, changes, messages, statistics: Optional[str] = None,
-                merge_all: bool = False) -> int:
+                merge_all: bool = False) -> Optional[int]:
         """``changes(latest)`` rebases onto the latest snapshot and returns (adds, deletes, index
         changes, changelog, overwrite); it runs again each time another commit wins the race."""
         table = self.table
@@ -157,6 +155,8 @@ class TableCommit:
                     self._check_deletes(live, entries)
                 snapshot = self._build_snapshot(latest, adds + entries, index_changes, changelog, kind, identifier,
                                                 attempt_files, statistics, merge_all)
+                if snapshot is None:
+                    return None
                 if table.snapshot_manager.try_commit(snapshot):
                     return snapshot.id
             except BaseException:
@@ -303,18 +303,21 @@ class TableCommit:
                                       f"concurrent commit: {', '.join(gone[:3])}")
 
     def _build_snapshot(self, latest, entries, index_changes, changelog, kind, identifier, written,
-                        statistics: Optional[str] = None, merge_all: bool = False) -> Snapshot:
+                        statistics: Optional[str] = None, merge_all: bool = False) -> Optional[Snapshot]:
         table = self.table
         schema_id = table.schema.id
         base = [] if latest is None else (table.manifest_list(latest.base_manifest_list)
                                           + table.manifest_list(latest.delta_manifest_list))
-        base = self._maybe_merge(base, written, merge_all)
-        delta = [self._write_manifest(entries, written)] if entries else []
+        merged = self._maybe_merge(base, written, merge_all)
+        if merge_all and [m.file_name for m in merged] == [m.file_name for m in base]:
+            return None  # compact_manifest with nothing to merge: no snapshot
+        base = merged
+        delta = self._write_manifests(entries, written)
         base_name, base_size = self._write_list(base, written)
         delta_name, delta_size = self._write_list(delta, written)
         changelog_name = changelog_size = None
         if changelog:
-            changelog_name, changelog_size = self._write_list([self._write_manifest(changelog, written)], written)
+            changelog_name, changelog_size = self._write_list(self._write_manifests(changelog, written), written)
         index_manifest = latest.index_manifest if latest else None
         if index_changes:
             index_manifest = self._write_index_manifest(index_manifest, index_changes, written)
@@ -333,10 +336,23 @@ class TableCommit:
             watermark=latest.watermark if latest else None,
             statistics=statistics or (latest.statistics if latest else None))
 
-    def _write_manifest(self, entries: List[ManifestEntry], written: List[str]) -> ManifestFileMeta:
+    def _write_manifests(self, entries: List[ManifestEntry], written: List[str]) -> List[ManifestFileMeta]:
+        """``entries`` as manifests rolled as Paimon's rolling writer rolls them: a manifest ends at
+        the first multiple of 1,000 entries where it reached ``manifest.target-file-size``; none for
+        no entries."""
+        if not entries:
+            return []
+        data = manifest.write_records(entries, "ManifestEntry", self.compression)
+        target = self.table.options.get("manifest.target-file-size")
+        if len(data) <= target or len(entries) <= _ROLL_CHECK:
+            return [self._write_manifest(entries, data, written)]
+        per_file = -(-len(entries) * target // len(data) // _ROLL_CHECK) * _ROLL_CHECK
+        return [self._write_manifest(chunk, manifest.write_records(chunk, "ManifestEntry", self.compression), written)
+                for chunk in (entries[i:i + per_file] for i in range(0, len(entries), per_file))]
+
+    def _write_manifest(self, entries: List[ManifestEntry], data: bytes, written: List[str]) -> ManifestFileMeta:
         table = self.table
         name = table.paths.new_manifest_name()
-        data = manifest.write_records(entries, "ManifestEntry", self.compression)
         table.io.write_bytes(table.paths.manifest_path(name), data)
         written.append(name)
         types = [f.type for f in self._part_fields]
@@ -359,12 +375,14 @@ class TableCommit:
 
     def _maybe_merge(self, base: List[ManifestFileMeta], written: List[str],
                      merge_all: bool = False) -> List[ManifestFileMeta]:
-        """Fold many small manifests into one (``manifest.merge-min-count``, or always when
-        ``merge_all``) so planning stays fast."""
-        if not merge_all and len(base) < self.table.options.get("manifest.merge-min-count"):
-            return base
-        entries = manifest.merge_entries([e for m in base for e in self.table.manifest_entries(m.file_name)])
-        return [self._write_manifest(entries, written)] if entries else []
+        """The previous snapshot's manifests merged as Paimon's commit merges them
+        (:mod:`paimon_sql.table.manifest_merge`); ``merge_all`` is compact_manifest's full merge."""
+        options = self.table.options
+        return merge_manifests(
+            base, lambda m: self.table.manifest_entries(m.file_name), lambda e: self._write_manifests(e, written),
+            options.get("manifest.target-file-size"), 1 if merge_all else options.get("manifest.merge-min-count"),
+            1 if merge_all else options.get("manifest.full-compaction-threshold-size"),
+            [f.type for f in self._part_fields])
 
     def _write_index_manifest(self, previous: Optional[str], changes: List[IndexManifestEntry],
                               written: List[str]) -> str:
