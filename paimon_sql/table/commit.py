@@ -37,6 +37,7 @@ from paimon_sql.index import deletion_vector as dv
 from paimon_sql.format.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot
 from paimon_sql.table.expire import expire_after_commit
 from paimon_sql.table.manifest_merge import merge_manifests
+from paimon_sql.table.partition_expire import expire_partitions_after_commit
 from paimon_sql.table.partition_names import specs_predicate
 from paimon_sql.table.scan import in_partitions
 from paimon_sql.table.write import CommitMessage, delete_files, delete_index_files
@@ -120,6 +121,7 @@ class TableCommit:
                     self._drop_compaction(m, redo)
         if redo:
             snapshot_id = self._redo_compaction(sorted(redo), identifier) or snapshot_id
+        expire_partitions_after_commit(self.table)  # partitions, then consumers and snapshots, as Paimon
         expire_after_commit(self.table)  # as Paimon's writers do; cheap unless something is due
         return snapshot_id
 

@@ -1,7 +1,9 @@
 """ConsumerManager: ``consumer/consumer-<id>`` files, each ``{"nextSnapshot": N}``.
 
 A streaming reader with a ``consumer-id`` records the next snapshot it will read, so it resumes
-there and snapshot expiration keeps what it has not read yet.
+there and snapshot expiration keeps what it has not read yet. A consumer that stopped reading
+would keep every later snapshot forever: with ``consumer.expiration-time`` its file is deleted
+once it was not written for that long (:meth:`ConsumerManager.expire`, run after commits).
 """
 
 from __future__ import annotations
@@ -39,3 +41,15 @@ class ConsumerManager:
 
     def delete(self, consumer_id: str) -> None:
         self.io.delete(self.paths.consumer_path(consumer_id))
+
+    def expire(self, older_than_millis: int) -> int:
+        """Paimon's ConsumerManager.expire: delete the consumers whose file was last written before
+        ``older_than_millis``; returns how many."""
+        expired = 0
+        for name in self.io.list_names(self.paths.consumer_dir):
+            path = f"{self.paths.consumer_dir}/{name}"
+            written = self.io.modification_millis(path) if name.startswith("consumer-") else None
+            if written is not None and written < older_than_millis:
+                self.io.delete(path)
+                expired += 1
+        return expired

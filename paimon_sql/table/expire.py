@@ -111,12 +111,16 @@ def expire_snapshots(table, retain_max: Optional[int] = None, retain_min: Option
 
 
 def expire_after_commit(table) -> int:
-    """What a writer runs after each successful commit (off with ``write-only``). The commit has
+    """What a writer runs after each successful commit (off with ``write-only``): consumers not
+    written within ``consumer.expiration-time`` are deleted, then snapshots expire. The commit has
     happened: an expiry that fails is logged and left to the next commit, never reported as a failed
     write (which a caller might retry, writing its rows twice)."""
     if table.options.get("write-only"):
         return 0
     try:
+        consumer_ttl = table.options.get("consumer.expiration-time")
+        if consumer_ttl is not None:  # first, so that a consumer gone idle no longer holds snapshots (Paimon's order)
+            table.consumer_manager.expire(int(dt.datetime.now().timestamp() * 1000) - consumer_ttl)
         return expire_snapshots(table)
     except (PaimonError, OSError) as e:
         logging.getLogger(__name__).warning("table %s: snapshot expiry after the commit failed, the next commit "
