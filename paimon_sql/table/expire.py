@@ -8,8 +8,10 @@ consumer reads next or any after it; at most ``max_deletes`` per run. For the ra
 
 1. data files a delta of ``(earliest, end]`` deleted (the first kept snapshot no longer has them),
    unless the nearest earlier tag or another branch still reads them;
-2. changelog files the expired snapshots added (changelog lives as long as its snapshot, Paimon's
-   default; a decoupled, longer changelog retention is refused);
+2. changelog files the expired snapshots added; when ``changelog.*`` retention is longer than the
+   snapshots' (Paimon's decoupled changelog), each expired snapshot's changes are kept instead as
+   ``changelog/changelog-N`` (:mod:`paimon_sql.table.changelog_lifecycle`), which later expire on
+   their own bounds, and every file such a changelog names is kept until then;
 3. manifests, manifest lists, index manifests, index files and statistics files of the expired
    snapshots that the first kept snapshot, a tag or another branch does not name;
 4. the snapshot files, oldest first; then the ``EARLIEST`` hint.
@@ -30,6 +32,7 @@ from typing import Dict, Iterable, List, Optional, Set, Union
 from paimon_sql.exceptions import CorruptMetadataError, PaimonError, SnapshotNotFoundError
 from paimon_sql.format.manifest import ADD, DELETE
 from paimon_sql.format.snapshot import Snapshot
+from paimon_sql.table import changelog_lifecycle
 from paimon_sql.table.references import References, branch_tables, changelog_ids, changelog_path
 
 _MISSING = (FileNotFoundError, OSError, CorruptMetadataError)
@@ -54,17 +57,6 @@ def _millis(older_than: Union[int, dt.datetime]) -> int:
     raise PaimonError(f"older_than must be a timestamp or epoch milliseconds, not {older_than!r}")
 
 
-def _check_changelog_coupled(options, retain_max: int, retain_min: int, time_retained: int) -> None:
-    """Changelog files expire with their snapshots; a longer changelog retention (Paimon's
-    decoupled changelog, ``changelog/changelog-N``) is not written, so it is refused."""
-    for key, bound in (("changelog.num-retained.max", retain_max), ("changelog.num-retained.min", retain_min),
-                       ("changelog.time-retained", time_retained)):
-        value = options.get(key)
-        if value is not None and value > bound:
-            raise PaimonError(f"'{key}' = {options.raw.get(key, value)} keeps changelog longer than its snapshots "
-                              "(decoupled changelog), which is not supported")
-
-
 def expire_snapshots(table, retain_max: Optional[int] = None, retain_min: Optional[int] = None,
                      older_than: Union[int, dt.datetime, None] = None, max_deletes: Optional[int] = None,
                      now_millis: Optional[int] = None) -> int:
@@ -87,7 +79,6 @@ def expire_snapshots(table, retain_max: Optional[int] = None, retain_min: Option
         raise PaimonError(f"retain_max ({retain_max}) must not be less than retain_min ({retain_min})")
     if max_deletes < 1:
         raise PaimonError(f"max_deletes must be at least 1, got {max_deletes}")
-    _check_changelog_coupled(opts, retain_max, retain_min, time_retained)
 
     sm = table.snapshot_manager
     latest, earliest = sm.latest_id(), sm.earliest_id()
@@ -107,7 +98,9 @@ def expire_snapshots(table, retain_max: Optional[int] = None, retain_min: Option
                 break
         except SnapshotNotFoundError:
             continue
-    return _expire_until(table, earliest, end)
+    expired = _expire_until(table, earliest, end)
+    changelog_lifecycle.expire_changelogs(table, now, max_deletes)
+    return expired
 
 
 def expire_after_commit(table) -> int:
@@ -154,20 +147,23 @@ def _expire_until(table, earliest: int, end: int) -> int:
         if bt.branch != table.branch:
             others |= References(bt).branch()
     tags = table.tag_manager.tags()
-    changelogs = _long_lived_changelogs(table)
+    new_changelogs = [changelog_lifecycle.of_snapshot(s) for s in expiring] \
+        if changelog_lifecycle.decoupled(table.options) else []
+    changelogs = _long_lived_changelogs(table) + new_changelogs
+    lived = set().union(*(changelog_lifecycle.kept_files(files, c) for c in changelogs))
 
     # 1-2: data files the range's deltas deleted, changelog files the expired snapshots added
     doomed: List[str] = []
     tag_files: Dict[int, Set[str]] = {}
     for snap in snapshots[1:]:
         previous_tag = max((t.snapshot for t in tags if t.snapshot.id < snap.id), key=lambda s: s.id, default=None)
-        keep = others
+        keep = others | lived
         if previous_tag is not None:
             if previous_tag.id not in tag_files:
                 tag_files[previous_tag.id] = files.live_data(previous_tag)
             keep = keep | tag_files[previous_tag.id]
         doomed += [p for p in _deleted_in_delta(files, snap) if p not in keep]
-    pinned = others.union(*(files.changelog(t.snapshot) for t in tags), *(files.changelog(c) for c in changelogs))
+    pinned = others.union(lived, *(files.changelog(t.snapshot) for t in tags))
     for snap in expiring:
         doomed += [p for p in _readable(lambda: files.changelog(snap)) if p not in pinned]
 
@@ -183,7 +179,9 @@ def _expire_until(table, earliest: int, end: int) -> int:
     for path in doomed + metadata:
         table.io.delete(path)
     # 4: snapshot files last, oldest first, so an interrupted run is finished by the next one
-    for snap in expiring:
+    for snap, changelog in zip(expiring, new_changelogs or [None] * len(expiring)):
+        if changelog is not None:  # its changes outlive it
+            changelog_lifecycle.commit(table, changelog)
         table.io.delete(table.paths.snapshot_path(snap.id))
     _write_earliest(table, end)
     return len(expiring)

@@ -25,6 +25,7 @@ from paimon_sql.exceptions import InvalidOptionError
 from paimon_sql.format import manifest
 from paimon_sql.format.manifest import ADD, DataFileMeta
 from paimon_sql.mergetree.interval_partition import sections
+from paimon_sql.table.changelog_lifecycle import snapshot_or_changelog
 from paimon_sql.table.time_travel import snapshot_at, timestamp_millis
 
 MODES = ("auto", "delta", "changelog", "diff")
@@ -69,10 +70,9 @@ def splits(scan, start: int, end: int, mode: str) -> list:
     table = scan.table
     if mode == "diff":
         return _diff_splits(scan, start, end)
-    sm = table.snapshot_manager
     entries = []
     for sid in range(start + 1, end + 1):
-        snap = sm.snapshot(sid)
+        snap = snapshot_or_changelog(table, sid)  # an expired snapshot's changes may outlive it
         if mode == "changelog" and table.schema.is_primary_key_table:
             names = [m.file_name for m in table.manifest_list(snap.changelog_manifest_list)]
         elif snap.commit_kind == "APPEND":

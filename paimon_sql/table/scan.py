@@ -28,6 +28,7 @@ from paimon_sql.format.predicate import FieldStats, Predicate, and_
 from paimon_sql.format.snapshot import Snapshot
 from paimon_sql.mergetree.interval_partition import sections
 from paimon_sql.table import file_skipping, incremental
+from paimon_sql.table.changelog_lifecycle import snapshot_or_changelog
 from paimon_sql.table.compact import num_levels
 from paimon_sql.table.time_travel import travel_snapshot
 
@@ -218,7 +219,7 @@ class TableScan:
         window = incremental.between(self.table)
         if window is not None:
             start, end, mode = window
-            return Plan(self.table.snapshot_manager.snapshot(end), incremental.splits(self, start, end, mode), stats)
+            return Plan(snapshot_or_changelog(self.table, end), incremental.splits(self, start, end, mode), stats)
         snap = self.snapshot()
         entries = self._entries(snap, stats) if snap is not None else []
         pk = self.table.schema.is_primary_key_table
