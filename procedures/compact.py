@@ -18,6 +18,7 @@ from paimon_sql.procedures.base import Procedure, optional, register, required
 from paimon_sql.table.partition_names import spec_values, specs_predicate
 
 STRATEGIES = ("full", "minor")
+ORDER_STRATEGIES = ("none", "order", "zorder", "hilbert")
 
 
 @register
@@ -33,12 +34,11 @@ class CompactProcedure(Procedure):
         strategy = (args["compact_strategy"] or "full").strip().lower()
         if strategy not in STRATEGIES:
             raise self.fail(f"compact_strategy must be 'full' or 'minor', got '{args['compact_strategy']}'")
-        order = (args["order_strategy"] or "none").strip().lower()
-        if order != "none" or args["order_by"]:
-            raise self.fail("order_strategy/order_by (sort compaction) is not supported yet")
+        order = self.sort_order(args, strategy)
         if args["partitions"] and args["where"]:
             raise self.fail("partitions and where cannot be used together")
         table = self.table(session, args["table"]).copy(self.dynamic_options(args["options"]))
+        columns = self.sort_columns(table, order, args["order_by"]) if order else None
         buckets = self.bucket_ids(args["buckets"])
         idle_ms = self.idle_millis(args["partition_idle_time"])
         keys = table.schema.partition_keys
@@ -49,10 +49,63 @@ class CompactProcedure(Procedure):
         if specs == []:
             return [(True,)]  # no partition matches: nothing to compact, as paimon-spark
         predicate = None if specs is None else specs_predicate(table.schema, specs)
+        if order is not None:
+            from paimon_sql.spark.sort_compact import sort_compact
+            sort_compact(session, table, order, columns, predicate)
+            return [(True,)]
         from paimon_sql.spark.compact import compact
         chosen = None if buckets is None and idle_ms is None else self.chosen_buckets(table, predicate, buckets, idle_ms)
         compact(session.spark, table, predicate, strategy == "full", chosen)
         return [(True,)]
+
+    def sort_order(self, args, strategy: str) -> Optional[str]:
+        """The sort compaction ``order_strategy`` asks for (None: ``none``, plain compaction), its
+        arguments checked as paimon-spark checks them."""
+        order = (args["order_strategy"] or "none").strip().lower()
+        if order not in ORDER_STRATEGIES:
+            raise self.fail(f"order_strategy must be 'order', 'zorder', 'hilbert' or 'none', "
+                            f"got '{args['order_strategy']}'")
+        if order == "none":
+            if args["order_by"]:
+                raise self.fail("order_strategy 'none' cannot work with order_by columns")
+            return None
+        if not (args["order_by"] or "").strip():
+            raise self.fail(f"order_strategy '{order}' needs order_by columns")
+        for arg in ("partition_idle_time", "buckets"):
+            if args[arg]:
+                raise self.fail(f"sort compaction (order_strategy '{order}') does not support {arg}")
+        if strategy != "full":
+            raise self.fail(f"sort compaction (order_strategy '{order}') rewrites every file of the partitions: "
+                            f"compact_strategy must be 'full', got '{args['compact_strategy']}'")
+        return order
+
+    def sort_columns(self, table, order: str, text: str) -> List[str]:
+        """``order_by`` as the table's column names; as paimon-spark, only append tables without
+        buckets are sorted, and the columns must be sortable non-partition columns."""
+        from paimon_sql.table.sort_keys import sortable
+        schema = table.schema
+        kind = ("a primary-key table" if schema.is_primary_key_table
+                else f"bucket = {table.options.bucket}" if table.options.bucket != -1 else None)
+        if kind:
+            raise self.fail(f"sort compaction (order_strategy '{order}') only supports append tables with "
+                            f"bucket = -1 (unaware bucket); '{table.name}' is {kind}")
+        by_name = {n.lower(): n for n in schema.field_names}
+        columns = []
+        for item in text.split(","):
+            name = by_name.get(item.strip().lower())
+            if name is None:
+                raise self.fail(f"order_by column '{item.strip()}' is not a column of '{table.name}' "
+                                f"(columns: {', '.join(schema.field_names)})")
+            if name in schema.partition_keys:
+                raise self.fail(f"order_by should not contain partition columns ({', '.join(schema.partition_keys)}): "
+                                f"every row of a partition has the same value")
+            field = schema.field(name)
+            if not sortable(field.type.to_arrow()):
+                raise self.fail(f"order_by column '{name}' of type {field.type} cannot be sorted by")
+            columns.append(name)
+        if order == "hilbert" and len(columns) < 2:
+            raise self.fail("order_strategy 'hilbert' needs at least two order_by columns")
+        return columns
 
     def idle_millis(self, text: Optional[str]) -> Optional[int]:
         if not text:

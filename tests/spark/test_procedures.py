@@ -69,7 +69,8 @@ def test_unknown_procedure_suggests_the_closest(session):
     ("table => 't', partitions => 1.5", "argument 'partitions' must be STRING, got 1.5"),
     ("table => 't', compact_strategy => 'major'", "compact_strategy must be 'full' or 'minor', got 'major'"),
     ("table => 't', order_strategy => 'zorder', order_by => 'id'",
-     "order_strategy/order_by (sort compaction) is not supported yet"),
+     "sort compaction (order_strategy 'zorder') only supports append tables with bucket = -1 (unaware bucket); "
+     "'default.t' is a primary-key table"),
     ("table => 't', partition_idle_time => 'soon'",
      "partition_idle_time must be a duration such as '1 d' or '30 min', got 'soon'"),
     ("table => 't', partitions => 'p=1', where => 'p = 1'", "partitions and where cannot be used together"),
