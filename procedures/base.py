@@ -28,10 +28,11 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import Any, ClassVar, Dict, List, Sequence, Tuple
+from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple
 
 from paimon_sql.exceptions import PaimonError, TableNotFoundError
 from paimon_sql.systables.base import columns  # noqa: F401  (output columns are declared with it)
+from paimon_sql.table.partition_names import spec_values
 
 PROCEDURES: Dict[str, type] = {}
 TYPES = ("STRING", "INT", "BIGINT", "BOOLEAN", "MAP<STRING,STRING>")
@@ -112,6 +113,82 @@ class Procedure:
                 raise cls.fail(f"options must be 'key=value,...', got '{text}'")
             out[key.strip()] = value.strip()
         return out
+
+    # -- choosing partitions (compact, rescale): ``partitions`` or ``where``, as paimon-spark --------
+
+    def partition_selection(self, session, table, partitions: Optional[str], where: Optional[str]):
+        """The partition specs ``partitions`` / ``where`` choose: None when neither is given (the
+        whole table), [] when no partition matches."""
+        if partitions and where:
+            raise self.fail("partitions and where cannot be used together")
+        if (partitions or where) and not table.schema.partition_keys:
+            raise self.fail(f"table '{table.name}' is not partitioned: partitions/where select nothing")
+        if partitions:
+            return self.partition_specs(table, partitions)
+        return self.where_specs(session, table, where) if where else None
+
+    def partition_specs(self, table, text: str) -> List[dict]:
+        """``'p=1,q=a;p=2'`` → one dict per spec, values typed as the partition columns; a quoted
+        value (``dt='2024-01-01'``) is the text inside the quotes, as Spark reads a literal."""
+        keys = {k.lower(): k for k in table.schema.partition_keys}
+        specs = []
+        for part in text.split(";"):
+            spec = {}
+            for item in part.split(","):
+                key, eq, value = item.partition("=")
+                key = keys.get(key.strip().lower())
+                if not eq or key is None:
+                    raise self.fail(f"partitions must be 'key=value,...;...' over partition columns "
+                                    f"({', '.join(table.schema.partition_keys)}), got '{text}'")
+                value = _unquoted(value.strip())
+                spec[key] = None if value == table.schema.options.get("partition.default-name") else value
+            specs.append(spec_values(table.schema, spec))
+        return specs
+
+    def check_where_columns(self, where: str, keys: List[str]) -> None:
+        """A column that is not a partition key fails here, before Spark (which would log the error)."""
+        import sqlglot
+        from paimon_sql.sql.parse import DIALECT
+        try:
+            node = sqlglot.parse_one(where, dialect=DIALECT)
+        except sqlglot.errors.SqlglotError:
+            return  # Spark's parser judges it
+        known = {k.lower() for k in keys}
+        others = sorted({c.name for c in node.find_all(sqlglot.exp.Column) if c.name.lower() not in known})
+        if others:
+            raise self.fail(f"where '{where}' may only use partition columns ({', '.join(keys)}), "
+                            f"not {', '.join(others)}")
+
+    def where_specs(self, session, table, where: str) -> List[dict]:
+        """The table's partitions (latest snapshot) for which Spark finds ``where`` true."""
+        import pyarrow as pa
+        from paimon_sql.format import binary_row
+        from paimon_sql.spark.types import spark_ddl, to_spark_arrow
+        keys = table.schema.partition_keys
+        fields = table.schema.fields_of(keys)
+        types = [f.type for f in fields]
+        parts = {e.partition for e in table.new_scan().plan_entries()}
+        rows = [binary_row.from_bytes(p, types) for p in parts]
+        data = pa.Table.from_arrays([pa.array([r[i] for r in rows], f.type.to_arrow()) for i, f in enumerate(fields)],
+                                    names=keys)
+        if not rows:
+            return []
+        self.check_where_columns(where, keys)
+        df = session.spark.createDataFrame(to_spark_arrow(data, fields), schema=spark_ddl(fields))
+        try:
+            chosen = df.where(where).collect()
+        except Exception as e:  # Spark's analysis error: a column that is not a partition key, bad syntax
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise self.fail(f"where '{where}' must be a predicate on partition columns "
+                            f"({', '.join(keys)}): {first}") from None
+        return [dict(zip(keys, row)) for row in chosen]
+
+
+def _unquoted(value: str) -> str:
+    """``'x'`` / ``"x"`` → ``x``; other text as it is."""
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value
 
 
 def lookup(name: str) -> type:

@@ -12,10 +12,9 @@ from __future__ import annotations
 import time
 from typing import Dict, List, Optional
 
-from paimon_sql.format import binary_row
 from paimon_sql.format.options import parse_duration_ms
 from paimon_sql.procedures.base import Procedure, optional, register, required
-from paimon_sql.table.partition_names import spec_values, specs_predicate
+from paimon_sql.table.partition_names import specs_predicate
 
 STRATEGIES = ("full", "minor")
 ORDER_STRATEGIES = ("none", "order", "zorder", "hilbert")
@@ -135,57 +134,3 @@ class CompactProcedure(Procedure):
             return {int(b) for b in text.split(",")}
         except ValueError:
             raise self.fail(f"buckets must be bucket numbers separated by ',', got '{text}'") from None
-
-    def partition_specs(self, table, text: str) -> List[dict]:
-        """``'p=1,q=a;p=2'`` → one dict per spec, values typed as the partition columns."""
-        keys = {k.lower(): k for k in table.schema.partition_keys}
-        specs = []
-        for part in text.split(";"):
-            spec = {}
-            for item in part.split(","):
-                key, eq, value = item.partition("=")
-                key = keys.get(key.strip().lower())
-                if not eq or key is None:
-                    raise self.fail(f"partitions must be 'key=value,...;...' over partition columns "
-                                    f"({', '.join(table.schema.partition_keys)}), got '{text}'")
-                spec[key] = None if value.strip() == table.schema.options.get("partition.default-name") \
-                    else value.strip()
-            specs.append(spec_values(table.schema, spec))
-        return specs
-
-    def check_where_columns(self, where: str, keys: List[str]) -> None:
-        """A column that is not a partition key fails here, before Spark (which would log the error)."""
-        import sqlglot
-        from paimon_sql.sql.parse import DIALECT
-        try:
-            node = sqlglot.parse_one(where, dialect=DIALECT)
-        except sqlglot.errors.SqlglotError:
-            return  # Spark's parser judges it
-        known = {k.lower() for k in keys}
-        others = sorted({c.name for c in node.find_all(sqlglot.exp.Column) if c.name.lower() not in known})
-        if others:
-            raise self.fail(f"where '{where}' may only use partition columns ({', '.join(keys)}), "
-                            f"not {', '.join(others)}")
-
-    def where_specs(self, session, table, where: str) -> List[dict]:
-        """The table's partitions (latest snapshot) for which Spark finds ``where`` true."""
-        from paimon_sql.spark.types import spark_ddl, to_spark_arrow
-        import pyarrow as pa
-        keys = table.schema.partition_keys
-        fields = table.schema.fields_of(keys)
-        types = [f.type for f in fields]
-        parts = {e.partition for e in table.new_scan().plan_entries()}
-        rows = [binary_row.from_bytes(p, types) for p in parts]
-        data = pa.Table.from_arrays([pa.array([r[i] for r in rows], f.type.to_arrow()) for i, f in enumerate(fields)],
-                                    names=keys)
-        if not rows:
-            return []
-        self.check_where_columns(where, keys)
-        df = session.spark.createDataFrame(to_spark_arrow(data, fields), schema=spark_ddl(fields))
-        try:
-            chosen = df.where(where).collect()
-        except Exception as e:  # Spark's analysis error: a column that is not a partition key, bad syntax
-            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            raise self.fail(f"where '{where}' must be a predicate on partition columns "
-                            f"({', '.join(keys)}): {first}") from None
-        return [dict(zip(keys, row)) for row in chosen]
