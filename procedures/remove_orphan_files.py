@@ -2,9 +2,10 @@
 :func:`paimon_sql.table.orphan_files.remove_orphan_files`.
 
 ``table`` is ``db.t`` or ``db.*`` (every table of the database, counts summed); ``older_than`` a
-local timestamp (``'2024-05-01 12:00:00[.fff]'``, default one day ago). ``mode`` (local |
-distributed) and ``parallelism`` choose how Paimon spreads the work; both run in the driver
-here for now, with the same result.
+local timestamp (``'2024-05-01 12:00:00[.fff]'``, default one day ago). ``mode`` is paimon-spark's:
+``distributed`` (default) lists the folders and deletes the orphans in Spark tasks
+(``parallelism`` of them at most, default Spark's parallelism); ``local`` does it all in the driver.
+The result is the same.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 
 from paimon_sql.procedures.base import Procedure, columns, optional, register, required
+from paimon_sql.spark import orphan_files as distributed
 from paimon_sql.table.orphan_files import remove_orphan_files
 
 MODES = ("local", "distributed")
@@ -32,9 +34,12 @@ class RemoveOrphanFilesProcedure(Procedure):
         if args["parallelism"] is not None and args["parallelism"] < 1:
             raise self.fail(f"parallelism must be at least 1, got {args['parallelism']}")
         older_than = self.millis(args["older_than"])
+        local = (args["mode"] or "distributed").strip().lower() == "local"
         count = size = 0
         for table in self.tables(session, args["table"]):
-            c, s = remove_orphan_files(table, older_than, args["dry_run"])
+            c, s = (remove_orphan_files(table, older_than, args["dry_run"]) if local else
+                    distributed.remove_orphan_files(session.spark, table, older_than, args["dry_run"],
+                                                    args["parallelism"]))
             count, size = count + c, size + s
         return [(count, size)]
 

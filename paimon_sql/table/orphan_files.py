@@ -23,7 +23,8 @@ from __future__ import annotations
 import os
 import posixpath
 import time
-from typing import Iterator, Optional, Set, Tuple
+from functools import partial
+from typing import Callable, Iterator, List, Optional, Set, Tuple
 
 import pyarrow.fs as pafs
 
@@ -49,28 +50,51 @@ def _bucket_dirs(io, folder: str, levels: int) -> Iterator[str]:
             yield from _bucket_dirs(io, f"{folder}/{name}", levels - 1)
 
 
-def _candidates(table, branches) -> Iterator[Tuple[str, pafs.FileInfo]]:
-    """(folder, file) of every file orphan removal may judge: manifest/, index/, statistics/,
-    bucket directories, and what is not a snapshot, changelog or hint in each branch's
-    snapshot/ and changelog/."""
+_HINTS = ("EARLIEST", "LATEST")
+
+
+def _folders(table, branches) -> List[Tuple[str, Optional[str]]]:
+    """(folder, prefix of the names kept out of judgement) of every folder orphan removal may
+    judge: manifest/, index/, statistics/, bucket directories, and in each branch's snapshot/ and
+    changelog/ what is not a snapshot, changelog or hint."""
     io, root = table.io, table.path
-    folders = [f"{root}/manifest", f"{root}/index", f"{root}/statistics",
-               *_bucket_dirs(io, root, len(table.schema.partition_keys))]
-    for folder in folders:
-        yield from ((folder, i) for i in _files(io, folder))
+    folders: List[Tuple[str, Optional[str]]] = [
+        (f, None) for f in (f"{root}/manifest", f"{root}/index", f"{root}/statistics",
+                            *_bucket_dirs(io, root, len(table.schema.partition_keys)))]
     for bt in branches:
-        for folder, prefix in ((bt.paths.snapshot_dir, "snapshot-"),
-                               (f"{bt.paths.branch_root}/{CHANGELOG_DIR}", "changelog-")):
-            yield from ((folder, i) for i in _files(io, folder)
-                        if not i.base_name.startswith(prefix) and i.base_name not in ("EARLIEST", "LATEST"))
+        folders += [(bt.paths.snapshot_dir, "snapshot-"), (f"{bt.paths.branch_root}/{CHANGELOG_DIR}", "changelog-")]
+    return folders
+
+
+def _stale(io, older_than_millis: int, folder: Tuple[str, Optional[str]]) -> List[Tuple[str, str, int]]:
+    """(folder, name, size) of the folder's files last modified before the cut-off (one task)."""
+    path, kept_prefix = folder
+    return [(path, i.base_name, i.size) for i in _files(io, path)
+            if (kept_prefix is None or not (i.base_name.startswith(kept_prefix) or i.base_name in _HINTS))
+            and i.mtime is not None and i.mtime.timestamp() * 1000 < older_than_millis]
+
+
+def _delete(io, paths: List[str]) -> int:
+    for p in paths:
+        io.delete(p)
+    return len(paths)
+
+
+def _in_process(fn: Callable, items: list) -> list:
+    return [fn(item) for item in items]
 
 
 # -- removal ----------------------------------------------------------------------------------
 
-def remove_orphan_files(table, older_than_millis: Optional[int] = None, dry_run: bool = False) -> Tuple[int, int]:
+def remove_orphan_files(table, older_than_millis: Optional[int] = None, dry_run: bool = False,
+                        map_tasks: Callable[[Callable, list], list] = _in_process) -> Tuple[int, int]:
     """Delete (or with ``dry_run`` only count) the table's unreferenced files last modified before
     ``older_than_millis`` (default: one day ago); returns (files, total bytes). Bucket and
-    partition directories left empty are removed too."""
+    partition directories left empty are removed too.
+
+    ``map_tasks(fn, items)`` runs the per-folder listing and per-chunk deletion; in process by
+    default, in Spark tasks for the procedure's distributed mode
+    (:mod:`paimon_sql.spark.orphan_files`). The reference walk stays here, after the listing."""
     now = int(time.time() * 1000)
     if older_than_millis is None:
         older_than_millis = now - ONE_DAY_MILLIS
@@ -78,17 +102,18 @@ def remove_orphan_files(table, older_than_millis: Optional[int] = None, dry_run:
         raise PaimonError("older_than must not be later than now: files younger than it may belong to "
                           "a write not committed yet")
     branches = branch_tables(table)
-    stale = [(folder, i) for folder, i in _candidates(table, branches)
-             if i.mtime is not None and i.mtime.timestamp() * 1000 < older_than_millis]
+    stale = [f for listed in map_tasks(partial(_stale, table.io, older_than_millis), _folders(table, branches))
+             for f in listed]
     if not stale:
         return 0, 0
     referenced = {posixpath.basename(p) for p in referenced_files(table)}  # read after listing: see above
-    orphans = [(folder, i) for folder, i in stale if i.base_name not in referenced]
-    if not dry_run:
-        for folder, info in orphans:
-            table.io.delete(f"{folder}/{info.base_name}")
-        remove_empty_dirs(table, {folder for folder, _ in orphans})
-    return len(orphans), sum(i.size for _, i in orphans)
+    orphans = [(folder, name, size) for folder, name, size in stale if name not in referenced]
+    if not dry_run and orphans:
+        paths = [f"{folder}/{name}" for folder, name, _ in orphans]
+        chunk = max(1, -(-len(paths) // 64))
+        map_tasks(partial(_delete, table.io), [paths[i:i + chunk] for i in range(0, len(paths), chunk)])
+        remove_empty_dirs(table, {folder for folder, _, _ in orphans})
+    return len(orphans), sum(size for _, _, size in orphans)
 
 
 def remove_empty_dirs(table, folders: Set[str]) -> None:

@@ -4,6 +4,7 @@ paimon-spark's parameters and outputs, effects seen in $snapshots, $tags and the
 import datetime as dt
 import os
 import time
+import uuid
 
 import pytest
 
@@ -82,6 +83,21 @@ def _table(session):
     return session.find_table(parse.table_reference("default.t"))
 
 
+def spark_jobs(session, statement):
+    """The statement's rows, and whether it ran Spark stages of spark/orphan_files.py (listing and
+    deleting in tasks; a stage is named after its call site)."""
+    sc = session.spark.sparkContext
+    group = f"orphans-{uuid.uuid4()}"
+    sc.setJobGroup(group, "remove_orphan_files")
+    try:
+        result = rows(session, statement)
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)
+    tracker = sc.statusTracker()
+    stages = [tracker.getStageInfo(s) for j in tracker.getJobIdsForGroup(group) for s in tracker.getJobInfo(j).stageIds]
+    return result, any("orphan_files.py" in st.name for st in stages if st is not None)
+
+
 def test_remove_orphan_files(session):
     table_with_snapshots(session, 2)
     table = _table(session)
@@ -96,14 +112,15 @@ def test_remove_orphan_files(session):
     df = session.sql("CALL sys.remove_orphan_files(table => 'default.t', dry_run => true)")
     assert df.columns == ["deletedFileCount", "deletedFileTotalLenInBytes"]
     assert [tuple(r) for r in df.collect()] == [(1, 100)] and os.path.exists(stray)
-    assert rows(session, "CALL sys.remove_orphan_files(table => 't')") == [(1, 100)]
+    assert spark_jobs(session, "CALL sys.remove_orphan_files(table => 't')") == ([(1, 100)], True)  # distributed
     assert not os.path.exists(stray) and os.path.exists(fresh)  # young: kept by the default cut-off
     soon = (dt.datetime.now() + dt.timedelta(seconds=1)).isoformat(sep=" ", timespec="milliseconds")
     with pytest.raises(Exception, match="older_than must not be later than now"):
         session.sql(f"CALL sys.remove_orphan_files(table => 't', older_than => '{soon}')")
     time.sleep(0.05)
     now = dt.datetime.now().isoformat(sep=" ", timespec="milliseconds")
-    assert rows(session, f"CALL sys.remove_orphan_files('default.*', '{now}', false, 2, 'local')") == [(1, 7)]
+    assert spark_jobs(session, f"CALL sys.remove_orphan_files('default.*', '{now}', false, 2, 'local')") \
+        == ([(1, 7)], False)
     assert data(session) == [(1,), (2,)]
 
 
