@@ -2,8 +2,9 @@
 
 Empties a table and removes its history, keeping the table itself (its schemas and options), in
 Paimon's order: every branch is dropped, every tag and consumer deleted; one OVERWRITE snapshot
-truncates the table; the changelog directory is deleted; every snapshot but that last one
-expires; then every file nothing references is removed, however young (so a write running
+truncates the table; every snapshot but that last one expires and the changelog directory is
+deleted (after the expiry here, which on a table keeping changelog longer than snapshots writes
+the expired snapshots' changes there); then every file nothing references is removed, however young (so a write running
 meanwhile loses its files, as in Paimon: purge a table nobody writes). The table reads empty
 afterwards and takes new writes. Returns ``Success``.
 """
@@ -39,8 +40,9 @@ class PurgeFilesProcedure(Procedure):
             table.consumer_manager.delete(consumer)
         quiet = table.copy({"write-only": "true"})  # no maintenance after the truncate: it follows here
         quiet.new_commit().overwrite([])
-        table.io.delete(f"{table.paths.branch_root}/{CHANGELOG_DIR}")
         expire_snapshots(quiet, retain_max=1, retain_min=1, older_than=int(time.time() * 1000) + 1,
                          max_deletes=2 ** 31 - 1)
+        # after the expiry, which keeps a decoupled table's expired changes as changelog-N files
+        table.io.delete(f"{table.paths.branch_root}/{CHANGELOG_DIR}")
         remove_orphan_files(quiet, int(time.time() * 1000))
         return [("Success",)]

@@ -53,6 +53,19 @@ def test_purge_files_empties_the_table_and_its_history_and_keeps_the_table(sessi
     assert rows(session, "SELECT * FROM t") == [(7, "p7")]
 
 
+def test_purge_files_leaves_no_changelog_of_a_table_keeping_changelog_longer(session):
+    session.sql("CREATE TABLE t (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1', "
+                "'changelog-producer' = 'input', 'snapshot.num-retained.min' = '1', "
+                "'snapshot.num-retained.max' = '2', 'changelog.num-retained.max' = '100')")
+    for i in range(4):
+        session.sql(f"INSERT INTO t VALUES ({i}, 'v')")
+    path = _table(session).path
+    assert glob.glob(f"{path}/changelog/changelog-*")  # expired snapshots left their changes there
+    assert rows(session, "CALL sys.purge_files('t')") == [("Success",)]
+    assert not os.path.exists(f"{path}/changelog")
+    assert glob.glob(f"{path}/bucket-*/*") == [] and rows(session, "SELECT count(*) FROM t") == [(0,)]
+
+
 def test_purge_files_of_an_empty_table(session):
     session.sql("CREATE TABLE t (id INT)")
     assert rows(session, "CALL sys.purge_files('t')") == [("Success",)]
