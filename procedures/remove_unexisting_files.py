@@ -3,17 +3,24 @@
 Repairs a table whose data files were lost from storage: the live files of the latest snapshot
 whose data file no longer exists get DELETE entries, all in one snapshot, so the table reads again
 (the lost rows are gone). Returns one row per such file (its path); ``dry_run`` only lists them.
-``parallelism`` is the number of threads checking existence.
+Existence is checked by Spark tasks on the executors, ``parallelism`` of them (default Spark's
+default parallelism), as paimon-spark does.
 """
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-from typing import Dict, Tuple
+from functools import partial
+from typing import Dict, List, Tuple
 
 from paimon_sql.format import binary_row
 from paimon_sql.procedures.base import Procedure, columns, optional, register, required
+from paimon_sql.spark.tasks import run_tasks
 from paimon_sql.table.write import CommitMessage
+
+
+def _missing(io, paths: List[str]) -> List[str]:
+    """The paths of one task's share that do not exist."""
+    return [p for p in paths if not io.exists(p)]
 
 
 @register
@@ -24,17 +31,20 @@ class RemoveUnexistingFilesProcedure(Procedure):
     description = "Drop the manifest entries of data files missing from storage, in one snapshot (dry_run: list them)."
 
     def call(self, session, args):
-        threads = 8 if args["parallelism"] is None else args["parallelism"]
-        if threads < 1:
-            raise self.fail(f"parallelism must be at least 1, got {threads}")
+        tasks = session.spark.sparkContext.defaultParallelism if args["parallelism"] is None else args["parallelism"]
+        if tasks < 1:
+            raise self.fail(f"parallelism must be at least 1, got {tasks}")
         table = self.table(session, args["table"])
         types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
         entries = table.new_scan().plan_entries()
         paths = [table.paths.data_file_path(binary_row.from_bytes(e.partition, types), e.bucket,
                                             e.file.file_name, e.file.external_path) for e in entries]
-        with ThreadPoolExecutor(threads) as pool:
-            present = list(pool.map(table.io.exists, paths))
-        missing = [(e, p) for e, p, ok in zip(entries, paths, present) if not ok]
+        size = max(1, -(-len(paths) // tasks))
+        lost = {p for chunk in run_tasks(session.spark, f"paimon remove_unexisting_files {table.name}",
+                                         partial(_missing, table.io), [paths[i:i + size] for i in
+                                                                      range(0, len(paths), size)])
+                for p in chunk}
+        missing = [(e, p) for e, p in zip(entries, paths) if p in lost]
         if missing and not args["dry_run"]:
             messages: Dict[Tuple[bytes, int], CommitMessage] = {}
             for e, _ in missing:

@@ -1,0 +1,24 @@
+"""Per-file and per-bucket work of procedures as Spark tasks: the driver plans, executors do the
+work, the driver gathers the results (and commits). A job carries a description
+(``paimon <procedure> <table>``) that Spark's UI, status API and event log show."""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+JOB_DESCRIPTION = "spark.job.description"
+
+
+def run_tasks(spark, description: str, fn: Callable, items: list, slices: Optional[int] = None) -> list:
+    """``[fn(item) for item in items]``, computed by ``slices`` Spark tasks (default and at most:
+    one per item)."""
+    if not items:
+        return []
+    sc = spark.sparkContext
+    slices = min(len(items), slices or len(items))
+    previous = sc.getLocalProperty(JOB_DESCRIPTION)
+    sc.setJobDescription(description)
+    try:
+        return sc.parallelize(items, slices).map(fn).collect()
+    finally:
+        sc.setLocalProperty(JOB_DESCRIPTION, previous)
