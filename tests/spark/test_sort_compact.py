@@ -122,17 +122,34 @@ def test_point_queries_on_the_order_columns_read_few_files_after_sorting(session
     write_files(session, data, files=100)
     points = rows(session, "SELECT a, b FROM t ORDER BY v LIMIT 20")
     queries = [P.and_(P.equal("a", a), P.equal("b", b)) for a, b in points]
+    on_b = [P.equal("b", b) for _, b in points]
     before = sum(planned_files(session, q) for q in queries)
     assert len(all_files(session)) == 100 and before >= 20 * 90
     session.sql(f"CALL sys.compact(table => 't', order_strategy => '{strategy}', order_by => 'a,b')")
     assert snapshot_kinds(session) == ["APPEND", "OVERWRITE"] and same_rows(session, 1)
     after = sum(planned_files(session, q) for q in queries)
+    after_b = sum(planned_files(session, q) for q in on_b)
     total = len(all_files(session))
     print(f"{strategy}: {total} files; point query on (a, b) plans {before / 20:.1f} files before, "
-          f"{after / 20:.1f} after (of {total})")
+          f"{after / 20:.1f} after; on b alone {after_b / 20:.1f} after (of {total})")
     assert after <= 0.2 * before
+    # z-order and Hilbert cluster b too; a lexicographic order by (a, b) leaves every file all b values
+    assert after_b <= 0.5 * 20 * total if strategy != "order" else after_b == 20 * total
     for a, b in points[:3]:
         assert rows(session, f"SELECT a, b FROM t WHERE a = {a} AND b = {b}")[0] == (a, b)
+
+
+def test_a_table_with_file_indexes_is_sorted_through_the_paimon_writer(session):
+    session.sql("CREATE TABLE t (a INT, b INT) TBLPROPERTIES ('file-index.bloom-filter.columns'='a')")
+    session.sql("INSERT INTO t SELECT CAST(id * 31 % 97 AS INT), CAST(id % 7 AS INT) FROM range(300)")
+    session.sql("INSERT INTO t VALUES (NULL, 1)")
+    session.sql("CALL sys.compact(table => 't', order_strategy => 'zorder', order_by => 'a,b')")
+    assert snapshot_kinds(session) == ["APPEND", "APPEND", "OVERWRITE"] and same_rows(session, 2)
+    for path in all_files(session):
+        data = pq.read_table(path)
+        keys = zorder_keys([data.column("a").combine_chunks(), data.column("b").combine_chunks()]).to_pylist()
+        assert keys == sorted(keys)
+    assert rows(session, "SELECT count(*) FROM t WHERE a = 30") == [(3,)]
 
 
 def test_every_orderable_type_and_nulls_sort_with_rows_unchanged(session):
