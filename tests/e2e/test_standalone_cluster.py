@@ -88,7 +88,8 @@ COMPACT_SCRIPT = ("CREATE TABLE t (id BIGINT, v STRING, dt STRING, PRIMARY KEY (
 def _events(log_dir):
     """The events the application logged to ``log_dir`` (Spark's JSON event log, one file or a
     rolling log's directory of ``events_*`` files)."""
-    logs = sorted(p for p in Path(log_dir).rglob("*") if p.is_file() and not p.name.startswith("appstatus"))
+    logs = sorted(p for p in Path(log_dir).rglob("*")
+                  if p.is_file() and not p.name.startswith((".", "appstatus")))  # not .crc checksums
     return [json.loads(line) for log in logs for line in log.read_text().splitlines()]
 
 

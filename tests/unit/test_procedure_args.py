@@ -59,7 +59,8 @@ def test_bad_arguments_fail_in_one_line_with_the_signature(text, problem):
 
 
 def test_unknown_procedure_names_the_closest_known_ones():
-    with pytest.raises(ProcedureError, match=r"^unknown procedure 'sys.compcat' \(did you mean sys.compact\?\)$"):
+    with pytest.raises(ProcedureError,
+                       match=r"^unknown procedure 'sys.compcat' \(did you mean sys.compact, sys.compact_database\?\)$"):
         lookup("compcat")
     with pytest.raises(ProcedureError, match=r"^unknown procedure 'sys.zzz' \(SHOW PROCEDURES lists them\)$"):
         lookup("zzz")
