@@ -1,0 +1,149 @@
+"""Maintenance beside a live writer, in separate OS processes: one process commits in a loop
+(with a compaction now and then), another expires snapshots and removes orphan files in a loop,
+a third reads the latest snapshot in a loop. Afterwards every committed row is in the table,
+no read failed and no file a kept snapshot names is missing.
+
+Expiry keeps snapshots whose successor is younger than two seconds (``older_than``), as
+``snapshot.time-retained`` would: a reader's snapshot must outlive its read (docs/snapshot-lifecycle.md).
+Orphan removal runs with its default ``older_than`` (one day ago), which is what protects the
+writer's staged, not yet committed files; the last test shows what a short one does to them. So
+that it has old files to judge, the maintainer makes the latest snapshot's files and a stray look
+two days old before each run: only the references keep the committed ones."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import pyarrow as pa
+import pytest
+
+from paimon_sql.table.references import References, branch_tables
+from paimon_sql.table.table import table_at
+
+SCHEMA = pa.schema([pa.field("id", pa.int64(), False), ("v", pa.int64()), pa.field("dt", pa.string(), False)])
+
+WORKER = textwrap.dedent('''
+    import json, os, sys, time
+    import pyarrow as pa
+    from paimon_sql.table.references import snapshot_files
+    from paimon_sql.table.expire import expire_snapshots
+    from paimon_sql.table.orphan_files import remove_orphan_files
+    from paimon_sql.table.table import table_at
+
+    role, path, seconds, log = sys.argv[1], sys.argv[2], float(sys.argv[3]), open(sys.argv[4], "a")
+    extra = json.loads(sys.argv[5]) if len(sys.argv) > 5 else {}
+    schema = pa.schema([pa.field("id", pa.int64(), False), ("v", pa.int64()), pa.field("dt", pa.string(), False)])
+    end = time.time() + seconds
+
+    def emit(**record):
+        log.write(json.dumps(record) + "\\n")
+        log.flush()
+
+    n = 0
+    while time.time() < end:
+        n += 1
+        try:
+            table = table_at(path)
+            if role == "writer":
+                ids = list(range(n * 10, n * 10 + 3))
+                write = table.new_write()
+                write.write_arrow(pa.table({"id": ids, "v": [n] * 3, "dt": ["ab"[n % 2]] * 3}, schema=schema))
+                messages = write.prepare_commit()
+                time.sleep(extra.get("stage_seconds", 0))  # a long write: staged files age before the commit
+                table.new_commit().commit(messages)
+                emit(committed=ids)
+                if n % 7 == 0:
+                    table.compact(full=n % 14 == 0)
+            elif role == "maintainer":
+                if extra.get("age_committed"):  # committed files and a stray look two days old:
+                    old = time.time() - 2 * 86400  # references alone must keep the committed ones
+                    stray = f"{path}/dt=a/bucket-0/data-stray-{n}.parquet"
+                    os.makedirs(os.path.dirname(stray), exist_ok=True)
+                    open(stray, "wb").close()
+                    for f in snapshot_files(table, table.snapshot_manager.latest()) | {stray}:
+                        os.utime(f, (old, old))
+                now = int(time.time() * 1000)
+                expired = expire_snapshots(table, retain_min=2, older_than=now - 2000)
+                older = now - extra["orphan_age_ms"] if "orphan_age_ms" in extra else None
+                removed, _ = remove_orphan_files(table, older_than_millis=older)
+                emit(expired=expired, removed=removed)
+            else:
+                snap = table.snapshot_manager.latest_id()
+                emit(read=table.to_arrow().num_rows, snapshot=snap)
+        except Exception as e:  # recorded, and the loop goes on: the test judges
+            emit(error=f"{role}: {type(e).__name__}: {e}")
+''')
+
+
+def start(role, path, seconds, log, **extra):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    return subprocess.Popen([sys.executable, "-c", WORKER, role, path, str(seconds), str(log), json.dumps(extra)],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def records(log):
+    return [json.loads(line) for line in open(log)] if os.path.exists(log) else []
+
+
+def run(path, tmp_path, seconds, writer=None, maintainer=None):
+    logs = {role: tmp_path / f"{role}.log" for role in ("writer", "maintainer", "reader")}
+    procs = [start("writer", path, seconds, logs["writer"], **(writer or {})),
+             start("maintainer", path, seconds, logs["maintainer"], **(maintainer or {})),
+             start("reader", path, seconds, logs["reader"])]
+    for p in procs:
+        out, _ = p.communicate(timeout=seconds + 120)
+        assert p.returncode == 0, out[-3000:]
+    return {role: records(log) for role, log in logs.items()}
+
+
+def missing_files(table):
+    """Files a listed snapshot or tag of any branch names that are not on disk."""
+    out = []
+    for bt in branch_tables(table):
+        refs = References(bt)
+        for sid in bt.snapshot_manager.listed_ids():
+            out += [p for p in refs.whole(bt.snapshot_manager.snapshot(sid)) if not os.path.exists(p)]
+    return out
+
+
+@pytest.fixture
+def table(catalog):
+    return catalog.create_table_from_arrow("db.t", SCHEMA, partition_keys=["dt"], primary_keys=["id", "dt"],
+                                           options={"bucket": "2", "changelog-producer": "input"})
+
+
+def test_commits_beside_expiry_and_orphan_removal_lose_nothing(table, tmp_path):
+    seconds = float(os.environ.get("CONCURRENT_SECONDS", "20"))
+    logs = run(table.path, tmp_path, seconds, maintainer={"age_committed": True})
+    errors = [r["error"] for role in logs.values() for r in role if "error" in r]
+    assert not errors, errors[:5]
+    committed = {i for r in logs["writer"] for i in r.get("committed", ())}
+    expired = sum(r.get("expired", 0) for r in logs["maintainer"])
+    reads = [r for r in logs["reader"] if "read" in r]
+    removed = sum(r.get("removed", 0) for r in logs["maintainer"])
+    assert len(committed) >= 30 and expired > 0 and len(reads) >= 10, (len(committed), expired, len(reads))
+    assert removed >= len(logs["maintainer"]), removed  # each run's stray at least, and every old file
+    t = table_at(table.path)
+    assert set(t.to_arrow().column("id").to_pylist()) == committed
+    assert not missing_files(t)
+    assert t.snapshot_manager.earliest_id() > 1  # expiry really ran beside the commits
+    assert not [n for d, _, names in os.walk(t.path) for n in names if "stray" in n]
+    print(f"{len(committed) // 3} commits, {expired} snapshots expired, {len(reads)} reads, "
+          f"{len(logs['maintainer'])} maintenance runs, {removed} old orphans removed")
+
+
+def test_a_short_older_than_deletes_a_slow_writers_staged_files(table, tmp_path):
+    """Paimon documents the risk: orphan removal with ``older_than`` shorter than a write takes
+    deletes the files the write has staged and not committed yet. Here a write stages for 1.5 s
+    and removal runs with ``older_than`` = 1 s: a commit then names files that are gone, and the
+    table cannot be read. The default (one day) is what keeps writers safe."""
+    logs = run(table.path, tmp_path, 8, writer={"stage_seconds": 1.5}, maintainer={"orphan_age_ms": 1000})
+    removed = sum(r.get("removed", 0) for r in logs["maintainer"])
+    t = table_at(table.path)
+    lost = missing_files(t)
+    print(f"{removed} staged files removed; {len(lost)} files named by kept snapshots missing; errors: "
+          f"{sorted({r['error'][:90] for role in logs.values() for r in role if 'error' in r})[:4]}")
+    assert removed > 0 and lost
