@@ -7,6 +7,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
+import org.apache.paimon.Snapshot;
 import org.apache.paimon.append.UnawareAppendCompactionTask;
 import org.apache.paimon.append.UnawareAppendTableCompactionCoordinator;
 import org.apache.paimon.catalog.Catalog;
@@ -58,6 +60,7 @@ import org.apache.paimon.types.DecimalType;
 import org.apache.paimon.types.MapType;
 import org.apache.paimon.types.RowKind;
 import org.apache.paimon.types.RowType;
+import org.apache.paimon.utils.SnapshotManager;
 
 /**
  * Drives Java Apache Paimon for tests/interop/test_java_interop.py: the oracle for bytes.
@@ -75,6 +78,8 @@ import org.apache.paimon.types.RowType;
  * {"op": "evolve", ..., "changes": [["add", c, type] | ["rename", c, new] | ["drop", c]
  *                                  | ["type", c, type] | ["set", key, value]]} -> "ok"
  * {"op": "tag", ..., "name": T, "snapshot": N (default latest)}              -> "ok"
+ * {"op": "snapshots", ...}  the snapshot files Java lists and its EARLIEST/LATEST view
+ *     -> {"ids": [...], "earliest": N, "latest": N, "earliest_hint": N, "latest_hint": N, "kinds": [...]}
  * </pre>
  *
  * Types are Paimon's schema JSON ("INT", "DECIMAL(38, 10)", {"type": "ARRAY", "element": ...}).
@@ -145,6 +150,7 @@ public class PaimonDriver {
             case "write": return write(table, cmd);
             case "read": return read(table, cmd);
             case "compact": return compact(table);
+            case "snapshots": return snapshots(table);
             case "tag":
                 if (cmd.has("snapshot")) {
                     table.createTag(cmd.get("name").asText(), cmd.get("snapshot").asLong());
@@ -154,6 +160,28 @@ public class PaimonDriver {
                 return "ok";
             default: throw new IllegalArgumentException("unknown op " + op);
         }
+    }
+
+    /** What Java sees of the snapshot directory: every listed snapshot (each one parsed), the
+     * earliest/latest it resolves and the raw hint files (null when absent). */
+    private static Map<String, Object> snapshots(FileStoreTable table) throws Exception {
+        SnapshotManager sm = table.snapshotManager();
+        List<Long> ids = new ArrayList<>();
+        List<String> kinds = new ArrayList<>();
+        Iterator<Snapshot> it = sm.snapshots();
+        while (it.hasNext()) {
+            Snapshot s = it.next();
+            ids.add(s.id());
+            kinds.add(s.commitKind().name());
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("ids", ids);
+        out.put("kinds", kinds);
+        out.put("earliest", sm.earliestSnapshotId());
+        out.put("latest", sm.latestSnapshotId());
+        out.put("earliest_hint", sm.readHint(SnapshotManager.EARLIEST));
+        out.put("latest_hint", sm.readHint(SnapshotManager.LATEST));
+        return out;
     }
 
     private static List<String> strings(JsonNode node) {
