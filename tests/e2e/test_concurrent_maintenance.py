@@ -15,7 +15,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 
 import pyarrow as pa
 import pytest

@@ -272,7 +272,7 @@ class Lifecycle(RuleBasedStateMachine):
         del self.consumers[name]
 
     @rule(b=st.integers(0, 3), retain_min=st.integers(1, 3), extra=st.one_of(st.none(), st.integers(0, 3)),
-          age=st.sampled_from(["default", "now", "future"]))
+          age=st.sampled_from(["default", "now", "future", "future"]))
     def expire(self, b, retain_min, extra, age):
         branch = self.pick_branch(b)
         t = self.table(branch)
@@ -297,6 +297,8 @@ class Lifecycle(RuleBasedStateMachine):
         if to_tag and tags:
             name = tags[pick % len(tags)]
             target, version = model.tags[name]
+            if target not in t.snapshot_manager.listed_ids():
+                STEPS[self.kind, "rolled back to an expired tag"] += 1
             rollback_to_tag(t, name)
         else:
             ids = t.snapshot_manager.listed_ids()
