@@ -131,6 +131,7 @@ class TableWrite:
         self._next_seq: Optional[Dict[Tuple[bytes, int], int]] = None
         self._base: Optional[int] = None  # the snapshot sequences and levels were restored from
         self._restored_files: Dict[Tuple[bytes, int], List[DataFileMeta]] = {}
+        self._bucket_counts: Dict[bytes, int] = {}  # each partition's bucket count in the restored snapshot
         self._compactors: Dict[Tuple[bytes, int], object] = {}
         self._compaction = self.is_pk and not self.options.get("write-only")
         self._input_changelog = self.is_pk and self.options.get("changelog-producer") == "input"
@@ -258,7 +259,22 @@ class TableWrite:
                 key = (e.partition, e.bucket)
                 self._next_seq[key] = max(self._next_seq.get(key, 0), e.file.max_sequence_number + 1)
                 self._restored_files.setdefault(key, []).append(e.file)
+                self._bucket_counts[e.partition] = e.total_buckets
         return self._next_seq
+
+    def _check_bucket_count(self, partitions) -> None:
+        """A fixed-bucket partition is written with the bucket count its files have, as Paimon
+        insists: a key hashed into another count of buckets would live in two buckets at once.
+        After ``ALTER TABLE ... SET ('bucket' = ...)`` the partition is rescaled first."""
+        bucket = self.options.bucket
+        for p in partitions:
+            had = self._bucket_counts.get(p)
+            if bucket > 0 and had is not None and had != bucket:
+                keys = self.schema.partition_keys
+                values = binary_row.from_bytes(p, [f.type for f in self.schema.fields_of(keys)])
+                where = f"partition {', '.join(f'{k}={v}' for k, v in zip(keys, values))}" if keys else "the table"
+                raise PaimonError(f"table {self.table.name}: {where} was written with {had} buckets but 'bucket' is "
+                                  f"{bucket}; rescale it first (CALL sys.rescale or INSERT OVERWRITE), as Paimon requires")
 
     def _write_rows(self, data: pa.Table, kinds: Optional[pa.Array]) -> List[Tuple[bytes, int]]:
         """Write the rows as level-0 files; returns the (partition, bucket)s written."""
@@ -294,6 +310,7 @@ class TableWrite:
             if seq is not None:
                 seq[idx] = group_seq
             groups.append((g, idx, pvals, pbytes, bucket, group_seq))
+        self._check_bucket_count({pbytes for _, _, _, pbytes, _, _ in groups})
         if self.is_pk:
             jobs = self._primary_key_slices(data, kinds, group, seq, groups)
         else:

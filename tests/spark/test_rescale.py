@@ -48,6 +48,12 @@ def test_rescale_one_partition_after_alter_keeps_rows_and_other_partitions(sessi
     session.sql("INSERT INTO t VALUES (1000, 'late', 'a'), (0, 'changed', 'a')")
     assert rows(session, "SELECT v FROM t WHERE id IN (0, 1000) ORDER BY id") == [("changed",), ("late",)]
     assert rows(session, "SELECT count(*) FROM t") == [(51,)]
+    # dt=b still has 2 buckets: writing it with 4 would put a key in two buckets, refused as in Paimon
+    with pytest.raises(PaimonError, match=r"partition dt=b was written with 2 buckets but 'bucket' is 4; "
+                                          r"rescale it first") as e:
+        session.sql("INSERT INTO t VALUES (1, 'dup', 'b')")
+    assert "\n" not in str(e.value) and rows(session, "SELECT v FROM t WHERE id = 1") == [("v1",)]
+    assert kinds(session) == ["APPEND", "APPEND", "OVERWRITE", "APPEND"]
 
 
 def test_without_bucket_num_the_tables_bucket_option_is_used_and_where_selects(session):
