@@ -11,8 +11,8 @@ c. ``CALL sys.expire_snapshots`` of 250 / 500 / 1,000 snapshots of a primary-key
 d. ``CALL sys.remove_orphan_files`` with 25k / 50k / 100k junk files (3 days old) in the table's
    data directories: seconds, and the growth.
 
-Mutating operations run on a fresh copy per run: (a) twice per side, the rest once. Figures move with the machine's load;
-it is printed with them.
+Mutating operations run on a fresh copy per run: (a) three times per side, the rest once.
+Figures move with the machine's load; it is printed with them.
 
     .venv/bin/python bench/procedures.py [--rows N=10_000_000] [--only a,b,c,d]
 """
@@ -70,14 +70,14 @@ def three_runs(session, name, n):
 
 def compaction(session, n):
     """a. Spark CALL vs the core compaction, each on its own byte-identical copy of a 3-run
-    primary-key table, alternated Spark, core, core, Spark; the best of each two. A small table is
-    compacted through Spark first: the session's Python workers start once, as in any long-lived
-    session, not within a measured CALL."""
+    primary-key table, alternated Spark, core, core, Spark, Spark, core; the best of each three.
+    A small table is compacted through Spark first: the session's Python workers start once, as
+    in any long-lived session, not within a measured CALL."""
     three_runs(session, "warm", 1000)
     session.sql(f"CALL sys.compact(table => '{DB}.warm')").collect()
     three_runs(session, "pk", n)
     times = {"spark": [], "core": []}
-    for i, side in enumerate(("spark", "core", "core", "spark")):
+    for i, side in enumerate(("spark", "core", "core", "spark", "spark", "core")):
         copy = copy_table(session, "pk", f"pk{i}")
         if side == "spark":
             took, _ = seconds(lambda: session.sql(f"CALL sys.compact(table => '{DB}.pk{i}')").collect())
