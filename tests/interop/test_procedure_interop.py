@@ -4,11 +4,13 @@ Each case is one partitioned table written by our writer (three overlapping inse
 so primary-key buckets hold several sorted runs and the deletion-vector table has vectors) on which
 one procedure is CALLed through SQL. Checked against a model of the rows kept apart from every
 reader: our read, pypaimon's, Java's; Java's view of the snapshot directory (the ids and kinds it
-lists, the EARLIEST/LATEST it resolves and the hint files); Java's time travel to the earliest kept snapshot (pypaimon's too after expiry);
-and a Java write after the procedure, read back by Java and by us. On primary-key tables that write
-upserts an existing key, so a row left in the wrong bucket or level shows as a duplicate or a lost
-update. All cases share one warehouse, and Java runs once for all of them (a JVM per case would
-cost seconds each).
+lists, the EARLIEST/LATEST it resolves and the hint files); Java's time travel to the earliest kept
+snapshot (pypaimon's too after expiry); and a Java write after the procedure, read back by Java and
+by us. On primary-key tables that write upserts an existing key, so a row left in the wrong bucket
+or level shows as a duplicate or a lost update (after rescale the table's `bucket` option is set to
+the new number first: Paimon's rescale leaves it, and Java refuses to write a partition whose files
+have another bucket count). All cases share one warehouse, and Java runs once for all of them (a
+JVM per case would cost seconds each).
 """
 
 import pyarrow as pa
