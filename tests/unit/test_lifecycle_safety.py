@@ -243,8 +243,9 @@ class Lifecycle(RuleBasedStateMachine):
         del self.branches["main"].tags[name]
 
     @precondition(lambda self: len(self.branches) < 3 and self.branches["main"].tags)
-    @rule(pick=st.integers(0, 100))
-    def create_branch(self, pick):
+    @rule(pick=st.integers(0, 100), drop_tag=st.booleans())
+    def create_branch(self, pick, drop_tag):
+        """From a tag of main, which may go at once: the branch keeps its own copy."""
         t, model = self.table(), self.branches["main"]
         tags = sorted(model.tags)
         tag = tags[pick % len(tags)]
@@ -253,6 +254,9 @@ class Lifecycle(RuleBasedStateMachine):
         t.branch_manager.create(name, t, tag=tag)
         sid, version = model.tags[tag]
         self.branches[name] = Branch({sid: version}, {tag: (sid, version)})
+        if drop_tag:
+            t.tag_manager.delete(tag)
+            del model.tags[tag]
         STEPS[self.kind, "branched"] += 1
 
     @precondition(lambda self: self.branches["main"].latest is not None)
