@@ -16,6 +16,7 @@ left out of the rewrite.
 from __future__ import annotations
 
 from paimon_sql.procedures.base import Procedure, optional, register, required
+from paimon_sql.table.commit import LAST_SAFE_SNAPSHOT
 from paimon_sql.table.partition_names import specs_predicate
 
 
@@ -51,6 +52,9 @@ class RescaleProcedure(Procedure):
         if any(e.file.file_name not in read for e in entries):  # level-0 files a batch read leaves out
             from paimon_sql.spark.compact import compact
             compact(session.spark, table, predicate, full=True)
-        rescaled = table.copy({"bucket": str(bucket_num or table.options.bucket)})
-        session.write(session.scan_dataframe(table, None, predicate), rescaled, overwrite=True, dynamic=True)
+            snapshot = table.snapshot_manager.latest_id()
+        # read one snapshot; the overwrite refuses to replace what another writer committed after it
+        source = session.scan_dataframe(table.travel({"scan.snapshot-id": str(snapshot)}), None, predicate)
+        rescaled = table.copy({"bucket": str(bucket_num or table.options.bucket), LAST_SAFE_SNAPSHOT: str(snapshot)})
+        session.write(source, rescaled, overwrite=True, dynamic=True)
         return [(True,)]

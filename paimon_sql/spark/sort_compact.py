@@ -23,6 +23,7 @@ from pyspark.sql.types import BinaryType, StructField, StructType
 from paimon_sql.format import predicate as P
 from paimon_sql.spark.scan import scan_dataframe
 from paimon_sql.table import sort_keys
+from paimon_sql.table.commit import LAST_SAFE_SNAPSHOT
 
 ORDER, ZORDER, HILBERT = "order", "zorder", "hilbert"
 _KEY = "__paimon_sort_key"
@@ -56,11 +57,13 @@ def sort_dataframe(df: DataFrame, strategy: str, columns: List[str], partition_k
 def sort_compact(session, table, strategy: str, columns: List[str], predicate: Optional[P.Predicate]) -> bool:
     """Rewrite the partitions ``predicate`` selects (all when None) sorted by ``strategy`` over
     ``columns``, as one OVERWRITE snapshot; False when they hold no file (nothing is committed)."""
-    if not table.new_scan().filter(predicate).plan_entries():
+    snapshot = table.snapshot_manager.latest_id()
+    if snapshot is None or not table.new_scan().filter(predicate).with_snapshot(snapshot).plan_entries():
         return False
     var_length = sort_keys.check_var_length(table.options.get(sort_keys.VAR_LENGTH_CONTRIBUTION))
-    df = scan_dataframe(session.spark, table, session.warehouse, predicate=predicate,
-                        catalog_options=session.catalog_options)
-    session.write(sort_dataframe(df, strategy, columns, table.schema.partition_keys, var_length), table,
-                  overwrite=True, dynamic=True)
+    # read one snapshot; the overwrite refuses to replace what another writer committed after it
+    df = scan_dataframe(session.spark, table.travel({"scan.snapshot-id": str(snapshot)}), session.warehouse,
+                        predicate=predicate, catalog_options=session.catalog_options)
+    session.write(sort_dataframe(df, strategy, columns, table.schema.partition_keys, var_length),
+                  table.copy({LAST_SAFE_SNAPSHOT: str(snapshot)}), overwrite=True, dynamic=True)
     return True

@@ -43,6 +43,7 @@ from paimon_sql.table.scan import in_partitions
 from paimon_sql.table.write import CommitMessage, delete_files, delete_index_files
 
 _ROLL_CHECK = 1000  # Paimon's rolling writers check a file's size every this many records
+LAST_SAFE_SNAPSHOT = "commit.strict-mode.last-safe-snapshot"
 
 
 def _entries(kind: int, messages, files_of) -> List[ManifestEntry]:
@@ -154,6 +155,7 @@ class TableCommit:
                     live = self._live_entries(latest)
                     if overwrite is not None:
                         entries += self._overwrite_deletes(live, overwrite, messages)
+                        self._check_last_safe_snapshot(entries, latest)
                     self._check_deletes(live, entries)
                 snapshot = self._build_snapshot(latest, adds + entries, index_changes, changelog, kind, identifier,
                                                 attempt_files, statistics, merge_all)
@@ -296,6 +298,25 @@ class TableCommit:
         else:
             selected = live
         return [ManifestEntry(DELETE, e.partition, e.bucket, e.total_buckets, e.file) for e in selected]
+
+    def _check_last_safe_snapshot(self, entries: List[ManifestEntry], latest: Optional[Snapshot]) -> None:
+        """An overwrite that rewrites what it read in snapshot S (rescale, sort compaction: option
+        ``commit.strict-mode.last-safe-snapshot`` = S, Paimon's name) must not delete a file another
+        writer committed after S: those rows were never read, and would be lost."""
+        safe = self.table.options.raw.get(LAST_SAFE_SNAPSHOT)
+        if safe is None or latest is None or latest.id <= int(safe):
+            return
+        doomed = {e.file.file_name for e in entries if e.kind == DELETE}
+        for sid in range(int(safe) + 1, latest.id + 1):
+            snap = self.table.snapshot_manager.snapshot(sid)
+            if snap.commit_user == self.commit_user:
+                continue
+            added = {e.file.file_name for m in self.table.manifest_list(snap.delta_manifest_list)
+                     for e in self.table.manifest_entries(m.file_name) if e.kind == ADD}
+            if added & doomed:
+                raise CommitConflictError(
+                    f"table {self.table.name}: snapshot {sid} ({snap.commit_kind}) of another writer changed the "
+                    f"partitions this overwrite replaces after snapshot {safe}, which it read; nothing was committed")
 
     def _check_deletes(self, live: List[ManifestEntry], entries: List[ManifestEntry]) -> None:
         alive = {e.identifier() for e in live}
