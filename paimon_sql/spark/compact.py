@@ -15,9 +15,8 @@ from typing import Optional, Sequence
 
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.format.predicate import Predicate
+from paimon_sql.spark.tasks import run_tasks
 from paimon_sql.table.compact import BucketUnit, compact_unit, plan_units
-
-JOB_DESCRIPTION = "spark.job.description"
 
 
 def _run(table, full: bool, unit: BucketUnit):
@@ -36,13 +35,7 @@ def compact(spark, table, partition_predicate: Optional[Predicate] = None, full:
     units = plan_units(table, partition_predicate, buckets)
     if not units:
         return None
-    sc = spark.sparkContext
-    previous = sc.getLocalProperty(JOB_DESCRIPTION)
-    sc.setJobDescription(f"paimon compact {table.name}")
-    try:
-        outcomes = sc.parallelize(units, len(units)).map(partial(_run, table, full)).collect()
-    finally:
-        sc.setLocalProperty(JOB_DESCRIPTION, previous)
+    outcomes = run_tasks(spark, f"paimon compact {table.name}", partial(_run, table, full), units)
     messages = [m for ok, m in outcomes if ok and m is not None]
     errors = [m for ok, m in outcomes if not ok]
     commit = table.new_commit()
