@@ -34,10 +34,13 @@ from paimon_sql.table.scan import PlanStats
 
 
 def native_readable(table, split) -> bool:
-    """Whether Spark's Parquet reader can read this split as it stands on disk."""
+    """Whether Spark's Parquet reader can read this split as it stands on disk. A file whose stats
+    leave out a partition column may not hold it (one migrate_table adopted from a Hive layout):
+    the paimon source reads it, filling the column from the partition."""
+    keys = set(table.schema.partition_keys)
     return (split.raw_convertible and table.io.scheme == ""
             and all(f.file_name.endswith(".parquet") and f.schema_id == table.schema.id and f.external_path is None
-                    for f in split.files))
+                    and (f.value_stats_cols is None or keys <= set(f.value_stats_cols)) for f in split.files))
 
 
 # deleted positions (and files with vectors) the native read's anti-join may take in all; splits past

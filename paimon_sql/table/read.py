@@ -183,7 +183,13 @@ class SplitReader:
             wanted.append((VALUE_KIND, VALUE_KIND, pa.field(VALUE_KIND, pa.int8(), False)))
         keys = set(self.schema.trimmed_primary_keys) if with_system else set()
         nested = {}  # columns whose ROW fields changed since the file was written: old type, new type
+        # a partition column's value is the file's partition, not read from the file (Java's
+        # PartitionInfo): files adopted by migrate_table from a Hive layout do not hold it
+        partition = dict(zip(self.schema.partition_keys, binary_row.from_bytes(split.partition, self._part_types)))
         for cur in self.read_fields:
+            if cur.name in partition:
+                wanted.append((cur.name, None, cur.to_arrow()))
+                continue
             old = by_id.get(cur.id)
             # a key column's value equals its _KEY_ column: read that once
             source = (KEY_PREFIX + old.name if cur.name in keys else old.name) if old else None
@@ -205,7 +211,7 @@ class SplitReader:
         arrays = []
         for name, col, fld in wanted:
             if col is None:
-                arrays.append(pa.nulls(data.num_rows, fld.type))
+                arrays.append(pa.repeat(pa.scalar(partition.get(name), fld.type), data.num_rows))
                 continue
             arr = data.column(col)
             if name in nested:
