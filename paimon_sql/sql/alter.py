@@ -109,6 +109,10 @@ def alter(session, node: exp.Alter):
                                      session.identifier(exp.Table(this=target.this, db=target.args.get("db")
                                                                   or node.this.args.get("db"))))
         return None
+    if any(isinstance(a, exp.AddPartition) for a in actions):
+        # paimon-spark: "Create partition is not supported"; a partition exists once rows are written to it
+        raise PaimonError(f"ALTER TABLE ... ADD PARTITION is not supported on Paimon table {table.name}: a partition "
+                          "is created by writing rows into it")
     drops = [a for a in actions if isinstance(a, exp.DropPartition)]
     if drops:
         if len(drops) < len(actions):

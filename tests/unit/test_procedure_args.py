@@ -84,17 +84,37 @@ def test_register_files_a_procedure_under_its_name():
 
 def test_every_registered_procedure_declares_paimon_sparks_signature_as_documented():
     """docs/procedures.md's table is paimon-spark's 42 procedures; each one we register must match
-    its row (parameters, types, optionality, output columns) and be marked available there."""
-    import pathlib
-    import re
-
+    its row (parameters, types, optionality, output columns) and be marked available there, or
+    refused when it is registered only to say what it needs."""
     from paimon_sql.procedures import PROCEDURES
-    doc = (pathlib.Path(__file__).parents[2] / "docs" / "procedures.md").read_text()
-    table = {m[0]: m[1:] for m in re.findall(r"^\| `(\w+)` \| (.*?) \| (.*?) \| (available|not yet) \|$", doc, re.M)}
+    from paimon_sql.procedures.unsupported import Refused
+    table = _documented()
     assert len(table) == 42
     for name, cls in PROCEDURES.items():
         params, output, status = table[name]
         assert (name, ", ".join(str(p) for p in cls.parameters)) == (name, params)
         assert (name, ", ".join(f.name for f in cls.output)) == (name, output)
-        assert status == "available", name
-    assert {n for n, row in table.items() if row[2] == "available"} == set(PROCEDURES)
+        assert status in ("available", "refused"), name
+    assert {n for n, row in table.items() if row[2] != "not yet"} == set(PROCEDURES)
+    refused = {n for n, row in table.items() if row[2] == "refused"} - {"materialize_deletion_vectors"}
+    assert refused == {n for n, cls in PROCEDURES.items() if issubclass(cls, Refused)}
+
+
+def _documented():
+    import pathlib
+    import re
+    doc = (pathlib.Path(__file__).parents[2] / "docs" / "procedures.md").read_text()
+    return {m[0]: m[1:] for m in re.findall(r"^\| `(\w+)` \| (.*?) \| (.*?) \| (available|refused|not yet) \|$",
+                                            doc, re.M)}
+
+
+@pytest.mark.parametrize("name", sorted(n for n, row in _documented().items() if row[2] == "refused"
+                                        and n != "materialize_deletion_vectors"))
+def test_a_refused_procedure_checks_its_arguments_then_says_what_it_needs(name):
+    cls = lookup(name)
+    with pytest.raises(ProcedureError, match=r"^CALL sys\.%s: missing argument" % name):
+        bind(cls, (), ())
+    args = bind(cls, ["x"] * sum(p.required for p in cls.parameters), ())
+    with pytest.raises(ProcedureError, match=r"^CALL sys\.%s: not supported by paimon-sql: it needs [^\n]+; "
+                                             r"expected sys\.%s\(" % (name, name)):
+        cls().call(None, args)

@@ -1,0 +1,96 @@
+"""paimon-spark procedures that need catalog or table features paimon-sql does not have.
+
+Each is registered with paimon-spark's exact signature and output columns, so a script calling it
+gets its arguments checked as paimon-spark checks them and then one line saying what the procedure
+needs, instead of ``unknown procedure``. Nothing is changed.
+"""
+
+from __future__ import annotations
+
+from paimon_sql.procedures.base import Procedure, columns, optional, register, required
+
+
+class Refused(Procedure):
+    """A procedure whose every call is refused, naming what it needs (``needs``)."""
+
+    needs = ""
+
+    def call(self, session, args):
+        raise self.fail(f"not supported by paimon-sql: it needs {self.needs}")
+
+
+_FUNCTIONS = "a catalog that stores functions (Paimon's REST catalog); the filesystem catalog has none"
+
+
+@register
+class CreateFunctionProcedure(Refused):
+    name = "create_function"
+    parameters = (required("function", "STRING"), required("inputParams", "STRING"),
+                  required("returnParams", "STRING"), optional("deterministic", "BOOLEAN"),
+                  optional("comment", "STRING"), optional("options", "STRING"))
+    description = "Create a function in the catalog (needs a catalog that stores functions)."
+    needs = _FUNCTIONS
+
+
+@register
+class AlterFunctionProcedure(Refused):
+    name = "alter_function"
+    parameters = (required("function", "STRING"), required("change", "STRING"))
+    description = "Alter a catalog function (needs a catalog that stores functions)."
+    needs = _FUNCTIONS
+
+
+@register
+class DropFunctionProcedure(Refused):
+    name = "drop_function"
+    parameters = (required("function", "STRING"),)
+    description = "Drop a catalog function (needs a catalog that stores functions)."
+    needs = _FUNCTIONS
+
+
+@register
+class AlterViewDialectProcedure(Refused):
+    name = "alter_view_dialect"
+    parameters = (required("view", "STRING"), required("action", "STRING"), optional("engine", "STRING"),
+                  optional("query", "STRING"))
+    description = "Add, update or drop a view's query for one engine dialect (needs view dialects)."
+    needs = "views with per-engine dialects (Paimon's REST catalog); views here keep one Spark SQL query"
+
+
+_GLOBAL_INDEX = ("global indexes over row-tracking tables ('row-tracking.enabled', "
+                 "'data-evolution.enabled'), which paimon-sql does not support")
+
+
+@register
+class CreateGlobalIndexProcedure(Refused):
+    name = "create_global_index"
+    parameters = (required("table", "STRING"), required("index_column", "STRING"), required("index_type", "STRING"),
+                  optional("partitions", "STRING"), optional("options", "STRING"))
+    description = "Build a global index on a column (needs row tracking)."
+    needs = _GLOBAL_INDEX
+
+
+@register
+class DropGlobalIndexProcedure(Refused):
+    name = "drop_global_index"
+    parameters = (required("table", "STRING"), required("index_column", "STRING"), required("index_type", "STRING"),
+                  optional("partitions", "STRING"), optional("dry_run", "BOOLEAN"))
+    output = columns("result BOOLEAN", "dropped_file_count BIGINT")
+    description = "Drop a column's global index files (needs row tracking)."
+    needs = _GLOBAL_INDEX
+
+
+@register
+class ReassignRowIdProcedure(Refused):
+    name = "reassign_row_id"
+    parameters = (required("table", "STRING"), optional("partitions", "STRING"))
+    description = "Assign new row ids to a row-tracking table's files (needs row tracking)."
+    needs = "row tracking ('row-tracking.enabled'), which paimon-sql does not support"
+
+
+@register
+class CompactChainTableProcedure(Refused):
+    name = "compact_chain_table"
+    parameters = (required("table", "STRING"), required("partition", "STRING"), optional("overwrite", "BOOLEAN"))
+    description = "Merge a chain table's snapshot and delta branches into a partition (needs chain tables)."
+    needs = "chain tables ('chain-table.enabled'), which paimon-sql does not read or write"
