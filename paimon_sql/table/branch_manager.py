@@ -2,7 +2,9 @@
 
 A branch starts as a copy of the main branch's schemas (an empty branch) or of one tag: the tag
 file, its snapshot and the schemas up to that snapshot's, so the branch reads the tagged data
-and goes on from there. Data and manifest files stay shared under the table root.
+and goes on from there. Data and manifest files stay shared under the table root, so nothing
+here deletes one: dropping or fast-forwarding only removes metadata files, and what becomes
+unreferenced is left to orphan cleanup (which, like expiry, keeps what any branch still reads).
 """
 
 from __future__ import annotations
@@ -73,8 +75,64 @@ class BranchManager:
                 self.io.write_bytes(target.schema_path(sid), self.io.read_bytes(src.schema_path(sid)))
 
     def drop(self, name: str) -> None:
+        self.check_existing(name, "dropped")
+        self.io.delete(self.path(name))
+
+    def check_existing(self, name: str, verb: str) -> None:
         if name == MAIN_BRANCH:
-            raise BranchError("the main branch cannot be dropped")
+            raise BranchError(f"the main branch cannot be {verb}")
         if not self.exists(name):
             raise BranchError(f"branch '{name}' does not exist")
-        self.io.delete(self.path(name))
+
+    def rename(self, old: str, new: str) -> None:
+        """Paimon's renameBranch: the branch directory moves; its files name no branch inside."""
+        self.check_existing(old, "renamed")
+        check_branch_name(new)
+        if self.exists(new):
+            raise BranchError(f"branch '{new}' already exists")
+        self.io.rename(self.path(old), self.path(new))
+
+    def fast_forward(self, table, name: str) -> None:
+        """Paimon's fastForward: ``table``'s branch (main, usually) takes branch ``name``'s state.
+        Its snapshots from the branch's earliest one on, its schemas from that snapshot's schema on
+        and its tags on those snapshots are removed, and the branch's snapshots, schemas and tags
+        copied in. Unlike Java, which copies the branch's EARLIEST hint too, EARLIEST is the real
+        earliest (the target's older snapshots stay and still expire)."""
+        check_fast_forward(table.branch, name)
+        source = table.switch_to_branch(name)
+        src_snaps = source.snapshot_manager
+        first = src_snaps.earliest_id()
+        if first is None:
+            raise BranchError(f"cannot fast-forward branch '{name}': it has no snapshot")
+        first_schema = src_snaps.snapshot(first).schema_id
+        dst, src = table.paths, source.paths
+        snaps = table.snapshot_manager
+        # Drop the target's later snapshots newest first, so a reader meanwhile sees a valid older line.
+        for sid in reversed([i for i in snaps.listed_ids() if i >= first]):
+            self.io.delete(dst.snapshot_path(sid))
+        for tag in table.tag_manager.tags():
+            if tag.snapshot.id >= first:
+                self.io.delete(dst.tag_path(tag.name))
+        for sid in table.schema_manager.list_ids():
+            if sid >= first_schema:
+                self.io.delete(dst.schema_path(sid))
+        # Schemas before snapshots, so every snapshot a reader can see has its schema.
+        for sid in source.schema_manager.list_ids():
+            self.io.write_bytes(dst.schema_path(sid), self.io.read_bytes(src.schema_path(sid)))
+        for tag in source.tag_manager.names():
+            self.io.write_bytes(dst.tag_path(tag), self.io.read_bytes(src.tag_path(tag)))
+        ids = src_snaps.listed_ids()
+        for sid in ids:
+            self.io.write_bytes(dst.snapshot_path(sid), self.io.read_bytes(src.snapshot_path(sid)))
+        self.io.write_bytes(f"{dst.snapshot_dir}/LATEST", str(ids[-1]).encode())
+        self.io.write_bytes(f"{dst.snapshot_dir}/EARLIEST", str(snaps.listed_ids()[0]).encode())
+
+
+def check_fast_forward(current: str, name: str) -> None:
+    """Paimon's fastForwardValidate: a named branch other than main and than the target."""
+    if not name or not name.strip():
+        raise BranchError("branch name must not be blank")
+    if name == MAIN_BRANCH:
+        raise BranchError(f"branch '{MAIN_BRANCH}' cannot be fast-forwarded from")
+    if name == current:
+        raise BranchError(f"fast-forward from the current branch '{name}' is not allowed")

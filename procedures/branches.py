@@ -1,0 +1,90 @@
+"""Branch procedures: paimon-spark's CreateBranch, DeleteBranch, RenameBranch, FastForward and
+MergeBranch, over :class:`~paimon_sql.table.branch_manager.BranchManager`.
+
+A branch is read and written as ``t$branch_<name>``; these procedures create, drop and rename its
+directory, and ``fast_forward`` makes the table's branch (main) take a branch's state. Each checks
+its arguments and the branches it names before it changes anything.
+"""
+
+from __future__ import annotations
+
+from paimon_sql.procedures.base import Procedure, columns, optional, register, required
+
+RESULT = columns("result BOOLEAN")
+
+
+@register
+class CreateBranchProcedure(Procedure):
+    name = "create_branch"
+    parameters = (required("table", "STRING"), required("branch", "STRING"), optional("tag", "STRING"),
+                  optional("ignoreIfExists", "STRING"))
+    output = RESULT
+    description = "Create a branch: empty (the table's schema only) or holding a tag's snapshot."
+
+    def call(self, session, args):
+        ignore = (args["ignoreIfExists"] or "false").strip().lower()
+        if ignore not in ("true", "false"):
+            raise self.fail(f"ignoreIfExists must be true or false, got '{args['ignoreIfExists']}'")
+        table = self.table(session, args["table"])
+        tag = args["tag"] if args["tag"] and args["tag"].strip() else None
+        if tag is not None and not table.tag_manager.exists(tag):
+            raise self.fail(f"tag '{tag}' of table {table.name} does not exist")
+        table.branch_manager.create(args["branch"], table, tag=tag, ignore_if_exists=ignore == "true")
+        return [(True,)]
+
+
+@register
+class DeleteBranchProcedure(Procedure):
+    name = "delete_branch"
+    parameters = (required("table", "STRING"), required("branch", "STRING"))
+    output = RESULT
+    description = "Drop branches (comma-separated names); their files are left to orphan cleanup."
+
+    def call(self, session, args):
+        table = self.table(session, args["table"])
+        names = [n.strip() for n in args["branch"].split(",")]
+        for name in names:  # all checked first: a bad name drops none
+            table.branch_manager.check_existing(name, "dropped")
+        for name in dict.fromkeys(names):
+            table.branch_manager.drop(name)
+        return [(True,)]
+
+
+@register
+class RenameBranchProcedure(Procedure):
+    name = "rename_branch"
+    parameters = (required("table", "STRING"), required("from_branch", "STRING"), required("to_branch", "STRING"))
+    output = RESULT
+    description = "Rename a branch."
+
+    def call(self, session, args):
+        self.table(session, args["table"]).branch_manager.rename(args["from_branch"], args["to_branch"])
+        return [(True,)]
+
+
+@register
+class FastForwardProcedure(Procedure):
+    name = "fast_forward"
+    parameters = (required("table", "STRING"), required("branch", "STRING"))
+    output = RESULT
+    description = "Make the table (main) take a branch's snapshots, schemas and tags from the branch's base on."
+
+    def call(self, session, args):
+        table = self.table(session, args["table"])
+        table.branch_manager.fast_forward(table, args["branch"])
+        return [(True,)]
+
+
+@register
+class MergeBranchProcedure(Procedure):
+    """Paimon's merge_branch (``branch-merge.enabled`` append tables) is newer than paimon-spark
+    1.x, whose table layer has no branch merge: refused rather than half-matched."""
+    name = "merge_branch"
+    parameters = (required("table", "STRING"), required("source_branch", "STRING"),
+                  optional("target_branch", "STRING"))
+    output = RESULT
+    description = "Not supported (newer than paimon-spark 1.x); fast_forward makes main take a branch's state."
+
+    def call(self, session, args):
+        raise self.fail("merging branches is not supported (Paimon added it after 1.x); "
+                        "use sys.fast_forward to make main take a branch's state")
