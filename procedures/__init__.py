@@ -9,6 +9,7 @@ from paimon_sql.procedures import remove_orphan_files, remove_unexisting_files, 
 from paimon_sql.procedures import expire_partitions, purge_files, repair  # noqa: F401
 from paimon_sql.procedures import compact_database, rescale  # noqa: F401
 from paimon_sql.procedures import branches, consumers  # noqa: F401
+from paimon_sql.procedures import tags  # noqa: F401
 from paimon_sql.procedures import indexes, partitions, unsupported  # noqa: F401
 from paimon_sql.procedures.base import PROCEDURES, Procedure, ProcedureError, bind, describe_lines, lookup
 

@@ -40,6 +40,7 @@ from paimon_sql.table.manifest_merge import merge_manifests
 from paimon_sql.table.partition_expire import expire_partitions_after_commit
 from paimon_sql.table.partition_names import specs_predicate
 from paimon_sql.table.scan import in_partitions
+from paimon_sql.table.tag_auto_creation import tags_after_commit
 from paimon_sql.table.write import CommitMessage, delete_files, delete_index_files
 
 _ROLL_CHECK = 1000  # Paimon's rolling writers check a file's size every this many records
@@ -122,6 +123,7 @@ class TableCommit:
                     self._drop_compaction(m, redo)
         if redo:
             snapshot_id = self._redo_compaction(sorted(redo), identifier) or snapshot_id
+        tags_after_commit(self.table)  # automatic tags and tag expiry first, as Paimon's maintain()
         expire_partitions_after_commit(self.table)  # partitions, then consumers and snapshots, as Paimon
         expire_after_commit(self.table)  # as Paimon's writers do; cheap unless something is due
         return snapshot_id

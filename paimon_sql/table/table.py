@@ -90,7 +90,13 @@ class FileStoreTable:
         if snap is None:
             return table
         pinned = {k: v for k, v in table.dynamic_options.items() if k not in TRAVEL_KEYS}
-        pinned["scan.snapshot-id"] = str(snap.id)
+        sm = table.snapshot_manager
+        tag = None if sm.io.exists(sm.paths.snapshot_path(snap.id)) else \
+            next((t.name for t in table.tag_manager.tags() if t.snapshot == snap), None)
+        if tag is not None:  # an expired snapshot a tag keeps: read through the tag
+            pinned["scan.tag-name"] = tag
+        else:
+            pinned["scan.snapshot-id"] = str(snap.id)
         base = self.schema_at(snap.schema_id)
         schema = replace(base, options={**base.options, **pinned})
         out = FileStoreTable(self.io, self.path, schema, self.name, self.branch)

@@ -88,10 +88,12 @@ class TagManager:
         return sorted((self.get(n) for n in self.names()), key=lambda t: (t.snapshot.id, t.name))
 
     def create(self, name: str, snapshot: Snapshot, time_retained: Optional[dt.timedelta] = None,
-               replace: bool = False, ignore_if_exists: bool = False) -> Tag:
+               replace: bool = False, ignore_if_exists: bool = False, automatic: bool = False) -> Tag:
         """Tag ``snapshot`` as ``name``; an existing tag is kept (``ignore_if_exists``), overwritten
-        (``replace``) or an error."""
-        check_tag_name(name)
+        (``replace``) or an error. An ``automatic`` tag's name is one Java formats from a period,
+        digits only for some formatters (``20240501``), so the number rule does not apply to it."""
+        if not automatic:
+            check_tag_name(name)
         if self.exists(name) and not replace:
             if ignore_if_exists:
                 return self.get(name)
