@@ -120,9 +120,9 @@ def test_a_java_table_with_a_read_scope_option_is_not_read(db):
 def test_a_java_table_with_a_write_scope_option_is_read_not_written(db):
     db.sql(TABLE.format(""))
     db.sql("INSERT INTO db.t VALUES (1, 'a')")
-    _as_java_wrote(db, **{"tag.automatic-creation": "process-time"})
+    _as_java_wrote(db, **{"tag.create-success-file": "true"})
     assert rows(db, "SELECT * FROM db.t") == [(1, "a")]
-    with pytest.raises(InvalidOptionError, match="'tag.automatic-creation' is not supported by paimon-sql.*"
+    with pytest.raises(InvalidOptionError, match="'tag.create-success-file' is not supported by paimon-sql.*"
                                                  "cannot be written here$"):
         db.sql("INSERT INTO db.t VALUES (2, 'b')")
     assert rows(db, "SELECT * FROM db.t") == [(1, "a")]
