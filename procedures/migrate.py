@@ -175,7 +175,7 @@ class MigrateTableProcedure(_Migration):
         source = self.path_source(session, name, kind) if is_path else self.spark_source(session, name, kind)
         ident = session.identifier_text(args["target_table"] or name)
         target = args["target_table"]
-        if target and ident != session.identifier_text(name) and session.spark.catalog.tableExists(target):
+        if target and (is_path or ident != session.identifier_text(name)) and session.spark.catalog.tableExists(target):
             raise self.fail(f"target_table '{args['target_table']}' is a table of Spark's catalog already")
         self.run(session, source, ident, options, args["delete_origin"], args["parallelism"])
         return [(True,)]

@@ -133,15 +133,20 @@ def migrate(table, fmt: str, partitions: List[SourcePartition], parallelism: int
         if table.io.exists(target):
             raise MigrateError(f"{target} already exists in table '{table.name}'")
     moved: List[Tuple[str, str]] = []
+    latest = table.snapshot_manager.latest_id()
     try:
         for origin, target in planned:
             table.io.mkdirs(posixpath.dirname(target))
             table.io.rename(origin, target)
             moved.append((origin, target))
         return table.new_commit().commit(messages)
-    except BaseException:
+    except BaseException as e:
+        if table.snapshot_manager.latest_id() != latest:  # the snapshot landed (a hint failed after it)
+            raise
         for origin, target in reversed(moved):
             table.io.rename(target, origin)
+        if isinstance(e, OSError):
+            raise MigrateError(f"every file was moved back after: {str(e).splitlines()[0]}") from None
         raise
 
 
