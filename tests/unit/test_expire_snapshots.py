@@ -209,6 +209,34 @@ def test_branches_keep_the_files_they_read(catalog):
     h.check()
 
 
+@pytest.mark.parametrize("kind", ["append", "pk"])
+def test_a_branch_from_a_deleted_tag_keeps_its_files_through_main_expiry_and_orphan_cleanup(catalog, kind):
+    """Regression: tag, branch from the tag, delete the tag, write main (overwrite, compaction),
+    expire main. The branch's only record of its base is its own copy of the tag and snapshot;
+    neither expiry nor orphan cleanup on main may delete a file that base reads."""
+    from paimon_sql.table.orphan_files import remove_orphan_files
+    t = table_of(catalog, kind)
+    t.write_arrow(batch([1, 2]))
+    t.write_arrow(batch([3], dt="x"))
+    t.tag_manager.create("base", t.snapshot_manager.latest())
+    t.branch_manager.create("b", t, tag="base")
+    t.tag_manager.delete("base")
+    on_branch = rows(t.switch_to_branch("b").new_scan().to_arrow())
+    assert on_branch == rows(batch([1, 2])) + rows(batch([3], dt="x"))
+    t.write_arrow(batch([9]), overwrite=True)
+    t.write_arrow(batch([10]))
+    if kind == "pk":
+        t.compact(full=True)
+    before = on_disk(t)
+    assert expire_snapshots(t, retain_min=1, retain_max=1, now_millis=FAR_FUTURE) >= 3
+    assert not before <= on_disk(t)  # expiry deleted files main no longer reads
+    time.sleep(0.01)
+    remove_orphan_files(t, older_than_millis=int(time.time() * 1000))
+    branch = t.switch_to_branch("b")
+    assert rows(branch.new_scan().to_arrow()) == on_branch
+    assert referenced(branch) <= on_disk(t)
+
+
 def test_consumers_keep_the_snapshots_they_read_next(catalog):
     h = History(table_of(catalog, "append"))
     for i in range(6):
