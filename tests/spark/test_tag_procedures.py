@@ -75,6 +75,11 @@ def test_delete_tag_removes_files_only_it_kept(session):
     assert rows(session, "CALL sys.delete_tag(table => 't', tag => 'old2,missing')") == [(True,)]
     assert tags(session) == []
     assert not data_files(table) & before
+    # manifests and manifest lists: exactly those the one snapshot left names
+    from paimon_sql.table.references import snapshot_files
+    manifest_dir = table.paths.manifest_dir
+    on_disk = {f"{manifest_dir}/{n}" for n in os.listdir(manifest_dir)}
+    assert on_disk == {p for p in snapshot_files(table, table.snapshot_manager.latest()) if p.startswith(manifest_dir)}
     assert rows(session, "SELECT id FROM t") == [(7,)]
     assert [s for (s,) in rows(session, "SELECT snapshot_id FROM t$snapshots")] == [3]
 
@@ -127,7 +132,8 @@ def test_tag_time_expiry_runs_after_commits(session):
 def test_daily_tags_created_after_commits(session):
     table_with_snapshots(session, 1, ", 'tag.automatic-creation'='process-time', 'tag.creation-period'='daily',"
                                      " 'tag.num-retained-max'='2'")
-    yesterday = (dt.date.today() - dt.timedelta(days=1)).isoformat()
+    first = dt.datetime.fromtimestamp(_table(session).snapshot_manager.snapshot(1).time_millis / 1000)
+    yesterday = (first.date() - dt.timedelta(days=1)).isoformat()
     assert [(n, s) for n, s, _ in tags(session)] == [(yesterday, 1)]
     session.sql("INSERT INTO t VALUES (2, 'b')")  # same day: no new tag
     assert [n for n, _, _ in tags(session)] == [yesterday] and ids_at(session, yesterday) == [1]
@@ -147,8 +153,9 @@ def test_trigger_tag_automatic_creation(session):
 def test_batch_tag_replaced_by_each_write(session):
     table_with_snapshots(session, 1, ", 'tag.automatic-creation'='batch'")
     session.sql("INSERT INTO t VALUES (2, 'b')")
-    name = "batch-write-" + dt.date.today().isoformat()
-    latest = _table(session).snapshot_manager.latest_id()
+    latest = _table(session).snapshot_manager.latest()
+    name = "batch-write-" + dt.datetime.fromtimestamp(latest.time_millis / 1000).date().isoformat()
+    latest = latest.id
     assert [(n, s) for n, s, _ in tags(session)] == [(name, latest)] and ids_at(session, name) == [1, 2]
 
 
