@@ -90,15 +90,16 @@ class Period:
         return _EPOCH + ((t - _EPOCH) // self.length) * self.length - self.length
 
 
-_DAY_PATTERNS = {"with-dashes": "%Y-%m-%d", "without-dashes": "%Y%m%d", "without-dashes-and-spaces": "%Y%m%d"}
-_HOUR_PATTERNS = {"with-dashes": "%Y-%m-%d %H", "without-dashes": "%Y%m%d %H", "without-dashes-and-spaces": "%Y%m%d%H"}
+# tag.period-formatter values as Java spells them (TagPeriodFormatter: underscores, any case)
+_DAY_PATTERNS = {"with_dashes": "%Y-%m-%d", "without_dashes": "%Y%m%d", "without_dashes_and_spaces": "%Y%m%d"}
+_HOUR_PATTERNS = {"with_dashes": "%Y-%m-%d %H", "without_dashes": "%Y%m%d %H", "without_dashes_and_spaces": "%Y%m%d%H"}
 
 
 def period(options) -> Period:
     duration = options.get("tag.creation-period-duration")
     if duration is not None:
         return _checked(Period(dt.timedelta(milliseconds=duration), "%Y%m%d%H%M"), options)
-    kind, formatter = options.get("tag.creation-period"), options.get("tag.period-formatter")
+    kind, formatter = (str(options.get(k)).lower() for k in ("tag.creation-period", "tag.period-formatter"))
     if formatter not in _DAY_PATTERNS:
         raise TagError(f"tag.period-formatter must be one of {', '.join(_DAY_PATTERNS)}, got '{formatter}'")
     if kind == "daily":
@@ -123,7 +124,7 @@ def _checked(p: Period, options) -> Period:
 # -- automatic creation --------------------------------------------------------------------------
 
 def _mode(options) -> str:
-    mode = options.get("tag.automatic-creation")
+    mode = str(options.get("tag.automatic-creation")).lower()
     if mode not in MODES:
         raise TagError(f"tag.automatic-creation must be one of {', '.join(MODES)}, got '{mode}'")
     return mode

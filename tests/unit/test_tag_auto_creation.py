@@ -44,16 +44,16 @@ def test_daily_tags_name_the_period_before_the_snapshot(catalog):
 
 def test_automatic_completion_fills_the_skipped_period(catalog):
     t = table_at(catalog, DAYS, {"tag.automatic-creation": "process-time", "tag.automatic-completion": "true",
-                                 "tag.period-formatter": "without-dashes"})
+                                 "tag.period-formatter": "WITHOUT_DASHES"})
     create_period_tags(t)
     assert tag_map(t) == {"20240430": 1, "20240501": 3, "20240502": 5}
 
 
 def test_hourly_with_delay_and_formatters(catalog):
     times = ["2024-05-01 10:05", "2024-05-01 11:20", "2024-05-01 11:40"]
-    for formatter, names in [("with-dashes", ["2024-05-01 09", "2024-05-01 10"]),
-                             ("without-dashes", ["20240501 09", "20240501 10"]),
-                             ("without-dashes-and-spaces", ["2024050109", "2024050110"])]:
+    for formatter, names in [("with_dashes", ["2024-05-01 09", "2024-05-01 10"]),
+                             ("without_dashes", ["20240501 09", "20240501 10"]),
+                             ("without_dashes_and_spaces", ["2024050109", "2024050110"])]:
         t = table_at(catalog, times, {"tag.automatic-creation": "process-time", "tag.creation-period": "hourly",
                                       "tag.creation-delay": "30 min", "tag.period-formatter": formatter})
         assert create_period_tags(t) == names and tag_map(t) == {names[0]: 1, names[1]: 3}
@@ -105,7 +105,7 @@ def test_delay_must_be_shorter_than_the_period(catalog):
 def test_bad_values_are_refused_when_set(catalog):
     t = catalog.create_table_from_arrow("db.t", pa.schema([("id", pa.int64())]))
     for key, value in [("tag.automatic-creation", "sometimes"), ("tag.creation-period", "weekly"),
-                       ("tag.period-formatter", "slashes")]:
+                       ("tag.period-formatter", "slashes"), ("tag.period-formatter", "without-dashes")]:
         with pytest.raises(InvalidOptionError, match=key):
             t.copy({key: value})
 
