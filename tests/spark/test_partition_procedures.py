@@ -93,3 +93,33 @@ def test_show_add_drop_partition_as_paimon_spark(session):
     assert rows(session, "SHOW PARTITIONS t") == [("dt=2024-01-02/h=2",)]
     assert rows(session, "SELECT id FROM t") == [(2,)]
     assert t.schema.partition_keys == ["dt", "h"]
+
+
+JAVA_CHECK = """
+import org.apache.paimon.fs.Path;
+import org.apache.paimon.fs.local.LocalFileIO;
+import org.apache.paimon.partition.file.SuccessFile;
+
+public class SuccessFileCheck {
+    public static void main(String[] args) throws Exception {
+        SuccessFile ours = SuccessFile.safelyFromPath(LocalFileIO.create(), new Path(args[0]));
+        System.out.print(new SuccessFile(ours.creationTime(), ours.modificationTime()).toJson());
+    }
+}
+"""
+
+
+def test_java_paimon_reads_the_success_file_and_writes_the_same_bytes(session, tmp_path):
+    """Java Paimon 1.0 parses our _SUCCESS and its SuccessFile.toJson() of the same times is our file, byte
+    for byte."""
+    import subprocess
+
+    from tests.interop.java_paimon import _jar, _tool, cache_dir
+    t = table(session)
+    session.sql("CALL sys.mark_partition_done('t', 'dt=2024-01-01,h=1')")
+    path = os.path.join(t.path, "dt=2024-01-01", "h=1", "_SUCCESS")
+    source = tmp_path / "SuccessFileCheck.java"
+    source.write_text(JAVA_CHECK)
+    out = subprocess.run([_tool("java"), "-cp", str(_jar(cache_dir())), str(source), path],
+                         capture_output=True, text=True, check=True).stdout
+    assert out == open(path).read()
