@@ -8,6 +8,7 @@ from paimon_sql.procedures import compact, compact_manifest, expire_snapshots  #
 from paimon_sql.procedures import remove_orphan_files, remove_unexisting_files, rollback  # noqa: F401
 from paimon_sql.procedures import expire_partitions, purge_files, repair  # noqa: F401
 from paimon_sql.procedures import compact_database, rescale  # noqa: F401
+from paimon_sql.procedures import migrate  # noqa: F401
 from paimon_sql.procedures import branches, consumers  # noqa: F401
 from paimon_sql.procedures import tags  # noqa: F401
 from paimon_sql.procedures import indexes, partitions, unsupported  # noqa: F401
