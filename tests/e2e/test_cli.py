@@ -140,3 +140,23 @@ def test_maintenance_example_script(warehouse):
             "sys.rollback_to_watermark", "sys.remove_orphan_files"} <= {p["procedure"] for p in procedures}
     assert describe[0] == {"procedure_desc": "Procedure: sys.compact"}
     assert describe[1]["procedure_desc"].startswith("Signature: sys.compact(table STRING, [partitions STRING]")
+
+
+def test_branches_and_tags_example_script(warehouse):
+    """sql_examples/branches_and_tags.sql: tag, branch from the tag, branch writes apart from main,
+    fast_forward, consumers, delete_branch, through the binary on a fresh warehouse."""
+    script = Path(__file__).resolve().parents[2] / "sql_examples" / "branches_and_tags.sql"
+    proc = run(warehouse, "-f", str(script), "--output", "json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (tagged, created, branches, on_branch, on_main, forwarded, after_ff, snaps, reset1, reset2, consumers, cleared,
+     left, deleted, no_branches) = [json.loads(x) for x in proc.stdout.strip().splitlines()]
+    assert [tagged, created, forwarded, reset1, reset2, cleared, deleted] == [[{"result": True}]] * 7
+    assert branches == [{"branch_name": "dev"}]
+    assert [(r["id"], r["price"]) for r in on_branch] == [(1, 1.0), (2, 2.5), (4, 4.0)]
+    assert [(r["id"], r["price"]) for r in on_main] == [(1, 1.0), (2, 2.0), (3, 3.0)]  # the branch write left main
+    assert after_ff == on_branch and [s["snapshot_id"] for s in snaps] == [1, 2]
+    assert consumers == [{"consumer_id": "audit", "next_snapshot_id": 1}, {"consumer_id": "job1", "next_snapshot_id": 2}]
+    assert left == [{"consumer_id": "audit"}] and no_branches == [{"branches": 0}]
+    table_dir = Path(warehouse) / "shop.db" / "items"
+    assert not (table_dir / "branch" / "branch-dev").exists()
+    assert (table_dir / "snapshot" / "LATEST").read_text() == "2"
