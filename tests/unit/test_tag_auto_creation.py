@@ -11,6 +11,7 @@ import pytest
 
 from paimon_sql.exceptions import InvalidOptionError
 from paimon_sql.table.tag_auto_creation import create_batch_tag, create_period_tags, expire_tags, run_tag_maintenance
+from paimon_sql.table.tag_manager import TagError
 
 UTC = dt.timezone.utc
 
@@ -97,7 +98,7 @@ def test_num_retained_max_and_default_time_retained(catalog):
 def test_delay_must_be_shorter_than_the_period(catalog):
     t = table_at(catalog, ["2024-05-01 01:00"], {"tag.automatic-creation": "process-time",
                                                  "tag.creation-period": "hourly", "tag.creation-delay": "1 h"})
-    with pytest.raises(Exception, match="tag.creation-delay must be shorter than the tag period"):
+    with pytest.raises(TagError, match="tag.creation-delay must be shorter than the tag period"):
         create_period_tags(t)
     assert tag_map(t) == {}
 
