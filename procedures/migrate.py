@@ -21,6 +21,7 @@ from typing import Dict, List, Optional
 
 from paimon_sql.catalog.base import Identifier
 from paimon_sql.exceptions import PaimonError
+from paimon_sql.format import binary_row
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.format.types import DataField
 from paimon_sql.procedures.base import Procedure, optional, register, required
@@ -207,3 +208,28 @@ def _local(location: str) -> str:
         if location.startswith(prefix):
             return location[len(prefix):].rstrip("/")
     return location.rstrip("/")
+
+
+@register
+class CopyProcedure(Procedure):
+    name = "copy"
+    parameters = (required("source_table", "STRING"), required("target_table", "STRING"), optional("where", "STRING"))
+    description = "Copy a Paimon table's latest data files (those of the partitions where selects) into a new table."
+
+    def call(self, session, args):
+        source = self.table(session, args["source_table"])
+        ident = session.identifier_text(args["target_table"])
+        if session.catalog.table_exists(ident):
+            raise self.fail(f"target_table '{ident}' exists already: copy creates it")
+        specs = self.partition_selection(session, source, None, args["where"])
+        partitions = None
+        if specs is not None:
+            keys = source.schema.partition_keys
+            types = [f.type for f in source.schema.fields_of(keys)]
+            partitions = [binary_row.to_bytes([s[k] for k in keys], types) for s in specs]
+        session.catalog.create_database(ident.database, ignore_if_exists=True)
+        try:
+            core.copy_table(source, session.catalog.table_path(ident), partitions)
+        except PaimonError as e:
+            raise self.fail(str(e)) from None
+        return [(True,)]

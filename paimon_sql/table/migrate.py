@@ -197,3 +197,43 @@ def _check_columns(path: str, file_schema: pa.Schema, fields) -> None:
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
             raise MigrateError(f"{path}: column '{f.name}' is {file_schema.field(i).type}, "
                                f"the table's is {f.type}") from None
+
+
+def copy_table(source, target_path: str, partitions: Optional[List[bytes]] = None) -> Optional[int]:
+    """Paimon's ``copy`` (CopyFilesProcedure): a new table at ``target_path`` holding a byte copy of
+    ``source``'s latest data files (only those of ``partitions``, binary partition rows, when given)
+    and every schema version they were written with, committed as one OVERWRITE snapshot with the
+    same file metadata (partition, bucket, level, sequence numbers, stats). The snapshot id (None:
+    no file to copy). A failure deletes the new table's directory."""
+    from paimon_sql.table.table import FileStoreTable
+    io = source.io
+    snapshot = source.snapshot_manager.latest()
+    if snapshot is not None and snapshot.index_manifest and source.index_manifest_entries(snapshot.index_manifest):
+        raise MigrateError(f"table '{source.name}' has index files (deletion vectors or a dynamic-bucket index): "
+                           "copying them is not supported")
+    entries = source.new_scan().plan_entries() if snapshot is not None else []
+    if partitions is not None:
+        chosen = set(partitions)
+        entries = [e for e in entries if e.partition in chosen]
+    if io.exists(target_path):
+        raise MigrateError(f"{target_path} exists already")
+    part_types = [f.type for f in source.schema.fields_of(source.schema.partition_keys)]
+    try:
+        for sid in source.schema_manager.list_ids():
+            io.write_bytes(f"{target_path}/schema/schema-{sid}", io.read_bytes(source.paths.schema_path(sid)))
+        target = FileStoreTable(io, target_path, source.schema, source.name)
+        messages: Dict[Tuple[bytes, int], CommitMessage] = {}
+        for e in entries:
+            pvals = binary_row.from_bytes(e.partition, part_types)
+            origin = source.paths.data_file_path(pvals, e.bucket, e.file.file_name, e.file.external_path)
+            copied = target.paths.data_file_path(pvals, e.bucket, e.file.file_name)
+            io.mkdirs(posixpath.dirname(copied))
+            for name in (e.file.file_name,) + tuple(e.file.extra_files):
+                io.fs.copy_file(io.arrow_path(f"{posixpath.dirname(origin)}/{name}"),
+                                io.arrow_path(f"{posixpath.dirname(copied)}/{name}"))
+            message = messages.setdefault((e.partition, e.bucket), CommitMessage(e.partition, e.bucket, e.total_buckets))
+            message.new_files.append(replace(e.file, external_path=None))
+        return target.new_commit().overwrite(list(messages.values())) if messages else None
+    except BaseException:
+        io.delete(target_path)
+        raise

@@ -164,3 +164,54 @@ def test_a_directory_off_the_hive_layout_or_an_unreadable_file_is_refused(sessio
         session.sql(f"CALL sys.migrate_table('parquet', '{path}', NULL, NULL, 't1')")
     assert session.catalog.list_tables("default") == []
     assert {k: v for k, v in data_files(path).items() if k != "stray.parquet"} == files
+
+
+COPY = "sys.copy(source_table STRING, target_table STRING, [where STRING])"
+
+
+def copy_source(session):
+    """Partitioned primary-key table, 2 buckets, three commits (updates in the later ones)."""
+    session.sql("CREATE TABLE src (id INT, v STRING, dt STRING) PARTITIONED BY (dt) "
+                "TBLPROPERTIES ('primary-key' = 'id,dt', 'bucket' = '2')")
+    session.sql("INSERT INTO src SELECT id, concat('v', id), IF(id % 3 = 0, 'a', 'b') FROM range(30) AS r(id)")
+    session.sql("ALTER TABLE src ADD COLUMN w INT")  # files of two schema versions
+    session.sql("INSERT INTO src SELECT id, 'new', IF(id % 3 = 0, 'a', 'b'), id FROM range(20, 40) AS r(id)")
+
+
+def test_copy_makes_an_independent_table_of_the_latest_files(session):
+    copy_source(session)
+    before = rows(session, "SELECT * FROM src ORDER BY dt, id")
+    assert rows(session, "CALL sys.copy(source_table => 'src', target_table => 'dst')") == [(True,)]
+    assert rows(session, "SELECT * FROM dst ORDER BY dt, id") == before
+    assert rows(session, "SELECT commit_kind FROM dst$snapshots") == [("OVERWRITE",)]
+    src, dst = (session.catalog.get_table(f"default.{n}") for n in ("src", "dst"))
+    copied = data_files(dst.paths.root)
+    assert copied.keys() == data_files(src.paths.root).keys()
+    assert all(copied[n][0] != ino and copied[n][1] == b for n, (ino, b) in data_files(src.paths.root).items())
+    session.sql("INSERT INTO dst VALUES (1, 'only in dst', 'b', 1)")
+    assert rows(session, "SELECT * FROM src ORDER BY dt, id") == before
+
+
+def test_copy_where_takes_the_chosen_partitions(session):
+    copy_source(session)
+    session.sql("CALL sys.copy('src', 'db2.dst', 'dt = \"a\"')")
+    assert rows(session, "SELECT * FROM db2.dst ORDER BY id") == rows(session, "SELECT * FROM src WHERE dt = 'a' ORDER BY id")
+
+
+@pytest.mark.parametrize("setup, call, problem", [
+    ("CREATE TABLE dst (id INT)", "'src', 'dst'", "target_table 'default.dst' exists already: copy creates it"),
+    ("CREATE TABLE u (id INT)", "'u', 'dst', 'id = 1'", "table 'default.u' is not partitioned: partitions/where select nothing"),
+    ("CREATE TABLE dyn (id INT, dt STRING) PARTITIONED BY (dt) TBLPROPERTIES ('primary-key' = 'id,dt', "
+     "'bucket' = '-1'); INSERT INTO dyn VALUES (1, 'a')", "'dyn', 'dst'",
+     "has index files (deletion vectors or a dynamic-bucket index)"),
+    ("", "'nosuch', 'dst'", "table 'nosuch' not found"),
+])
+def test_bad_copies_fail_in_one_line_and_create_nothing(session, setup, call, problem):
+    copy_source(session)
+    for statement in filter(None, setup.split("; ")):
+        session.sql(statement)
+    tables = session.catalog.list_tables("default")
+    with pytest.raises(PaimonError) as e:
+        session.sql(f"CALL sys.copy({call})")
+    assert problem in str(e.value) and "\n" not in str(e.value)
+    assert session.catalog.list_tables("default") == tables
