@@ -2,7 +2,9 @@
 effects seen in $branches, $snapshots, $tags and the rows read; a branch write never changes main;
 every refusal is one line and changes nothing."""
 
+import datetime as dt
 import os
+import time
 
 import pytest
 
@@ -76,6 +78,14 @@ def test_fast_forward_makes_main_read_the_branch(tagged):
     assert hints == {"EARLIEST": "1", "LATEST": "2"}
     # main goes on from the branch's state; the branch is untouched
     tagged.sql("INSERT INTO db.t VALUES (4, 'd')")
+    assert rows(tagged, "SELECT * FROM db.t ORDER BY id") == [(1, "a"), (2, "B"), (4, "d"), (9, "z")]
+    assert rows(tagged, "SELECT * FROM db.t$branch_b ORDER BY id") == [(1, "a"), (2, "B"), (9, "z")]
+    # expiry and orphan cleanup on main afterwards keep what main and the branch read
+    call(tagged, "expire_snapshots(table => 'db.t', retain_max => 1, retain_min => 1)")
+    time.sleep(1.1)
+    now = dt.datetime.now().strftime("%Y-%m-%d %H:%M:%S")
+    deleted = call(tagged, f"remove_orphan_files(table => 'db.t', older_than => '{now}', mode => 'local')")
+    assert deleted[0][0] > 0  # main's replaced snapshot 2 (the plum) left its files behind
     assert rows(tagged, "SELECT * FROM db.t ORDER BY id") == [(1, "a"), (2, "B"), (4, "d"), (9, "z")]
     assert rows(tagged, "SELECT * FROM db.t$branch_b ORDER BY id") == [(1, "a"), (2, "B"), (9, "z")]
 
