@@ -162,7 +162,8 @@ class MigrateTableProcedure(_Migration):
     parameters = (required("source_type", "STRING"), required("table", "STRING"), optional("options", "STRING"),
                   optional("delete_origin", "BOOLEAN", True), optional("target_table", "STRING"),
                   optional("options_map", "MAP<STRING,STRING>"), optional("parallelism", "INT"))
-    description = "Turn a Spark Parquet/ORC table (or a Hive-layout directory) into a Paimon append table, moving its files."
+    description = ("Turn a Spark Parquet/ORC table (or a Hive-layout directory) into a Paimon append table, "
+                   "moving its files.")
 
     def call(self, session, args):
         kind = self.source_type(args["source_type"])

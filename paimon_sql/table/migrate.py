@@ -12,6 +12,8 @@ source is either whole or adopted by one snapshot.
 A Hive-layout source keeps partition values only in its directory names (``k=v``), not in the files:
 Paimon readers take a partition column's value from the file's partition (Java's PartitionInfo), and
 such a file's stats cover only its own columns (``_VALUE_STATS_COLS``).
+
+:func:`copy_table` is Paimon's ``copy``: a byte copy of a Paimon table's latest files into a new table.
 """
 
 from __future__ import annotations
@@ -231,7 +233,8 @@ def copy_table(source, target_path: str, partitions: Optional[List[bytes]] = Non
             for name in (e.file.file_name,) + tuple(e.file.extra_files):
                 io.fs.copy_file(io.arrow_path(f"{posixpath.dirname(origin)}/{name}"),
                                 io.arrow_path(f"{posixpath.dirname(copied)}/{name}"))
-            message = messages.setdefault((e.partition, e.bucket), CommitMessage(e.partition, e.bucket, e.total_buckets))
+            key = (e.partition, e.bucket)
+            message = messages.setdefault(key, CommitMessage(e.partition, e.bucket, e.total_buckets))
             message.new_files.append(replace(e.file, external_path=None))
         return target.new_commit().overwrite(list(messages.values())) if messages else None
     except BaseException:

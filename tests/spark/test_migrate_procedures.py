@@ -195,12 +195,14 @@ def test_copy_makes_an_independent_table_of_the_latest_files(session):
 def test_copy_where_takes_the_chosen_partitions(session):
     copy_source(session)
     session.sql("CALL sys.copy('src', 'db2.dst', 'dt = \"a\"')")
-    assert rows(session, "SELECT * FROM db2.dst ORDER BY id") == rows(session, "SELECT * FROM src WHERE dt = 'a' ORDER BY id")
+    wanted = rows(session, "SELECT * FROM src WHERE dt = 'a' ORDER BY id")
+    assert rows(session, "SELECT * FROM db2.dst ORDER BY id") == wanted
 
 
 @pytest.mark.parametrize("setup, call, problem", [
     ("CREATE TABLE dst (id INT)", "'src', 'dst'", "target_table 'default.dst' exists already: copy creates it"),
-    ("CREATE TABLE u (id INT)", "'u', 'dst', 'id = 1'", "table 'default.u' is not partitioned: partitions/where select nothing"),
+    ("CREATE TABLE u (id INT)", "'u', 'dst', 'id = 1'",
+     "table 'default.u' is not partitioned: partitions/where select nothing"),
     ("CREATE TABLE dyn (id INT, dt STRING) PARTITIONED BY (dt) TBLPROPERTIES ('primary-key' = 'id,dt', "
      "'bucket' = '-1'); INSERT INTO dyn VALUES (1, 'a')", "'dyn', 'dst'",
      "has index files (deletion vectors or a dynamic-bucket index)"),
