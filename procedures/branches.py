@@ -9,6 +9,7 @@ its arguments and the branches it names before it changes anything.
 from __future__ import annotations
 
 from paimon_sql.procedures.base import Procedure, columns, optional, register, required
+from paimon_sql.procedures.unsupported import Refused
 
 RESULT = columns("result BOOLEAN")
 
@@ -76,15 +77,12 @@ class FastForwardProcedure(Procedure):
 
 
 @register
-class MergeBranchProcedure(Procedure):
+class MergeBranchProcedure(Refused):
     """Paimon's merge_branch (``branch-merge.enabled`` append tables) is newer than paimon-spark
     1.x, whose table layer has no branch merge: refused rather than half-matched."""
     name = "merge_branch"
     parameters = (required("table", "STRING"), required("source_branch", "STRING"),
                   optional("target_branch", "STRING"))
-    output = RESULT
-    description = "Not supported (newer than paimon-spark 1.x); fast_forward makes main take a branch's state."
-
-    def call(self, session, args):
-        raise self.fail("merging branches is not supported (Paimon added it after 1.x); "
-                        "use sys.fast_forward to make main take a branch's state")
+    description = "Merge a branch into another (not supported: Paimon added it after 1.x; see fast_forward)."
+    needs = ("Paimon's branch merge ('branch-merge.enabled' append tables), added after the 1.x releases; "
+             "sys.fast_forward makes main take a branch's state")

@@ -127,7 +127,7 @@ def test_rename_and_delete_branches(tagged):
     ("fast_forward('db.t', 'nope')", "branch 'nope' of table db.t does not exist"),
     ("fast_forward('db.t', 'e')", "cannot fast-forward branch 'e': it has no snapshot"),
     ("fast_forward('db.t$branch_b', 'b')", "fast-forward from the current branch 'b' is not allowed"),
-    ("merge_branch('db.t', 'b')", "merging branches is not supported"),
+    ("merge_branch('db.t', 'b')", "not supported by paimon-sql: it needs Paimon's branch merge"),
     ("create_branch('db.nope', 'x')", "table 'db.nope' not found"),
 ])
 def test_refusals_are_one_line_and_change_nothing(tagged, text, message):
