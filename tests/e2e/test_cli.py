@@ -155,7 +155,8 @@ def test_branches_and_tags_example_script(warehouse):
     assert [(r["id"], r["price"]) for r in on_branch] == [(1, 1.0), (2, 2.5), (4, 4.0)]
     assert [(r["id"], r["price"]) for r in on_main] == [(1, 1.0), (2, 2.0), (3, 3.0)]  # the branch write left main
     assert after_ff == on_branch and [s["snapshot_id"] for s in snaps] == [1, 2]
-    assert consumers == [{"consumer_id": "audit", "next_snapshot_id": 1}, {"consumer_id": "job1", "next_snapshot_id": 2}]
+    assert consumers == [{"consumer_id": "audit", "next_snapshot_id": 1},
+                         {"consumer_id": "job1", "next_snapshot_id": 2}]
     assert left == [{"consumer_id": "audit"}] and no_branches == [{"branches": 0}]
     table_dir = Path(warehouse) / "shop.db" / "items"
     assert not (table_dir / "branch" / "branch-dev").exists()
