@@ -194,8 +194,11 @@ def _create_tag(session, table, m):
 
 
 def _delete_tag(session, table, m):
+    """As CALL sys.delete_tag: the files only the tag still named go with it (Paimon's TagDeletion)."""
+    from paimon_sql.table.tag_auto_creation import delete_tag
     for name in _unquote(m.group("tags")).split(","):
-        table.tag_manager.delete(name.strip(), ignore_if_missing=bool(m.group("ie")))
+        if not delete_tag(table, name.strip()):
+            table.tag_manager.delete(name.strip(), ignore_if_missing=bool(m.group("ie")))  # missing: its error
 
 
 def _rename_tag(session, table, m):

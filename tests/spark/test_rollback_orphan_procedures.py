@@ -84,7 +84,7 @@ def _table(session):
 
 
 def spark_jobs(session, statement):
-    """The statement's rows, and whether it ran Spark stages of spark/orphan_files.py (listing and
+    """The statement's rows, and whether it ran Spark stages of spark/tasks.py (listing and
     deleting in tasks; a stage is named after its call site)."""
     sc = session.spark.sparkContext
     group = f"orphans-{uuid.uuid4()}"
@@ -95,7 +95,7 @@ def spark_jobs(session, statement):
         sc.setLocalProperty("spark.jobGroup.id", None)
     tracker = sc.statusTracker()
     stages = [tracker.getStageInfo(s) for j in tracker.getJobIdsForGroup(group) for s in tracker.getJobInfo(j).stageIds]
-    return result, any("orphan_files.py" in st.name for st in stages if st is not None)
+    return result, any("tasks.py" in st.name for st in stages if st is not None)
 
 
 def test_remove_orphan_files(session):
