@@ -196,7 +196,8 @@ class MigrateDatabaseProcedure(_Migration):
         options = self.table_options(args)
         if not session.spark.catalog.databaseExists(db):
             raise self.fail(f"database '{db}' is not in Spark's session catalog")
-        names = [f"{db}.{t.name}" for t in session.spark.catalog.listTables(db) if not t.isTemporary]
+        names = [f"{db}.{t.name}" for t in session.spark.catalog.listTables(db)
+                 if not t.isTemporary and t.tableType != "VIEW"]  # views have no files to migrate
         sources = [self.spark_source(session, n, kind) for n in names]  # every table checked first
         for source in sources:
             self.run(session, source, session.identifier_text(source.spark_table), options, True, args["parallelism"])
