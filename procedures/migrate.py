@@ -130,6 +130,10 @@ class _Migration(Procedure):
         catalog = session.catalog
         if catalog.table_exists(ident):
             table = catalog.get_table(ident)
+            given = sorted(k for k in options if k != "bucket")
+            if given:
+                raise self.fail(f"table '{ident}' exists: options ({', '.join(given)}) apply only to a table "
+                                "the migration creates")
             if list(table.schema.partition_keys) != source.partition_keys:
                 raise self.fail(f"table '{ident}' is partitioned by ({', '.join(table.schema.partition_keys)}), "
                                 f"the source by ({', '.join(source.partition_keys)})")

@@ -103,8 +103,9 @@ def test_migrate_database_moves_every_table(session, spark):
     try:
         a = spark_table(spark, f"{db}.a")
         b = spark_table(spark, f"{db}.b", fmt="orc", partitions=())
+        session.spark_sql(f"CREATE VIEW {db}.v AS SELECT 1 AS x")  # no files: left as it is
         assert rows(session, f"CALL sys.migrate_database('hive', '{db}', 'write-only=true')") == [(True,)]
-        assert [t.name for t in spark.catalog.listTables(db)] == []
+        assert [t.name for t in spark.catalog.listTables(db)] == ["v"]
         assert table_rows(session, f"{db}.a") == a and table_rows(session, f"{db}.b") == b
         assert session.catalog.get_table(f"{db}.b").schema.options["write-only"] == "true"
     finally:
@@ -119,6 +120,8 @@ def test_a_failed_commit_moves_every_file_back(session, spark, name):
                 "TBLPROPERTIES ('bucket' = '-1')")
     table = session.catalog.get_table("default.target")
     open(table.paths.root + "/manifest", "w").close()  # a file where the commit writes its manifests
+    with pytest.raises(PaimonError, match=r"table 'default.target' exists: options \(file.compression\) apply only"):
+        session.sql(f"CALL sys.migrate_table('hive', '{name}', 'file.compression=zstd', true, 'target')")
     with pytest.raises(PaimonError, match="every file was moved back"):
         session.sql(f"CALL sys.migrate_table(source_type => 'hive', table => '{name}', target_table => 'target')")
     assert data_files(src) == files
