@@ -7,6 +7,7 @@ and without a hint the ids listed in ``snapshot/``.
 
 from __future__ import annotations
 
+import logging
 from typing import Iterator, List, Optional
 
 from paimon_sql.exceptions import SnapshotNotFoundError
@@ -84,10 +85,17 @@ class SnapshotManager:
             yield self.snapshot(sid)
 
     def try_commit(self, snapshot: Snapshot) -> bool:
-        """Publish ``snapshot`` if its id is still free; then refresh the hints."""
+        """Publish ``snapshot`` if its id is still free; then refresh the hints. Once the snapshot
+        file exists the commit has happened: a hint that cannot be written is logged, not raised
+        (readers probe past a stale hint), so the caller never cleans up files a snapshot names."""
         if not self.io.try_create(self.paths.snapshot_path(snapshot.id), snapshot.to_json().encode("utf-8")):
             return False
-        self.io.write_bytes(f"{self.paths.snapshot_dir}/LATEST", str(snapshot.id).encode())
-        if snapshot.id == 1 or self._hint("EARLIEST") is None:
-            self.io.write_bytes(f"{self.paths.snapshot_dir}/EARLIEST", str(self.earliest_id() or snapshot.id).encode())
+        try:
+            self.io.write_bytes(f"{self.paths.snapshot_dir}/LATEST", str(snapshot.id).encode())
+            if snapshot.id == 1 or self._hint("EARLIEST") is None:
+                self.io.write_bytes(f"{self.paths.snapshot_dir}/EARLIEST",
+                                    str(self.earliest_id() or snapshot.id).encode())
+        except OSError as e:
+            logging.getLogger(__name__).warning("snapshot %d is committed but its hint files could not be "
+                                                "written: %s", snapshot.id, e)
         return True
