@@ -18,18 +18,9 @@ from __future__ import annotations
 from functools import partial
 
 from paimon_sql.procedures.base import Procedure, columns, optional, register, required
-from paimon_sql.spark.tasks import run_tasks
+from paimon_sql.spark.tasks import guarded, run_tasks
 from paimon_sql.table.partition_names import specs_predicate
 from paimon_sql.table.rewrite_file_index import rewrite
-
-
-def _guarded(fn, item):
-    """One task: (True, result) or (False, the error in one line), so the driver reports it cleanly."""
-    try:
-        return True, fn(item)
-    except Exception as e:
-        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
-        return False, f"{type(e).__name__}: {first}"
 
 
 @register
@@ -46,7 +37,7 @@ class RewriteFileIndexProcedure(Procedure):
             return [(0, 0)]
 
         def in_tasks(fn, items):
-            outcomes = run_tasks(session.spark, f"paimon rewrite_file_index {table.name}", partial(_guarded, fn), items)
+            outcomes = run_tasks(session.spark, f"paimon rewrite_file_index {table.name}", partial(guarded, fn), items)
             errors = [v for ok, v in outcomes if not ok]
             if errors:
                 raise self.fail(f"rewriting the file index of table '{args['table']}' failed, nothing committed: "

@@ -15,17 +15,8 @@ from typing import Optional, Sequence
 
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.format.predicate import Predicate
-from paimon_sql.spark.tasks import run_tasks
-from paimon_sql.table.compact import BucketUnit, compact_unit, plan_units
-
-
-def _run(table, full: bool, unit: BucketUnit):
-    """One task: (True, message or None), or (False, the error in one line)."""
-    try:
-        return True, compact_unit(table, unit, full)
-    except Exception as e:  # reported to the driver, which aborts the whole compaction
-        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
-        return False, f"bucket {unit.bucket}: {type(e).__name__}: {first}"
+from paimon_sql.spark.tasks import guarded, run_tasks
+from paimon_sql.table.compact import compact_unit, plan_units
 
 
 def compact(spark, table, partition_predicate: Optional[Predicate] = None, full: bool = False,
@@ -35,9 +26,10 @@ def compact(spark, table, partition_predicate: Optional[Predicate] = None, full:
     units = plan_units(table, partition_predicate, buckets)
     if not units:
         return None
-    outcomes = run_tasks(spark, f"paimon compact {table.name}", partial(_run, table, full), units)
+    compact_one = partial(guarded, partial(compact_unit, table, full=full))
+    outcomes = run_tasks(spark, f"paimon compact {table.name}", compact_one, units)
     messages = [m for ok, m in outcomes if ok and m is not None]
-    errors = [m for ok, m in outcomes if not ok]
+    errors = [f"bucket {u.bucket}: {m}" for u, (ok, m) in zip(units, outcomes) if not ok]
     commit = table.new_commit()
     if errors:
         commit.abort(messages)

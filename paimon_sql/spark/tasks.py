@@ -22,3 +22,14 @@ def run_tasks(spark, description: str, fn: Callable, items: list, slices: Option
         return sc.parallelize(items, slices).map(fn).collect()
     finally:
         sc.setLocalProperty(JOB_DESCRIPTION, previous)
+
+
+def guarded(fn: Callable, item):
+    """One task's outcome: ``(True, fn(item))``, or ``(False, the error in one line)``. A failing task
+    then never fails the job, so the driver gets every other task's result back and can delete what
+    they wrote before it reports the failure."""
+    try:
+        return True, fn(item)
+    except Exception as e:
+        text = str(e).strip()
+        return False, f"{type(e).__name__}: {text.splitlines()[0] if text else ''}"

@@ -56,7 +56,7 @@ def test_call_returns_paimon_output_columns_named_or_positional_any_case(session
 
 
 def test_unknown_procedure_suggests_the_closest(session):
-    with pytest.raises(ProcedureError, match=r"^unknown procedure 'sys.compat' \(did you mean sys.compact\?\)$"):
+    with pytest.raises(ProcedureError, match=r"^unknown procedure 'sys.compat' \(did you mean sys.compact, sys.copy\?\)$"):
         session.sql("CALL sys.compat(table => 't')")
     with pytest.raises(ProcedureError, match=r"^unknown procedure 'db.compact'"):
         session.sql("CALL db.compact(table => 't')")
@@ -107,6 +107,23 @@ def test_full_compaction_of_a_primary_key_table(session):
     assert kinds(session) == ["APPEND"] * 3 + ["COMPACT"]
     assert files(session) == {"{1}": [5], "{2}": [5], "{3}": [5]}
     assert rows(session, "SELECT * FROM t ORDER BY p, id") == data
+
+
+def test_a_failing_bucket_task_fails_the_compaction_and_leaves_no_file_behind(session):
+    import glob
+    import os
+
+    from paimon_sql.sql import parse
+    pk_table(session)
+    table = session.find_table(parse.table_reference("default.t"))
+    lost = sorted(glob.glob(f"{table.path}/p=2/bucket-0/data-*"))[0]
+    os.remove(lost)  # partition 2's bucket cannot be read: its task fails, the others succeed
+    on_disk = set(glob.glob(f"{table.path}/**/data-*", recursive=True))
+    with pytest.raises(PaimonError, match=r"^compaction of table default.t failed, nothing committed: bucket 0: "
+                                          r"\w+Error: .*") as e:
+        session.sql("CALL sys.compact(table => 't')")
+    assert "\n" not in str(e.value) and kinds(session) == ["APPEND"] * 3
+    assert set(glob.glob(f"{table.path}/**/data-*", recursive=True)) == on_disk  # the other buckets' files went
 
 
 def test_minor_compaction_follows_the_trigger_and_options_apply_to_this_run_only(session):
