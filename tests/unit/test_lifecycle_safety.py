@@ -1,7 +1,8 @@
 """The snapshot lifecycle never loses a live file: random programs of writes, updates, deletes,
-compactions, statistics, tags, branches, consumers, expiry, rollback, crashed writers and orphan
-cleanup, on append and primary-key tables (partitioned or not, deletion vectors, changelog
-producers, dynamic buckets, expiry at commit).
+compactions, statistics, tags (deleted with their files, expired by time_retained, made and
+dropped automatically after commits), branches, fast_forward, consumers, expiry, rollback, crashed
+writers and orphan cleanup, on append and primary-key tables (partitioned or not, deletion
+vectors, changelog producers, dynamic buckets, expiry and batch tags at commit).
 
 A model keeps the rows every snapshot, tag and branch held when it was made, computed apart from
 the table. After every step every snapshot still on disk, every tag and every branch reads exactly
@@ -9,6 +10,7 @@ its model rows, every file any of them names exists, and consumers keep their sn
 ``remove_orphan_files(older_than=now)`` the directory holds only what they name (and the
 schema, snapshot, tag and consumer metadata)."""
 
+import datetime as dt
 import os
 import shutil
 import tempfile
@@ -31,6 +33,7 @@ from paimon_sql.table.references import References, branch_tables, referenced_fi
 from paimon_sql.table.rollback import rollback_to_snapshot, rollback_to_tag
 from paimon_sql.table.statistics import write_statistics
 from paimon_sql.table.table import table_at
+from paimon_sql.table.tag_auto_creation import delete_tag, expire_tags
 
 SCHEMA = pa.schema([pa.field("id", pa.int64(), False), ("v", pa.int64()), pa.field("dt", pa.string(), False)])
 INSERT, UPDATE_AFTER, DELETE = 0, 2, 3
@@ -48,6 +51,9 @@ KINDS = {
                                   "num-sorted-run.compaction-trigger": "2"}),
     "pk-dynamic-expire-at-commit": (["dt"], ["id", "dt"], {"bucket": "-1", "snapshot.num-retained.min": "2",
                                                            "snapshot.num-retained.max": "4"}),
+    "pk-batch-tags-at-commit": (["dt"], ["id", "dt"], {"bucket": "1", "tag.automatic-creation": "batch",
+                                                       "tag.num-retained-max": "3", "snapshot.num-retained.min": "1",
+                                                       "snapshot.num-retained.max": "3"}),
 }
 EXAMPLES_PER_KIND = int(os.environ.get("LIFECYCLE_EXAMPLES", "20"))
 METADATA_DIRS = ("snapshot", "schema", "tag", "consumer", "changelog")
@@ -97,6 +103,7 @@ class Lifecycle(RuleBasedStateMachine):
         self.level0_hidden = bool(pk) and options.get("deletion-vectors.enabled") == "true"
         self.branches = {"main": Branch()}
         self.consumers = {}  # main branch's consumers: id -> next snapshot
+        self.short_lived = set()  # tags whose time_retained has passed: commits may expire them
         self.counter = 0
         self.seen = set()  # the files on disk at the last check
         self.verified = set()  # (branch, snapshot id or tag) read since the last file vanished
@@ -223,24 +230,54 @@ class Lifecycle(RuleBasedStateMachine):
         write.prepare_commit()
 
     @precondition(lambda self: self.branches["main"].latest is not None)
-    @rule(pick=st.integers(0, 100))
-    def create_tag(self, pick):
+    @rule(pick=st.integers(0, 100), short_lived=st.booleans())
+    def create_tag(self, pick, short_lived):
+        """A tag, perhaps with a time_retained that has passed by the next expire_tags."""
         t, model = self.table(), self.branches["main"]
         ids = t.snapshot_manager.listed_ids()
         sid = ids[pick % len(ids)]
         self.counter += 1
         name = f"tag{self.counter}"
-        t.tag_manager.create(name, t.snapshot_manager.snapshot(sid))
+        t.tag_manager.create(name, t.snapshot_manager.snapshot(sid),
+                             dt.timedelta(milliseconds=1) if short_lived else None)
         model.tags[name] = (sid, model.snapshots[sid])
+        if short_lived:
+            self.short_lived.add(name)
         STEPS[self.kind, "tagged"] += 1
 
     @precondition(lambda self: self.branches["main"].tags)
     @rule(pick=st.integers(0, 100))
     def delete_tag(self, pick):
+        """Paimon's TagDeletion: the files only the tag named go with it."""
         tags = sorted(self.branches["main"].tags)
         name = tags[pick % len(tags)]
-        self.table().tag_manager.delete(name)
+        assert delete_tag(self.table(), name)
         del self.branches["main"].tags[name]
+        STEPS[self.kind, "deleted a tag"] += 1
+
+    @precondition(lambda self: self.branches["main"].tags)
+    @rule()
+    def expire_tags(self):
+        time.sleep(0.002)
+        for name in expire_tags(self.table()):
+            del self.branches["main"].tags[name]
+            STEPS[self.kind, "expired a tag"] += 1
+
+    @precondition(lambda self: len(self.branches) > 1)
+    @rule(pick=st.integers(0, 100))
+    def fast_forward(self, pick):
+        """Main takes a branch's state: main's snapshots and tags from the branch's earliest
+        snapshot on are replaced by the branch's."""
+        name = sorted(n for n in self.branches if n != "main")[pick % (len(self.branches) - 1)]
+        branch, main, t = self.branches[name], self.branches["main"], self.table()
+        earliest = self.table(name).snapshot_manager.earliest_id()
+        t.branch_manager.fast_forward(t, name)
+        main.snapshots = {i: v for i, v in main.snapshots.items() if i < earliest}
+        main.snapshots.update({i: v for i, v in branch.snapshots.items() if i >= earliest})
+        main.tags = {n: tag for n, tag in main.tags.items() if tag[0] < earliest}
+        main.tags.update(branch.tags)
+        main.latest = branch.latest
+        STEPS[self.kind, "fast-forwarded"] += 1
 
     @precondition(lambda self: len(self.branches) < 3 and self.branches["main"].tags)
     @rule(pick=st.integers(0, 100), drop_tag=st.booleans())
@@ -347,11 +384,31 @@ class Lifecycle(RuleBasedStateMachine):
                 out |= files
         return out
 
+    def follow_automatic_tags(self):
+        """Tags the table makes and drops itself (``tag.automatic-creation`` = batch after each
+        commit, ``tag.num-retained-max``, and tags past their time_retained once a commit runs tag
+        maintenance) enter the model as the version they name, and leave it."""
+        options = KINDS[self.kind][2]
+        if options.get("write-only") != "true":  # commits expire tags past their time_retained
+            for name, model in self.branches.items():
+                kept = set(self.table(name).tag_manager.names())
+                model.tags = {n: tag for n, tag in model.tags.items() if n in kept or n not in self.short_lived}
+        if "tag.automatic-creation" not in options:
+            return
+        for name, model in self.branches.items():
+            kept = {tag.name: tag.snapshot.id for tag in self.table(name).tag_manager.tags()}
+            model.tags = {n: tag for n, tag in model.tags.items() if kept.get(n) == tag[0]}
+            for n, sid in kept.items():
+                if n not in model.tags:
+                    model.tags[n] = (sid, model.snapshots[sid])
+                    STEPS[self.kind, "tagged automatically"] += 1
+
     @invariant()
     def every_kept_version_reads_its_rows(self):
         """Every kept version is read again after any file vanished (data and metadata files are
         never rewritten in place, so while none vanishes a version read once reads the same);
         every file each names exists, always."""
+        self.follow_automatic_tags()
         disk = on_disk(self.path)
         if self.seen - disk:
             self.verified.clear()
