@@ -23,7 +23,7 @@ from typing import Optional, Set
 
 from paimon_sql.format.manifest import ADD
 from paimon_sql.format.snapshot import Snapshot
-from paimon_sql.table.references import References, branch_tables, changelog_ids, changelog_path
+from paimon_sql.table.references import CHANGELOG_DIR, References, branch_tables, changelog_ids, changelog_path
 
 _MISSING = (FileNotFoundError, OSError)
 
@@ -100,7 +100,7 @@ def snapshot_or_changelog(table, sid: int) -> Snapshot:
 
 
 def _hint(table, name: str, cid: int) -> None:
-    table.io.write_bytes(changelog_path(table, 0).rsplit("/", 1)[0] + f"/{name}", str(cid).encode())
+    table.io.write_bytes(f"{table.paths.branch_root}/{CHANGELOG_DIR}/{name}", str(cid).encode())
 
 
 def expire_changelogs(table, now_millis: int, max_deletes: int) -> int:
