@@ -19,6 +19,7 @@ remaining changelog names. ``changelog/EARLIEST`` and ``LATEST`` are hints, as P
 
 from __future__ import annotations
 
+import json
 from typing import Optional, Set
 
 from paimon_sql.format.manifest import ADD
@@ -71,7 +72,6 @@ def kept_files(files: References, changelog: Snapshot) -> Set[str]:
 
 def commit(table, changelog: Snapshot) -> None:
     """Write ``changelog/changelog-N`` (JSON with explicit nulls, as Java writes) and the LATEST hint."""
-    import json
     doc = changelog.to_dict()
     doc.setdefault("baseManifestList", None)
     doc.setdefault("deltaManifestList", None)
