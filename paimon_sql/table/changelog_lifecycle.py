@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 from typing import Optional, Set
 
+from paimon_sql.exceptions import SnapshotNotFoundError
 from paimon_sql.format.manifest import ADD
 from paimon_sql.format.snapshot import Snapshot
 from paimon_sql.table.references import CHANGELOG_DIR, References, branch_tables, changelog_ids, changelog_path
@@ -89,7 +90,6 @@ def read(table, cid: int) -> Optional[Snapshot]:
 def snapshot_or_changelog(table, sid: int) -> Snapshot:
     """Snapshot ``sid``, or its long-lived changelog once the snapshot has expired (what an
     incremental or streaming read of the changes needs)."""
-    from paimon_sql.exceptions import SnapshotNotFoundError
     try:
         return table.snapshot_manager.snapshot(sid)
     except SnapshotNotFoundError:
