@@ -101,6 +101,13 @@ class Procedure:
         return found
 
     @classmethod
+    def table_names(cls, session, database: str) -> List[str]:
+        """``db.t`` of every table of ``database`` (procedures given a whole database)."""
+        if not session.catalog.database_exists(database):
+            raise cls.fail(f"database '{database}' does not exist")
+        return [f"{database}.{t}" for t in session.catalog.list_tables(database)]
+
+    @classmethod
     def dynamic_options(cls, text):
         """An ``options`` argument, ``'k=v,k2=v2'``, as options for this run (over the table's, as
         ``/*+ OPTIONS */`` would be)."""

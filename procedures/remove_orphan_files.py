@@ -56,7 +56,4 @@ class RemoveOrphanFilesProcedure(Procedure):
         name = name.strip()
         if not name.endswith(".*"):
             return [self.table(session, name)]
-        database = name[:-2]
-        if not session.catalog.database_exists(database):
-            raise self.fail(f"database '{database}' does not exist")
-        return [self.table(session, f"{database}.{t}") for t in session.catalog.list_tables(database)]
+        return [self.table(session, t) for t in self.table_names(session, name[:-2])]

@@ -75,12 +75,7 @@ class RepairProcedure(Procedure):
             parts = item.strip().split(".")
             if len(parts) > 2 or not all(parts):
                 raise self.fail(f"cannot read a database or db.table from '{item.strip()}'")
-            if len(parts) == 2:
-                out.append(".".join(parts))
-            elif not catalog.database_exists(parts[0]):
-                raise self.fail(f"database '{parts[0]}' does not exist")
-            else:
-                out += [f"{parts[0]}.{t}" for t in catalog.list_tables(parts[0])]
+            out += [".".join(parts)] if len(parts) == 2 else self.table_names(session, parts[0])
         return out
 
 

@@ -117,20 +117,21 @@ def expire_changelogs(table, now_millis: int, max_deletes: int) -> int:
     if consumers:
         end = min(end, min(consumers.values()))
     cutoff = now_millis - time_retained
+    changelogs = {cid: c for cid, c in ((cid, read(table, cid)) for cid in ids) if c is not None}
     for cid in range(max(latest - retain_max + 1, ids[0]), end + 1):
-        changelog = read(table, cid)
-        if changelog is not None and cutoff <= changelog.time_millis:
+        if cid in changelogs and cutoff <= changelogs[cid].time_millis:
             end = cid
             break
-    expiring = [c for c in (read(table, cid) for cid in ids if cid < end) if c is not None]
+    expiring = [c for cid, c in changelogs.items() if cid < end]
     if not expiring:
         return 0
     files = References(table)
     keep = files.whole(sm.snapshot(earliest))  # a file a later snapshot names, the earliest names too
     keep = keep.union(*(files.whole(t.snapshot) for t in table.tag_manager.tags()),
                       *(References(bt).branch() for bt in branch_tables(table) if bt.branch != table.branch),
-                      *(kept_files(files, c) for c in (read(table, cid) for cid in ids if cid >= end) if c))
-    doomed = set().union(*(kept_files(References(table, missing_ok=True), c) for c in expiring)) - keep
+                      *(kept_files(files, c) for cid, c in changelogs.items() if cid >= end))
+    resumed = References(table, missing_ok=True)  # an interrupted run may have deleted some already
+    doomed = set().union(*(kept_files(resumed, c) for c in expiring)) - keep
     for path in sorted(doomed):
         table.io.delete(path)
     for changelog in expiring:  # the changelog files last, so an interrupted run is finished by the next
