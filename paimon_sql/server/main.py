@@ -1,0 +1,128 @@
+"""The ``paimon-sql-server`` command.
+
+    paimon-sql-server --warehouse DIR [--host 127.0.0.1] [--port 10000] [--auth nosasl|none|plain]
+                      [--password-file F] [--transport binary|http] [--http-path cliservice]
+                      [--ssl-cert F --ssl-key F] [--master URL] [--conf k=v]... [--catalog k=v]...
+    paimon-sql-server adduser --password-file F USER      (the password is read from stdin)
+
+One Spark session serves every client; each client session gets its own view of it (current database,
+SQL conf). Bad options are refused with one line before Spark starts.
+"""
+
+import argparse
+import getpass
+import os
+import signal
+import sys
+from typing import List, Optional
+
+from paimon_sql.exceptions import PaimonError
+from paimon_sql.server import auth, transport
+
+
+def _args(argv: List[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="paimon-sql-server",
+                                description="HiveServer2 Thrift endpoint over a Paimon warehouse "
+                                            "(subcommand: adduser --password-file F USER)")
+    p.add_argument("--warehouse", default=os.environ.get("PAIMON_SQL_WAREHOUSE", "./warehouse"))
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=10000)
+    p.add_argument("--auth", choices=auth.MODES, default="nosasl",
+                   help="nosasl: no login; none: SASL PLAIN, any user and password; plain: users of --password-file")
+    p.add_argument("--password-file", help="users and salted password hashes (see the adduser subcommand)")
+    p.add_argument("--transport", choices=transport.TRANSPORTS, default="binary")
+    p.add_argument("--http-path", default="cliservice", help="URL path of the http transport")
+    p.add_argument("--ssl-cert", help="PEM certificate (chain): serve TLS")
+    p.add_argument("--ssl-key", help="PEM private key of --ssl-cert")
+    p.add_argument("--master", default=None, help="Spark master URL (default local[*])")
+    p.add_argument("--conf", action="append", default=[], metavar="K=V", help="Spark setting")
+    p.add_argument("--catalog", action="append", default=[], metavar="K=V",
+                   help="Paimon catalog option (metastore, s3.*, ...)")
+    return p.parse_args(argv)
+
+
+def _adduser(argv: List[str]) -> int:
+    p = argparse.ArgumentParser(prog="paimon-sql-server adduser",
+                                description="Add (or replace) a user of --auth plain; the password is read from "
+                                            "stdin (one line), or prompted for on a terminal")
+    p.add_argument("--password-file", required=True)
+    p.add_argument("user")
+    args = p.parse_args(argv)
+    if sys.stdin.isatty():
+        password = getpass.getpass(f"password for {args.user}: ")
+        if getpass.getpass("again: ") != password:
+            sys.stderr.write("Error: the passwords differ\n")
+            return 1
+    else:
+        password = sys.stdin.readline().rstrip("\r\n")
+    try:
+        auth.add_user(args.password_file, args.user, password)
+    except (PaimonError, OSError) as e:
+        sys.stderr.write(f"Error: {getattr(e, 'strerror', None) or e}\n")
+        return 1
+    return 0
+
+
+def _pairs(flag: str, items: List[str]) -> dict:
+    out = {}
+    for item in items:
+        k, sep, v = item.partition("=")
+        if not sep:
+            raise ValueError(f"{flag} expects key=value, got {item!r}")
+        out[k.strip()] = v.strip()
+    return out
+
+
+def _terminate(signum, frame):
+    raise KeyboardInterrupt  # SIGTERM stops the server as Ctrl-C does: Spark is stopped on the way out
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["adduser"]:
+        return _adduser(argv[1:])
+    args = _args(argv)
+    try:  # everything a user can get wrong is checked before Spark starts
+        conf, catalog = _pairs("--conf", args.conf), _pairs("--catalog", args.catalog)
+        authenticator = auth.Authenticator(args.auth, args.password_file)
+        tls = transport.tls_context(args.ssl_cert, args.ssl_key)
+    except (PaimonError, ValueError) as e:
+        sys.stderr.write(f"Error: {e}\n")
+        return 2
+    except OSError as e:  # ssl.SSLError included
+        sys.stderr.write(f"Error: cannot load --ssl-cert/--ssl-key: {getattr(e, 'strerror', None) or e}\n")
+        return 2
+    if args.master:
+        conf["spark.master"] = args.master
+    from paimon_sql.cli import _quiet_logs
+    from paimon_sql.server import service
+    from paimon_sql.session import connect
+    from TCLIService import TCLIService
+    try:
+        session = connect(args.warehouse, conf=conf, catalog_options=catalog)
+    except PaimonError as e:
+        sys.stderr.write(f"Error: {e}\n")
+        return 1
+    signal.signal(signal.SIGTERM, _terminate)
+    try:
+        _quiet_logs(session.spark)
+        processor = TCLIService.Processor(service.TCLIServiceHandler(session, service.ServerOptions()))
+        try:
+            server = transport.listen(processor, host=args.host, port=args.port, authenticator=authenticator,
+                                      transport=args.transport, http_path=args.http_path, tls=tls)
+        except OSError as e:
+            sys.stderr.write(f"Error: cannot listen on {args.host}:{args.port}: {e.strerror}\n")
+            return 1
+        sys.stderr.write(f"paimon-sql-server listening on {args.host}:{server.port} ({args.transport}"
+                         f"{' TLS' if tls else ''}, auth {args.auth})\n")
+        sys.stderr.flush()
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.shutdown()
+        return 0
+    finally:
+        session.close()
+

@@ -1,0 +1,74 @@
+"""The one way server tests start paimon-sql-server, and run beeline against it.
+
+``start_server`` runs ``python -m paimon_sql.server`` as a subprocess on 127.0.0.1 with ``--port 0`` and
+reads the port it bound from its ``listening on`` line, so parallel servers never race for a port. Use it
+from a module-scoped fixture: one server (one Spark) per test module.
+"""
+
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Iterator, Optional
+
+import pyspark
+
+BEELINE = str(Path(pyspark.__file__).parent / "bin" / "beeline")
+_LISTENING = re.compile(r"paimon-sql-server listening on \S+:(\d+)")
+STARTUP_TIMEOUT = 180
+
+
+@contextlib.contextmanager
+def start_server(warehouse: str, *extra_args: str) -> Iterator[int]:
+    """A running server over ``warehouse`` (extra command-line arguments after the defaults, so they may
+    override them); yields its port and stops it (SIGTERM, then SIGKILL) at exit."""
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
+    with tempfile.TemporaryFile(mode="w+") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "paimon_sql.server", "--warehouse", warehouse, "--host", "127.0.0.1",
+             "--port", "0", "--master", "local[2]", "--conf", "spark.sql.shuffle.partitions=2",
+             "--conf", "spark.ui.enabled=false", *extra_args],
+            stdout=subprocess.DEVNULL, stderr=log, env=env)
+        try:
+            yield _wait_listening(proc, log)
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def _wait_listening(proc: subprocess.Popen, log) -> int:
+    deadline = time.monotonic() + STARTUP_TIMEOUT
+    while time.monotonic() < deadline:
+        log.seek(0)
+        text = log.read()
+        found = _LISTENING.search(text)
+        if found:
+            return int(found.group(1))
+        if proc.poll() is not None:
+            raise RuntimeError(f"paimon-sql-server exited with {proc.returncode}:\n{text[-3000:]}")
+        time.sleep(0.2)
+    log.seek(0)
+    raise RuntimeError(f"paimon-sql-server did not listen within {STARTUP_TIMEOUT} s:\n{log.read()[-3000:]}")
+
+
+def beeline(port: int, sql: str, params: str = "auth=noSasl", user: Optional[str] = None,
+            password: Optional[str] = None, timeout: int = 120) -> subprocess.CompletedProcess:
+    """Run ``sql`` through pip pyspark's beeline (Hive JDBC 2.3) at ``jdbc:hive2://127.0.0.1:<port>/default;
+    <params>``; output as CSV (``--outputformat=csv2``), errors on stderr."""
+    args = [BEELINE, "-u", f"jdbc:hive2://127.0.0.1:{port}/default;{params}", "--silent=true",
+            "--outputformat=csv2", "--showHeader=true", "-e", sql]
+    if user is not None:
+        args += ["-n", user]
+    if password is not None:
+        args += ["-p", password]
+    env = dict(os.environ, SPARK_HOME=str(Path(pyspark.__file__).parent))
+    return subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=env)
