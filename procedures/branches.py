@@ -2,14 +2,15 @@
 MergeBranch, over :class:`~paimon_sql.table.branch_manager.BranchManager`.
 
 A branch is read and written as ``t$branch_<name>``; these procedures create, drop and rename its
-directory, and ``fast_forward`` makes the table's branch (main) take a branch's state. Each checks
+directory, ``fast_forward`` makes the table's branch (main) take a branch's state, and ``merge_branch``
+adds to one branch the data files another has (append tables only). Each checks
 its arguments and the branches it names before it changes anything.
 """
 
 from __future__ import annotations
 
 from paimon_sql.procedures.base import Procedure, columns, optional, register, required
-from paimon_sql.procedures.unsupported import Refused
+from paimon_sql.table.paths import MAIN_BRANCH
 
 RESULT = columns("result BOOLEAN")
 
@@ -77,12 +78,15 @@ class FastForwardProcedure(Procedure):
 
 
 @register
-class MergeBranchProcedure(Refused):
-    """Paimon's merge_branch (``branch-merge.enabled`` append tables) is newer than paimon-spark
-    1.x, whose table layer has no branch merge: refused rather than half-matched."""
+class MergeBranchProcedure(Procedure):
     name = "merge_branch"
     parameters = (required("table", "STRING"), required("source_branch", "STRING"),
                   optional("target_branch", "STRING"))
-    description = "Merge a branch into another (not supported: Paimon added it after 1.x; see fast_forward)."
-    needs = ("Paimon's branch merge ('branch-merge.enabled' append tables), added after the 1.x releases; "
-             "sys.fast_forward makes main take a branch's state")
+    output = RESULT
+    description = "Commit an append table's data files a branch has and another (main) lacks to that other branch."
+
+    def call(self, session, args):
+        table = self.table(session, args["table"])
+        target = args["target_branch"] if args["target_branch"] and args["target_branch"].strip() else MAIN_BRANCH
+        table.branch_manager.merge(table, args["source_branch"], target)
+        return [(True,)]

@@ -103,11 +103,23 @@ class TableSchema:
         indexes fit their columns. Run at CREATE and after every ALTER."""
         opts.validate(self.options, self.field_names)
         self._check_bucket_setup()
+        self._check_branch_merge()
         from paimon_sql.index.file_index import check as check_file_indexes
         check_file_indexes(self, self.options)
         if self.core_options().file_format == "avro":  # as Java's validateDataFields: what Avro cannot hold
             from paimon_sql.format.avro_data import avro_schema
             avro_schema(self.data_file_arrow_schema())
+
+    def _check_branch_merge(self) -> None:
+        """``branch-merge.enabled`` keeps a table's history append-only so that sys.merge_branch can
+        merge it file by file: that needs an append table and no deletion vectors (they change
+        files' rows without a new file)."""
+        if not self.core_options().get("branch-merge.enabled"):
+            return
+        if self.primary_keys:
+            raise SchemaError("'branch-merge.enabled' is for append tables, not a table with a primary key")
+        if self.core_options().get("deletion-vectors.enabled"):
+            raise SchemaError("'branch-merge.enabled' cannot be used with 'deletion-vectors.enabled'")
 
     def _check_bucket_setup(self) -> None:
         o = self.core_options()

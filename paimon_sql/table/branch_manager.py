@@ -10,7 +10,7 @@ unreferenced is left to orphan cleanup (which, like expiry, keeps what any branc
 from __future__ import annotations
 
 import re
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.io import FileIO
@@ -126,6 +126,53 @@ class BranchManager:
             self.io.write_bytes(dst.snapshot_path(sid), self.io.read_bytes(src.snapshot_path(sid)))
         self.io.write_bytes(f"{dst.snapshot_dir}/LATEST", str(ids[-1]).encode())
         self.io.write_bytes(f"{dst.snapshot_dir}/EARLIEST", str(snaps.listed_ids()[0]).encode())
+
+    def merge(self, table, source: str, target: str = MAIN_BRANCH) -> Optional[int]:
+        """Paimon's mergeBranch: the data files live on branch ``source`` and not on ``target`` are
+        committed to ``target`` as one APPEND snapshot (None when there are none). A file-level
+        merge is only sound without a recorded fork point when both branches hold their whole
+        history and it only ever appended, so, as Java, both must be append tables with every
+        snapshot from 1 on being APPEND or ANALYZE, and the same columns; every schema the merged
+        files were written with must be the same on both. Nothing is copied: the files are shared
+        under the table root, so they stay referenced from both branches."""
+        if source == target:
+            raise BranchError(f"cannot merge branch '{source}' into itself")
+        src, dst = table.switch_to_branch(source), table.switch_to_branch(target)
+        for name, side in ((source, src), (target, dst)):
+            _check_append_history(name, side)
+        if [f.to_json() for f in src.schema.fields] != [f.to_json() for f in dst.schema.fields]:
+            raise BranchError(f"cannot merge branch '{source}' into '{target}': their columns differ")
+        present = {e.identifier() for e in dst.new_scan().plan_entries()}
+        files = [e for e in src.new_scan().plan_entries() if e.identifier() not in present]
+        for schema_id in sorted({e.file.schema_id for e in files}):
+            if schema_id not in dst.schema_manager.list_ids() or \
+                    src.schema_at(schema_id).to_json() != dst.schema_at(schema_id).to_json():
+                raise BranchError(f"cannot merge branch '{source}' into '{target}': schema {schema_id} of its "
+                                  "files differs between them")
+        from paimon_sql.table.write import CommitMessage
+        messages: Dict[tuple, CommitMessage] = {}
+        for e in files:
+            key = (e.partition, e.bucket, e.total_buckets)
+            messages.setdefault(key, CommitMessage(*key)).new_files.append(e.file)
+        return dst.new_commit().commit(list(messages.values()))
+
+
+def _check_append_history(name: str, table) -> None:
+    """Both sides of a merge: an append table whose snapshots 1..latest all exist and all appended."""
+    if table.schema.primary_keys:
+        raise BranchError(f"branch merge is for append tables, but branch '{name}' has a primary key")
+    snaps = table.snapshot_manager
+    ids = snaps.listed_ids()
+    if not ids:
+        raise BranchError(f"cannot merge branch '{name}': it has no snapshot")
+    if ids != list(range(1, ids[-1] + 1)):
+        raise BranchError(f"cannot merge branch '{name}': its snapshots do not all exist from 1 on "
+                          "(a merge needs the whole append-only history)")
+    for sid in ids:
+        kind = snaps.snapshot(sid).commit_kind
+        if kind not in ("APPEND", "ANALYZE"):
+            raise BranchError(f"cannot merge branch '{name}': snapshot {sid} is {kind} "
+                              "(a merge needs the whole append-only history)")
 
 
 def check_fast_forward(current: str, name: str) -> None:

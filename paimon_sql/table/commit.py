@@ -152,6 +152,7 @@ class TableCommit:
             attempt_files: List[str] = []
             try:
                 adds, deletes, index_changes, changelog, overwrite = changes(latest)
+                self._check_append_only(kind, deletes)
                 entries = list(deletes)
                 if overwrite is not None or entries:
                     live = self._live_entries(latest)
@@ -172,6 +173,14 @@ class TableCommit:
             time.sleep(min(0.01 * (2 ** attempt), 1.0))
         raise CommitConflictError(f"table {table.name}: gave up committing after {retries} retries "
                                   "(other writers kept committing first)")
+
+    def _check_append_only(self, kind: str, deletes: List[ManifestEntry]) -> None:
+        """``branch-merge.enabled``: sys.merge_branch merges branches file by file, which is only
+        right while no commit ever removes a file, so none that would is made."""
+        if self.table.options.get("branch-merge.enabled") and (kind in ("OVERWRITE", "COMPACT") or deletes):
+            raise PaimonError(f"table {self.table.name} has 'branch-merge.enabled': its history stays append-only, "
+                              "so a commit removing files (INSERT OVERWRITE, DELETE, UPDATE, MERGE INTO, "
+                              "compaction) is refused")
 
     # -- rebasing onto the latest snapshot ------------------------------------------------------
 

@@ -3,7 +3,8 @@
 Two tables built through SQL: on 'br.t' a branch from a tag, written through t$branch_b; on 'br.f'
 the same, then CALL sys.fast_forward. Java (one JVM for all commands) reads the branch, main left
 as it was, main after the fast-forward, the snapshot directory it resolves there, and writes a row
-to the fast-forwarded main that we read back.
+to the fast-forwarded main that we read back. On 'br.m', an append table, Java reads main after
+CALL sys.merge_branch added a branch's files to it.
 """
 
 import pytest
@@ -40,12 +41,20 @@ def test_java_reads_branches_and_a_fast_forwarded_main(spark, tmp_path):  # noqa
         session.sql("CREATE DATABASE br")
         build(session, "t", fast_forward=False)
         build(session, "f", fast_forward=True)
+        session.sql("CREATE TABLE br.m (id INT, name STRING) TBLPROPERTIES ('branch-merge.enabled'='true')")
+        session.sql("INSERT INTO br.m VALUES (1, 'a')")
+        session.sql("CALL sys.create_branch(table => 'br.m', branch => 'b')")
+        session.sql("INSERT INTO br.`m$branch_b` VALUES (2, 'b')")
+        session.sql("INSERT INTO br.m VALUES (3, 'c')")
+        session.sql("CALL sys.merge_branch(table => 'br.m', source_branch => 'b')")
         w = dict(warehouse=warehouse)
-        branch, main, forwarded, listed, _, after = [ok(r) for r in java.run([
+        merged, branch, main, forwarded, listed, _, after = [ok(r) for r in java.run([
+            dict(op="read", table="br.m", **w),
             dict(op="read", table="br.t$branch_b", **w), dict(op="read", table="br.t", **w),
             dict(op="read", table="br.f", **w), dict(op="snapshots", table="br.f", **w),
             dict(op="write", table="br.f", rows=[[4, "java"]], **w), dict(op="read", table="br.f", **w)])]
         assert sorted(branch) == BRANCH and sorted(main) == MAIN
+        assert sorted(merged) == [[1, "a"], [2, "b"], [3, "c"]]
         assert sorted(forwarded) == BRANCH
         assert listed["ids"] == [1, 2] and (listed["earliest"], listed["latest"]) == (1, 2)
         assert listed["latest_hint"] == 2 and listed["earliest_hint"] == 1

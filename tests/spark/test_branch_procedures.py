@@ -127,7 +127,7 @@ def test_rename_and_delete_branches(tagged):
     ("fast_forward('db.t', 'nope')", "branch 'nope' of table db.t does not exist"),
     ("fast_forward('db.t', 'e')", "cannot fast-forward branch 'e': it has no snapshot"),
     ("fast_forward('db.t$branch_b', 'b')", "fast-forward from the current branch 'b' is not allowed"),
-    ("merge_branch('db.t', 'b')", "not supported by paimon-sql: it needs Paimon's branch merge"),
+    ("merge_branch('db.t', 'b')", "branch merge is for append tables, but branch 'b' has a primary key"),
     ("create_branch('db.nope', 'x')", "table 'db.nope' not found"),
 ])
 def test_refusals_are_one_line_and_change_nothing(tagged, text, message):
@@ -138,3 +138,74 @@ def test_refusals_are_one_line_and_change_nothing(tagged, text, message):
         call(tagged, text)
     assert message in str(e.value) and "\n" not in str(e.value)
     assert state(tagged) == before
+
+
+@pytest.fixture
+def appended(session, warehouse):
+    """db.a: an append table with 'branch-merge.enabled', tag 'v1' on its first commit, branches
+    'x' and 'y' from it; (2) appended to branch x, (3) to main."""
+    session.table_dir = os.path.join(str(warehouse), "db.db", "a")
+    session.sql("CREATE DATABASE db")
+    session.sql("CREATE TABLE db.a (id INT, name STRING) TBLPROPERTIES ('branch-merge.enabled'='true')")
+    session.sql("INSERT INTO db.a VALUES (1, 'a')")
+    session.sql("ALTER TABLE db.a CREATE TAG v1")
+    for b in ("x", "y"):
+        call(session, f"create_branch('db.a', '{b}', 'v1')")
+    session.sql("INSERT INTO db.a$branch_x VALUES (2, 'b')")
+    session.sql("INSERT INTO db.a VALUES (3, 'c')")
+    return session
+
+
+def test_merge_branch_adds_the_files_a_branch_has_and_main_lacks(appended):
+    assert call(appended, "merge_branch(table => 'db.a', source_branch => 'x')") == [(True,)]
+    assert rows(appended, "SELECT * FROM db.a ORDER BY id") == [(1, "a"), (2, "b"), (3, "c")]
+    assert rows(appended, "SELECT snapshot_id, commit_kind FROM db.a$snapshots") == \
+        [(1, "APPEND"), (2, "APPEND"), (3, "APPEND")]
+    call(appended, "merge_branch('db.a', 'x')")  # nothing new: no snapshot
+    assert rows(appended, "SELECT count(*) FROM db.a$snapshots") == [(3,)]
+    # into another branch; the source is left as it was
+    call(appended, "merge_branch(table => 'db.a', source_branch => 'x', target_branch => 'y')")
+    assert rows(appended, "SELECT * FROM db.a$branch_y ORDER BY id") == [(1, "a"), (2, "b")]
+    assert rows(appended, "SELECT * FROM db.a$branch_x ORDER BY id") == [(1, "a"), (2, "b")]
+    # main merged into a branch: the files keep being shared, nothing is copied
+    call(appended, "merge_branch('db.a', 'main', 'x')")
+    assert rows(appended, "SELECT * FROM db.a$branch_x ORDER BY id") == [(1, "a"), (2, "b"), (3, "c")]
+    data = [f for _, _, fs in os.walk(appended.table_dir) for f in fs if f.startswith("data-")]
+    assert len(data) == 3
+
+
+@pytest.mark.parametrize("text, message", [
+    ("CALL sys.merge_branch('db.a', 'nope')", "branch 'nope' of table db.a does not exist"),
+    ("CALL sys.merge_branch('db.a', 'x', 'x')", "cannot merge branch 'x' into itself"),
+    ("INSERT OVERWRITE db.a VALUES (9, 'z')", "has 'branch-merge.enabled': its history stays append-only"),
+    ("DELETE FROM db.a WHERE id = 1", "so a commit removing files"),
+    ("UPDATE db.a SET name = 'z' WHERE id = 3", "so a commit removing files"),
+    ("CALL sys.compact(table => 'db.a')", "so a commit removing files"),
+    ("ALTER TABLE db.a SET TBLPROPERTIES ('deletion-vectors.enabled'='true')",
+     "'branch-merge.enabled' cannot be used with 'deletion-vectors.enabled'"),
+    ("CREATE TABLE db.k (id INT) TBLPROPERTIES ('primary-key'='id', 'branch-merge.enabled'='true')",
+     "'branch-merge.enabled' is for append tables"),
+])
+def test_merge_branch_refusals_change_nothing(appended, text, message):
+    before = state_of(appended)
+    with pytest.raises(PaimonError) as e:
+        appended.sql(text)
+    assert message in str(e.value) and "\n" not in str(e.value)
+    assert state_of(appended) == before
+
+
+def test_merge_branch_needs_the_whole_append_history(appended):
+    appended.sql("ALTER TABLE db.a$branch_x SET TBLPROPERTIES ('branch-merge.enabled'='false')")
+    appended.sql("INSERT OVERWRITE db.a$branch_x VALUES (5, 'e')")
+    with pytest.raises(PaimonError, match="branch 'x': snapshot 3 is OVERWRITE"):
+        call(appended, "merge_branch('db.a', 'x')")
+    call(appended, "expire_snapshots(table => 'db.a', retain_max => 1, retain_min => 1)")
+    with pytest.raises(PaimonError, match="branch 'main': its snapshots do not all exist from 1 on"):
+        call(appended, "merge_branch('db.a', 'y')")
+
+
+def state_of(session):
+    root = session.table_dir
+    files = sorted(os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root) for f in fs
+                   if not f.endswith(".crc"))
+    return rows(session, "SELECT * FROM db.a ORDER BY id"), files
