@@ -289,6 +289,7 @@ class _HttpServer(ThreadingHTTPServer):
 
 class _HttpHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive: JDBC and impyla reuse the connection
+    disable_nagle_algorithm = True  # the reply's headers and body leave at once, not a delayed ACK later
     server: _HttpServer
 
     def do_POST(self):
