@@ -20,6 +20,9 @@ from paimon_sql.exceptions import PaimonError
 from paimon_sql.server import auth, transport
 
 
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
 def _args(argv: List[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="paimon-sql-server",
                                 description="HiveServer2 Thrift endpoint over a Paimon warehouse "
@@ -27,8 +30,9 @@ def _args(argv: List[str]) -> argparse.Namespace:
     p.add_argument("--warehouse", default=os.environ.get("PAIMON_SQL_WAREHOUSE", "./warehouse"))
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=10000)
-    p.add_argument("--auth", choices=auth.MODES, default="nosasl",
-                   help="nosasl: no login; none: SASL PLAIN, any user and password; plain: users of --password-file")
+    p.add_argument("--auth", choices=auth.MODES, default="none",
+                   help="none (default) and nosasl: no password checked, clients may use SASL or not; "
+                        "plain: SASL PLAIN (Basic over http) against the users of --password-file")
     p.add_argument("--password-file", help="users and salted password hashes (see the adduser subcommand)")
     p.add_argument("--transport", choices=transport.TRANSPORTS, default="binary")
     p.add_argument("--http-path", default="cliservice", help="URL path of the http transport")
@@ -113,6 +117,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         except OSError as e:
             sys.stderr.write(f"Error: cannot listen on {args.host}:{args.port}: {e.strerror}\n")
             return 1
+        if args.host not in _LOOPBACK and (args.auth != "plain" or not tls):
+            sys.stderr.write(f"Warning: listening on {args.host} (beyond this machine) without "
+                             f"{'passwords (--auth plain)' if args.auth != 'plain' else 'TLS (--ssl-cert)'}\n")
         sys.stderr.write(f"paimon-sql-server listening on {args.host}:{server.port} ({args.transport}"
                          f"{' TLS' if tls else ''}, auth {args.auth})\n")
         sys.stderr.flush()

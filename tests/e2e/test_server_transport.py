@@ -1,6 +1,9 @@
 """paimon-sql-server's transports and logins: plain binary and SASL PLAIN on one port, password files,
 http, TLS, as real clients speak them."""
 
+import subprocess
+import sys
+import ssl
 import threading
 
 import pytest
@@ -9,7 +12,7 @@ from pyhive.hive import get_installed_sasl
 from TCLIService import TCLIService, ttypes
 from thrift.protocol.TBinaryProtocol import TBinaryProtocol
 from thrift.Thrift import TApplicationException
-from thrift.transport import TSocket, TTransport
+from thrift.transport import TSocket, TSSLSocket, TTransport
 
 from paimon_sql.server import transport
 from paimon_sql.server.auth import Authenticator, add_user
@@ -35,11 +38,26 @@ def password_file(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def tiny_servers(password_file):
-    """{auth mode: port} of in-process binary listeners over the WhoAmI handler."""
-    servers = {mode: transport.listen(TCLIService.Processor(WhoAmI()), host="127.0.0.1", port=0,
-                                      authenticator=Authenticator(mode, password_file))
-               for mode in ("nosasl", "plain")}
+def tls_files(tmp_path_factory):
+    """A self-signed certificate for localhost/127.0.0.1: (cert.pem, key.pem, Java truststore, its password)."""
+    d = tmp_path_factory.mktemp("tls")
+    cert, key, store = str(d / "cert.pem"), str(d / "key.pem"), str(d / "truststore.jks")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                    "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    subprocess.run(["keytool", "-importcert", "-noprompt", "-file", cert, "-keystore", store, "-storepass",
+                    "changeit"], check=True, capture_output=True)
+    return cert, key, store, "changeit"
+
+
+@pytest.fixture(scope="module")
+def tiny_servers(password_file, tls_files):
+    """{name: port} of in-process binary listeners over the WhoAmI handler: nosasl, plain, plain over TLS."""
+    tls = transport.tls_context(*tls_files[:2])
+    servers = {name: transport.listen(TCLIService.Processor(WhoAmI()), host="127.0.0.1", port=0,
+                                      authenticator=Authenticator(mode, password_file), tls=context)
+               for name, mode, context in [("nosasl", "nosasl", None), ("plain", "plain", None),
+                                           ("plain+tls", "plain", tls)]}
     for s in servers.values():
         threading.Thread(target=s.serve_forever, daemon=True).start()
     yield {mode: s.port for mode, s in servers.items()}
@@ -47,9 +65,13 @@ def tiny_servers(password_file):
         s.shutdown()
 
 
-def thrift_client(port, user=None, password=None):
-    """pyhive's own transport stack: TBufferedTransport for NOSASL, thrift_sasl PLAIN otherwise."""
-    sock = TSocket.TSocket("127.0.0.1", port)
+def thrift_client(port, user=None, password=None, ca_cert=None):
+    """pyhive's own transport stack: TBufferedTransport for NOSASL, thrift_sasl PLAIN otherwise; over TLS
+    trusting ``ca_cert`` when given."""
+    if ca_cert:
+        sock = TSSLSocket.TSSLSocket("localhost", port, ssl_context=ssl.create_default_context(cafile=ca_cert))
+    else:
+        sock = TSocket.TSocket("127.0.0.1", port)
     if user is None:
         trans = TTransport.TBufferedTransport(sock)
     else:
@@ -81,8 +103,49 @@ def test_password_file_logins(tiny_servers):
         session_user(thrift_client(port))
 
 
+def test_tls_binary(tiny_servers, tls_files):
+    port = tiny_servers["plain+tls"]
+    assert session_user(thrift_client(port, "alice", "s3cret pass", ca_cert=tls_files[0])) == "alice"
+    with pytest.raises(TTransport.TTransportException):
+        session_user(thrift_client(port, "alice", "s3cret pass"))  # no TLS: the server does not answer
+
+
 def test_unknown_method_keeps_the_connection(tiny_servers):
     client = thrift_client(tiny_servers["plain"], "bob", "other")
     with pytest.raises(TApplicationException):
         client.GetInfo(ttypes.TGetInfoReq())  # WhoAmI has no GetInfo
     assert session_user(client) == "bob"
+
+
+def server_command(*args, stdin=""):
+    return subprocess.run([sys.executable, "-m", "paimon_sql.server", *args], input=stdin, capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_adduser_writes_salted_hashes(tmp_path):
+    path = str(tmp_path / "users")
+    for user, password in [("alice", "pw one"), ("bob", "pw one"), ("alice", "pw two")]:
+        done = server_command("adduser", "--password-file", path, user, stdin=password + "\n")
+        assert done.returncode == 0, done.stderr
+    text = open(path).read()
+    assert "pw one" not in text and "pw two" not in text
+    lines = dict(line.split(":", 1) for line in text.splitlines())
+    assert sorted(lines) == ["alice", "bob"]  # alice replaced, not added twice
+    assert lines["alice"] != lines["bob"] and lines["bob"].startswith("scrypt$")
+    authenticator = Authenticator("plain", path)
+    assert authenticator.check("alice", "pw two") and authenticator.check("bob", "pw one")
+    assert not authenticator.check("alice", "pw one") and not authenticator.check("carol", "pw one")
+    bad = server_command("adduser", "--password-file", path, "eve:x", stdin="pw\n")
+    assert bad.returncode == 1 and bad.stderr.startswith("Error: invalid user name")
+
+
+@pytest.mark.parametrize("args, error", [
+    (["--auth", "plain"], "--auth plain needs --password-file"),
+    (["--ssl-cert", "cert.pem"], "--ssl-cert and --ssl-key go together"),
+    (["--ssl-cert", "missing.pem", "--ssl-key", "missing.pem"], "cannot load --ssl-cert/--ssl-key"),
+    (["--conf", "nokey"], "--conf expects key=value"),
+])
+def test_bad_options_refused_before_spark_starts(tmp_path, args, error):
+    done = server_command("--warehouse", str(tmp_path), *args)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"Error: {error}") and len(done.stderr.splitlines()) == 1, done.stderr
