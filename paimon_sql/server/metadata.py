@@ -168,11 +168,17 @@ def _global_system_tables(session, pattern: re.Pattern) -> Iterator[Relation]:
         yield Relation(SYSTEM_DATABASE, name, SYSTEM_TABLE, "", lambda s=system: _paimon_columns(s.fields))
 
 
+def _quote(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
 def _spark_columns(session, name: str, db: Optional[str]) -> List[Column]:
-    cols = session.spark.catalog.listColumns(name, db)
+    """A Spark table's or view's columns (a qualified name: Spark 4 finds ``global_temp``'s views
+    only that way)."""
+    cols = session.spark.catalog.listColumns(f"{_quote(db)}.{_quote(name)}" if db else _quote(name))
     if not cols:
         return []
-    parsed = T.DataType.fromDDL(", ".join(f"`{c.name.replace('`', '``')}` {c.dataType}" for c in cols)).fields
+    parsed = T.DataType.fromDDL(", ".join(f"{_quote(c.name)} {c.dataType}" for c in cols)).fields
     return [Column(c.name, p.dataType, c.nullable, c.description) for c, p in zip(cols, parsed)]
 
 
@@ -201,17 +207,18 @@ def _temporary_views(session, schema_pattern: re.Pattern, pattern: re.Pattern) -
 
 def relations(session, schema_text: Optional[str], table_text: Optional[str],
               types: Sequence[str] = (TABLE, VIEW)) -> Iterator[Relation]:
-    """Everything GetTables lists for these patterns and types, schema by schema."""
+    """Everything GetTables lists for these patterns and types, database by database: the
+    warehouse's (each with Spark's tables and views of the same name, when Spark has it), then
+    ``sys`` and the temporary views."""
     schemas, tables = search_pattern(schema_text, empty_is_all=True), search_pattern(table_text)
-    warehouse = _warehouse_databases(session, schemas)
-    spark_dbs = _spark_databases(session, schemas)
-    for db in sorted(set(warehouse) | set(spark_dbs)):
-        ours = set(session.catalog.list_tables(db)) if db in warehouse else set()
-        if TABLE in types and db in warehouse:
+    spark_dbs = {d.lower() for d in _spark_databases(session, schemas)}  # Spark lower-cases its names
+    for db in _warehouse_databases(session, schemas):
+        ours = session.catalog.list_tables(db)
+        if TABLE in types:
             yield from _paimon_tables(session, db, tables)
-        if (TABLE in types or VIEW in types) and db in spark_dbs:
-            yield from (r for r in _spark_tables(session, db, tables, ours) if r.type in types)
-        if SYSTEM_TABLE in types and db in warehouse:
+        if db.lower() in spark_dbs:
+            yield from (r for r in _spark_tables(session, db, tables, set(ours)) if r.type in types)
+        if SYSTEM_TABLE in types:
             yield from _system_tables(session, db, tables)
     if SYSTEM_TABLE in types and schemas.fullmatch(SYSTEM_DATABASE):
         yield from _global_system_tables(session, tables)
@@ -295,11 +302,9 @@ def get_catalogs(session, req) -> pa.Table:
 
 
 def get_schemas(session, req) -> pa.Table:
-    """The warehouse's databases (and Spark's), then ``global_temp`` when the pattern matches it."""
+    """The warehouse's databases (as SHOW DATABASES), then ``global_temp`` when the pattern matches it."""
     pattern = search_pattern(req.schemaName, empty_is_all=True)
-    names = sorted(set(_warehouse_databases(session, pattern)) | set(_spark_databases(session, pattern)))
-    if pattern.fullmatch(GLOBAL_TEMP) and GLOBAL_TEMP not in names:
-        names.append(GLOBAL_TEMP)
+    names = _warehouse_databases(session, pattern) + ([GLOBAL_TEMP] if pattern.fullmatch(GLOBAL_TEMP) else [])
     return _rows(SCHEMAS, [(n, CATALOG) for n in names])
 
 
@@ -346,15 +351,18 @@ _FUNCTION_RESULT_UNKNOWN = 0  # DatabaseMetaData.functionResultUnknown, as Spark
 
 
 def get_functions(session, req) -> pa.Table:
-    """Spark's functions (built-in, temporary and each database's own) matching the pattern, once
-    per matching database as Spark's Thrift Server lists them. Spark filters them, so that only
-    the matching ones have their descriptions looked up."""
+    """Spark's functions matching the pattern, once per matching database as Spark's Thrift Server
+    lists them: built-in and temporary ones, and the database's own when Spark has the database.
+    Spark filters them, so that only the matching ones have their descriptions looked up."""
     jvm_pattern = _spark_filter_pattern(req.functionName)
+    spark_dbs = {d.lower() for d in _spark_databases(session, search_pattern(None))}
     rows = []
-    for db in _spark_databases(session, search_pattern(req.schemaName, empty_is_all=True)):
-        found = DataFrame(session.spark._jsparkSession.catalog().listFunctions(db, jvm_pattern).toDF(), session.spark)
+    for db in _warehouse_databases(session, search_pattern(req.schemaName, empty_is_all=True)):
+        known = db.lower() in spark_dbs
+        listed = session.spark._jsparkSession.catalog().listFunctions(db if known else "default", jvm_pattern)
+        found = DataFrame(listed.toDF(), session.spark).collect()
         rows += [(CATALOG, db, f.name, f.description or "", _FUNCTION_RESULT_UNKNOWN, f.className)
-                 for f in sorted(found.collect(), key=lambda f: f.name)]
+                 for f in sorted(found, key=lambda f: f.name) if known or f.isTemporary]
     return _rows(FUNCTIONS, rows)
 
 
