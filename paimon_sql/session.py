@@ -141,9 +141,17 @@ class Session:
         return [self.sql(stmt) for stmt in parse.split_statements(text)]
 
     def close(self) -> None:
+        self.release()
+        self.spark.stop()
+
+    def release(self) -> None:
+        """Let go of the SparkSession without stopping Spark (a server's client session over
+        ``spark.newSession()``): its SQL and DataFrame API are Spark's again, its cached tables dropped."""
+        for entry in self.cached_tables.values():
+            entry.df.unpersist()
+        self.cached_tables.clear()
         route(self.spark, None)
         hooks.uninstall(self.spark)
-        self.spark.stop()
 
     # -- services for the handlers -----------------------------------------------------------
 

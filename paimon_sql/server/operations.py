@@ -1,0 +1,285 @@
+"""HiveServer2 operations: a statement (run now or in the background) or a metadata call, its state,
+and its rows, fetched in the client's batch size.
+
+A query's rows stream from Spark as Arrow batches one partition at a time (Spark's
+``toLocalIterator`` over ``Dataset.toArrowBatchRdd``, the next partition computed while the client
+reads this one): the server holds a partition or two, never the whole result. Running the
+statement pulls the first batch, so a query's failure (a task's error, a timeout) is the
+statement's, reported by GetOperationStatus, before any row is fetched.
+
+Each statement runs in its own Spark job group (interrupting tasks on cancel): CancelOperation,
+CloseOperation, a timeout or the client's CloseSession cancel that group and nothing else.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from typing import Callable, Dict, Iterator, Optional, Tuple
+
+import pyarrow as pa
+from pyspark.serializers import NoOpSerializer
+from pyspark.sql import DataFrame
+from pyspark.sql.pandas.types import to_arrow_schema
+from pyspark.util import _local_iterator_from_socket
+from TCLIService import ttypes
+
+from paimon_sql.exceptions import PaimonError, SparkSqlError
+from paimon_sql.server import rowset
+from paimon_sql.session import spark_error
+
+S = ttypes.TOperationState
+_TERMINAL = {S.FINISHED_STATE, S.CANCELED_STATE, S.CLOSED_STATE, S.ERROR_STATE, S.TIMEDOUT_STATE}
+_STOPPED = {S.CANCELED_STATE, S.CLOSED_STATE, S.TIMEDOUT_STATE}  # by the client or the timeout, not by an error
+GENERAL_SQL_STATE = "HY000"
+
+
+class OperationError(PaimonError):
+    """A request the operation cannot serve in its state (fetching a failed or cancelled statement)."""
+
+    def __init__(self, message: str, sql_state: str = GENERAL_SQL_STATE):
+        super().__init__(message)
+        self.sql_state = sql_state
+
+
+def new_handle_id() -> ttypes.THandleIdentifier:
+    return ttypes.THandleIdentifier(guid=uuid.uuid4().bytes, secret=uuid.uuid4().bytes)
+
+
+class Operation:
+    """State and rows of one operation. ``rows()`` gives a fresh iterator of Arrow record batches
+    (FETCH_FIRST starts it again); ``schema`` None means the operation has no result set."""
+
+    def __init__(self, op_type: int, time_zone: str = "UTC"):
+        self.handle = ttypes.TOperationHandle(operationId=new_handle_id(), operationType=op_type,
+                                              hasResultSet=False)
+        self.state = S.INITIALIZED_STATE
+        self.error: Optional[OperationError] = None
+        self.started = int(time.time() * 1000)
+        self.completed = 0
+        self.schema: Optional[pa.Schema] = None
+        self.time_zone = time_zone
+        self._rows: Optional[Callable[[], Iterator[pa.RecordBatch]]] = None
+        self._batches: Optional[Iterator[pa.RecordBatch]] = None
+        self._head: Optional[pa.RecordBatch] = None
+        self._offset = 0
+        self._lock = threading.RLock()  # state changes
+        self._fetching = threading.Lock()
+        self._done = threading.Event()
+
+    @property
+    def key(self) -> bytes:
+        return self.handle.operationId.guid
+
+    def _set_state(self, state: int, error: Optional[OperationError] = None) -> bool:
+        """Move to ``state`` unless the operation has already been stopped; True when it moved."""
+        with self._lock:
+            if self.state in _STOPPED or (self.state in _TERMINAL and state not in _STOPPED):
+                return False
+            self.state, self.error = state, error or self.error
+            if state in _TERMINAL:
+                self.completed = int(time.time() * 1000)
+                self._done.set()
+            return True
+
+    def _serve(self, schema: Optional[pa.Schema], rows: Optional[Callable[[], Iterator[pa.RecordBatch]]]) -> None:
+        self.schema, self._rows = schema, rows
+        self.handle.hasResultSet = schema is not None
+        if rows is not None:
+            self._batches = rows()
+            self._head = next(self._batches, None)
+
+    # -- fetching -----------------------------------------------------------------------------------
+
+    def result_schema(self) -> Optional[pa.Schema]:
+        """The schema of the rows, once the operation has finished (None: it has no rows)."""
+        self._finished()
+        return self.schema
+
+    def _finished(self) -> None:
+        self._done.wait()
+        if self.state != S.FINISHED_STATE:
+            raise self.error or OperationError(f"the operation is {S._VALUES_TO_NAMES[self.state]}: it has no rows")
+
+    def fetch(self, max_rows: int, first: bool) -> Tuple[ttypes.TRowSet, int]:
+        """The next ``max_rows`` rows (from the first row again when ``first``), and how many."""
+        self._finished()
+        with self._fetching:
+            self._finished()
+            if self.schema is None:
+                return ttypes.TRowSet(startRowOffset=0, rows=[], columns=[]), 0
+            if first:
+                self._restart()
+            start = self._offset
+            try:
+                table = self._take(max(int(max_rows), 1))
+            except Exception as e:
+                raise self._failure(e) from None
+            self._offset += table.num_rows
+            return rowset.row_set(table, start, self.time_zone), table.num_rows
+
+    def _restart(self) -> None:
+        self._close_rows()
+        self._offset = 0
+        if self._rows is not None:
+            self._batches = self._rows()
+            self._head = next(self._batches, None)
+
+    def _take(self, n: int) -> pa.Table:
+        out, have = [], 0
+        while have < n and self._head is not None:
+            batch = self._head
+            k = min(n - have, batch.num_rows)
+            out.append(batch.slice(0, k))
+            have += k
+            self._head = batch.slice(k) if k < batch.num_rows else next(self._batches, None)
+        return pa.Table.from_batches(out, self.schema)
+
+    def _failure(self, e: BaseException) -> OperationError:
+        if self.state in _STOPPED:
+            return self.error or OperationError("the operation was cancelled")
+        return as_operation_error(e, "")
+
+    # -- ending -------------------------------------------------------------------------------------
+
+    def cancel(self) -> None:
+        self._stop(S.CANCELED_STATE, OperationError("the operation was cancelled", "HY008"))
+
+    def close(self) -> None:
+        self._stop(S.CLOSED_STATE, None)
+        with self._fetching:
+            self._close_rows()
+
+    def _stop(self, state: int, error: Optional[OperationError]) -> None:
+        with self._lock:
+            self.state, self.error = state, error or self.error
+            self.completed = self.completed or int(time.time() * 1000)
+            self._done.set()
+
+    def _close_rows(self) -> None:
+        close = getattr(self._batches, "close", None)
+        self._batches, self._head = None, None
+        if close is not None:
+            close()
+
+    def progress(self) -> Optional[ttypes.TProgressUpdateResp]:
+        return None
+
+
+class MetadataOperation(Operation):
+    """A metadata call's rows (an Arrow table made at once): a finished operation."""
+
+    def __init__(self, op_type: int, table: pa.Table):
+        super().__init__(op_type)
+        self._serve(table.schema, lambda: iter(table.to_batches()))
+        self._set_state(S.FINISHED_STATE)
+
+
+class StatementOperation(Operation):
+    """One statement of a client session, run through the session's front layer."""
+
+    def __init__(self, client, text: str, timeout: float, overlay: Dict[str, str]):
+        super().__init__(ttypes.TOperationType.EXECUTE_STATEMENT, client.time_zone())
+        self.client = client
+        self.text = text
+        self.timeout = timeout
+        self.overlay = overlay  # Spark conf for this statement only
+        self.group = f"paimon-sql-server-{uuid.UUID(bytes=self.key)}"
+        self.handle.hasResultSet = True  # until the statement turns out to return no rows
+        self.state = S.PENDING_STATE
+
+    def run(self) -> None:
+        """Run the statement in this thread (in the client's turn: one statement of a session at a
+        time); the timeout counts from now."""
+        spark = self.client.session.spark
+        timer = threading.Timer(self.timeout, self._time_out) if self.timeout > 0 else None
+        if timer:
+            timer.daemon = True
+            timer.start()
+        with self.client.turn:
+            if not self._set_state(S.RUNNING_STATE):
+                return
+            self.client.activate()
+            spark.sparkContext.setJobGroup(self.group, self.text[:200], interruptOnCancel=True)
+            before = {k: spark.conf.get(k, None) for k in self.overlay}
+            try:
+                for k, v in self.overlay.items():
+                    spark.conf.set(k, v)
+                df = self.client.session.execute(self.text)
+                self.time_zone = self.client.time_zone()
+                if self.state not in _STOPPED:  # a cancel while the statement ran: no query for its rows
+                    self._serve(None if df is None else _arrow_schema(df, self.time_zone),
+                                None if df is None else (lambda: arrow_batches(df, self.time_zone)))
+                if not self._set_state(S.FINISHED_STATE):
+                    self._cancel_jobs()
+            except Exception as e:
+                self._set_state(S.ERROR_STATE, as_operation_error(e, self.text))
+            finally:
+                if timer:
+                    timer.cancel()
+                for k, v in before.items():
+                    spark.conf.unset(k) if v is None else spark.conf.set(k, v)
+                spark.sparkContext._jsc.sc().clearJobGroup()
+
+    def _time_out(self) -> None:
+        with self._lock:
+            if self.state in _TERMINAL:
+                return
+            self._stop(S.TIMEDOUT_STATE, OperationError(f"the statement timed out after {self.timeout:g} s",
+                                                        "HYT00"))
+        self._cancel_jobs()
+
+    def _stop(self, state: int, error: Optional[OperationError]) -> None:
+        super()._stop(state, error)
+        self._cancel_jobs()
+
+    def _cancel_jobs(self) -> None:
+        self.client.session.spark.sparkContext.cancelJobGroup(self.group)
+
+    def progress(self) -> ttypes.TProgressUpdateResp:
+        """The running jobs' stages as Spark's status tracker counts their tasks."""
+        tracker = self.client.session.spark.sparkContext.statusTracker()
+        rows, total, done = [], 0, 0
+        for job in tracker.getJobIdsForGroup(self.group):
+            info = tracker.getJobInfo(job)
+            for stage_id in (info.stageIds if info else []):
+                stage = tracker.getStageInfo(stage_id)
+                if stage is None:
+                    continue
+                total += stage.numTasks
+                done += stage.numCompletedTasks
+                pending = stage.numTasks - stage.numCompletedTasks - stage.numActiveTasks
+                rows.append([f"Stage-{stage_id}", str(stage.numTasks), str(stage.numCompletedTasks),
+                             str(stage.numActiveTasks), str(max(pending, 0)), str(stage.numFailedTasks)])
+        status = (ttypes.TJobExecutionStatus.COMPLETE if self.state in _TERMINAL
+                  else ttypes.TJobExecutionStatus.IN_PROGRESS if rows else ttypes.TJobExecutionStatus.NOT_AVAILABLE)
+        share = 1.0 if self.state == S.FINISHED_STATE else (done / total if total else 0.0)
+        return ttypes.TProgressUpdateResp(
+            headerNames=["STAGE", "TOTAL", "COMPLETED", "RUNNING", "PENDING", "FAILED"], rows=rows,
+            progressedPercentage=share, status=status, footerSummary=f"{done}/{total} tasks",
+            startTime=self.started)
+
+
+def _arrow_schema(df: DataFrame, time_zone: str) -> pa.Schema:
+    return to_arrow_schema(df.schema, timezone=time_zone)
+
+
+def arrow_batches(df: DataFrame, time_zone: str) -> Iterator[pa.RecordBatch]:
+    """The rows of ``df`` as Arrow record batches, one partition at a time (the next one computed
+    meanwhile): Spark's ``toLocalIterator``, in Arrow."""
+    schema = _arrow_schema(df, time_zone)
+    jvm = df.sparkSession.sparkContext._jvm
+    served = jvm.PythonRDD.toLocalIteratorAndServe(df._jdf.toArrowBatchRdd(), True)
+    for message in _local_iterator_from_socket(served, NoOpSerializer()):
+        yield pa.ipc.read_record_batch(pa.py_buffer(message), schema)
+
+
+def as_operation_error(e: BaseException, text: str) -> OperationError:
+    """Any failure as one line for the client, with Spark's SQLSTATE where it gave one."""
+    if isinstance(e, OperationError):
+        return e
+    cause = e.__cause__ if isinstance(e, SparkSqlError) else e
+    error = spark_error(e, text) if not isinstance(e, PaimonError) else e
+    state = getattr(cause, "getSqlState", lambda: None)() or GENERAL_SQL_STATE
+    return OperationError(str(error).splitlines()[0] if str(error) else type(e).__name__, state)

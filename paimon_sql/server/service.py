@@ -1,0 +1,342 @@
+"""The HiveServer2 service (``TCLIService.Iface``): client sessions, statements, fetches, metadata.
+
+Every OpenSession gets its own paimon-sql :class:`~paimon_sql.session.Session` over
+``spark.newSession()`` of the server's one Spark: its own current database (``USE`` sticks), SQL
+conf (``SET``), temporary views. Statements go through that session's ``execute`` exactly as
+``Session.sql``; one statement of a session runs at a time, sessions run side by side. The session
+``configuration`` a client opens with is applied as HiveServer2 does: ``use:database`` switches the
+database, ``set:hiveconf:k`` / ``set:hivevar:k`` / a plain ``k`` set Spark conf ``k`` of the session.
+
+Every failure reaches the client as one line in an ERROR status, never a dropped connection; calls
+the server does not serve (delegation tokens, a fetch orientation other than NEXT/FIRST) say so.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Dict
+
+from TCLIService import TCLIService, ttypes
+
+import paimon_sql
+from paimon_sql.exceptions import PaimonError
+from paimon_sql.server import metadata, rowset
+from paimon_sql.server.operations import (
+    MetadataOperation,
+    Operation,
+    OperationError,
+    StatementOperation,
+    as_operation_error,
+    new_handle_id,
+)
+from paimon_sql.session import Session, connect
+
+log = logging.getLogger("paimon_sql.server")
+
+V = ttypes.TProtocolVersion
+OK = ttypes.TStatus(statusCode=ttypes.TStatusCode.SUCCESS_STATUS)
+SERVER_NAME, DBMS_NAME = "paimon-sql", "Apache Paimon"
+_QUERY_TIMEOUT = "spark.sql.thriftServer.queryTimeout"  # Spark's Thrift Server's own setting, honoured here
+_ROWS_FIRST = re.compile(r"\s*\(*\s*(SELECT|WITH|SHOW|DESC|DESCRIBE|EXPLAIN|CALL|VALUES|TABLE|FROM|SET)\b", re.I)
+_INFO = {
+    ttypes.TGetInfoType.CLI_SERVER_NAME: ttypes.TGetInfoValue(stringValue=SERVER_NAME),
+    ttypes.TGetInfoType.CLI_DBMS_NAME: ttypes.TGetInfoValue(stringValue=DBMS_NAME),
+    ttypes.TGetInfoType.CLI_DBMS_VER: ttypes.TGetInfoValue(stringValue=paimon_sql.__version__),
+    ttypes.TGetInfoType.CLI_MAX_COLUMN_NAME_LEN: ttypes.TGetInfoValue(lenValue=128),
+    ttypes.TGetInfoType.CLI_MAX_SCHEMA_NAME_LEN: ttypes.TGetInfoValue(lenValue=128),
+    ttypes.TGetInfoType.CLI_MAX_TABLE_NAME_LEN: ttypes.TGetInfoValue(lenValue=128),
+    ttypes.TGetInfoType.CLI_TXN_CAPABLE: ttypes.TGetInfoValue(lenValue=0),
+}
+
+
+@dataclass
+class ServerOptions:
+    """``query_timeout``: seconds a statement may run before it is cancelled (0: no limit; a
+    client's ``queryTimeout`` or the session's ``spark.sql.thriftServer.queryTimeout`` may set a
+    shorter one). ``async_threads``: statements run in the background at once."""
+    query_timeout: float = 0.0
+    async_threads: int = 64
+
+
+class ClientSession:
+    """One client's session: its paimon-sql session, and its operations by handle."""
+
+    def __init__(self, session: Session, user: str, protocol: int):
+        self.session = session
+        self.user = user
+        self.protocol = protocol
+        self.handle = ttypes.TSessionHandle(sessionId=new_handle_id())
+        self.operations: Dict[bytes, Operation] = {}
+        self.turn = threading.Lock()  # one statement of the session at a time
+
+    def activate(self) -> None:
+        _activate(self.session.spark)
+
+    def time_zone(self) -> str:
+        return self.session.spark.conf.get("spark.sql.session.timeZone")
+
+    def configure(self, configuration: Dict[str, str]) -> None:
+        """The OpenSession configuration, as HiveServer2 applies it."""
+        for key, value in configuration.items():
+            if key == "use:database":
+                if value:
+                    self.session.execute(f"USE `{value.replace('`', '``')}`")
+                continue
+            name = key[4:] if key.startswith("set:") else key
+            scope, _, rest = name.partition(":")
+            if scope in ("hiveconf", "hivevar"):
+                name = rest
+            elif rest and scope in ("system", "env"):
+                raise OperationError(f"session configuration '{key}' cannot be set: the server's "
+                                     f"{scope} properties are not a client's")
+            self.session.spark.conf.set(name, value)
+
+    def close(self) -> None:
+        for op in list(self.operations.values()):
+            op.close()
+        self.operations.clear()
+        self.session.release()
+
+
+def _activate(spark) -> None:
+    """Make ``spark`` the JVM's active session of this thread: Spark finds a session's Python data
+    sources (``paimon``) through the active session, not the session a plan belongs to."""
+    spark._jvm.SparkSession.setActiveSession(spark._jsparkSession)
+
+
+def _error_status(error: OperationError) -> ttypes.TStatus:
+    return ttypes.TStatus(statusCode=ttypes.TStatusCode.ERROR_STATUS, errorMessage=str(error),
+                          sqlState=error.sql_state, errorCode=0)
+
+
+def _answer(response, name: str, call):
+    """``call()``, or ``response(status=...)`` holding its failure as one line, whatever it is."""
+    try:
+        return call()
+    except Exception as e:
+        if not isinstance(e, PaimonError):
+            log.exception("%s failed", name)
+        return response(status=_error_status(as_operation_error(e, "")))
+
+
+def _answers(response):
+    def wrap(method):
+        @functools.wraps(method)
+        def call(self, req):
+            return _answer(response, method.__name__, lambda: method(self, req))
+        return call
+    return wrap
+
+
+def _seconds(text: str) -> float:
+    """A Spark time setting (``30``, ``30s``, ``500ms``, ``2min``) in seconds; seconds by default."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|m|min|h)?\s*", text or "0")
+    if m is None:
+        raise OperationError(f"{_QUERY_TIMEOUT}: '{text}' is not a duration")
+    return float(m.group(1)) * {"ms": 0.001, "m": 60, "min": 60, "h": 3600}.get(m.group(2), 1)
+
+
+class TCLIServiceHandler(TCLIService.Iface):
+    def __init__(self, base_session: Session, options: ServerOptions = None):
+        self.base = base_session
+        self.options = options or ServerOptions()
+        self._sessions: Dict[bytes, ClientSession] = {}
+        self._operations: Dict[bytes, tuple] = {}  # operation guid -> (client session, operation)
+        self._lock = threading.Lock()
+        self._pool = ThreadPoolExecutor(self.options.async_threads, thread_name_prefix="paimon-sql-statement")
+
+    # -- sessions -----------------------------------------------------------------------------------
+
+    @_answers(ttypes.TOpenSessionResp)
+    def OpenSession(self, req):
+        protocol = min(req.client_protocol, V.HIVE_CLI_SERVICE_PROTOCOL_V10)
+        if protocol < V.HIVE_CLI_SERVICE_PROTOCOL_V6:
+            raise OperationError(f"client protocol {V._VALUES_TO_NAMES.get(protocol, protocol)} is too old: "
+                                 "paimon-sql-server sends column-based results (HIVE_CLI_SERVICE_PROTOCOL_V6 or later)")
+        spark = self.base.spark.newSession()
+        _activate(spark)
+        session = connect(self.base.warehouse, spark=spark, catalog_options=self.base.catalog_options)
+        client = ClientSession(session, req.username or "anonymous", protocol)
+        try:
+            client.configure(req.configuration or {})
+        except Exception:
+            client.close()
+            raise
+        with self._lock:
+            self._sessions[client.handle.sessionId.guid] = client
+        return ttypes.TOpenSessionResp(status=OK, serverProtocolVersion=protocol, sessionHandle=client.handle,
+                                       configuration={})
+
+    @_answers(ttypes.TCloseSessionResp)
+    def CloseSession(self, req):
+        client = self._client(req.sessionHandle)
+        with self._lock:
+            del self._sessions[client.handle.sessionId.guid]
+            for key in client.operations:
+                self._operations.pop(key, None)
+        client.close()
+        return ttypes.TCloseSessionResp(status=OK)
+
+    @_answers(ttypes.TGetInfoResp)
+    def GetInfo(self, req):
+        self._client(req.sessionHandle)
+        if req.infoType not in _INFO:
+            name = ttypes.TGetInfoType._VALUES_TO_NAMES.get(req.infoType, req.infoType)
+            raise OperationError(f"GetInfo {name} is not answered by paimon-sql-server")
+        return ttypes.TGetInfoResp(status=OK, infoValue=_INFO[req.infoType])
+
+    def _client(self, handle) -> ClientSession:
+        client = self._sessions.get(handle.sessionId.guid) if handle and handle.sessionId else None
+        if client is None:
+            raise OperationError("invalid session handle (the session is closed or was never opened)")
+        return client
+
+    # -- statements ---------------------------------------------------------------------------------
+
+    @_answers(ttypes.TExecuteStatementResp)
+    def ExecuteStatement(self, req):
+        client = self._client(req.sessionHandle)
+        op = StatementOperation(client, req.statement, self._timeout(client, req.queryTimeout),
+                                dict(req.confOverlay or {}))
+        op.handle.hasResultSet = bool(_ROWS_FIRST.match(req.statement))  # GetOperationStatus says for sure
+        if req.runAsync:
+            self._register(client, op)
+            self._pool.submit(op.run)
+        else:
+            op.run()
+            if op.error is not None:
+                raise op.error
+            self._register(client, op)
+        return ttypes.TExecuteStatementResp(status=OK, operationHandle=op.handle)
+
+    def _timeout(self, client: ClientSession, requested) -> float:
+        """The shortest of the client's, the session's and the server's timeouts that are set."""
+        session = _seconds(client.session.spark.conf.get(_QUERY_TIMEOUT, "0"))
+        limits = [t for t in (requested or 0, session, self.options.query_timeout) if t > 0]
+        return min(limits) if limits else 0.0
+
+    def _register(self, client: ClientSession, op: Operation) -> None:
+        with self._lock:
+            client.operations[op.key] = op
+            self._operations[op.key] = (client, op)
+
+    def _operation(self, handle) -> Operation:
+        found = self._operations.get(handle.operationId.guid) if handle and handle.operationId else None
+        if found is None:
+            raise OperationError("invalid operation handle (the operation is closed or was never started)")
+        return found[1]
+
+    @_answers(ttypes.TGetOperationStatusResp)
+    def GetOperationStatus(self, req):
+        op = self._operation(req.operationHandle)
+        resp = ttypes.TGetOperationStatusResp(status=OK, operationState=op.state, operationStarted=op.started,
+                                              operationCompleted=op.completed, hasResultSet=op.handle.hasResultSet)
+        if op.error is not None:
+            resp.errorMessage, resp.sqlState, resp.errorCode = str(op.error), op.error.sql_state, 0
+        if req.getProgressUpdate:
+            resp.progressUpdateResponse = op.progress()
+        return resp
+
+    @_answers(ttypes.TCancelOperationResp)
+    def CancelOperation(self, req):
+        self._operation(req.operationHandle).cancel()
+        return ttypes.TCancelOperationResp(status=OK)
+
+    @_answers(ttypes.TCloseOperationResp)
+    def CloseOperation(self, req):
+        op = self._operation(req.operationHandle)
+        with self._lock:
+            client, _ = self._operations.pop(op.key)
+            client.operations.pop(op.key, None)
+        op.close()
+        return ttypes.TCloseOperationResp(status=OK)
+
+    @_answers(ttypes.TGetResultSetMetadataResp)
+    def GetResultSetMetadata(self, req):
+        schema = self._operation(req.operationHandle).result_schema()
+        return ttypes.TGetResultSetMetadataResp(
+            status=OK, schema=rowset.table_schema(schema) if schema is not None else ttypes.TTableSchema(columns=[]))
+
+    @_answers(ttypes.TFetchResultsResp)
+    def FetchResults(self, req):
+        op = self._operation(req.operationHandle)
+        if req.fetchType == 1:  # the operation log (beeline asks for it): there is none to show
+            log_column = ttypes.TColumn(stringVal=ttypes.TStringColumn(values=[], nulls=b""))
+            return ttypes.TFetchResultsResp(status=OK, hasMoreRows=False,
+                                            results=ttypes.TRowSet(startRowOffset=0, rows=[], columns=[log_column]))
+        orientation = req.orientation or ttypes.TFetchOrientation.FETCH_NEXT
+        if orientation not in (ttypes.TFetchOrientation.FETCH_NEXT, ttypes.TFetchOrientation.FETCH_FIRST):
+            name = ttypes.TFetchOrientation._VALUES_TO_NAMES.get(orientation, orientation)
+            raise OperationError(f"fetch orientation {name} is not supported (FETCH_NEXT and FETCH_FIRST are)")
+        max_rows = req.maxRows if req.maxRows and req.maxRows > 0 else 1000
+        rows, count = op.fetch(max_rows, orientation == ttypes.TFetchOrientation.FETCH_FIRST)
+        return ttypes.TFetchResultsResp(status=OK, hasMoreRows=count == max_rows, results=rows)
+
+    @_answers(ttypes.TGetLogResp)
+    def GetLog(self, req):
+        self._operation(req.operationHandle)
+        return ttypes.TGetLogResp(status=OK, log="")
+
+    # -- metadata -----------------------------------------------------------------------------------
+
+    def _metadata(self, req, function, op_type: int, response):
+        def call():
+            client = self._client(req.sessionHandle)
+            client.activate()
+            op = MetadataOperation(op_type, function(client.session, req))
+            self._register(client, op)
+            return response(status=OK, operationHandle=op.handle)
+        return _answer(response, function.__name__, call)
+
+    def GetCatalogs(self, req):
+        return self._metadata(req, metadata.get_catalogs, ttypes.TOperationType.GET_CATALOGS, ttypes.TGetCatalogsResp)
+
+    def GetSchemas(self, req):
+        return self._metadata(req, metadata.get_schemas, ttypes.TOperationType.GET_SCHEMAS, ttypes.TGetSchemasResp)
+
+    def GetTables(self, req):
+        return self._metadata(req, metadata.get_tables, ttypes.TOperationType.GET_TABLES, ttypes.TGetTablesResp)
+
+    def GetTableTypes(self, req):
+        return self._metadata(req, metadata.get_table_types, ttypes.TOperationType.GET_TABLE_TYPES,
+                              ttypes.TGetTableTypesResp)
+
+    def GetColumns(self, req):
+        return self._metadata(req, metadata.get_columns, ttypes.TOperationType.GET_COLUMNS, ttypes.TGetColumnsResp)
+
+    def GetTypeInfo(self, req):
+        return self._metadata(req, metadata.get_type_info, ttypes.TOperationType.GET_TYPE_INFO,
+                              ttypes.TGetTypeInfoResp)
+
+    def GetFunctions(self, req):
+        return self._metadata(req, metadata.get_functions, ttypes.TOperationType.GET_FUNCTIONS,
+                              ttypes.TGetFunctionsResp)
+
+    def GetPrimaryKeys(self, req):
+        return self._metadata(req, metadata.get_primary_keys, ttypes.TOperationType.UNKNOWN,
+                              ttypes.TGetPrimaryKeysResp)
+
+    def GetCrossReference(self, req):
+        return self._metadata(req, metadata.get_cross_reference, ttypes.TOperationType.UNKNOWN,
+                              ttypes.TGetCrossReferenceResp)
+
+    # -- delegation tokens (Kerberos): not served ---------------------------------------------------
+
+    def _no_tokens(self, response):
+        return response(status=_error_status(OperationError(
+            "delegation tokens are not supported by paimon-sql-server (it has no Kerberos)")))
+
+    def GetDelegationToken(self, req):
+        return self._no_tokens(ttypes.TGetDelegationTokenResp)
+
+    def CancelDelegationToken(self, req):
+        return self._no_tokens(ttypes.TCancelDelegationTokenResp)
+
+    def RenewDelegationToken(self, req):
+        return self._no_tokens(ttypes.TRenewDelegationTokenResp)
+
