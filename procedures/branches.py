@@ -10,6 +10,7 @@ its arguments and the branches it names before it changes anything.
 from __future__ import annotations
 
 from paimon_sql.procedures.base import Procedure, columns, optional, register, required
+from paimon_sql.table import fallback_read
 from paimon_sql.table.paths import MAIN_BRANCH
 
 RESULT = columns("result BOOLEAN")
@@ -45,8 +46,11 @@ class DeleteBranchProcedure(Procedure):
     def call(self, session, args):
         table = self.table(session, args["table"])
         names = [n.strip() for n in args["branch"].split(",")]
+        read_by = fallback_read.other_branch(table)
         for name in names:  # all checked first: a bad name drops none
             table.branch_manager.check_existing(name, "dropped")
+            if read_by is not None and read_by[1] == name:
+                raise self.fail(f"branch '{name}' is the table's '{read_by[0]}': unset the option first")
         for name in dict.fromkeys(names):
             table.branch_manager.drop(name)
         return [(True,)]

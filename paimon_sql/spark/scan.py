@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import List, Optional
 
 import numpy as np
@@ -27,7 +28,7 @@ from paimon_sql.format.file_format import check_size
 from paimon_sql.format.schema import VALUE_KIND
 from paimon_sql.format.types import MAX_LENGTH, AtomicType
 from paimon_sql.spark.types import spark_ddl
-from paimon_sql.table import file_skipping, metadata_columns
+from paimon_sql.table import fallback_read, file_skipping, metadata_columns
 from paimon_sql.table.compact import num_levels
 from paimon_sql.table.paths import MAIN_BRANCH
 from paimon_sql.table.scan import PlanStats
@@ -198,7 +199,16 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
                    predicate: Optional[P.Predicate] = None, catalog_options: Optional[dict] = None,
                    reports: Optional[List[ScanReport]] = None, read_optimized: bool = False) -> DataFrame:
     """The rows of ``table`` (a time-travelled / branch / option-copied table reads as such);
-    ``columns`` may name metadata columns (:mod:`paimon_sql.table.metadata_columns`)."""
+    ``columns`` may name metadata columns (:mod:`paimon_sql.table.metadata_columns`). A table
+    with a fallback or primary branch reads each partition from the branch that wins it."""
+    branches = fallback_read.tables(table)
+    if branches is not None:
+        first, second = branches
+        read = partial(scan_dataframe, spark, warehouse=warehouse, columns=columns, catalog_options=catalog_options,
+                       reports=reports, read_optimized=read_optimized)
+        more, second_predicate = fallback_read.second_read(first, second, predicate)
+        out = read(first, predicate=predicate)
+        return out.unionByName(read(second, predicate=second_predicate)) if more else out
     columns = list(columns) if columns is not None else table.schema.field_names
     hidden = {f.name for f in metadata_columns.fields(table.schema)}
     wanted_meta = [c for c in columns if c in hidden]

@@ -45,7 +45,7 @@ from paimon_sql.format import predicate as P
 from paimon_sql.format import row_kind
 from paimon_sql.format.schema import SEQUENCE_NUMBER, VALUE_KIND
 from paimon_sql.spark.types import spark_ddl, spark_type, to_spark_arrow
-from paimon_sql.table import metadata_columns
+from paimon_sql.table import fallback_read, metadata_columns
 from paimon_sql.table.read import FILE_COLUMN, POSITION_COLUMN
 
 BUCKET_COLUMN = "__paimon_bucket"  # added by the write planner to shuffle by bucket; never stored
@@ -206,6 +206,11 @@ class PaimonDataSource(DataSource):
         return kinds + spark_ddl(fields) + extra + meta
 
     def reader(self, schema) -> "PaimonReader":
+        if fallback_read.tables(self.table) is not None:
+            key, name = fallback_read.other_branch(self.table)
+            raise PaimonError(f"table {self.table.name} reads partitions of branch '{name}' ('{key}'): read it with "
+                              f"SQL (spark.sql after paimon_sql.connect()); the DataFrame source reads one branch "
+                              f"(option '{key}' = '' reads branch '{self.table.branch}' alone)")
         skip = self.options.get("paimon.skip-native")  # the deleted-positions cap the driver used
         skip_native = int(skip) if skip and skip.isdigit() else None
         return PaimonReader(build_scan(self.table, self.options), self.table.schema.fields_of(self._columns()),

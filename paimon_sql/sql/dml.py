@@ -36,6 +36,7 @@ from paimon_sql.spark.write import EXPLICIT_CAST, MERGE_SCHEMA, add_columns, ass
 from paimon_sql.sql import parse
 from paimon_sql.sql.alter import column_path
 from paimon_sql.sql.query import scan_options
+from paimon_sql.table import fallback_read
 from paimon_sql.table.read import FILE_COLUMN, POSITION_COLUMN
 from paimon_sql.table.row_delete import delete_messages, positions_of
 
@@ -252,6 +253,7 @@ def assignments(table, target: exp.Table, node) -> Dict[str, exp.Expression]:
 
 def update(session, node: exp.Update):
     table = session.find_table(node.this)
+    fallback_read.check_own_rows(table, "UPDATE")
     sets = assignments(table, node.this, node)
     if not table.schema.is_primary_key_table:
         return change_append_rows(session, node.this, table, node.args.get("where"), sets)
@@ -264,6 +266,7 @@ def update(session, node: exp.Update):
 def delete(session, node: exp.Delete):
     where = node.args.get("where")
     table = session.find_table(node.this)
+    fallback_read.check_own_rows(table, "DELETE")
     if where is None:
         table.new_commit().overwrite([])
         return None

@@ -35,6 +35,7 @@ from paimon_sql.sql.dml import (
     with_table_types,
     write_changes,
 )
+from paimon_sql.table import fallback_read
 from paimon_sql.table.read import FILE_COLUMN, POSITION_COLUMN
 
 _T, _S = "__paimon_target_row", "__paimon_source_row"
@@ -43,6 +44,7 @@ _T, _S = "__paimon_target_row", "__paimon_source_row"
 def merge_into(session, node: exp.Merge):
     target = node.this
     table = session.find_table(target)
+    fallback_read.check_own_rows(table, "MERGE INTO")
     if table.schema.is_primary_key_table:
         check_row_changes(table, {_verb(w.args["then"]) for w in node.args["whens"].expressions} - {"INSERT"})
         write_changes(session, table, session.query_dataframe(_query(node, table, target, located=False)))

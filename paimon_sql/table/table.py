@@ -63,11 +63,17 @@ class FileStoreTable:
 
     def copy(self, dynamic_options: Optional[dict]) -> "FileStoreTable":
         """This table with options overridden for one read or write (``/*+ OPTIONS(...) */``,
-        ``scan.*``); nothing is persisted. Unknown keys are kept; a value that does not parse, breaks
-        its rule, names a column the table lacks or changes an option fixed at CREATE fails here, as
-        it would at ALTER TABLE."""
+        ``scan.*``); nothing is persisted. ``branch`` names the branch read or written (its schema,
+        its snapshots). Unknown keys are kept; a value that does not parse, breaks its rule, names
+        a column the table lacks or changes an option fixed at CREATE fails here, as it would at
+        ALTER TABLE."""
         if not dynamic_options:
             return self
+        if "branch" in dynamic_options:  # Paimon's dynamic 'branch' option: the same table on that branch
+            rest = {k: v for k, v in dynamic_options.items() if k != "branch"}
+            branch = str(dynamic_options["branch"]).strip()
+            table = self if branch == self.branch else self.switch_to_branch(branch)
+            return table.copy(rest)
         from paimon_sql.format import options as opts
         from paimon_sql.table.schema_change import check_option_changes
         merged = {**self.schema.options, **dynamic_options}

@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 from support import SCHEMA
 
-from paimon_sql.exceptions import CommitConflictError, InvalidOptionError
+from paimon_sql.exceptions import CommitConflictError, InvalidOptionError, PaimonError
 from paimon_sql.format.options import (ENGINE_TUNING, HONOURED, REFUSED, STREAMING, CoreOptions,
                                        registry)
 from paimon_sql.mergetree.compact_strategy import UniversalCompaction
@@ -89,6 +89,10 @@ def test_a_refused_option_is_refused_at_create_and_by_a_hint(catalog, key):
         catalog.create_table_from_arrow("db.t", SCHEMA, options={key: value}, **PK)
     assert not catalog.table_exists("db.t")
     t = catalog.create_table_from_arrow("db.t", SCHEMA, **PK)
+    if key == "branch":  # a dynamic option only: a hint picks the branch (tests/spark/test_fallback_branch.py)
+        with pytest.raises(PaimonError, match=f"^branch '{value}' of table db.t does not exist$"):
+            t.copy({key: value})
+        return
     with pytest.raises(InvalidOptionError, match=f"^option '{key}' is not supported by paimon-sql"):
         t.copy({key: value})
 
