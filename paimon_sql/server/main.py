@@ -2,7 +2,8 @@
 
     paimon-sql-server --warehouse DIR [--host 127.0.0.1] [--port 10000] [--auth nosasl|none|plain]
                       [--password-file F] [--transport binary|http] [--http-path cliservice]
-                      [--ssl-cert F --ssl-key F] [--master URL] [--conf k=v]... [--catalog k=v]...
+                      [--ssl-cert F --ssl-key F] [--query-timeout SECONDS] [--master URL]
+                      [--conf k=v]... [--catalog k=v]...
     paimon-sql-server adduser --password-file F USER      (the password is read from stdin)
 
 One Spark session serves every client; each client session gets its own view of it (current database,
@@ -38,6 +39,8 @@ def _args(argv: List[str]) -> argparse.Namespace:
     p.add_argument("--http-path", default="cliservice", help="URL path of the http transport")
     p.add_argument("--ssl-cert", help="PEM certificate (chain): serve TLS")
     p.add_argument("--ssl-key", help="PEM private key of --ssl-cert")
+    p.add_argument("--query-timeout", type=float, default=0.0, metavar="SECONDS",
+                   help="cancel a statement running longer (0: no limit; a client may ask for less)")
     p.add_argument("--master", default=None, help="Spark master URL (default local[*])")
     p.add_argument("--conf", action="append", default=[], metavar="K=V", help="Spark setting")
     p.add_argument("--catalog", action="append", default=[], metavar="K=V",
@@ -90,6 +93,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         conf, catalog = _pairs("--conf", args.conf), _pairs("--catalog", args.catalog)
         authenticator = auth.Authenticator(args.auth, args.password_file)
         tls = transport.tls_context(args.ssl_cert, args.ssl_key)
+        if args.query_timeout < 0:
+            raise ValueError("--query-timeout must be 0 (no limit) or more seconds")
     except (PaimonError, ValueError) as e:
         sys.stderr.write(f"Error: {e}\n")
         return 2
@@ -110,7 +115,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     signal.signal(signal.SIGTERM, _terminate)
     try:
         _quiet_logs(session.spark)
-        processor = TCLIService.Processor(service.TCLIServiceHandler(session, service.ServerOptions()))
+        processor = TCLIService.Processor(service.TCLIServiceHandler(session, service.ServerOptions(query_timeout=args.query_timeout)))
         try:
             server = transport.listen(processor, host=args.host, port=args.port, authenticator=authenticator,
                                       transport=args.transport, http_path=args.http_path, tls=tls)

@@ -64,3 +64,12 @@ class AcceleratedBinaryProtocol(TBinaryProtocol):
         super().__init__(trans)
         self._fast_decode = _decode
         self._fast_encode = _encode
+
+    def skip(self, ttype, max_depth=64):
+        """Skip a value; strings as bytes: thrift's skip decodes them as UTF-8 and fails on binary fields
+        (operation handles), so a call of a method we do not know (impyla's CloseImpalaOperation) could not
+        be answered with "unknown method"."""
+        if ttype == TType.STRING:
+            self.readBinary()
+        else:
+            super().skip(ttype, max_depth)

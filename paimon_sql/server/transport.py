@@ -191,6 +191,8 @@ class _BinaryServer:
                 self._processor.process(protocol, protocol)
         except (TTransportException, _Refused, OSError, EOFError):
             pass  # the client left, or was refused (it was told why)
+        except Exception:  # a message we cannot read: the stream cannot be trusted past it
+            log.exception("dropping a connection after an unreadable message")
         finally:
             _local.connection = None
             if connection is not None:

@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Iterator, List, Optional
 
 import pyspark
 
@@ -27,22 +27,36 @@ STARTUP_TIMEOUT = 180
 def start_server(warehouse: str, *extra_args: str) -> Iterator[int]:
     """A running server over ``warehouse`` (extra command-line arguments after the defaults, so they may
     override them); yields its port and stops it (SIGTERM, then SIGKILL) at exit."""
+    with start_servers(warehouse, list(extra_args)) as ports:
+        yield ports[0]
+
+
+@contextlib.contextmanager
+def start_servers(warehouse: str, *arg_lists: List[str]) -> Iterator[List[int]]:
+    """Several servers over ``warehouse``, one per list of extra arguments, started at the same time (their
+    Spark startups overlap); yields their ports in that order."""
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
-    with tempfile.TemporaryFile(mode="w+") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "paimon_sql.server", "--warehouse", warehouse, "--host", "127.0.0.1",
-             "--port", "0", "--master", "local[2]", "--conf", "spark.sql.shuffle.partitions=2",
-             "--conf", "spark.ui.enabled=false", *extra_args],
-            stdout=subprocess.DEVNULL, stderr=log, env=env)
-        try:
-            yield _wait_listening(proc, log)
-        finally:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    with contextlib.ExitStack() as stack:
+        started = []
+        for extra_args in arg_lists:
+            log = stack.enter_context(tempfile.TemporaryFile(mode="w+"))
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "paimon_sql.server", "--warehouse", warehouse, "--host", "127.0.0.1",
+                 "--port", "0", "--master", "local[2]", "--conf", "spark.sql.shuffle.partitions=2",
+                 "--conf", "spark.ui.enabled=false", *extra_args],
+                stdout=subprocess.DEVNULL, stderr=log, env=env)
+            stack.callback(_stop, proc)
+            started.append((proc, log))
+        yield [_wait_listening(proc, log) for proc, log in started]
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def _wait_listening(proc: subprocess.Popen, log) -> int:
