@@ -143,22 +143,39 @@ def _sized_text(t) -> Optional[T.DataType]:
     return None
 
 
+def _tables_of(session, db: str) -> List[str]:
+    """The Paimon tables of ``db``; none when another client dropped it since it was listed."""
+    try:
+        return session.catalog.list_tables(db)
+    except LookupError:
+        return []
+
+
+def _loaded(session, db: str, names: List[str]) -> Iterator[tuple]:
+    """(name, table) of the tables named, each loaded (its latest schema), less those dropped since
+    they were listed."""
+    for name in names:
+        try:
+            yield name, session.catalog.get_table(Identifier(db, name))
+        except LookupError:
+            continue
+
+
 def _paimon_tables(session, db: str, pattern: re.Pattern) -> Iterator[Relation]:
-    for name in _matching(pattern, session.catalog.list_tables(db)):
-        table = session.catalog.get_table(Identifier(db, name))
+    for name, table in _loaded(session, db, _matching(pattern, _tables_of(session, db))):
         yield Relation(db, name, TABLE, table.schema.comment or "",
                        lambda fields=table.schema.fields: _paimon_columns(fields))
 
 
 def _system_tables(session, db: str, pattern: re.Pattern) -> Iterator[Relation]:
     """``t$name`` of every Paimon table of ``db`` matching ``pattern``."""
-    for table_name in session.catalog.list_tables(db):
-        table = None
-        for name in sorted(SYSTEM_TABLES):
-            full = f"{table_name}{SYSTEM_TABLE_SPLITTER}{name}"
+    names = _tables_of(session, db)
+    wanted = [t for t in names if any(pattern.fullmatch(f"{t}{SYSTEM_TABLE_SPLITTER}{n}") for n in SYSTEM_TABLES)]
+    for name, table in _loaded(session, db, wanted):
+        for kind in sorted(SYSTEM_TABLES):
+            full = f"{name}{SYSTEM_TABLE_SPLITTER}{kind}"
             if pattern.fullmatch(full):
-                table = table or session.catalog.get_table(Identifier(db, table_name))
-                system = SYSTEM_TABLES[name](table)
+                system = SYSTEM_TABLES[kind](table)
                 yield Relation(db, full, SYSTEM_TABLE, "", lambda s=system: _paimon_columns(s.fields))
 
 
@@ -213,7 +230,7 @@ def relations(session, schema_text: Optional[str], table_text: Optional[str],
     schemas, tables = search_pattern(schema_text, empty_is_all=True), search_pattern(table_text)
     spark_dbs = {d.lower() for d in _spark_databases(session, schemas)}  # Spark lower-cases its names
     for db in _warehouse_databases(session, schemas):
-        ours = session.catalog.list_tables(db)
+        ours = _tables_of(session, db)
         if TABLE in types:
             yield from _paimon_tables(session, db, tables)
         if db.lower() in spark_dbs:

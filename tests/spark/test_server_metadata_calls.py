@@ -7,6 +7,7 @@ import pytest
 from TCLIService import ttypes
 
 from paimon_sql.server import metadata as M
+from paimon_sql.systables import SYSTEM_TABLES
 
 TABLES = ["TABLE_CAT", "TABLE_SCHEM", "TABLE_NAME", "TABLE_TYPE", "REMARKS", "TYPE_CAT", "TYPE_SCHEM", "TYPE_NAME",
           "SELF_REFERENCING_COL_NAME", "REF_GENERATION"]
@@ -101,6 +102,17 @@ def test_columns_patterns_spark_tables_views_and_system_tables(shop):
     assert columns("global_temp", "gv") == [("global_temp", "gv", "two", "INT", "")]
     assert columns("db", "orders$snapshots", "snapshot_id") == [("db", "orders$snapshots", "snapshot_id", "BIGINT", "")]
     assert columns("db", "nothing%") == []
+    every = {(r[1], r[2]) for r in columns("db", "orders$%")}  # each system table's columns, none failing
+    assert {t for t, _ in every} == {f"orders${n}" for n in SYSTEM_TABLES}
+    assert ("orders$audit_log", "rowkind") in every and ("orders$ro", "amount") in every
+
+
+def test_a_table_dropped_while_listed_is_left_out(shop):
+    """Another client may drop a table between its listing and its loading: the listing goes on."""
+    listing = M.relations(shop, "db", "%", [M.TABLE])
+    first = next(listing)  # the database's tables are listed, the first one loaded
+    shop.sql("DROP TABLE db.plain")
+    assert [first.name] + [r.name for r in listing] == ["o_x", "orders", "sp"]
 
 
 def test_primary_keys(shop):
