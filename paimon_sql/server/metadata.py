@@ -12,9 +12,11 @@ for Paimon's system tables (``t$snapshots``, ``sys.all_table_options``), which a
 when a client asks for that type (there are ~20 per table: a BI tool's table list would drown).
 GetColumns answers for a system table when the table pattern holds its ``$``.
 
-Patterns are JDBC search patterns: ``%`` any characters, ``_`` one, ``\\`` escapes either; names
-match ignoring case (as Hive's metastore and Spark's catalog do); an empty or null schema pattern
-means every schema, a null table or column pattern every table or column.
+Patterns are read as Spark's Thrift Server reads them: JDBC's ``%`` any characters and ``_`` one
+(``\\%``, ``\\_`` themselves), ``*`` any characters too, and the rest a regular expression (``|``
+alternatives; impyla sends ``.*``), except ``$``, which stands for itself (``t$snapshots``). Names
+match whole, ignoring case; an empty or null schema pattern means every schema, a null table or
+column pattern every table or column, an invalid pattern nothing.
 """
 
 from __future__ import annotations
@@ -82,19 +84,29 @@ def _rows(schema: pa.Schema, rows: Sequence[tuple]) -> pa.Table:
 
 # -- JDBC search patterns ----------------------------------------------------------------------
 
-def _translate(text: str, any_chars: str, one_char: str, literal: Callable[[str], str]) -> str:
-    """A JDBC search pattern (``%`` any characters, ``_`` one, a backslash makes the next ``%``,
-    ``_`` or backslash literal) written in a regular-expression dialect."""
-    return "".join(literal(escaped[1]) if escaped else any_chars if char == "%" else one_char if char == "_"
-                   else literal(char) for escaped, char in re.findall(r"(\\[%_\\])|(.)", text, re.S))
+def _translate(text: str, any_chars: str, literal: Callable[[str], str]) -> str:
+    """A HiveServer2 search pattern in a regular-expression dialect: ``%`` and ``*`` any characters,
+    ``_`` one, ``\\%`` and ``\\_`` themselves, ``$`` itself (it joins a table and its system
+    table); the rest is a regular expression, as in Spark's Thrift Server."""
+    def token(escaped: str, char: str) -> str:
+        if escaped:
+            return literal(escaped[1]) if escaped[1] in "%_" else escaped
+        return any_chars if char in "%*" else "." if char == "_" else literal(char) if char == "$" else char
+    return "".join(token(*t) for t in re.findall(r"(\\.)|(.)", text, re.S))
+
+
+_NOTHING = re.compile(r"(?!)")
 
 
 def search_pattern(text: Optional[str], empty_is_all: bool = False) -> re.Pattern:
-    """A JDBC search pattern as a regular expression matched whole, ignoring case; None (and for
-    schemas, as HiveServer2 reads them, the empty pattern) matches everything."""
+    """A search pattern as a regular expression matched whole, ignoring case; None (and for schemas,
+    as HiveServer2 reads them, the empty pattern) matches everything, an invalid one nothing."""
     if text is None or empty_is_all and text == "":
         return re.compile(".*", re.S)
-    return re.compile(_translate(text, ".*", ".", re.escape), re.S | re.I)
+    try:
+        return re.compile(f"(?:{_translate(text, '.*', re.escape)})", re.S | re.I)
+    except re.error:
+        return _NOTHING
 
 
 def _matching(pattern: re.Pattern, names) -> List[str]:
@@ -294,14 +306,14 @@ def type_name(t: T.DataType) -> str:
     if isinstance(t, T.MapType):
         return f"MAP<{type_name(t.keyType)}, {type_name(t.valueType)}>"
     if isinstance(t, T.StructType):
-        return "STRUCT<" + ", ".join(f"{_quoted(f.name)}: {type_name(f.dataType)}" for f in t.fields) + ">"
+        return "STRUCT<" + ", ".join(f"{_quote_if_needed(f.name)}: {type_name(f.dataType)}" for f in t.fields) + ">"
     if isinstance(t, T.DecimalType):
         return f"DECIMAL({t.precision},{t.scale})"
     return t.simpleString().upper()
 
 
-def _quoted(name: str) -> str:
-    return name if _PLAIN_NAME.fullmatch(name) and not name.isdigit() else "`" + name.replace("`", "``") + "`"
+def _quote_if_needed(name: str) -> str:
+    return name if _PLAIN_NAME.fullmatch(name) and not name.isdigit() else _quote(name)
 
 
 def _column_rows(relation: Relation, pattern: re.Pattern) -> List[tuple]:
@@ -384,12 +396,9 @@ def get_functions(session, req) -> pa.Table:
 
 
 def _spark_filter_pattern(text: Optional[str]) -> str:
-    """A JDBC pattern as the pattern Spark's catalog filters names with (alternatives at ``|``,
-    ``*`` for ``.*``, the rest a Java regular expression matched whole, ignoring case): no ``*``
-    or ``|`` of ours, every character but ASCII letters and digits a ``\\x{..}`` escape."""
-    if text is None:
-        return "*"
-    return _translate(text, ".{0,}", ".", lambda c: c if c.isascii() and c.isalnum() else f"\\x{{{ord(c):x}}}")
+    """A search pattern as Spark's catalog filters names with it (alternatives at ``|``, ``*`` for
+    ``.*``, each a Java regular expression matched whole, ignoring case)."""
+    return "*" if text is None else _translate(text, ".{0,}", lambda c: f"\\x{{{ord(c):x}}}")
 
 
 def get_primary_keys(session, req) -> pa.Table:

@@ -139,6 +139,25 @@ def test_jdbc_database_metadata(server):
     assert got["xref:db:orders:db:events"][1] == [] and len(got["xref:db:orders:db:events"][0]) == 14
 
 
+def test_impyla_metadata_calls(server):
+    """impyla's cursor calls GetSchemas, GetTables and GetColumns with regular expressions (``.*``)."""
+    from impala.dbapi import connect
+    conn = connect("127.0.0.1", server, auth_mechanism="NOSASL")
+    try:
+        cursor = conn.cursor()
+        cursor.get_databases()
+        assert [r[0] for r in cursor.fetchall()] == ["db", "default", "global_temp"]
+        cursor.get_tables("db")
+        assert [(r[2], r[3]) for r in cursor.fetchall()] == [("events", "TABLE"), ("orders", "TABLE"),
+                                                             ("answers", "VIEW")]
+        assert cursor.get_table_schema("orders", "db") == [("id", "INT"), ("amount", "DECIMAL(10,2)"),
+                                                           ("code", "CHAR(3)"), ("tags", "ARRAY<STRING>"),
+                                                           ("dt", "STRING")]
+        assert cursor.table_exists("orders", "db") and not cursor.table_exists("nothing", "db")
+    finally:
+        conn.close()
+
+
 def _inspector(port: int):
     import sqlalchemy
     engine = sqlalchemy.create_engine(f"hive://127.0.0.1:{port}/default", connect_args={"auth": "NOSASL"})

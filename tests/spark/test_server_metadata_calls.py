@@ -60,6 +60,10 @@ def test_tables_patterns_and_types(shop):
     assert names("db", "ORD%") == [("db", "orders")]  # names match ignoring case
     assert names("d_", "o_x") == [("db", "o_x")] and names("db", "_rder_") == [("db", "orders")]  # '_': one
     assert names("db", "o\\_x") == [("db", "o_x")]  # an escaped '_' is itself
+    assert ("db", "orders") in names(".*", ".*")  # impyla's patterns: regular expressions,
+    assert names(".*", ".*") == names(None, None)
+    assert names("db", "orders|o\\_x") == [("db", "o_x"), ("db", "orders")]  # as Spark's Thrift Server reads them
+    assert names("db", "pl*") == [("db", "plain")] and names("db", "(") == []  # an invalid one matches nothing
     assert names("db", "o%", ["VIEW"]) == []
     assert names("db", "%", ["VIEW"]) == [("db", "sv"), (None, "tv")]
     assert names("%", "g%") == [("global_temp", "gv")]
@@ -147,8 +151,9 @@ def test_functions_type_info_and_cross_reference(shop):
         ("db", "date_add", "org.apache.spark.sql.catalyst.expressions.DateAdd")]
     assert "num_days" in got.column("REMARKS")[0].as_py()
     assert M.get_functions(shop, ttypes.TGetFunctionsReq(schemaName="db", functionName="date_a")).num_rows == 0
-    assert [r["FUNCTION_NAME"] for r in M.get_functions(shop, ttypes.TGetFunctionsReq(functionName="+")).to_pylist()
-            ] == ["+", "+"]  # once per database: db and default
+    plus = M.get_functions(shop, ttypes.TGetFunctionsReq(functionName="\\+|-"))
+    assert _rows(plus, "FUNCTION_SCHEM", "FUNCTION_NAME") == [("db", "+"), ("db", "-"), ("default", "+"),
+                                                            ("default", "-")]  # once per database
     info = M.get_type_info(shop, ttypes.TGetTypeInfoReq())
     assert info.schema.names[:3] == ["TYPE_NAME", "DATA_TYPE", "PRECISION"] and len(info.schema) == 18
     by_name = {r["TYPE_NAME"]: r for r in info.to_pylist()}
