@@ -10,7 +10,7 @@ Table types: ``TABLE`` for Paimon tables and Spark's tables, ``VIEW`` for views 
 views (a local temporary view has no schema, as in Spark's Thrift Server), and ``SYSTEM TABLE``
 for Paimon's system tables (``t$snapshots``, ``sys.all_table_options``), which are listed only
 when a client asks for that type (there are ~20 per table: a BI tool's table list would drown).
-GetColumns answers for a system table when the table pattern holds its ``$``.
+GetColumns answers for system tables when the table pattern holds a ``$`` or the schema is ``sys``.
 
 Patterns are read as Spark's Thrift Server reads them: JDBC's ``%`` any characters and ``_`` one
 (``\\%``, ``\\_`` themselves), ``*`` any characters too, and the rest a regular expression (``|``
@@ -350,8 +350,10 @@ def get_table_types(session, req) -> pa.Table:
 
 def get_columns(session, req) -> pa.Table:
     """The columns of every table and view matching (partition columns in their place), with
-    ORDINAL_POSITION from 1 as JDBC defines it; system tables when the table pattern names one."""
-    types = (TABLE, VIEW, SYSTEM_TABLE) if req.tableName and SYSTEM_TABLE_SPLITTER in req.tableName else (TABLE, VIEW)
+    ORDINAL_POSITION from 1 as JDBC defines it; system tables' when the table pattern names one
+    (``t$snapshots``) or the schema is ``sys``."""
+    system = SYSTEM_TABLE_SPLITTER in (req.tableName or "") or (req.schemaName or "").lower() == SYSTEM_DATABASE
+    types = (TABLE, VIEW, SYSTEM_TABLE) if system else (TABLE, VIEW)
     pattern = search_pattern(req.columnName)
     return _rows(COLUMNS, [row for r in relations(session, req.schemaName, req.tableName, types)
                            for row in _column_rows(r, pattern)])

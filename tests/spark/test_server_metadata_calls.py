@@ -109,6 +109,7 @@ def test_columns_patterns_spark_tables_views_and_system_tables(shop):
     every = {(r[1], r[2]) for r in columns("db", "orders$%")}  # each system table's columns, none failing
     assert {t for t, _ in every} == {f"orders${n}" for n in SYSTEM_TABLES}
     assert ("orders$audit_log", "rowkind") in every and ("orders$ro", "amount") in every
+    assert ("sys", "all_table_options", "key", "STRING", "") in columns("sys", "all_table_options")
 
 
 def test_a_table_dropped_while_listed_is_left_out(shop):
