@@ -29,6 +29,8 @@ class CreateBranchProcedure(Procedure):
         if ignore not in ("true", "false"):
             raise self.fail(f"ignoreIfExists must be true or false, got '{args['ignoreIfExists']}'")
         table = self.table(session, args["table"])
+        if ignore == "true" and table.branch_manager.exists(args["branch"]):  # as Java: nothing else is checked
+            return [(True,)]
         tag = args["tag"] if args["tag"] and args["tag"].strip() else None
         if tag is not None and not table.tag_manager.exists(tag):
             raise self.fail(f"tag '{tag}' of table {table.name} does not exist")

@@ -37,3 +37,18 @@ SELECT consumer_id FROM items$consumers;
 -- A branch no longer needed: its files are kept while anything else reads them.
 CALL sys.delete_branch(table => 'items', branch => 'dev');
 SELECT count(*) AS branches FROM items$branches;
+
+-- An append-only log whose history stays append-only, so branches can be merged file by file.
+CREATE TABLE events (id INT, day STRING) PARTITIONED BY (day) TBLPROPERTIES ('branch-merge.enabled' = 'true');
+INSERT INTO events VALUES (1, '2024-05-01');
+CALL sys.create_branch(table => 'events', branch => 'backfill');
+INSERT INTO events /*+ OPTIONS('branch' = 'backfill') */ VALUES (2, '2024-05-02');
+
+-- Partitions main lacks are read from the fallback branch.
+ALTER TABLE events SET TBLPROPERTIES ('scan.fallback-branch' = 'backfill');
+SELECT * FROM events ORDER BY id;
+
+-- Merge the branch's files into main (nothing is copied), then read main alone.
+CALL sys.merge_branch(table => 'events', source_branch => 'backfill');
+ALTER TABLE events UNSET TBLPROPERTIES ('scan.fallback-branch');
+SELECT * FROM events ORDER BY id;

@@ -144,12 +144,14 @@ def test_maintenance_example_script(warehouse):
 
 def test_branches_and_tags_example_script(warehouse):
     """sql_examples/branches_and_tags.sql: tag, branch from the tag, branch writes apart from main,
-    fast_forward, consumers, delete_branch, through the binary on a fresh warehouse."""
+    fast_forward, consumers, delete_branch, a fallback branch and merge_branch, through the binary
+    on a fresh warehouse."""
     script = Path(__file__).resolve().parents[2] / "sql_examples" / "branches_and_tags.sql"
     proc = run(warehouse, "-f", str(script), "--output", "json")
     assert proc.returncode == 0, proc.stderr[-2000:]
     (tagged, created, branches, on_branch, on_main, forwarded, after_ff, snaps, reset1, reset2, consumers, cleared,
-     left, deleted, no_branches) = [json.loads(x) for x in proc.stdout.strip().splitlines()]
+     left, deleted, no_branches, backfill, with_fallback, merged_branch, merged) = [
+        json.loads(x) for x in proc.stdout.strip().splitlines()]
     assert [tagged, created, forwarded, reset1, reset2, cleared, deleted] == [[{"result": True}]] * 7
     assert branches == [{"branch_name": "dev"}]
     assert [(r["id"], r["price"]) for r in on_branch] == [(1, 1.0), (2, 2.5), (4, 4.0)]
@@ -158,6 +160,8 @@ def test_branches_and_tags_example_script(warehouse):
     assert consumers == [{"consumer_id": "audit", "next_snapshot_id": 1},
                          {"consumer_id": "job1", "next_snapshot_id": 2}]
     assert left == [{"consumer_id": "audit"}] and no_branches == [{"branches": 0}]
+    events = [{"id": 1, "day": "2024-05-01"}, {"id": 2, "day": "2024-05-02"}]
+    assert backfill == merged_branch == [{"result": True}] and with_fallback == merged == events
     table_dir = Path(warehouse) / "shop.db" / "items"
     assert not (table_dir / "branch" / "branch-dev").exists()
     assert (table_dir / "snapshot" / "LATEST").read_text() == "2"

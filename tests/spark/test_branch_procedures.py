@@ -52,6 +52,7 @@ def test_create_branch_from_a_tag_and_empty(tagged):
     assert rows(tagged, "SELECT snapshot_id FROM db.t$branch_e$snapshots") == []
     # ignoreIfExists keeps the existing branch as it is
     assert call(tagged, "create_branch('db.t', 'b', '', 'true')") == [(True,)]
+    assert call(tagged, "create_branch('db.t', 'b', 'no-such-tag', 'true')") == [(True,)]
     assert rows(tagged, "SELECT count(*) FROM db.t$branch_b") == [(2,)]
 
 
