@@ -115,7 +115,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     signal.signal(signal.SIGTERM, _terminate)
     try:
         _quiet_logs(session.spark)
-        processor = TCLIService.Processor(service.TCLIServiceHandler(session, service.ServerOptions(query_timeout=args.query_timeout)))
+        options = service.ServerOptions(query_timeout=args.query_timeout)
+        processor = TCLIService.Processor(service.TCLIServiceHandler(session, options))
         try:
             server = transport.listen(processor, host=args.host, port=args.port, authenticator=authenticator,
                                       transport=args.transport, http_path=args.http_path, tls=tls)

@@ -6,6 +6,7 @@ from a module-scoped fixture: one server (one Spark) per test module.
 """
 
 import contextlib
+import csv
 import os
 import re
 import signal
@@ -20,6 +21,7 @@ import pyspark
 
 BEELINE = str(Path(pyspark.__file__).parent / "bin" / "beeline")
 _LISTENING = re.compile(r"paimon-sql-server listening on \S+:(\d+)")
+_PROMPT = re.compile(r"^\d+: jdbc:hive2://\S*> ")
 STARTUP_TIMEOUT = 180
 
 
@@ -27,27 +29,17 @@ STARTUP_TIMEOUT = 180
 def start_server(warehouse: str, *extra_args: str) -> Iterator[int]:
     """A running server over ``warehouse`` (extra command-line arguments after the defaults, so they may
     override them); yields its port and stops it (SIGTERM, then SIGKILL) at exit."""
-    with start_servers(warehouse, list(extra_args)) as ports:
-        yield ports[0]
-
-
-@contextlib.contextmanager
-def start_servers(warehouse: str, *arg_lists: List[str]) -> Iterator[List[int]]:
-    """Several servers over ``warehouse``, one per list of extra arguments, started at the same time (their
-    Spark startups overlap); yields their ports in that order."""
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
-    with contextlib.ExitStack() as stack:
-        started = []
-        for extra_args in arg_lists:
-            log = stack.enter_context(tempfile.TemporaryFile(mode="w+"))
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "paimon_sql.server", "--warehouse", warehouse, "--host", "127.0.0.1",
-                 "--port", "0", "--master", "local[2]", "--conf", "spark.sql.shuffle.partitions=2",
-                 "--conf", "spark.ui.enabled=false", *extra_args],
-                stdout=subprocess.DEVNULL, stderr=log, env=env)
-            stack.callback(_stop, proc)
-            started.append((proc, log))
-        yield [_wait_listening(proc, log) for proc, log in started]
+    with tempfile.TemporaryFile(mode="w+") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "paimon_sql.server", "--warehouse", warehouse, "--host", "127.0.0.1",
+             "--port", "0", "--master", "local[2]", "--conf", "spark.sql.shuffle.partitions=2",
+             "--conf", "spark.ui.enabled=false", *extra_args],
+            stdout=subprocess.DEVNULL, stderr=log, env=env)
+        try:
+            yield _wait_listening(proc, log)
+        finally:
+            _stop(proc)
 
 
 def _stop(proc: subprocess.Popen) -> None:
@@ -86,3 +78,9 @@ def beeline(port: int, sql: str, params: str = "auth=noSasl", user: Optional[str
         args += ["-p", password]
     env = dict(os.environ, SPARK_HOME=str(Path(pyspark.__file__).parent))
     return subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def beeline_rows(done: subprocess.CompletedProcess) -> List[List[str]]:
+    """The CSV rows (header first) beeline printed, without its prompt."""
+    lines = [_PROMPT.sub("", line) for line in done.stdout.splitlines()]
+    return [row for row in csv.reader(lines) if row]

@@ -1,13 +1,17 @@
 """paimon-sql-server's transports and logins: plain binary and SASL PLAIN on one port, password files,
 http, TLS, as real clients speak them."""
 
+import ssl
 import subprocess
 import sys
-import ssl
 import threading
+from types import SimpleNamespace
 
+import impala.dbapi
 import pytest
 import thrift_sasl
+from e2e.server_support import beeline, beeline_rows, start_server
+from pyhive import hive
 from pyhive.hive import get_installed_sasl
 from TCLIService import TCLIService, ttypes
 from thrift.protocol.TBinaryProtocol import TBinaryProtocol
@@ -32,7 +36,7 @@ class WhoAmI:
 @pytest.fixture(scope="module")
 def password_file(tmp_path_factory):
     path = str(tmp_path_factory.mktemp("auth") / "users")
-    add_user(path, "alice", "s3cret pass")
+    add_user(path, "alice", "s3cret-pw")
     add_user(path, "bob", "other")
     return path
 
@@ -93,8 +97,8 @@ def test_one_port_serves_plain_binary_and_sasl(tiny_servers):
 
 def test_password_file_logins(tiny_servers):
     port = tiny_servers["plain"]
-    assert session_user(thrift_client(port, "alice", "s3cret pass")) == "alice"
-    for user, password in [("alice", "wrong"), ("bob", "s3cret pass"), ("nobody", "x")]:
+    assert session_user(thrift_client(port, "alice", "s3cret-pw")) == "alice"
+    for user, password in [("alice", "wrong"), ("bob", "s3cret-pw"), ("nobody", "x")]:
         with pytest.raises(TTransport.TTransportException) as refused:
             thrift_client(port, user, password)
         assert "Error validating the login" in str(refused.value)  # the same words whatever was wrong
@@ -105,9 +109,9 @@ def test_password_file_logins(tiny_servers):
 
 def test_tls_binary(tiny_servers, tls_files):
     port = tiny_servers["plain+tls"]
-    assert session_user(thrift_client(port, "alice", "s3cret pass", ca_cert=tls_files[0])) == "alice"
+    assert session_user(thrift_client(port, "alice", "s3cret-pw", ca_cert=tls_files[0])) == "alice"
     with pytest.raises(TTransport.TTransportException):
-        session_user(thrift_client(port, "alice", "s3cret pass"))  # no TLS: the server does not answer
+        session_user(thrift_client(port, "alice", "s3cret-pw"))  # no TLS: the server does not answer
 
 
 def test_unknown_method_keeps_the_connection(tiny_servers):
@@ -149,3 +153,115 @@ def test_bad_options_refused_before_spark_starts(tmp_path, args, error):
     done = server_command("--warehouse", str(tmp_path), *args)
     assert done.returncode == 2
     assert done.stderr.startswith(f"Error: {error}") and len(done.stderr.splitlines()) == 1, done.stderr
+
+
+# -- a real server and real clients ------------------------------------------------------------------------
+# One server (one Spark, binary transport, --auth none) runs the SQL. The password and http/TLS
+# configurations are in-process listeners of the same transport code whose handler relays every call to
+# that server, so each client's statements still run there, without a Spark per configuration.
+
+ROWS = [(1, "a"), (2, None)]
+SELECT = "SELECT id, name FROM shared ORDER BY id"
+
+
+class Relay:
+    """A TCLIService handler that forwards each call to the server at ``port`` over one NOSASL connection
+    per serving thread (per client connection)."""
+
+    def __init__(self, port):
+        self.port = port
+        self.upstream = threading.local()
+
+    def __getattr__(self, name):
+        if not hasattr(TCLIService.Iface, name):
+            raise AttributeError(name)
+
+        def call(req):
+            if not hasattr(self.upstream, "client"):
+                self.upstream.client = thrift_client(self.port)
+            return getattr(self.upstream.client, name)(req)
+        return call
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory, password_file, tls_files):
+    """``open``: the real server (binary, --auth none) holding table ``shared``, made with pyhive NOSASL;
+    ``plain``: binary with passwords, ``https``: http with passwords over TLS, both relaying to ``open``."""
+    with start_server(str(tmp_path_factory.mktemp("warehouse"))) as port:
+        cursor = hive.connect("127.0.0.1", port, auth="NOSASL").cursor()
+        cursor.execute("CREATE TABLE shared (id INT, name STRING) WITH ('bucket' = '1', 'bucket-key' = 'id')")
+        cursor.execute("INSERT INTO shared VALUES (1, 'a'), (2, NULL)")
+        processor = TCLIService.Processor(Relay(port))
+        listeners = [transport.listen(processor, host="127.0.0.1", port=0, transport=kind, tls=tls,
+                                      authenticator=Authenticator("plain", password_file))
+                     for kind, tls in [("binary", None), ("http", transport.tls_context(*tls_files[:2]))]]
+        for listener in listeners:
+            threading.Thread(target=listener.serve_forever, daemon=True).start()
+        yield SimpleNamespace(open=port, plain=listeners[0].port, https=listeners[1].port)
+        for listener in listeners:
+            listener.shutdown()
+
+
+def test_pyhive_nosasl_and_sasl_on_one_port(servers):
+    cursor = hive.connect("127.0.0.1", servers.open, auth="NOSASL").cursor()
+    cursor.execute(SELECT)
+    assert cursor.fetchall() == ROWS
+    cursor = hive.connect("127.0.0.1", servers.open, username="anyone").cursor()  # SASL PLAIN, any password
+    cursor.execute("SELECT count(*) FROM shared")
+    assert cursor.fetchall() == [(2,)]
+
+
+def test_beeline_nosasl_and_user(servers):
+    for extra in [{}, {"params": "", "user": "someone", "password": "anything"}]:
+        done = beeline(servers.open, SELECT, **extra)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert beeline_rows(done) == [["id", "name"], ["1", "a"], ["2", "NULL"]]
+
+
+def test_pyhive_plain(servers):
+    cursor = hive.connect("127.0.0.1", servers.plain, auth="CUSTOM", username="alice",
+                          password="s3cret-pw").cursor()
+    cursor.execute(SELECT)
+    assert cursor.fetchall() == ROWS
+    with pytest.raises(TTransport.TTransportException, match="Error validating the login"):
+        hive.connect("127.0.0.1", servers.plain, auth="CUSTOM", username="alice", password="wrong")
+    with pytest.raises(TApplicationException, match="requires SASL PLAIN"):
+        hive.connect("127.0.0.1", servers.plain, auth="NOSASL")
+
+
+def test_impyla_plain_keeps_its_connection(servers):
+    conn = impala.dbapi.connect("127.0.0.1", servers.plain, auth_mechanism="PLAIN", user="bob", password="other")
+    for _ in range(2):  # closing a cursor calls CloseImpalaOperation, unknown here: the connection stays
+        cursor = conn.cursor()
+        cursor.execute(SELECT)
+        assert cursor.fetchall() == ROWS
+        cursor.close()
+    with pytest.raises(Exception, match="Error validating the login"):
+        impala.dbapi.connect("127.0.0.1", servers.plain, auth_mechanism="PLAIN", user="bob", password="x").cursor()
+
+
+def test_beeline_password(servers):
+    done = beeline(servers.plain, SELECT, params="", user="alice", password="s3cret-pw")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert beeline_rows(done)[1:] == [["1", "a"], ["2", "NULL"]]
+    refused = beeline(servers.plain, SELECT, params="", user="alice", password="wrong")
+    assert refused.returncode != 0 and "Error validating the login" in refused.stdout + refused.stderr
+
+
+def test_http_transport_over_tls(servers, tls_files):
+    cert, _, store, store_password = tls_files
+    done = beeline(servers.https, SELECT, user="alice", password="s3cret-pw",
+                   params=f"transportMode=http;httpPath=cliservice;ssl=true;sslTrustStore={store};"
+                          f"trustStorePassword={store_password}")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert beeline_rows(done)[1:] == [["1", "a"], ["2", "NULL"]]
+
+    def impyla(password):
+        return impala.dbapi.connect("localhost", servers.https, auth_mechanism="PLAIN", user="alice",
+                                    password=password, use_http_transport=True, http_path="cliservice",
+                                    use_ssl=True, ca_cert=cert).cursor()
+    cursor = impyla("s3cret-pw")
+    cursor.execute(SELECT)
+    assert cursor.fetchall() == ROWS
+    with pytest.raises(Exception, match="401"):
+        impyla("wrong").execute("SELECT 1")
