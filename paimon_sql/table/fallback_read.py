@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Optional, Tuple
 
-from paimon_sql.exceptions import InvalidOptionError
+from paimon_sql.exceptions import InvalidOptionError, SnapshotNotFoundError
 from paimon_sql.format import binary_row
 from paimon_sql.format.predicate import Predicate, and_, equal, is_null, or_
 
@@ -72,13 +72,17 @@ def _other_options(table, name: str) -> dict:
     """The read's dynamic options for the other branch, as Paimon's rewriteOtherOptions: a
     snapshot id becomes the other branch's latest snapshot at that snapshot's commit time (its
     first when it has none so early), and ``bucket`` is the other branch's own."""
+    from paimon_sql.table.time_travel import snapshot_at
     options = {k: v for k, v in table.dynamic_options.items() if k != "bucket"}
-    snapshot_id = options.get("scan.snapshot-id")
-    if snapshot_id is not None:
+    snapshot_id = options.pop("scan.snapshot-id", None)
+    other = table.switch_to_branch(name)
+    first = other.snapshot_manager.earliest_id()
+    if snapshot_id is not None and first is not None:
         millis = table.snapshot_manager.snapshot(int(snapshot_id)).time_millis
-        other = table.switch_to_branch(name).snapshot_manager
-        ids = [i for i in other.listed_ids() if other.snapshot(i).time_millis <= millis]
-        options["scan.snapshot-id"] = str(ids[-1] if ids else 1)
+        try:
+            options["scan.snapshot-id"] = str(snapshot_at(other, millis).id)
+        except SnapshotNotFoundError:
+            options["scan.snapshot-id"] = str(first)
     return options
 
 

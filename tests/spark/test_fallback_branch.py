@@ -85,3 +85,12 @@ def test_the_dataframe_source_reads_one_branch(fallback, warehouse):
     with pytest.raises(Exception, match="read it with SQL"):
         reader.load("db.p").collect()
     assert [tuple(r) for r in reader.option("scan.fallback-branch", "").load("db.p").collect()] == [(1, "1")]
+
+
+def test_time_travel_reads_the_fallback_branch_as_it_was_then(fallback):
+    """Main's snapshot 2 came after the branch's first commit and before its second: reading main
+    as of then takes the branch's first snapshot, as Paimon maps snapshot ids by commit time."""
+    fallback.sql("INSERT INTO db.p VALUES (5, '5')")
+    fallback.sql("INSERT INTO db.p$branch_b VALUES (3, '3')")
+    assert rows(fallback, "SELECT * FROM db.p VERSION AS OF 2 ORDER BY dt") == [(1, "1"), (2, "2"), (5, "5")]
+    assert rows(fallback, "SELECT * FROM db.p ORDER BY dt") == [(1, "1"), (2, "2"), (3, "3"), (5, "5")]
