@@ -9,8 +9,10 @@ is exactly Thrift's framed transport. One thread serves each connection.
 The http transport answers a POST on ``/<http-path>`` holding one Thrift message with its reply, as
 Hive's ThriftHttpServlet does; credentials come as HTTP Basic authentication with every request.
 
-The handler learns who is calling, and can free a connection's sessions when it ends, through
-:func:`current`.
+The handler learns who is calling through :func:`current`. When a binary connection ends, the
+handler's ``connection_closed()`` (if it has one) runs in the thread that served it, so the sessions a
+client opened and never closed are freed. Over http a session outlives the connections its calls came
+on (clients may reconnect for every call) and ends with CloseSession.
 """
 
 import base64
@@ -22,7 +24,7 @@ import struct
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable, List, Optional
+from typing import Optional
 
 from thrift.Thrift import TApplicationException, TMessageType, TType
 from thrift.transport.TTransport import (TBufferedTransport, TFramedTransport, TMemoryBuffer, TTransportBase,
@@ -43,24 +45,11 @@ _local = threading.local()
 
 
 class Connection:
-    """The client connection a Thrift call arrives on: the user it authenticated as (None when it did not),
-    and callbacks to run when it ends. Over http every request is its own connection and carries no state,
-    so callbacks registered there are not kept (sessions end with CloseSession)."""
+    """The client connection a Thrift call arrives on: the user it authenticated as (None when it did
+    not: NOSASL, or http without credentials)."""
 
-    def __init__(self, user: Optional[str], lasting: bool):
+    def __init__(self, user: Optional[str]):
         self.user = user
-        self._callbacks: Optional[List[Callable[[], None]]] = [] if lasting else None
-
-    def on_close(self, callback: Callable[[], None]) -> None:
-        if self._callbacks is not None:
-            self._callbacks.append(callback)
-
-    def _close(self) -> None:
-        for callback in reversed(self._callbacks or []):
-            try:
-                callback()
-            except Exception:  # one failing cleanup must not skip the others
-                log.exception("cleanup after a closed connection failed")
 
 
 def current() -> Optional[Connection]:
@@ -165,7 +154,7 @@ class _BinaryServer:
         self._sock.close()
 
     def _serve_connection(self, conn: socket.socket) -> None:
-        connection = None
+        served = False
         try:
             conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             conn.settimeout(_HANDSHAKE_TIMEOUT)
@@ -185,7 +174,8 @@ class _BinaryServer:
             else:
                 return  # neither Thrift binary nor SASL: not a HiveServer2 client
             conn.settimeout(None)
-            connection = _local.connection = Connection(user, lasting=True)
+            _local.connection = Connection(user)
+            served = True
             protocol = AcceleratedBinaryProtocol(trans)
             while True:
                 self._processor.process(protocol, protocol)
@@ -194,10 +184,19 @@ class _BinaryServer:
         except Exception:  # a message we cannot read: the stream cannot be trusted past it
             log.exception("dropping a connection after an unreadable message")
         finally:
+            if served:
+                _connection_closed(self._processor)
             _local.connection = None
-            if connection is not None:
-                connection._close()
             conn.close()
+
+
+def _connection_closed(processor) -> None:
+    closed = getattr(processor._handler, "connection_closed", None)
+    if closed is not None:
+        try:
+            closed()
+        except Exception:
+            log.exception("freeing the sessions of a closed connection failed")
 
 
 def _read_sasl(raw: _Socket):
@@ -305,7 +304,7 @@ class _HttpHandler(BaseHTTPRequestHandler):
         if length is None or not length.isdigit():
             return self._reply(411, b"Content-Length required", "text/plain")
         out = TMemoryBuffer()
-        _local.connection = Connection(user or None, lasting=False)
+        _local.connection = Connection(user or None)
         try:
             protocol_in = AcceleratedBinaryProtocol(TMemoryBuffer(self.rfile.read(int(length))))
             self.server.processor.process(protocol_in, AcceleratedBinaryProtocol(out))

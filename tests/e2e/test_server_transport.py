@@ -5,6 +5,7 @@ import ssl
 import subprocess
 import sys
 import threading
+import time
 from types import SimpleNamespace
 
 import impala.dbapi
@@ -23,7 +24,11 @@ from paimon_sql.server.auth import Authenticator, add_user
 
 
 class WhoAmI:
-    """A handler that answers OpenSession with the connection's user as the session id."""
+    """A handler that answers OpenSession with the connection's user as the session id, and records the
+    users of the connections that ended."""
+
+    def __init__(self):
+        self.closed = []
 
     def OpenSession(self, req):
         user = (transport.current().user or "-").encode()
@@ -31,6 +36,9 @@ class WhoAmI:
             status=ttypes.TStatus(statusCode=ttypes.TStatusCode.SUCCESS_STATUS),
             serverProtocolVersion=req.client_protocol,
             sessionHandle=ttypes.TSessionHandle(ttypes.THandleIdentifier(guid=user, secret=b"s")))
+
+    def connection_closed(self):
+        self.closed.append(transport.current().user)
 
 
 @pytest.fixture(scope="module")
@@ -58,13 +66,14 @@ def tls_files(tmp_path_factory):
 def tiny_servers(password_file, tls_files):
     """{name: port} of in-process binary listeners over the WhoAmI handler: nosasl, plain, plain over TLS."""
     tls = transport.tls_context(*tls_files[:2])
-    servers = {name: transport.listen(TCLIService.Processor(WhoAmI()), host="127.0.0.1", port=0,
+    handler = WhoAmI()
+    servers = {name: transport.listen(TCLIService.Processor(handler), host="127.0.0.1", port=0,
                                       authenticator=Authenticator(mode, password_file), tls=context)
                for name, mode, context in [("nosasl", "nosasl", None), ("plain", "plain", None),
                                            ("plain+tls", "plain", tls)]}
     for s in servers.values():
         threading.Thread(target=s.serve_forever, daemon=True).start()
-    yield {mode: s.port for mode, s in servers.items()}
+    yield {**{name: s.port for name, s in servers.items()}, "handler": handler}
     for s in servers.values():
         s.shutdown()
 
@@ -105,6 +114,19 @@ def test_password_file_logins(tiny_servers):
         assert "alice" not in str(refused.value) and "nobody" not in str(refused.value)
     with pytest.raises(TApplicationException, match="requires SASL PLAIN"):
         session_user(thrift_client(port))
+
+
+def test_handler_hears_of_closed_connections(tiny_servers):
+    closed = tiny_servers["handler"].closed
+    before = closed.count("bob")
+    client = thrift_client(tiny_servers["plain"], "bob", "other")
+    session_user(client)
+    assert closed.count("bob") == before  # still open
+    client._iprot.trans.close()
+    deadline = time.monotonic() + 10
+    while closed.count("bob") == before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert closed.count("bob") == before + 1
 
 
 def test_tls_binary(tiny_servers, tls_files):
@@ -166,20 +188,19 @@ SELECT = "SELECT id, name FROM shared ORDER BY id"
 
 class Relay:
     """A TCLIService handler that forwards each call to the server at ``port`` over one NOSASL connection
-    per serving thread (per client connection)."""
+    (calls one at a time): sessions live on it, whichever client connection their calls come on."""
 
     def __init__(self, port):
-        self.port = port
-        self.upstream = threading.local()
+        self.upstream = thrift_client(port)
+        self.lock = threading.Lock()
 
     def __getattr__(self, name):
         if not hasattr(TCLIService.Iface, name):
             raise AttributeError(name)
 
         def call(req):
-            if not hasattr(self.upstream, "client"):
-                self.upstream.client = thrift_client(self.port)
-            return getattr(self.upstream.client, name)(req)
+            with self.lock:
+                return getattr(self.upstream, name)(req)
         return call
 
 
