@@ -4,7 +4,8 @@ The rows (id BIGINT, value DOUBLE, name STRING, dt DATE) are written once as a P
 (through ``paimon_sql``) and once as plain Parquet files. Spark's Thrift Server (HiveThriftServer2
 from the pip pyspark's jars, a Derby metastore in the temp dir) serves the Parquet files as a table
 ``t``; ``python -m paimon_sql.server`` serves the Paimon table ``t``. Both run ``local[2]`` with the
-same driver memory and shuffle partitions, one at a time, each measured through pyhive (NOSASL):
+same driver memory and shuffle partitions; both run at once, started one after the other, and are
+measured alternately (each run on one server, then the same on the other) through pyhive (NOSASL):
 
 a. fetch every row (``SELECT * FROM t``, ``cursor.arraysize`` rows per FetchResults, fetchmany loop):
    seconds, min and median of the runs, ratio ours / Spark's (target <= 1.0), and the server's peak
@@ -181,38 +182,50 @@ def fetch_all(cursor, arraysize: int) -> int:
     return n
 
 
-def timed(fn) -> float:
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
-
-
-def measure(proc, conn, args) -> dict:
-    """Fetch times and peak RSS, and each small query's latencies (after three warm-up runs)."""
+def fetch_run(server, args, result) -> None:
+    """One full fetch through ``server``'s connection: its time, the client's CPU time, peak RSS."""
+    proc, conn = server
     cursor = conn.cursor()
     cursor.arraysize = args.arraysize
-    fetches, client, peak = [], [], 0
-    for _ in range(args.fetch_runs):
-        with PeakRss(proc.pid) as rss:
-            start, cpu = time.perf_counter(), time.process_time()
-            n = fetch_all(cursor, args.arraysize)
-            fetches.append(time.perf_counter() - start)
-            client.append(time.process_time() - cpu)
-        if n != args.rows:
-            sys.exit(f"fetched {n:,} rows, expected {args.rows:,}")
-        peak = max(peak, rss.peak)
-    result = {"fetch": fetches, "client": client, "rss": peak}
-    for q in QUERIES:
-        def run():
-            cursor.execute(q)
-            cursor.fetchall()
-        for _ in range(3):
-            run()
-        result[q] = [timed(run) for _ in range(args.latency_runs)]
-    cursor.execute(QUERIES[0])
-    if (count := cursor.fetchall()[0][0]) != min(100, args.rows):
-        sys.exit(f"{QUERIES[0]} gave {count}, expected {min(100, args.rows)}")
-    return result
+    with PeakRss(proc.pid) as rss:
+        start, cpu = time.perf_counter(), time.process_time()
+        n = fetch_all(cursor, args.arraysize)
+        result["fetch"].append(time.perf_counter() - start)
+        result["client"].append(time.process_time() - cpu)
+    if n != args.rows:
+        sys.exit(f"fetched {n:,} rows, expected {args.rows:,}")
+    result["rss"] = max(result.get("rss", 0), rss.peak)
+
+
+def query_run(server, query: str, expected: list) -> float:
+    """Seconds of one small query, from execute to its last row."""
+    cursor = server[1].cursor()
+    start = time.perf_counter()
+    cursor.execute(query)
+    rows = cursor.fetchall()
+    elapsed = time.perf_counter() - start
+    if rows != expected:
+        sys.exit(f"{query} gave {rows}, expected {expected}")
+    return elapsed
+
+
+def measure(servers: dict, args) -> dict:
+    """Runs alternate between the servers (the order flipping each round), so that the machine's load,
+    which other work moves, weighs on both alike; small queries after three warm-up runs each."""
+    results = {side: {"fetch": [], "client": []} for side in servers}
+    order = list(servers)
+    for i in range(args.fetch_runs):
+        for side in order[::-1] if i % 2 else order:
+            fetch_run(servers[side], args, results[side])
+    for q, expected in zip(QUERIES, ([(min(100, args.rows),)], [(1,)])):
+        for side in order:
+            for _ in range(3):
+                query_run(servers[side], q, expected)
+            results[side][q] = []
+        for i in range(args.latency_runs):
+            for side in order[::-1] if i % 2 else order:
+                results[side][q].append(query_run(servers[side], q, expected))
+    return results
 
 
 def main():
@@ -224,19 +237,22 @@ def main():
     ap.add_argument("--only", choices=("spark", "ours"))
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="paimon-server-bench-")
-    results, startup = {}, {}
+    startup = {}
     try:
         warehouse, parquet = write_tables(tmp, args.rows)
-        for side in ("spark", "ours"):
-            if args.only not in (None, side):
-                continue
-            port = free_port()
-            cmd = spark_thrift_server(tmp, port) if side == "spark" else paimon_sql_server(warehouse, port)
-            with serving(cmd, port, os.path.join(tmp, f"{side}.log"), tmp) as (proc, startup[side], conn):
+        with contextlib.ExitStack() as stack:
+            servers = {}
+            for side in ("spark", "ours"):  # started one after the other: startup times of their own
+                if args.only not in (None, side):
+                    continue
+                port = free_port()
+                cmd = spark_thrift_server(tmp, port) if side == "spark" else paimon_sql_server(warehouse, port)
+                proc, startup[side], conn = stack.enter_context(
+                    serving(cmd, port, os.path.join(tmp, f"{side}.log"), tmp))
                 if side == "spark":
                     conn.cursor().execute(f"CREATE TABLE t USING parquet LOCATION '{parquet}'")
-                results[side] = measure(proc, conn, args)
-            print(f"{side}: done, {load()}", file=sys.stderr)
+                servers[side] = (proc, conn)
+            results = measure(servers, args)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     report(args, results, startup)
