@@ -39,6 +39,7 @@ TRANSPORTS = ("binary", "http")
 _BINARY_VERSION = 0x80  # first byte of a strict TBinaryProtocol message (version 0x8001xxxx)
 START, OK, BAD, ERROR, COMPLETE = 1, 2, 3, 4, 5  # SASL negotiation status bytes
 _MAX_SASL_MESSAGE = 64 * 1024
+_MAX_HTTP_BODY = 64 * 1024 * 1024  # a Thrift call (a statement, a fetch request) is far smaller
 _HANDSHAKE_TIMEOUT = 30.0  # seconds a client has to finish TLS and SASL before it is dropped
 _REFUSED = "Error validating the login"  # the whole message for any failed login: no detail to guess from
 _local = threading.local()
@@ -303,6 +304,8 @@ class _HttpHandler(BaseHTTPRequestHandler):
         length = self.headers.get("Content-Length")
         if length is None or not length.isdigit():
             return self._reply(411, b"Content-Length required", "text/plain")
+        if int(length) > _MAX_HTTP_BODY:
+            return self._reply(413, b"request too large", "text/plain")
         out = TMemoryBuffer()
         _local.connection = Connection(user or None)
         try:
