@@ -23,6 +23,7 @@ import ssl
 import struct
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Optional
 
@@ -139,10 +140,12 @@ class _BinaryServer:
         while not self._closed:
             try:
                 conn, addr = self._sock.accept()
-            except OSError:
+            except OSError as e:
                 if self._closed:
                     return
-                raise
+                log.warning("accepting a connection failed: %s", e)  # out of file descriptors, say: go on
+                time.sleep(0.1)
+                continue
             threading.Thread(target=self._serve_connection, args=(conn,), name=f"client {addr[0]}:{addr[1]}",
                              daemon=True).start()
 
