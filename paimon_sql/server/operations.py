@@ -186,7 +186,6 @@ class StatementOperation(Operation):
         self.timeout = timeout
         self.overlay = overlay  # Spark conf for this statement only
         self.group = f"paimon-sql-server-{uuid.UUID(bytes=self.key)}"
-        self.handle.hasResultSet = True  # until the statement turns out to return no rows
         self.state = S.PENDING_STATE
 
     def run(self) -> None:
@@ -211,8 +210,9 @@ class StatementOperation(Operation):
                 if self.state not in _STOPPED:  # a cancel while the statement ran: no query for its rows
                     self._serve(None if df is None else _arrow_schema(df, self.time_zone),
                                 None if df is None else (lambda: arrow_batches(df, self.time_zone)))
-                if not self._set_state(S.FINISHED_STATE):
+                if not self._set_state(S.FINISHED_STATE):  # stopped meanwhile
                     self._cancel_jobs()
+                    self._close_rows()
             except Exception as e:
                 self._set_state(S.ERROR_STATE, as_operation_error(e, self.text))
             finally:
@@ -276,10 +276,33 @@ def arrow_batches(df: DataFrame, time_zone: str) -> Iterator[pa.RecordBatch]:
 
 
 def as_operation_error(e: BaseException, text: str) -> OperationError:
-    """Any failure as one line for the client, with Spark's SQLSTATE where it gave one."""
+    """Any failure as one line for the client, with Spark's SQLSTATE where it gave one. A failure
+    Spark raised while it served rows (a task's error) is told by its root cause: the exceptions
+    around it only say where it was rethrown (``Exception thrown in awaitResult:``)."""
     if isinstance(e, OperationError):
         return e
-    cause = e.__cause__ if isinstance(e, SparkSqlError) else e
-    error = spark_error(e, text) if not isinstance(e, PaimonError) else e
-    state = getattr(cause, "getSqlState", lambda: None)() or GENERAL_SQL_STATE
+    root = _java_root(e) if not isinstance(e, PaimonError) else None
+    if root is not None:
+        error, state = spark_error(Exception(root.toString()), text), _sql_state(root)
+    else:
+        error = spark_error(e, text)
+        state = _sql_state(e.__cause__ if isinstance(e, SparkSqlError) else e)
     return OperationError(str(error).splitlines()[0] if str(error) else type(e).__name__, state)
+
+
+def _java_root(e: BaseException):
+    """The innermost cause of the Java exception behind ``e`` (py4j's or PySpark's), if any."""
+    java = getattr(e, "java_exception", None) or getattr(e, "_origin", None)
+    for _ in range(20):
+        cause = java.getCause() if java is not None else None
+        if cause is None:
+            break
+        java = cause
+    return java
+
+
+def _sql_state(error) -> str:
+    try:
+        return error.getSqlState() or GENERAL_SQL_STATE
+    except Exception:  # not a SparkThrowable
+        return GENERAL_SQL_STATE

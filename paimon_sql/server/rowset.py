@@ -5,8 +5,9 @@ booleans and integers travel as themselves, FLOAT as the double its text reads a
 decimals as plain text (``1.50``), dates as ``2024-01-02``, timestamps in the session time zone as
 ``2024-01-02 03:04:05.12`` (no trailing zeros in the fraction), binary as bytes, and arrays, maps
 and structs as Hive's JSON-like text: ``[1,null]``, ``{"k":1}`` (entries sorted), ``{"a":1,"b":"x"}``,
-strings quoted inside them but not escaped. The schema names each column's Hive type (ARRAY_TYPE for
-an array, holding that text), decimals with their precision and scale.
+strings quoted inside them but not escaped. The schema names each column's Hive type, decimals with
+their precision and scale; an array, map or struct column is a STRING column holding that text (Spark
+says ARRAY_TYPE for it, which drivers such as impyla hand out as raw bytes).
 
 Everything is built column by column with Arrow compute and numpy: the only per-value Python is the
 list thrift serialises, and the rare value whose text Arrow writes differently from Java (``1E-7``).
@@ -27,7 +28,7 @@ _FRACTION_ZEROS = r"(\.\d*[1-9])0+$|\.0+$"  # Spark's fraction formatter prints 
 
 
 def hive_type(dtype: pa.DataType) -> int:
-    """The TTypeId a column of Arrow type ``dtype`` is described with."""
+    """The TTypeId a column of Arrow type ``dtype`` is described with (STRING for arrays, maps, structs)."""
     if pa.types.is_boolean(dtype):
         return T.BOOLEAN_TYPE
     if pa.types.is_integer(dtype):
@@ -44,12 +45,6 @@ def hive_type(dtype: pa.DataType) -> int:
         return T.TIMESTAMP_TYPE
     if pa.types.is_binary(dtype) or pa.types.is_large_binary(dtype):
         return T.BINARY_TYPE
-    if pa.types.is_map(dtype):
-        return T.MAP_TYPE
-    if pa.types.is_list(dtype) or pa.types.is_large_list(dtype):
-        return T.ARRAY_TYPE
-    if pa.types.is_struct(dtype):
-        return T.STRUCT_TYPE
     if pa.types.is_null(dtype):
         return T.NULL_TYPE
     return T.STRING_TYPE

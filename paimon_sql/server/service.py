@@ -25,7 +25,7 @@ from TCLIService import TCLIService, ttypes
 
 import paimon_sql
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.server import metadata, rowset
+from paimon_sql.server import metadata, rowset, transport
 from paimon_sql.server.operations import (
     MetadataOperation,
     Operation,
@@ -64,13 +64,15 @@ class ServerOptions:
 
 
 class ClientSession:
-    """One client's session: its paimon-sql session, and its operations by handle."""
+    """One client's session: its paimon-sql session, and its operations by handle. ``user``: the
+    user the transport authenticated, else the one the client named."""
 
     def __init__(self, session: Session, user: str, protocol: int):
         self.session = session
         self.user = user
         self.protocol = protocol
         self.handle = ttypes.TSessionHandle(sessionId=new_handle_id())
+        self.connection = threading.get_ident()  # the thread serving the connection that opened it
         self.operations: Dict[bytes, Operation] = {}
         self.turn = threading.Lock()  # one statement of the session at a time
 
@@ -161,7 +163,9 @@ class TCLIServiceHandler(TCLIService.Iface):
         spark = self.base.spark.newSession()
         _activate(spark)
         session = connect(self.base.warehouse, spark=spark, catalog_options=self.base.catalog_options)
-        client = ClientSession(session, req.username or "anonymous", protocol)
+        connection = transport.current()
+        user = connection.user if connection is not None and connection.user else req.username or "anonymous"
+        client = ClientSession(session, user, protocol)
         try:
             client.configure(req.configuration or {})
         except Exception:
@@ -174,13 +178,23 @@ class TCLIServiceHandler(TCLIService.Iface):
 
     @_answers(ttypes.TCloseSessionResp)
     def CloseSession(self, req):
-        client = self._client(req.sessionHandle)
+        self._close(self._client(req.sessionHandle))
+        return ttypes.TCloseSessionResp(status=OK)
+
+    def connection_closed(self) -> None:
+        """The transport's word that the connection this thread served is gone: the sessions opened
+        on it (a client that never sent CloseSession) are closed, their statements cancelled."""
+        me = threading.get_ident()
+        for client in [c for c in list(self._sessions.values()) if c.connection == me]:
+            self._close(client)
+
+    def _close(self, client: ClientSession) -> None:
         with self._lock:
-            del self._sessions[client.handle.sessionId.guid]
+            if self._sessions.pop(client.handle.sessionId.guid, None) is None:
+                return
             for key in client.operations:
                 self._operations.pop(key, None)
         client.close()
-        return ttypes.TCloseSessionResp(status=OK)
 
     @_answers(ttypes.TGetInfoResp)
     def GetInfo(self, req):
