@@ -14,6 +14,7 @@ import argparse
 import getpass
 import os
 import signal
+import socket
 import sys
 from typing import List, Optional
 
@@ -80,6 +81,13 @@ def _pairs(flag: str, items: List[str]) -> dict:
     return out
 
 
+def _cannot_listen(args, e: OSError) -> int:
+    # create_server appends the address to strerror; name lookups (gaierror) have negative numbers
+    reason = os.strerror(e.errno) if e.errno and e.errno > 0 else e.strerror or str(e)
+    sys.stderr.write(f"Error: cannot listen on {args.host}:{args.port}: {reason}\n")
+    return 1
+
+
 def _terminate(signum, frame):
     raise KeyboardInterrupt  # SIGTERM stops the server as Ctrl-C does: Spark is stopped on the way out
 
@@ -101,6 +109,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     except OSError as e:  # ssl.SSLError included
         sys.stderr.write(f"Error: cannot load --ssl-cert/--ssl-key: {getattr(e, 'strerror', None) or e}\n")
         return 2
+    if args.port:
+        try:  # a port already taken is told now, not after Spark's startup
+            socket.create_server((args.host, args.port)).close()
+        except OSError as e:
+            return _cannot_listen(args, e)
     if args.master:
         conf["spark.master"] = args.master
     from paimon_sql.cli import _quiet_logs
@@ -121,8 +134,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             server = transport.listen(processor, host=args.host, port=args.port, authenticator=authenticator,
                                       transport=args.transport, http_path=args.http_path, tls=tls)
         except OSError as e:
-            sys.stderr.write(f"Error: cannot listen on {args.host}:{args.port}: {e.strerror}\n")
-            return 1
+            return _cannot_listen(args, e)
         if args.host not in _LOOPBACK and (args.auth != "plain" or not tls):
             sys.stderr.write(f"Warning: listening on {args.host} (beyond this machine) without "
                              f"{'passwords (--auth plain)' if args.auth != 'plain' else 'TLS (--ssl-cert)'}\n")

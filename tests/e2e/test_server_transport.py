@@ -1,6 +1,7 @@
 """paimon-sql-server's transports and logins: plain binary and SASL PLAIN on one port, password files,
 http, TLS, as real clients speak them."""
 
+import socket
 import ssl
 import subprocess
 import sys
@@ -163,6 +164,14 @@ def test_adduser_writes_salted_hashes(tmp_path):
     assert not authenticator.check("alice", "pw one") and not authenticator.check("carol", "pw one")
     bad = server_command("adduser", "--password-file", path, "eve:x", stdin="pw\n")
     assert bad.returncode == 1 and bad.stderr.startswith("Error: invalid user name")
+
+
+def test_port_in_use_refused_before_spark_starts(tmp_path):
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        done = server_command("--warehouse", str(tmp_path), "--port", str(port))
+    assert done.returncode == 1
+    assert done.stderr == f"Error: cannot listen on 127.0.0.1:{port}: Address already in use\n"
 
 
 @pytest.mark.parametrize("args, error", [
