@@ -82,8 +82,7 @@ def _pairs(flag: str, items: List[str]) -> dict:
 
 
 def _cannot_listen(args, e: OSError) -> int:
-    # create_server appends the address to strerror; name lookups (gaierror) have negative numbers
-    reason = os.strerror(e.errno) if e.errno and e.errno > 0 else e.strerror or str(e)
+    reason = (e.strerror or str(e)).partition(" (while attempting")[0]  # create_server appends the address
     sys.stderr.write(f"Error: cannot listen on {args.host}:{args.port}: {reason}\n")
     return 1
 
