@@ -12,6 +12,7 @@ Primary keys, nullability and the comment of a Paimon table come from its latest
     create_engine("paimon://user@127.0.0.1:10000/default?auth=NOSASL")
 """
 
+import contextlib
 import json
 
 from pyhive import hive
@@ -29,6 +30,10 @@ class PaimonDialect(HiveDialect):
     def import_dbapi(cls):
         """pyhive's DB-API module, as hive://; defined here, as SQLAlchemy looks for it on this class."""
         return hive
+
+    def _qualified(self, schema, name: str) -> str:
+        quote = self.identifier_preparer.quote_identifier
+        return f"{quote(schema)}.{quote(name)}" if schema else quote(name)
 
     def _listing(self, connection, what: str, column: str, schema):
         """Names in ``SHOW TABLES|VIEWS [IN schema]`` by their column's name. Spark lists the session's
@@ -48,23 +53,18 @@ class PaimonDialect(HiveDialect):
         return [name for name in self._listing(connection, "TABLES", "tableName", schema) if name not in views]
 
     def _get_table_columns(self, connection, table_name, schema):
-        """pyhive's ``DESCRIBE``, with Spark's TABLE_OR_VIEW_NOT_FOUND read as no such table (so
-        ``has_table`` answers False instead of raising)."""
-        try:
+        """pyhive's ``DESCRIBE``, with Spark's "not found" read as no such table (so ``has_table``
+        answers False instead of raising)."""
+        with _no_such_table(table_name, schema):
             return super()._get_table_columns(connection, table_name, schema)
-        except exc.OperationalError as e:
-            if "TABLE_OR_VIEW_NOT_FOUND" in str(e):
-                raise exc.NoSuchTableError(f"{schema}.{table_name}" if schema else table_name) from None
-            raise
 
     @reflection.cache
     def _paimon_schema(self, connection, table_name, schema=None, **kw):
         """The latest ``t$schemas`` row (fields, primary_keys, comment) of a Paimon table; None for
         Spark's own tables and views, which have no system tables."""
-        quote = self.identifier_preparer.quote_identifier
-        name = (f"{quote(schema)}." if schema else "") + quote(table_name + "$schemas")
         try:
-            row = connection.execute(text(f"SELECT fields, primary_keys, comment FROM {name} "
+            row = connection.execute(text(f"SELECT fields, primary_keys, comment FROM "
+                                          f"{self._qualified(schema, table_name + '$schemas')} "
                                           "ORDER BY schema_id DESC LIMIT 1")).mappings().first()
         except exc.OperationalError as e:
             if "does not exist" in str(e):
@@ -97,10 +97,21 @@ class PaimonDialect(HiveDialect):
         paimon = self._paimon_schema(connection, table_name, schema, **kw)
         if paimon:
             return {"text": paimon["comment"]}
-        quote = self.identifier_preparer.quote_identifier
-        name = (f"{quote(schema)}." if schema else "") + quote(table_name)
-        rows = connection.execute(text(f"DESCRIBE TABLE EXTENDED {name}")).fetchall()
+        with _no_such_table(table_name, schema):
+            rows = connection.execute(text(f"DESCRIBE TABLE EXTENDED {self._qualified(schema, table_name)}"))
         return {"text": next((r[1] for r in rows if r[0] == "Comment"), None)}
+
+
+@contextlib.contextmanager
+def _no_such_table(table_name, schema):
+    """Spark's TABLE_OR_VIEW_NOT_FOUND error as SQLAlchemy's NoSuchTableError, which pyhive expects
+    in Hive's words."""
+    try:
+        yield
+    except exc.OperationalError as e:
+        if "TABLE_OR_VIEW_NOT_FOUND" in str(e):
+            raise exc.NoSuchTableError(f"{schema}.{table_name}" if schema else table_name) from None
+        raise
 
 
 def _outer_type(paimon_type) -> str:

@@ -62,8 +62,9 @@ def test_inspector_as_superset_adds_a_dataset(engine):
 
     assert inspector.has_table("orders", "db") and inspector.has_table("answers", "db")
     assert not inspector.has_table("nothing", "db") and not inspector.has_table("orders", "default")
-    with pytest.raises(sqlalchemy.exc.NoSuchTableError):
-        inspector.get_columns("nothing", "db")
+    for call in inspector.get_columns, inspector.get_table_comment:
+        with pytest.raises(sqlalchemy.exc.NoSuchTableError):
+            call("nothing", "db")
 
 
 def test_sample_and_chart_queries(engine):
