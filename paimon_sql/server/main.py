@@ -71,16 +71,6 @@ def _adduser(argv: List[str]) -> int:
     return 0
 
 
-def _pairs(flag: str, items: List[str]) -> dict:
-    out = {}
-    for item in items:
-        k, sep, v = item.partition("=")
-        if not sep:
-            raise ValueError(f"{flag} expects key=value, got {item!r}")
-        out[k.strip()] = v.strip()
-    return out
-
-
 def _cannot_listen(args, e: OSError) -> int:
     reason = (e.strerror or str(e)).partition(" (while attempting")[0]  # create_server appends the address
     sys.stderr.write(f"Error: cannot listen on {args.host}:{args.port}: {reason}\n")
@@ -96,8 +86,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     if argv[:1] == ["adduser"]:
         return _adduser(argv[1:])
     args = _args(argv)
+    from paimon_sql import cli
+    conf, catalog = cli._pairs("--conf", args.conf), cli._pairs("--catalog", args.catalog)
+    if conf is None or catalog is None:
+        return 2
     try:  # everything a user can get wrong is checked before Spark starts
-        conf, catalog = _pairs("--conf", args.conf), _pairs("--catalog", args.catalog)
         authenticator = auth.Authenticator(args.auth, args.password_file)
         tls = transport.tls_context(args.ssl_cert, args.ssl_key)
         if args.query_timeout < 0:
@@ -115,7 +108,6 @@ def main(argv: Optional[List[str]] = None) -> int:
             return _cannot_listen(args, e)
     if args.master:
         conf["spark.master"] = args.master
-    from paimon_sql.cli import _quiet_logs
     from paimon_sql.server import service
     from paimon_sql.session import connect
     from TCLIService import TCLIService
@@ -124,9 +116,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     except PaimonError as e:
         sys.stderr.write(f"Error: {e}\n")
         return 1
+    except KeyboardInterrupt:  # Ctrl-C while Spark starts
+        return 130
     signal.signal(signal.SIGTERM, _terminate)
     try:
-        _quiet_logs(session.spark)
+        cli._quiet_logs(session.spark)
         options = service.ServerOptions(query_timeout=args.query_timeout)
         processor = TCLIService.Processor(service.TCLIServiceHandler(session, options))
         try:
