@@ -276,6 +276,8 @@ def test_beeline_password(servers):
     assert beeline_rows(done)[1:] == [["1", "a"], ["2", "NULL"]]
     refused = beeline(servers.plain, SELECT, params="", user="alice", password="wrong")
     assert refused.returncode != 0 and "Error validating the login" in refused.stdout + refused.stderr
+    no_login = beeline(servers.plain, SELECT)  # auth=noSasl
+    assert no_login.returncode != 0 and "requires SASL PLAIN" in no_login.stdout + no_login.stderr
 
 
 def test_http_transport_over_tls(servers, tls_files):
