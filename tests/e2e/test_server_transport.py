@@ -1,6 +1,7 @@
 """paimon-sql-server's transports and logins: plain binary and SASL PLAIN on one port, password files,
 http, TLS, as real clients speak them."""
 
+import os
 import socket
 import ssl
 import subprocess
@@ -130,6 +131,13 @@ def test_handler_hears_of_closed_connections(tiny_servers):
     assert closed.count("bob") == before + 1
 
 
+def test_users_added_while_running_log_in(tiny_servers, password_file):
+    with pytest.raises(TTransport.TTransportException):
+        thrift_client(tiny_servers["plain"], "dave", "new-pw")
+    add_user(password_file, "dave", "new-pw")
+    assert session_user(thrift_client(tiny_servers["plain"], "dave", "new-pw")) == "dave"
+
+
 def test_tls_binary(tiny_servers, tls_files):
     port = tiny_servers["plain+tls"]
     assert session_user(thrift_client(port, "alice", "s3cret-pw", ca_cert=tls_files[0])) == "alice"
@@ -156,6 +164,7 @@ def test_adduser_writes_salted_hashes(tmp_path):
         assert done.returncode == 0, done.stderr
     text = open(path).read()
     assert "pw one" not in text and "pw two" not in text
+    assert os.stat(path).st_mode & 0o777 == 0o600
     lines = dict(line.split(":", 1) for line in text.splitlines())
     assert sorted(lines) == ["alice", "bob"]  # alice replaced, not added twice
     assert lines["alice"] != lines["bob"] and lines["bob"].startswith("scrypt$")
