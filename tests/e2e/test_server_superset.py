@@ -1,10 +1,17 @@
 """What Superset does through a SQLAlchemy ``paimon://`` engine (paimon_sql.server.dialect) against a
 real paimon-sql-server: the inspector on connect and on adding a dataset (schemas, tables, views,
-columns, primary keys, indexes, comments), a sample ``SELECT ... LIMIT``, and a chart's GROUP BY."""
+columns, primary keys, indexes, comments), a sample ``SELECT ... LIMIT``, and a chart's GROUP BY;
+the same URL over http with a password."""
+
+import threading
 
 import pytest
-
 from e2e.server_support import start_server
+from e2e.test_server_transport import Relay
+from TCLIService import TCLIService
+
+from paimon_sql.server import transport
+from paimon_sql.server.auth import Authenticator, add_user
 
 sqlalchemy = pytest.importorskip("sqlalchemy")
 
@@ -80,3 +87,21 @@ def test_sample_and_chart_queries(engine):
         assert "GROUP BY" in str(chart.compile(engine)) and "LIMIT" in str(chart.compile(engine))
         got = conn.execute(chart).fetchall()
     assert [(r[0], float(r[1])) for r in got] == [("2024-01-02", 25.25), ("2024-01-01", 10.5)]
+
+
+def test_http_transport_with_password(engine, tmp_path):
+    """``?scheme=http`` (or ``https``) is pyhive's connect argument, passed on as hive:// does; the http
+    listener here relays every call to the module's server."""
+    users = str(tmp_path / "users")
+    add_user(users, "alice", "s3cret-pw")
+    listener = transport.listen(TCLIService.Processor(Relay(engine.url.port)), host="127.0.0.1", port=0,
+                                transport="http", authenticator=Authenticator("plain", users))
+    threading.Thread(target=listener.serve_forever, daemon=True).start()
+    try:
+        http = sqlalchemy.create_engine(f"paimon://alice:s3cret-pw@127.0.0.1:{listener.port}/db?scheme=http")
+        assert sqlalchemy.inspect(http).get_table_names() == ["orders", "sparky"]  # the URL's database
+        with http.connect() as conn:
+            assert conn.execute(sqlalchemy.text("SELECT count(*) FROM orders")).scalar() == 4
+        http.dispose()
+    finally:
+        listener.shutdown()
