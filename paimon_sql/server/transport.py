@@ -71,21 +71,10 @@ def tls_context(cert: Optional[str], key: Optional[str]) -> Optional[ssl.SSLCont
     return ctx
 
 
-def serve(processor, *, host: str, port: int, auth: str, password_file: Optional[str] = None,
-          transport: str = "binary", http_path: str = "cliservice", ssl_cert: Optional[str] = None,
-          ssl_key: Optional[str] = None) -> None:
-    """Serve ``processor`` (a ``TCLIService.Processor``) until interrupted."""
-    server = listen(processor, host=host, port=port, authenticator=Authenticator(auth, password_file),
-                    transport=transport, http_path=http_path, tls=tls_context(ssl_cert, ssl_key))
-    try:
-        server.serve_forever()
-    finally:
-        server.shutdown()
-
-
 def listen(processor, *, host: str, port: int, authenticator: Authenticator, transport: str = "binary",
            http_path: str = "cliservice", tls: Optional[ssl.SSLContext] = None):
-    """A bound server (``.port``, ``.serve_forever()``, ``.shutdown()``); port 0 picks a free port."""
+    """A server of ``processor`` (a ``TCLIService.Processor``) bound to ``host:port`` (0: a free port, see
+    ``.port``); ``.serve_forever()`` serves until ``.shutdown()`` or an interrupt."""
     if transport == "binary":
         return _BinaryServer(processor, host, port, authenticator, tls)
     if transport == "http":

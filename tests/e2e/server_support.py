@@ -1,4 +1,4 @@
-"""The one way server tests start paimon-sql-server, and run beeline against it.
+"""The one way server tests start paimon-sql-server, run beeline against it, and reach it over Thrift.
 
 ``start_server`` runs ``python -m paimon_sql.server`` as a subprocess on 127.0.0.1 with ``--port 0`` and
 reads the port it bound from its ``listening on`` line, so parallel servers never race for a port. Use it
@@ -10,14 +10,21 @@ import csv
 import os
 import re
 import signal
+import ssl
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Iterator, List, Optional
 
 import pyspark
+import thrift_sasl
+from pyhive.hive import get_installed_sasl
+from TCLIService import TCLIService
+from thrift.protocol.TBinaryProtocol import TBinaryProtocol
+from thrift.transport import TSocket, TSSLSocket, TTransport
 
 BEELINE = str(Path(pyspark.__file__).parent / "bin" / "beeline")
 _LISTENING = re.compile(r"paimon-sql-server listening on \S+:(\d+)")
@@ -84,3 +91,44 @@ def beeline_rows(done: subprocess.CompletedProcess) -> List[List[str]]:
     """The CSV rows (header first) beeline printed, without its prompt."""
     lines = [_PROMPT.sub("", line) for line in done.stdout.splitlines()]
     return [row for row in csv.reader(lines) if row]
+
+
+def thrift_client(port, user=None, password=None, ca_cert=None):
+    """pyhive's own transport stack: TBufferedTransport for NOSASL, thrift_sasl PLAIN otherwise; over TLS
+    trusting ``ca_cert`` when given."""
+    if ca_cert:
+        sock = TSSLSocket.TSSLSocket("localhost", port, ssl_context=ssl.create_default_context(cafile=ca_cert))
+    else:
+        sock = TSocket.TSocket("127.0.0.1", port)
+    if user is None:
+        trans = TTransport.TBufferedTransport(sock)
+    else:
+        trans = thrift_sasl.TSaslClientTransport(
+            lambda: get_installed_sasl(host="127.0.0.1", sasl_auth="PLAIN", username=user, password=password),
+            "PLAIN", sock)
+    trans.open()
+    return TCLIService.Client(TBinaryProtocol(trans))
+
+
+class Relay:
+    """A TCLIService handler that forwards each call to the server at ``port`` over one NOSASL connection
+    (calls one at a time): sessions live on it, whichever client connection their calls come on.
+
+    Behind an in-process ``transport.listen`` it lets a test reach one real server through another
+    transport or login (http, TLS, passwords) without starting a Spark for each."""
+
+    def __init__(self, port):
+        self.port = port
+        self.upstream = None  # connected at the first call: the server drops a connection silent for 30 s
+        self.lock = threading.Lock()
+
+    def __getattr__(self, name):
+        if not hasattr(TCLIService.Iface, name):
+            raise AttributeError(name)
+
+        def call(req):
+            with self.lock:
+                if self.upstream is None:
+                    self.upstream = thrift_client(self.port)
+                return getattr(self.upstream, name)(req)
+        return call

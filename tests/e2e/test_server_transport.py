@@ -3,7 +3,6 @@ http, TLS, as real clients speak them."""
 
 import os
 import socket
-import ssl
 import subprocess
 import sys
 import threading
@@ -12,14 +11,11 @@ from types import SimpleNamespace
 
 import impala.dbapi
 import pytest
-import thrift_sasl
-from e2e.server_support import beeline, beeline_rows, start_server
+from e2e.server_support import Relay, beeline, beeline_rows, start_server, thrift_client
 from pyhive import hive
-from pyhive.hive import get_installed_sasl
 from TCLIService import TCLIService, ttypes
-from thrift.protocol.TBinaryProtocol import TBinaryProtocol
 from thrift.Thrift import TApplicationException
-from thrift.transport import TSocket, TSSLSocket, TTransport
+from thrift.transport import TTransport
 
 from paimon_sql.server import transport
 from paimon_sql.server.auth import Authenticator, add_user
@@ -78,23 +74,6 @@ def tiny_servers(password_file, tls_files):
     yield {**{name: s.port for name, s in servers.items()}, "handler": handler}
     for s in servers.values():
         s.shutdown()
-
-
-def thrift_client(port, user=None, password=None, ca_cert=None):
-    """pyhive's own transport stack: TBufferedTransport for NOSASL, thrift_sasl PLAIN otherwise; over TLS
-    trusting ``ca_cert`` when given."""
-    if ca_cert:
-        sock = TSSLSocket.TSSLSocket("localhost", port, ssl_context=ssl.create_default_context(cafile=ca_cert))
-    else:
-        sock = TSocket.TSocket("127.0.0.1", port)
-    if user is None:
-        trans = TTransport.TBufferedTransport(sock)
-    else:
-        trans = thrift_sasl.TSaslClientTransport(
-            lambda: get_installed_sasl(host="127.0.0.1", sasl_auth="PLAIN", username=user, password=password),
-            "PLAIN", sock)
-    trans.open()
-    return TCLIService.Client(TBinaryProtocol(trans))
 
 
 def session_user(client):
@@ -202,24 +181,6 @@ def test_bad_options_refused_before_spark_starts(tmp_path, args, error):
 
 ROWS = [(1, "a"), (2, None)]
 SELECT = "SELECT id, name FROM shared ORDER BY id"
-
-
-class Relay:
-    """A TCLIService handler that forwards each call to the server at ``port`` over one NOSASL connection
-    (calls one at a time): sessions live on it, whichever client connection their calls come on."""
-
-    def __init__(self, port):
-        self.upstream = thrift_client(port)
-        self.lock = threading.Lock()
-
-    def __getattr__(self, name):
-        if not hasattr(TCLIService.Iface, name):
-            raise AttributeError(name)
-
-        def call(req):
-            with self.lock:
-                return getattr(self.upstream, name)(req)
-        return call
 
 
 @pytest.fixture(scope="module")
