@@ -84,11 +84,13 @@ class Operation:
             return True
 
     def _serve(self, schema: Optional[pa.Schema], rows: Optional[Callable[[], Iterator[pa.RecordBatch]]]) -> None:
-        self.schema, self._rows = schema, rows
-        self.handle.hasResultSet = schema is not None
-        if rows is not None:
-            self._batches = rows()
-            self._head = next(self._batches, None)
+        """Serve these rows; the first batch is made now (a close meanwhile waits for it)."""
+        with self._fetching:
+            self.schema, self._rows = schema, rows
+            self.handle.hasResultSet = schema is not None
+            if rows is not None:
+                self._batches = rows()
+                self._head = next(self._batches, None)
 
     # -- fetching -----------------------------------------------------------------------------------
 
@@ -212,7 +214,8 @@ class StatementOperation(Operation):
                                 None if df is None else (lambda: arrow_batches(df, self.time_zone)))
                 if not self._set_state(S.FINISHED_STATE):  # stopped meanwhile
                     self._cancel_jobs()
-                    self._close_rows()
+                    with self._fetching:
+                        self._close_rows()
             except Exception as e:
                 self._set_state(S.ERROR_STATE, as_operation_error(e, self.text))
             finally:
