@@ -14,7 +14,6 @@ import argparse
 import getpass
 import os
 import signal
-import socket
 import sys
 from typing import List, Optional
 
@@ -103,7 +102,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 2
     if args.port:
         try:  # a port already taken is told now, not after Spark's startup
-            socket.create_server((args.host, args.port)).close()
+            transport.bind(args.host, args.port).close()
         except OSError as e:
             return _cannot_listen(args, e)
     if args.master:

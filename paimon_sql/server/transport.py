@@ -82,6 +82,15 @@ def listen(processor, *, host: str, port: int, authenticator: Authenticator, tra
     raise ValueError(f"unknown transport {transport!r}; expected one of {', '.join(TRANSPORTS)}")
 
 
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port``, IPv4 or IPv6 as the host is (``::`` takes IPv4 clients too)."""
+    return socket.create_server((host, port), family=_family(host), backlog=128, dualstack_ipv6=host == "::")
+
+
+def _family(host: str) -> int:
+    return socket.getaddrinfo(host, None, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0][0]
+
+
 class _Socket(TTransportBase):
     """A connected socket (plain or TLS) as a Thrift transport; bytes already read can be put back."""
 
@@ -121,7 +130,7 @@ class _Refused(Exception):
 class _BinaryServer:
     def __init__(self, processor, host, port, authenticator: Authenticator, tls: Optional[ssl.SSLContext]):
         self._processor, self._auth, self._tls = processor, authenticator, tls
-        self._sock = socket.create_server((host, port), backlog=128)
+        self._sock = bind(host, port)
         self.port = self._sock.getsockname()[1]
         self._closed = False
 
@@ -261,6 +270,7 @@ class _HttpServer(ThreadingHTTPServer):
     def __init__(self, processor, host, port, authenticator, tls, http_path):
         self.processor, self.authenticator, self.tls = processor, authenticator, tls
         self.http_path = "/" + http_path.strip("/")
+        self.address_family = _family(host)
         super().__init__((host, port), _HttpHandler)
         self.port = self.server_address[1]
 

@@ -15,7 +15,8 @@ from e2e.server_support import Relay, beeline, beeline_rows, start_server, thrif
 from pyhive import hive
 from TCLIService import TCLIService, ttypes
 from thrift.Thrift import TApplicationException
-from thrift.transport import TTransport
+from thrift.protocol.TBinaryProtocol import TBinaryProtocol
+from thrift.transport import TSocket, TTransport
 
 from paimon_sql.server import transport
 from paimon_sql.server.auth import Authenticator, add_user
@@ -115,6 +116,19 @@ def test_users_added_while_running_log_in(tiny_servers, password_file):
         thrift_client(tiny_servers["plain"], "dave", "new-pw")
     add_user(password_file, "dave", "new-pw")
     assert session_user(thrift_client(tiny_servers["plain"], "dave", "new-pw")) == "dave"
+
+
+def test_ipv6_hosts():
+    for host, address in [("::1", "::1"), ("::", "127.0.0.1")]:  # "::" takes IPv4 clients too
+        server = transport.listen(TCLIService.Processor(WhoAmI()), host=host, port=0,
+                                  authenticator=Authenticator("none"))
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            trans = TTransport.TBufferedTransport(TSocket.TSocket(address, server.port))
+            trans.open()
+            assert session_user(TCLIService.Client(TBinaryProtocol(trans))) == "-"
+        finally:
+            server.shutdown()
 
 
 def test_tls_binary(tiny_servers, tls_files):
