@@ -271,7 +271,8 @@ def report(args, results: dict, startup: dict):
         text = {side: f"{lo:.3f} / {med:.3f}" if scale == 1 else f"{lo:.1f} / {med:.1f}"
                 for side, (lo, med) in cells.items()}
         ratio = f"{cells['ours'][1] / cells['spark'][1]:.2f}x" if len(cells) == 2 else "-"
-        print(f"{label:<50}{text.get('ours', '-'):>20}{text.get('spark', '-'):>22}{ratio:>10}{f'{target:.2f}x' if target else '-':>8}")
+        goal = f"{target:.2f}x" if target else "-"
+        print(f"{label:<50}{text.get('ours', '-'):>20}{text.get('spark', '-'):>22}{ratio:>10}{goal:>8}")
     rss = {side: r["rss"] / 2**20 for side, r in results.items()}
     ratio = f"{rss['ours'] / rss['spark']:.2f}x" if len(rss) == 2 else "-"
     mb = {side: f"{v:.0f}" for side, v in rss.items()}
