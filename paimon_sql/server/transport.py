@@ -163,12 +163,12 @@ class _BinaryServer:
             if self._tls is not None:
                 conn = self._tls.wrap_socket(conn, server_side=True)
             raw = _Socket(conn)
-            first = raw.readAll(1)[0]
-            if first == START:
+            first = raw.readAll(1)
+            raw.unread(first)
+            if first[0] == START:
                 user = _negotiate_sasl_plain(raw, self._auth)
                 trans = TFramedTransport(raw)
-            elif first == _BINARY_VERSION:
-                raw.unread(bytes([first]))
+            elif first[0] == _BINARY_VERSION:
                 if self._auth.requires_password:
                     _refuse_unauthenticated(raw)
                     return
@@ -213,15 +213,14 @@ def _send_sasl(raw: _Socket, status: int, payload: bytes = b"") -> None:
 
 
 def _negotiate_sasl_plain(raw: _Socket, authenticator: Authenticator) -> str:
-    """Run the server side of SASL PLAIN (the START byte already read); the authenticated user.
+    """Run the server side of SASL PLAIN; the authenticated user.
 
-    Java clients send their credentials with status COMPLETE, Python ones with OK; both get COMPLETE
-    back on success, BAD with no detail on a failed login.
+    The client names its mechanism in a START message, then sends its credentials: Java clients with
+    status COMPLETE, Python ones with OK. Both get COMPLETE back on success, BAD with no detail on a
+    failed login.
     """
-    (length,) = struct.unpack(">I", raw.readAll(4))
-    if length > _MAX_SASL_MESSAGE:
-        raise _Refused()
-    mechanism = raw.readAll(length).decode("ascii", "replace")
+    _, mechanism = _read_sasl(raw)
+    mechanism = mechanism.decode("ascii", "replace")
     if mechanism.upper() != "PLAIN":
         _send_sasl(raw, BAD, f"unsupported SASL mechanism {mechanism}; this server speaks PLAIN".encode())
         raise _Refused()
