@@ -305,3 +305,14 @@ def test_http_transport_over_tls(servers, tls_files):
     assert cursor.fetchall() == ROWS
     with pytest.raises(Exception, match="401"):
         impyla("wrong").execute("SELECT 1")
+
+
+def test_pyhive_over_https(servers, tls_files, monkeypatch):
+    monkeypatch.setenv("SSL_CERT_FILE", tls_files[0])  # pyhive trusts the default certificate authorities
+    cursor = hive.connect("localhost", servers.https, scheme="https", username="alice", password="s3cret-pw",
+                          ssl_cert="required").cursor()
+    cursor.execute(SELECT)
+    assert cursor.fetchall() == ROWS
+    with pytest.raises(Exception):  # a 401, which pyhive's HTTP client reads as a broken message
+        hive.connect("localhost", servers.https, scheme="https", username="alice", password="wrong",
+                     ssl_cert="required")
