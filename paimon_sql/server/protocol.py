@@ -65,11 +65,11 @@ class AcceleratedBinaryProtocol(TBinaryProtocol):
         self._fast_decode = _decode
         self._fast_encode = _encode
 
-    def skip(self, ttype, max_depth=64):
+    def skip(self, ttype, *max_depth):  # thrift 0.2x's recursion depth limit, absent in older versions
         """Skip a value; strings as bytes: thrift's skip decodes them as UTF-8 and fails on binary fields
         (operation handles), so a call of a method we do not know (impyla's CloseImpalaOperation) could not
         be answered with "unknown method"."""
         if ttype == TType.STRING:
             self.readBinary()
         else:
-            super().skip(ttype, max_depth)
+            super().skip(ttype, *max_depth)

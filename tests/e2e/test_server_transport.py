@@ -14,7 +14,7 @@ import pytest
 from e2e.server_support import Relay, beeline, beeline_rows, start_server, thrift_client
 from pyhive import hive
 from TCLIService import TCLIService, ttypes
-from thrift.Thrift import TApplicationException
+from thrift.Thrift import TApplicationException, TMessageType, TType
 from thrift.protocol.TBinaryProtocol import TBinaryProtocol
 from thrift.transport import TSocket, TTransport
 
@@ -140,9 +140,31 @@ def test_tls_binary(tiny_servers, tls_files):
 
 def test_unknown_method_keeps_the_connection(tiny_servers):
     client = thrift_client(tiny_servers["plain"], "bob", "other")
+    protocol = client._oprot
+    # impyla's CloseImpalaOperation: a method the server does not know, holding a binary handle
+    protocol.writeMessageBegin("CloseImpalaOperation", TMessageType.CALL, 7)
+    protocol.writeStructBegin("args")
+    protocol.writeFieldBegin("req", TType.STRUCT, 1)
+    protocol.writeStructBegin("req")
+    protocol.writeFieldBegin("guid", TType.STRING, 1)
+    protocol.writeBinary(b"\x8e\xff\x00 not utf-8")
+    protocol.writeFieldEnd()
+    protocol.writeFieldStop()
+    protocol.writeStructEnd()
+    protocol.writeFieldEnd()
+    protocol.writeFieldStop()
+    protocol.writeStructEnd()
+    protocol.writeMessageEnd()
+    protocol.trans.flush()
+    name, kind, seqid = protocol.readMessageBegin()
+    error = TApplicationException()
+    error.read(protocol)
+    protocol.readMessageEnd()
+    assert (name, kind, seqid, error.type) == ("CloseImpalaOperation", TMessageType.EXCEPTION, 7,
+                                               TApplicationException.UNKNOWN_METHOD)
     with pytest.raises(TApplicationException):
-        client.GetInfo(ttypes.TGetInfoReq())  # WhoAmI has no GetInfo
-    assert session_user(client) == "bob"
+        client.GetInfo(ttypes.TGetInfoReq())  # known, but WhoAmI fails it
+    assert session_user(client) == "bob"  # the same connection still serves
 
 
 def server_command(*args, stdin=""):
