@@ -21,6 +21,7 @@ from typing import Callable, Dict, Iterator, Optional, Tuple
 import pyarrow as pa
 from pyspark.serializers import NoOpSerializer
 from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.util import _local_iterator_from_socket
 from TCLIService import ttypes
@@ -208,6 +209,7 @@ class StatementOperation(Operation):
                 for k, v in self.overlay.items():
                     spark.conf.set(k, v)
                 df = self.client.session.execute(self.text)
+                df = served_dataframe(df) if df is not None else None
                 self.time_zone = self.client.time_zone()
                 if self.state not in _STOPPED:  # a cancel while the statement ran: no query for its rows
                     self._serve(None if df is None else _arrow_schema(df, self.time_zone),
@@ -264,16 +266,36 @@ class StatementOperation(Operation):
             startTime=self.started)
 
 
+# Spark's types with no Arrow form (or one that is not their text): sent as Spark casts them to STRING.
+_AS_TEXT = ("VariantType", "YearMonthIntervalType", "DayTimeIntervalType", "CalendarIntervalType")
+
+
+def served_dataframe(df: DataFrame) -> DataFrame:
+    """``df`` with each top-level column of a type in ``_AS_TEXT`` cast to STRING (a variant's
+    JSON, ``INTERVAL '1-2' YEAR TO MONTH``)."""
+    if not any(type(f.dataType).__name__ in _AS_TEXT for f in df.schema.fields):
+        return df
+    def column(name):
+        return F.col("`" + name.replace("`", "``") + "`")
+    columns = [column(f.name).cast("string").alias(f.name) if type(f.dataType).__name__ in _AS_TEXT
+               else column(f.name) for f in df.schema.fields]
+    return df.select(*columns)
+
+
 def _arrow_schema(df: DataFrame, time_zone: str) -> pa.Schema:
     return to_arrow_schema(df.schema, timezone=time_zone)
 
 
 def arrow_batches(df: DataFrame, time_zone: str) -> Iterator[pa.RecordBatch]:
     """The rows of ``df`` as Arrow record batches, one partition at a time (the next one computed
-    meanwhile): Spark's ``toLocalIterator``, in Arrow."""
+    meanwhile): Spark's ``toLocalIterator``, in Arrow. Small string types always (the schema read
+    with is :func:`_arrow_schema`'s, whatever ``useLargeVarTypes`` says), repeated struct field
+    names kept as Spark's Thrift Server shows them."""
     schema = _arrow_schema(df, time_zone)
     jvm = df.sparkSession.sparkContext._jvm
-    served = jvm.PythonRDD.toLocalIteratorAndServe(df._jdf.toArrowBatchRdd(), True)
+    per_batch = int(df.sparkSession.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch", "10000"))
+    rdd = df._jdf.toArrowBatchRdd(per_batch if per_batch > 0 else 10000, time_zone, False, False)
+    served = jvm.PythonRDD.toLocalIteratorAndServe(rdd, True)
     for message in _local_iterator_from_socket(served, NoOpSerializer()):
         yield pa.ipc.read_record_batch(pa.py_buffer(message), schema)
 

@@ -60,13 +60,13 @@ def test_statements_the_shell_runs(port):
 def test_typed_results_pyhive_and_impyla(port):
     sql = ("SELECT CAST(1.50 AS DECIMAL(5,2)) d, DATE '2024-02-29' dt, TIMESTAMP '2024-01-02 03:04:05.120' ts, "
            "array(1, NULL) a, map('b', 2, 'a', 1) m, named_struct('x', 1, 'y', 'q') st, CAST(NULL AS INT) n, "
-           "CAST(0.1 AS FLOAT) f, CAST(7 AS TINYINT) t, true b, X'6869' bin, 'text' s")
+           "CAST(0.1 AS FLOAT) f, CAST(7 AS TINYINT) t, true b, X'6869' bin, 'text' s, parse_json('[1,{\"k\":2}]') v")
     cur = pyhive_cursor(port)
     assert rows(cur, sql) == [(decimal.Decimal("1.50"), "2024-02-29", datetime.datetime(2024, 1, 2, 3, 4, 5, 120000),
-                               "[1,null]", '{"a":1,"b":2}', '{"x":1,"y":"q"}', None, 0.1, 7, True, b"hi", "text")]
+                               "[1,null]", '{"a":1,"b":2}', '{"x":1,"y":"q"}', None, 0.1, 7, True, b"hi", "text", '[1,{"k":2}]')]
     assert [d[1] for d in cur.description] == [
         "DECIMAL_TYPE", "DATE_TYPE", "TIMESTAMP_TYPE", "STRING_TYPE", "STRING_TYPE", "STRING_TYPE", "INT_TYPE",
-        "FLOAT_TYPE", "TINYINT_TYPE", "BOOLEAN_TYPE", "BINARY_TYPE", "STRING_TYPE"]
+        "FLOAT_TYPE", "TINYINT_TYPE", "BOOLEAN_TYPE", "BINARY_TYPE", "STRING_TYPE", "STRING_TYPE"]
 
     conn = impala_dbapi.connect("127.0.0.1", port, auth_mechanism="NOSASL")
     icur = conn.cursor()
