@@ -10,7 +10,10 @@ decoded in C.
 
 import threading
 
-from thrift.protocol import fastbinary
+try:
+    from thrift.protocol import fastbinary
+except ImportError:  # thrift built without its C extension: the pure Python protocol, slower
+    fastbinary = None
 from thrift.protocol.TBinaryProtocol import TBinaryProtocol
 from thrift.Thrift import TType
 
@@ -62,8 +65,9 @@ class AcceleratedBinaryProtocol(TBinaryProtocol):
 
     def __init__(self, trans):
         super().__init__(trans)
-        self._fast_decode = _decode
-        self._fast_encode = _encode
+        if fastbinary is not None:
+            self._fast_decode = _decode
+            self._fast_encode = _encode
 
     def skip(self, ttype, *max_depth):  # thrift 0.2x's recursion depth limit, absent in older versions
         """Skip a value; strings as bytes: thrift's skip decodes them as UTF-8 and fails on binary fields
