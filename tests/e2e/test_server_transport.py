@@ -222,6 +222,7 @@ def test_port_in_use_refused_before_spark_starts(tmp_path):
 
 @pytest.mark.parametrize("args, error", [
     (["--auth", "plain"], "--auth plain needs --password-file"),
+    (["--auth", "plain", "--password-file", "missing"], "cannot read password file missing"),
     (["--ssl-cert", "cert.pem"], "--ssl-cert and --ssl-key go together"),
     (["--ssl-cert", "missing.pem", "--ssl-key", "missing.pem"], "cannot load --ssl-cert/--ssl-key"),
     (["--conf", "nokey"], "--conf expects key=value"),
