@@ -24,13 +24,19 @@ from paimon_sql.server import auth, transport
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
+def _port(text: str) -> int:
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (0-65535)")
+    return int(text)
+
+
 def _args(argv: List[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="paimon-sql-server",
                                 description="HiveServer2 Thrift endpoint over a Paimon warehouse "
                                             "(subcommand: adduser --password-file F USER)")
     p.add_argument("--warehouse", default=os.environ.get("PAIMON_SQL_WAREHOUSE", "./warehouse"))
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
-    p.add_argument("--port", type=int, default=10000)
+    p.add_argument("--port", type=_port, default=10000, help="0: any free port")
     p.add_argument("--auth", choices=auth.MODES, default="none",
                    help="none (default) and nosasl: no password checked, clients may use SASL or not; "
                         "plain: SASL PLAIN (Basic over http) against the users of --password-file")
