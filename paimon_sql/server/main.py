@@ -98,7 +98,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:  # everything a user can get wrong is checked before Spark starts
         authenticator = auth.Authenticator(args.auth, args.password_file)
         tls = transport.tls_context(args.ssl_cert, args.ssl_key)
-        if args.query_timeout < 0:
+        if not args.query_timeout >= 0:  # negative or nan
             raise ValueError("--query-timeout must be 0 (no limit) or more seconds")
     except (PaimonError, ValueError) as e:
         sys.stderr.write(f"Error: {e}\n")
