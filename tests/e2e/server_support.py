@@ -5,6 +5,7 @@ reads the port it bound from its ``listening on`` line, so parallel servers neve
 from a module-scoped fixture: one server (one Spark) per test module.
 """
 
+import base64
 import contextlib
 import csv
 import os
@@ -24,7 +25,7 @@ import thrift_sasl
 from pyhive.hive import get_installed_sasl
 from TCLIService import TCLIService
 from thrift.protocol.TBinaryProtocol import TBinaryProtocol
-from thrift.transport import TSocket, TSSLSocket, TTransport
+from thrift.transport import THttpClient, TSocket, TSSLSocket, TTransport
 
 BEELINE = str(Path(pyspark.__file__).parent / "bin" / "beeline")
 _LISTENING = re.compile(r"paimon-sql-server listening on \S+:(\d+)")
@@ -93,32 +94,42 @@ def beeline_rows(done: subprocess.CompletedProcess) -> List[List[str]]:
     return [row for row in csv.reader(lines) if row]
 
 
-def thrift_client(port, user=None, password=None, ca_cert=None):
-    """pyhive's own transport stack: TBufferedTransport for NOSASL, thrift_sasl PLAIN otherwise; over TLS
-    trusting ``ca_cert`` when given."""
-    if ca_cert:
-        sock = TSSLSocket.TSSLSocket("localhost", port, ssl_context=ssl.create_default_context(cafile=ca_cert))
+def thrift_client(port, user=None, password=None, ca_cert=None, http_path=None):
+    """A TCLIService client as pyhive builds one: TBufferedTransport for NOSASL, thrift_sasl PLAIN when a
+    user is given; over TLS trusting ``ca_cert`` when given; with ``http_path``, Thrift over HTTP(S) with
+    Basic credentials instead."""
+    context = ssl.create_default_context(cafile=ca_cert) if ca_cert else None
+    if http_path is not None:
+        trans = THttpClient.THttpClient(f"{'https' if ca_cert else 'http'}://localhost:{port}/{http_path}",
+                                        ssl_context=context)
+        if user is not None:
+            token = base64.b64encode(f"{user}:{password}".encode()).decode()
+            trans.setCustomHeaders({"Authorization": f"Basic {token}"})
     else:
-        sock = TSocket.TSocket("127.0.0.1", port)
-    if user is None:
-        trans = TTransport.TBufferedTransport(sock)
-    else:
-        trans = thrift_sasl.TSaslClientTransport(
-            lambda: get_installed_sasl(host="127.0.0.1", sasl_auth="PLAIN", username=user, password=password),
-            "PLAIN", sock)
+        if context:
+            sock = TSSLSocket.TSSLSocket("localhost", port, ssl_context=context)
+        else:
+            sock = TSocket.TSocket("127.0.0.1", port)
+        if user is None:
+            trans = TTransport.TBufferedTransport(sock)
+        else:
+            trans = thrift_sasl.TSaslClientTransport(
+                lambda: get_installed_sasl(host="127.0.0.1", sasl_auth="PLAIN", username=user, password=password),
+                "PLAIN", sock)
     trans.open()
     return TCLIService.Client(TBinaryProtocol(trans))
 
 
 class Relay:
-    """A TCLIService handler that forwards each call to the server at ``port`` over one NOSASL connection
-    (calls one at a time): sessions live on it, whichever client connection their calls come on.
+    """A TCLIService handler that forwards each call to the server at ``port`` over one connection (NOSASL
+    unless ``client_args`` say otherwise; calls one at a time): sessions live on it, whichever client
+    connection their calls come on.
 
     Behind an in-process ``transport.listen`` it lets a test reach one real server through another
     transport or login (http, TLS, passwords) without starting a Spark for each."""
 
-    def __init__(self, port):
-        self.port = port
+    def __init__(self, port, **client_args):
+        self.port, self.client_args = port, client_args  # client_args: see thrift_client
         self.upstream = None  # connected at the first call: the server drops a connection silent for 30 s
         self.lock = threading.Lock()
 
@@ -129,6 +140,6 @@ class Relay:
         def call(req):
             with self.lock:
                 if self.upstream is None:
-                    self.upstream = thrift_client(self.port)
+                    self.upstream = thrift_client(self.port, **self.client_args)
                 return getattr(self.upstream, name)(req)
         return call

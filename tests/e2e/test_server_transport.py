@@ -234,7 +234,7 @@ def test_bad_options_refused_before_spark_starts(tmp_path, args, error):
 
 
 # -- a real server and real clients ------------------------------------------------------------------------
-# One server (one Spark, binary transport, --auth none) runs the SQL. The password and http/TLS
+# One server (one Spark) runs the SQL: paimon-sql-server --transport http --auth plain with TLS. The binary
 # configurations are in-process listeners of the same transport code whose handler relays every call to
 # that server, so each client's statements still run there, without a Spark per configuration.
 
@@ -244,19 +244,21 @@ SELECT = "SELECT id, name FROM shared ORDER BY id"
 
 @pytest.fixture(scope="module")
 def servers(tmp_path_factory, password_file, tls_files):
-    """``open``: the real server (binary, --auth none) holding table ``shared``, made with pyhive NOSASL;
-    ``plain``: binary with passwords, ``https``: http with passwords over TLS, both relaying to ``open``."""
-    with start_server(str(tmp_path_factory.mktemp("warehouse"))) as port:
-        cursor = hive.connect("127.0.0.1", port, auth="NOSASL").cursor()
-        cursor.execute("CREATE TABLE shared (id INT, name STRING) WITH ('bucket' = '1', 'bucket-key' = 'id')")
-        cursor.execute("INSERT INTO shared VALUES (1, 'a'), (2, NULL)")
-        processor = TCLIService.Processor(Relay(port))
-        listeners = [transport.listen(processor, host="127.0.0.1", port=0, transport=kind, tls=tls,
-                                      authenticator=Authenticator("plain", password_file))
-                     for kind, tls in [("binary", None), ("http", transport.tls_context(*tls_files[:2]))]]
+    """``https``: the real server (http, passwords, TLS); relaying to it: ``open`` (binary, --auth none)
+    and ``plain`` (binary, passwords). Table ``shared`` is made through ``open`` with pyhive NOSASL."""
+    cert, key = tls_files[:2]
+    with start_server(str(tmp_path_factory.mktemp("warehouse")), "--transport", "http", "--auth", "plain",
+                      "--password-file", password_file, "--ssl-cert", cert, "--ssl-key", key) as port:
+        processor = TCLIService.Processor(Relay(port, user="bob", password="other", ca_cert=cert,
+                                                http_path="cliservice"))
+        listeners = [transport.listen(processor, host="127.0.0.1", port=0,
+                                      authenticator=Authenticator(mode, password_file)) for mode in ("none", "plain")]
         for listener in listeners:
             threading.Thread(target=listener.serve_forever, daemon=True).start()
-        yield SimpleNamespace(open=port, plain=listeners[0].port, https=listeners[1].port)
+        cursor = hive.connect("127.0.0.1", listeners[0].port, auth="NOSASL").cursor()
+        cursor.execute("CREATE TABLE shared (id INT, name STRING) WITH ('bucket' = '1', 'bucket-key' = 'id')")
+        cursor.execute("INSERT INTO shared VALUES (1, 'a'), (2, NULL)")
+        yield SimpleNamespace(open=listeners[0].port, plain=listeners[1].port, https=port)
         for listener in listeners:
             listener.shutdown()
 
