@@ -68,6 +68,11 @@ def test_typed_results_pyhive_and_impyla(port):
         "DECIMAL_TYPE", "DATE_TYPE", "TIMESTAMP_TYPE", "STRING_TYPE", "STRING_TYPE", "STRING_TYPE", "INT_TYPE",
         "FLOAT_TYPE", "TINYINT_TYPE", "BOOLEAN_TYPE", "BINARY_TYPE", "STRING_TYPE", "STRING_TYPE"]
 
+    # Java's texts inside complex values: doubles, plain decimals, sorted map entries, nested NULLs
+    assert rows(cur, "SELECT array(1e10D, 0.5D, 1D), array(CAST(0.0000001 AS DECIMAL(10,7))), "
+                     "map(2, array('b', NULL), 1, NULL), named_struct('t', TIMESTAMP '2024-01-02 03:04:05')") == [
+        ("[1.0E10,0.5,1.0]", "[0.0000001]", '{1:null,2:["b",null]}', '{"t":2024-01-02 03:04:05}')]
+
     conn = impala_dbapi.connect("127.0.0.1", port, auth_mechanism="NOSASL")
     icur = conn.cursor()
     icur.execute(sql)
@@ -76,6 +81,7 @@ def test_typed_results_pyhive_and_impyla(port):
     assert str(got[1]) == "2024-02-29" and str(got[2]).startswith("2024-01-02 03:04:05.12")
     icur.execute("SELECT id, CASE WHEN id % 2 = 0 THEN NULL ELSE id END v FROM range(5)")
     assert icur.fetchall() == [(0, None), (1, 1), (2, None), (3, 3), (4, None)]
+    icur.close()  # now: at garbage collection, after the server stops, impyla would try to reconnect
     conn.close()
 
 
@@ -88,6 +94,8 @@ def test_use_and_set_stick_per_connection(port):
     assert rows(second, "SELECT current_database()") == [("default",)]
     assert rows(first, "SELECT CAST(TIMESTAMP '2024-01-01 00:00:00 UTC' AS STRING)") == [("2023-12-31 19:00:00",)]
     assert rows(second, "SELECT CAST(TIMESTAMP '2024-01-01 00:00:00 UTC' AS STRING)") != [("2023-12-31 19:00:00",)]
+    # timestamps are sent in the session's time zone
+    assert rows(first, "SELECT TIMESTAMP '2024-01-01 00:00:00 UTC'") == [(datetime.datetime(2023, 12, 31, 19, 0),)]
     # the session configuration a client opens with: use:database and hiveconf
     third = pyhive_cursor(port, database="sales", configuration={"spark.sql.shuffle.partitions": "3"})
     assert rows(third, "SELECT current_database()") == [("sales",)]
