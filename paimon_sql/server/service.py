@@ -42,7 +42,10 @@ V = ttypes.TProtocolVersion
 OK = ttypes.TStatus(statusCode=ttypes.TStatusCode.SUCCESS_STATUS)
 SERVER_NAME, DBMS_NAME = "paimon-sql", "Apache Paimon"
 _QUERY_TIMEOUT = "spark.sql.thriftServer.queryTimeout"  # Spark's Thrift Server's own setting, honoured here
-_ROWS_FIRST = re.compile(r"\s*\(*\s*(SELECT|WITH|SHOW|DESC|DESCRIBE|EXPLAIN|CALL|VALUES|TABLE|FROM|SET)\b", re.I)
+# Statements that return rows, by their first word (after comments): an async statement's handle says
+# whether it has a result set before it runs; GetOperationStatus says for sure afterwards.
+_ROWS_FIRST = re.compile(r"(?:\s|--[^\n]*(?:\n|$)|/\*.*?\*/)*\(*\s*"
+                         r"(SELECT|WITH|SHOW|DESC|DESCRIBE|EXPLAIN|CALL|VALUES|TABLE|FROM|SET)\b", re.I | re.S)
 _INFO = {
     ttypes.TGetInfoType.CLI_SERVER_NAME: ttypes.TGetInfoValue(stringValue=SERVER_NAME),
     ttypes.TGetInfoType.CLI_DBMS_NAME: ttypes.TGetInfoValue(stringValue=DBMS_NAME),
@@ -217,7 +220,7 @@ class TCLIServiceHandler(TCLIService.Iface):
         client = self._client(req.sessionHandle)
         op = StatementOperation(client, req.statement, self._timeout(client, req.queryTimeout),
                                 dict(req.confOverlay or {}))
-        op.handle.hasResultSet = bool(_ROWS_FIRST.match(req.statement))  # GetOperationStatus says for sure
+        op.handle.hasResultSet = bool(_ROWS_FIRST.match(req.statement))
         if req.runAsync:
             self._register(client, op)
             self._pool.submit(op.run)

@@ -57,6 +57,17 @@ def test_statements_the_shell_runs(port):
     assert ("first",) in [r[:1] for r in rows(cur, "SELECT tag_name FROM `orders$tags`")]
 
 
+def test_async_statements(port):
+    cur = pyhive_cursor(port)
+    cur.execute("CREATE TABLE async_t (id INT) WITH ('bucket' = '-1')")
+    cur.execute("INSERT INTO async_t VALUES (1), (2)", async_=True)
+    assert _wait(cur.poll, lambda s: s.operationState == S.FINISHED_STATE).hasResultSet is False
+    assert cur.description is None
+    cur.execute("-- a comment first\nSELECT sum(id) FROM async_t", async_=True)
+    assert _wait(cur.poll, lambda s: s.operationState == S.FINISHED_STATE).hasResultSet is True
+    assert cur.fetchall() == [(3,)]
+
+
 def test_typed_results_pyhive_and_impyla(port):
     sql = ("SELECT CAST(1.50 AS DECIMAL(5,2)) d, DATE '2024-02-29' dt, TIMESTAMP '2024-01-02 03:04:05.120' ts, "
            "array(1, NULL) a, map('b', 2, 'a', 1) m, named_struct('x', 1, 'y', 'q') st, CAST(NULL AS INT) n, "
