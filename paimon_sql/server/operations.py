@@ -117,8 +117,11 @@ class Operation:
             start = self._offset
             try:
                 table = self._take(max(int(max_rows), 1))
-            except Exception as e:
-                raise self._failure(e) from None
+            except Exception as e:  # a task failed while it made these rows: the operation failed
+                error = self._failure(e)
+                if self.state == S.FINISHED_STATE:
+                    self._stop(S.ERROR_STATE, error)
+                raise error from None
             self._offset += table.num_rows
             return rowset.row_set(table, start, self.time_zone), table.num_rows
 

@@ -181,8 +181,7 @@ def test_query_timeout(port):
 def test_failing_statement_is_one_line_and_the_connection_lives(port):
     cur = pyhive_cursor(port)
     for sql in ("SELECT * FROM no_such_table", "SELEC 1", "SELECT assert_true(id < 2) FROM range(0, 3, 1, 1)",
-                # the first partition's rows are fine: the second fails while the client fetches
-                "SELECT assert_true(id < 5000) FROM range(0, 10000, 1, 2)"):
+                "SELECT assert_true(id < 5000) FROM range(0, 10000, 1, 2)"):  # a task of a later partition fails
         with pytest.raises(hive.OperationalError) as failed:
             rows(cur, sql)
         status = failed.value.args[0].status
