@@ -4,8 +4,9 @@ and its rows, fetched in the client's batch size.
 A query's rows stream from Spark as Arrow batches one partition at a time (Spark's
 ``toLocalIterator`` over ``Dataset.toArrowBatchRdd``, the next partition computed while the client
 reads this one): the server holds a partition or two, never the whole result. Running the
-statement pulls the first batch, so a query's failure (a task's error, a timeout) is the
-statement's, reported by GetOperationStatus, before any row is fetched.
+statement pulls the first batch, so a query's failure (a task's error, a timeout) is mostly the
+statement's, reported by GetOperationStatus before any row is fetched; a task of a later partition
+that fails while the client fetches puts the operation in ERROR state then.
 
 Each statement runs in its own Spark job group (interrupting tasks on cancel): CancelOperation,
 CloseOperation, a timeout or the client's CloseSession cancel that group and nothing else.
@@ -37,7 +38,7 @@ GENERAL_SQL_STATE = "HY000"
 
 
 class OperationError(PaimonError):
-    """A request the operation cannot serve in its state (fetching a failed or cancelled statement)."""
+    """A failure as the client is told it: one line and a SQLSTATE (Spark's where it gave one)."""
 
     def __init__(self, message: str, sql_state: str = GENERAL_SQL_STATE):
         super().__init__(message)
