@@ -270,20 +270,38 @@ class StatementOperation(Operation):
             startTime=self.started)
 
 
-# Spark's types with no Arrow form (or one that is not their text): sent as Spark casts them to STRING.
-_AS_TEXT = ("VariantType", "YearMonthIntervalType", "DayTimeIntervalType", "CalendarIntervalType")
+def _day_time_text(c: str, dtype) -> str:
+    """Spark's Thrift Server's (Hive's) text of a day-time interval: ``-1 02:03:04.500000000``."""
+    us = f"unix_micros(TIMESTAMP '1970-01-01 00:00:00 UTC' + {c})"
+    return (f"CASE WHEN {c} IS NOT NULL THEN format_string('%s%d %02d:%02d:%02d.%09d', IF({us} < 0, '-', ''), "
+            f"abs({us}) div 86400000000, abs({us}) div 3600000000 % 24, abs({us}) div 60000000 % 60, "
+            f"abs({us}) div 1000000 % 60, abs({us}) % 1000000 * 1000) END")
+
+
+def _year_month_text(c: str, dtype) -> str:
+    """Spark's Thrift Server's (Hive's) text of a year-month interval: ``-1-2``."""
+    m = f"(CAST({c} AS BIGINT) * {12 if dtype.endField == dtype.YEAR else 1})"  # in months
+    return (f"CASE WHEN {c} IS NOT NULL THEN format_string('%s%d-%d', IF({m} < 0, '-', ''), abs({m}) div 12, "
+            f"abs({m}) % 12) END")
+
+
+# Spark's types with no Arrow form (or one that is not their text): sent as Spark's Thrift Server
+# writes them; a variant as its JSON (Spark's cast to STRING).
+_AS_TEXT = {"DayTimeIntervalType": _day_time_text, "YearMonthIntervalType": _year_month_text,
+            "VariantType": lambda c, _: f"CAST({c} AS STRING)",
+            "CalendarIntervalType": lambda c, _: f"CAST({c} AS STRING)"}
 
 
 def served_dataframe(df: DataFrame) -> DataFrame:
-    """``df`` with each top-level column of a type in ``_AS_TEXT`` cast to STRING (a variant's
-    JSON, ``INTERVAL '1-2' YEAR TO MONTH``)."""
+    """``df`` with each top-level column of a type in ``_AS_TEXT`` as its text."""
     if not any(type(f.dataType).__name__ in _AS_TEXT for f in df.schema.fields):
         return df
-    def column(name):
-        return F.col("`" + name.replace("`", "``") + "`")
-    columns = [column(f.name).cast("string").alias(f.name) if type(f.dataType).__name__ in _AS_TEXT
-               else column(f.name) for f in df.schema.fields]
-    return df.select(*columns)
+
+    def column(field):
+        name = "`" + field.name.replace("`", "``") + "`"
+        text = _AS_TEXT.get(type(field.dataType).__name__)
+        return F.expr(text(name, field.dataType)).alias(field.name) if text else F.col(name)
+    return df.select(*[column(f) for f in df.schema.fields])
 
 
 def _arrow_schema(df: DataFrame, time_zone: str) -> pa.Schema:

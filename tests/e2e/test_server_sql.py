@@ -80,10 +80,13 @@ def test_typed_results_pyhive_and_impyla(port):
         "DECIMAL_TYPE", "DATE_TYPE", "TIMESTAMP_TYPE", "STRING_TYPE", "STRING_TYPE", "STRING_TYPE", "INT_TYPE",
         "FLOAT_TYPE", "TINYINT_TYPE", "BOOLEAN_TYPE", "BINARY_TYPE", "STRING_TYPE", "STRING_TYPE"]
 
-    # Java's texts inside complex values: doubles, plain decimals, sorted map entries, nested NULLs
+    # Java's texts inside complex values (doubles, plain decimals, sorted map entries, nested NULLs),
+    # intervals as Hive writes them
     assert rows(cur, "SELECT array(1e10D, 0.5D, 1D), array(CAST(0.0000001 AS DECIMAL(10,7))), "
-                     "map(2, array('b', NULL), 1, NULL), named_struct('t', TIMESTAMP '2024-01-02 03:04:05')") == [
-        ("[1.0E10,0.5,1.0]", "[0.0000001]", '{1:null,2:["b",null]}', '{"t":2024-01-02 03:04:05}')]
+                     "map(2, array('b', NULL), 1, NULL), named_struct('t', TIMESTAMP '2024-01-02 03:04:05'), "
+                     "INTERVAL '1 02:03:04.5' DAY TO SECOND, -INTERVAL '1-2' YEAR TO MONTH") == [
+        ("[1.0E10,0.5,1.0]", "[0.0000001]", '{1:null,2:["b",null]}', '{"t":2024-01-02 03:04:05}',
+         "1 02:03:04.500000000", "-1-2")]
 
     conn = impala_dbapi.connect("127.0.0.1", port, auth_mechanism="NOSASL")
     icur = conn.cursor()
