@@ -136,7 +136,14 @@ def _warehouse_databases(session, pattern: re.Pattern) -> List[str]:
 
 
 def _spark_databases(session, pattern: re.Pattern) -> List[str]:
-    return _matching(pattern, [d.name for d in session.spark.catalog.listDatabases()])
+    return _matching(pattern, [d.name() for d in _listed(session, "listDatabases")])
+
+
+def _listed(session, method: str, *args) -> list:
+    """A listing of Spark's catalog collected in the JVM: PySpark's ``spark.catalog.list*`` read
+    it with ``toLocalIterator``, a Spark job per listing, which waits for a free core while other
+    clients' queries hold them all."""
+    return list(getattr(session.spark._jsparkSession.catalog(), method)(*args).collectAsList())
 
 
 def _paimon_columns(fields) -> List[Column]:
@@ -204,21 +211,23 @@ def _quote(name: str) -> str:
 def _spark_columns(session, name: str, db: Optional[str]) -> List[Column]:
     """A Spark table's or view's columns (a qualified name: Spark 4 finds ``global_temp``'s views
     only that way)."""
-    cols = session.spark.catalog.listColumns(f"{_quote(db)}.{_quote(name)}" if db else _quote(name))
+    cols = [(c.name(), c.dataType(), c.nullable(), c.description())
+            for c in _listed(session, "listColumns", f"{_quote(db)}.{_quote(name)}" if db else _quote(name))]
     if not cols:
         return []
-    parsed = T.DataType.fromDDL(", ".join(f"{_quote(c.name)} {c.dataType}" for c in cols)).fields
-    return [Column(c.name, p.dataType, c.nullable, c.description) for c, p in zip(cols, parsed)]
+    parsed = T.DataType.fromDDL(", ".join(f"{_quote(n)} {t}" for n, t, _, _ in cols)).fields
+    return [Column(n, p.dataType, nullable, remarks) for (n, _, nullable, remarks), p in zip(cols, parsed)]
 
 
 def _spark_tables(session, db: str, pattern: re.Pattern, shadowed: set) -> Iterator[Relation]:
     """Spark's own tables and views of database ``db`` (not its temporary views), less those a
     warehouse table of the same name hides and the front layer's internal views."""
-    for t in session.spark.catalog.listTables(db):
-        if t.isTemporary or t.name in shadowed or t.name.startswith(INTERNAL_VIEW) or not pattern.fullmatch(t.name):
+    for t in _listed(session, "listTables", db):
+        name = t.name()
+        if t.isTemporary() or name in shadowed or name.startswith(INTERNAL_VIEW) or not pattern.fullmatch(name):
             continue
-        yield Relation(db, t.name, VIEW if t.tableType == "VIEW" else TABLE, t.description or "",
-                       lambda name=t.name: _spark_columns(session, name, db))
+        yield Relation(db, name, VIEW if t.tableType() == "VIEW" else TABLE, t.description() or "",
+                       lambda name=name: _spark_columns(session, name, db))
 
 
 def _temporary_views(session, schema_pattern: re.Pattern, pattern: re.Pattern) -> Iterator[Relation]:

@@ -310,16 +310,37 @@ def _arrow_schema(df: DataFrame, time_zone: str) -> pa.Schema:
 
 def arrow_batches(df: DataFrame, time_zone: str) -> Iterator[pa.RecordBatch]:
     """The rows of ``df`` as Arrow record batches, one partition at a time (the next one computed
-    meanwhile): Spark's ``toLocalIterator``, in Arrow. Small string types always (the schema read
+    meanwhile): Spark's ``toLocalIterator``, in Arrow; a result bounded to a few rows in one
+    piece (:data:`_ONE_PIECE_ROWS`). Small string types always (the schema read
     with is :func:`_arrow_schema`'s, whatever ``useLargeVarTypes`` says), repeated struct field
     names kept as Spark's Thrift Server shows them."""
     schema = _arrow_schema(df, time_zone)
+    if _bounded(df, _ONE_PIECE_ROWS):
+        try:
+            batches = df.toArrow().cast(schema).to_batches()
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, ValueError):
+            batches = None  # a struct with repeated field names: Arrow cannot cast it, the stream keeps them
+        if batches is not None:
+            yield from batches
+            return
     jvm = df.sparkSession.sparkContext._jvm
     per_batch = int(df.sparkSession.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch", "10000"))
     rdd = df._jdf.toArrowBatchRdd(per_batch if per_batch > 0 else 10000, time_zone, False, False)
     served = jvm.PythonRDD.toLocalIteratorAndServe(rdd, True)
     for message in _local_iterator_from_socket(served, NoOpSerializer()):
         yield pa.ipc.read_record_batch(pa.py_buffer(message), schema)
+
+
+# a result Spark's optimizer bounds to this many rows (a LIMIT, a global aggregate, VALUES) is
+# collected in one piece: streaming costs a job per partition, a socket and a prefetch, which is most
+# of a small query's time (BI tools' counts, LIMIT samples, SELECT 1)
+_ONE_PIECE_ROWS = 10_000
+
+
+def _bounded(df: DataFrame, rows: int) -> bool:
+    """Whether the optimized plan says ``df`` has at most ``rows`` rows (Spark's ``maxRows``)."""
+    bound = df._jdf.queryExecution().optimizedPlan().maxRows()
+    return bool(bound.isDefined()) and bound.get() <= rows
 
 
 def as_operation_error(e: BaseException, text: str) -> OperationError:
