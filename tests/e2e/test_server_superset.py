@@ -7,7 +7,7 @@ import threading
 
 import pytest
 from e2e.server_support import start_server
-from e2e.test_server_transport import Relay
+from e2e.server_support import Relay
 from TCLIService import TCLIService
 
 from paimon_sql.server import transport
