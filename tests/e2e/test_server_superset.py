@@ -6,8 +6,7 @@ the same URL over http with a password."""
 import threading
 
 import pytest
-from e2e.server_support import start_server
-from e2e.server_support import Relay
+from e2e.server_support import Relay, start_server
 from TCLIService import TCLIService
 
 from paimon_sql.server import transport
