@@ -6,13 +6,12 @@ the same URL over http with a password."""
 import threading
 
 import pytest
+import sqlalchemy
 from e2e.server_support import Relay, start_server
 from TCLIService import TCLIService
 
 from paimon_sql.server import transport
 from paimon_sql.server.auth import Authenticator, add_user
-
-sqlalchemy = pytest.importorskip("sqlalchemy")
 
 
 @pytest.fixture(scope="module")
