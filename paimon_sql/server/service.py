@@ -19,7 +19,7 @@ import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Dict
+from typing import Dict, Optional
 
 from TCLIService import TCLIService, ttypes
 
@@ -80,7 +80,7 @@ class ClientSession:
         self.turn = threading.Lock()  # one statement of the session at a time
 
     def activate(self) -> None:
-        _activate(self.session.spark)
+        _activate(self.session.spark, self.user)
 
     def time_zone(self) -> str:
         return self.session.spark.conf.get("spark.sql.session.timeZone")
@@ -108,10 +108,14 @@ class ClientSession:
         self.session.release()
 
 
-def _activate(spark) -> None:
+def _activate(spark, user: Optional[str] = None) -> None:
     """Make ``spark`` the JVM's active session of this thread: Spark finds a session's Python data
-    sources (``paimon``) through the active session, not the session a plan belongs to."""
+    sources (``paimon``) through the active session, not the session a plan belongs to. ``user``
+    becomes ``current_user()`` of this thread's statements, as Spark's Thrift Server sets it."""
     spark._jvm.SparkSession.setActiveSession(spark._jsparkSession)
+    if user is not None:
+        context = spark._jvm.java.lang.Class.forName("org.apache.spark.sql.catalyst.CurrentUserContext$")
+        context.getField("MODULE$").get(None).CURRENT_USER().set(user)
 
 
 def _error_status(error: OperationError) -> ttypes.TStatus:

@@ -102,7 +102,9 @@ def test_typed_results_pyhive_and_impyla(port):
 
 
 def test_use_and_set_stick_per_connection(port):
-    first, second = pyhive_cursor(port), pyhive_cursor(port)
+    first, second = pyhive_cursor(port, username="alice"), pyhive_cursor(port, username="bob")
+    assert rows(first, "SELECT current_user()") == [("alice",)]  # the client's user, as Spark's Thrift Server
+    assert rows(second, "SELECT current_user()") == [("bob",)]
     first.execute("CREATE DATABASE IF NOT EXISTS sales")
     first.execute("USE sales")
     first.execute("SET spark.sql.session.timeZone=America/New_York")
