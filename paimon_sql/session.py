@@ -103,6 +103,7 @@ class Session:
         self._text = ""
         self.scan_reports = None  # a list while EXPLAIN collects what planning did
         self.stand_ins: dict = {}  # zero-row relations queries are first planned over (sql/query.py)
+        self.planned_needs: dict = {}  # what recent queries needed of their tables (sql/query.py)
         self.views: dict = {}  # temporary views over Paimon tables, by name (sql/views.py)
         self.cached_tables: dict = {}  # CACHE TABLE of Paimon tables (sql/cache.py)
         spark.dataSource.register(PaimonDataSource)

@@ -177,3 +177,22 @@ def test_connect_takes_catalog_options(spark, warehouse):
     assert s.catalog_options["s3.region"] == "x"
     with pytest.raises(PaimonError, match="metastore"):
         paimon_sql.connect(warehouse, spark=spark, catalog_options={"metastore": "jdbc"})
+
+
+def test_a_repeated_query_is_planned_over_stand_ins_once(session, monkeypatch):
+    """What a query needs of its tables is remembered for its text and the tables' columns: the
+    same query again skips the stand-in planning; after ALTER TABLE the columns differ and it is
+    planned anew, and the rows are the table's as they are now."""
+    from paimon_sql.spark import pushdown
+    planned = []
+    needs_of = pushdown.needs_of
+    monkeypatch.setattr(pushdown, "needs_of", lambda *a, **k: planned.append(1) or needs_of(*a, **k))
+    session.sql("CREATE TABLE rq (id INT, v STRING)")
+    session.sql("INSERT INTO rq VALUES (1, 'a'), (2, 'b')")
+    query = "SELECT v FROM rq WHERE id > 1"
+    assert rows(session, query) == [("b",)] and rows(session, query) == [("b",)] and len(planned) == 1
+    session.sql("INSERT INTO rq VALUES (3, 'c')")
+    assert rows(session, query + " ORDER BY v") == [("b",), ("c",)] and len(planned) == 2
+    assert rows(session, query + " ORDER BY v") == [("b",), ("c",)] and len(planned) == 2
+    session.sql("ALTER TABLE rq ADD COLUMN w INT")
+    assert rows(session, query + " ORDER BY v") == [("b",), ("c",)] and len(planned) == 3
