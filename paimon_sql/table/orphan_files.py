@@ -38,7 +38,11 @@ ONE_DAY_MILLIS = 24 * 3600 * 1000
 
 def _files(io, folder: str) -> Iterator[pafs.FileInfo]:
     selector = pafs.FileSelector(io.arrow_path(folder), recursive=False, allow_not_found=True)
-    yield from (i for i in io.fs.get_file_info(selector) if i.type == pafs.FileType.File)
+    try:
+        infos = io.fs.get_file_info(selector)
+    except FileNotFoundError:  # made between Arrow's failed listing and its check (a table's first commit)
+        infos = io.fs.get_file_info(selector)
+    yield from (i for i in infos if i.type == pafs.FileType.File)
 
 
 def _bucket_dirs(io, folder: str, levels: int) -> Iterator[str]:
