@@ -118,8 +118,9 @@ class TableSchema:
             return
         if self.primary_keys:
             raise SchemaError("'branch-merge.enabled' is for append tables, not a table with a primary key")
-        if self.core_options().get("deletion-vectors.enabled"):
-            raise SchemaError("'branch-merge.enabled' cannot be used with 'deletion-vectors.enabled'")
+        for key in ("deletion-vectors.enabled", "partition.expiration-time"):  # DVs; expiry drops files
+            if self.core_options().get(key):
+                raise SchemaError(f"'branch-merge.enabled' cannot be used with '{key}'")
 
     def _check_bucket_setup(self) -> None:
         o = self.core_options()

@@ -184,6 +184,8 @@ def test_merge_branch_adds_the_files_a_branch_has_and_main_lacks(appended):
     ("CALL sys.compact(table => 'db.a')", "so a commit removing files"),
     ("ALTER TABLE db.a SET TBLPROPERTIES ('deletion-vectors.enabled'='true')",
      "'branch-merge.enabled' cannot be used with 'deletion-vectors.enabled'"),
+    ("ALTER TABLE db.a SET TBLPROPERTIES ('partition.expiration-time'='1 d')",
+     "'branch-merge.enabled' cannot be used with 'partition.expiration-time'"),
     ("CREATE TABLE db.k (id INT) TBLPROPERTIES ('primary-key'='id', 'branch-merge.enabled'='true')",
      "'branch-merge.enabled' is for append tables"),
 ])
