@@ -314,38 +314,6 @@ class TCLIServiceHandler(TCLIService.Iface):
             return response(status=OK, operationHandle=op.handle)
         return _answer(response, function.__name__, call)
 
-    def GetCatalogs(self, req):
-        return self._metadata(req, metadata.get_catalogs, ttypes.TOperationType.GET_CATALOGS, ttypes.TGetCatalogsResp)
-
-    def GetSchemas(self, req):
-        return self._metadata(req, metadata.get_schemas, ttypes.TOperationType.GET_SCHEMAS, ttypes.TGetSchemasResp)
-
-    def GetTables(self, req):
-        return self._metadata(req, metadata.get_tables, ttypes.TOperationType.GET_TABLES, ttypes.TGetTablesResp)
-
-    def GetTableTypes(self, req):
-        return self._metadata(req, metadata.get_table_types, ttypes.TOperationType.GET_TABLE_TYPES,
-                              ttypes.TGetTableTypesResp)
-
-    def GetColumns(self, req):
-        return self._metadata(req, metadata.get_columns, ttypes.TOperationType.GET_COLUMNS, ttypes.TGetColumnsResp)
-
-    def GetTypeInfo(self, req):
-        return self._metadata(req, metadata.get_type_info, ttypes.TOperationType.GET_TYPE_INFO,
-                              ttypes.TGetTypeInfoResp)
-
-    def GetFunctions(self, req):
-        return self._metadata(req, metadata.get_functions, ttypes.TOperationType.GET_FUNCTIONS,
-                              ttypes.TGetFunctionsResp)
-
-    def GetPrimaryKeys(self, req):
-        return self._metadata(req, metadata.get_primary_keys, ttypes.TOperationType.UNKNOWN,
-                              ttypes.TGetPrimaryKeysResp)
-
-    def GetCrossReference(self, req):
-        return self._metadata(req, metadata.get_cross_reference, ttypes.TOperationType.UNKNOWN,
-                              ttypes.TGetCrossReferenceResp)
-
     # -- delegation tokens (Kerberos): not served ---------------------------------------------------
 
     def _no_tokens(self, response):
@@ -361,3 +329,20 @@ class TCLIServiceHandler(TCLIService.Iface):
     def RenewDelegationToken(self, req):
         return self._no_tokens(ttypes.TRenewDelegationTokenResp)
 
+
+# the metadata calls, by name: what answers them, the operation type they report, their response
+_METADATA_CALLS = {
+    "GetCatalogs": (metadata.get_catalogs, ttypes.TOperationType.GET_CATALOGS, ttypes.TGetCatalogsResp),
+    "GetSchemas": (metadata.get_schemas, ttypes.TOperationType.GET_SCHEMAS, ttypes.TGetSchemasResp),
+    "GetTables": (metadata.get_tables, ttypes.TOperationType.GET_TABLES, ttypes.TGetTablesResp),
+    "GetTableTypes": (metadata.get_table_types, ttypes.TOperationType.GET_TABLE_TYPES, ttypes.TGetTableTypesResp),
+    "GetColumns": (metadata.get_columns, ttypes.TOperationType.GET_COLUMNS, ttypes.TGetColumnsResp),
+    "GetTypeInfo": (metadata.get_type_info, ttypes.TOperationType.GET_TYPE_INFO, ttypes.TGetTypeInfoResp),
+    "GetFunctions": (metadata.get_functions, ttypes.TOperationType.GET_FUNCTIONS, ttypes.TGetFunctionsResp),
+    "GetPrimaryKeys": (metadata.get_primary_keys, ttypes.TOperationType.UNKNOWN, ttypes.TGetPrimaryKeysResp),
+    "GetCrossReference": (metadata.get_cross_reference, ttypes.TOperationType.UNKNOWN, ttypes.TGetCrossReferenceResp),
+}
+for _name, (_function, _op_type, _response) in _METADATA_CALLS.items():
+    setattr(TCLIServiceHandler, _name,
+            lambda self, req, f=_function, t=_op_type, r=_response: self._metadata(req, f, t, r))
+del _name, _function, _op_type, _response
