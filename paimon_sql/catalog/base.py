@@ -12,6 +12,7 @@ from paimon_sql.exceptions import InvalidIdentifierError
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.format.types import DataField, fields_from_arrow
 from paimon_sql.io.path_guard import check_segment
+from paimon_sql.table.catalog_environment import NO_CATALOG, CatalogEnvironment
 
 DEFAULT_DATABASE = "default"
 SYSTEM_TABLE_SPLITTER = "$"  # t$files, t$branch_b: never part of a table's own name (as in Paimon)
@@ -88,6 +89,10 @@ class Catalog(ABC):
 
     @abstractmethod
     def replace_table(self, identifier, schema: TableSchema): ...
+
+    def environment(self, identifier: Identifier) -> CatalogEnvironment:
+        """What this catalog adds to the commits of a table (its lock, metastore callbacks)."""
+        return NO_CATALOG
 
     def database_properties(self, name: str) -> dict:
         """A database's properties (``comment``, ``owner`` and any others ALTER DATABASE set)."""

@@ -119,7 +119,7 @@ class FileSystemCatalog(Catalog):
 
     def _checked(self, path: str, schema: TableSchema, ident: Identifier) -> FileStoreTable:
         """The table ``schema`` makes, or the error of an option it cannot have, before any file is written."""
-        table = FileStoreTable(self.io, path, schema, str(ident))
+        table = FileStoreTable(self.io, path, schema, str(ident), env=self.environment(ident))
         if schema.is_primary_key_table:
             table.merge_function  # noqa: B018 - options a merge engine cannot honour fail here, not later
         return table
@@ -132,7 +132,7 @@ class FileSystemCatalog(Catalog):
         schema = SchemaManager(self.io, PathFactory(path, [], "parquet")).latest()
         if schema is None:
             raise TableNotFoundError(f"table {ident} does not exist")
-        return FileStoreTable(self.io, path, schema, str(ident))
+        return FileStoreTable(self.io, path, schema, str(ident), env=self.environment(ident))
 
     def drop_table(self, identifier, ignore_if_not_exists: bool = False):
         ident = self._ident(identifier)

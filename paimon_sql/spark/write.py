@@ -32,7 +32,6 @@ from paimon_sql.spark.source import BUCKET_COLUMN, ROWKIND_COLUMN
 from paimon_sql.spark.types import can_store_assign, paimon_type_from_sql, spark_datatype
 from paimon_sql.table.paths import MAIN_BRANCH
 from paimon_sql.table.schema_change import AddColumn
-from paimon_sql.table.table import FileStoreTable
 
 MERGE_SCHEMA = "write.merge-schema"
 PLANNED = "paimon.planned"  # a write this module planned: the DataFrame API hooks pass it to Spark as it is
@@ -120,7 +119,7 @@ def add_columns(table, columns: List[StructField]):
         return table
     schema = table.schema_manager.commit_changes(
         [AddColumn(c.name, paimon_type_from_sql(c.dataType.simpleString())) for c in columns])
-    return FileStoreTable(table.io, table.path, schema, table.name, table.branch).copy(table.dynamic_options)
+    return table.with_schema(schema).copy(table.dynamic_options)
 
 
 def merge_schema(table, schema: StructType):

@@ -165,6 +165,7 @@ class TableCommit:
                 if snapshot is None:
                     return None
                 if table.snapshot_manager.try_commit(snapshot):
+                    self._tell_catalog(snapshot, adds + entries)
                     return snapshot.id
             except BaseException:
                 self._delete(attempt_files)
@@ -173,6 +174,15 @@ class TableCommit:
             time.sleep(min(0.01 * (2 ** attempt), 1.0))
         raise CommitConflictError(f"table {table.name}: gave up committing after {retries} retries "
                                   "(other writers kept committing first)")
+
+    def _tell_catalog(self, snapshot: Snapshot, entries: List[ManifestEntry]) -> None:
+        """The catalog environment's callbacks (a metastore's partitions), after the commit."""
+        for callback in self.table.env.commit_callbacks:
+            try:
+                callback(self.table, snapshot, entries)
+            except PaimonError as e:
+                raise PaimonError(f"table {self.table.name}: snapshot {snapshot.id} is committed, but the "
+                                  f"catalog could not follow it ({e}); CALL sys.repair syncs it again") from None
 
     def _check_append_only(self, kind: str, deletes: List[ManifestEntry]) -> None:
         """``branch-merge.enabled``: sys.merge_branch merges branches file by file, which is only

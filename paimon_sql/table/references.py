@@ -175,11 +175,10 @@ def branch_tables(table) -> List:
 
 
 def _main(table):
-    from paimon_sql.table.paths import PathFactory
+    from paimon_sql.table.paths import MAIN_BRANCH, PathFactory
     from paimon_sql.table.schema_manager import SchemaManager
-    from paimon_sql.table.table import FileStoreTable
     schema = SchemaManager(table.io, PathFactory(table.path, [], "parquet")).latest()
-    return FileStoreTable(table.io, table.path, schema, table.name)
+    return table.with_schema(schema, MAIN_BRANCH)
 
 
 def changelog_ids(table) -> List[int]:

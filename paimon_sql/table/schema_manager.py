@@ -7,13 +7,15 @@ from typing import Dict, List, Optional
 from paimon_sql.exceptions import CorruptMetadataError, SchemaError
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.io import FileIO
+from paimon_sql.table.catalog_environment import unlocked
 from paimon_sql.table.paths import PathFactory
 
 
 class SchemaManager:
-    def __init__(self, io: FileIO, paths: PathFactory):
+    def __init__(self, io: FileIO, paths: PathFactory, lock=unlocked):
         self.io = io
         self.paths = paths
+        self.lock = lock  # the catalog's commit lock (catalog_environment.py), held to create schema-N
         self._cache: Dict[int, TableSchema] = {}
 
     def list_ids(self) -> List[int]:
@@ -45,7 +47,8 @@ class SchemaManager:
 
     def commit(self, schema: TableSchema) -> TableSchema:
         """Write ``schema`` as ``schema-<id>``; fails if that id is taken (a concurrent change)."""
-        if not self.io.try_create(self.paths.schema_path(schema.id), schema.to_json().encode("utf-8")):
+        path, data = self.paths.schema_path(schema.id), schema.to_json().encode("utf-8")
+        if not self.lock(lambda: self.io.try_create(path, data)):
             raise SchemaError(f"schema {schema.id} already exists: the table was changed concurrently")
         self._cache[schema.id] = schema
         return schema

@@ -13,13 +13,15 @@ from typing import Iterator, List, Optional
 from paimon_sql.exceptions import SnapshotNotFoundError
 from paimon_sql.format.snapshot import Snapshot
 from paimon_sql.io import FileIO
+from paimon_sql.table.catalog_environment import unlocked
 from paimon_sql.table.paths import PathFactory
 
 
 class SnapshotManager:
-    def __init__(self, io: FileIO, paths: PathFactory):
+    def __init__(self, io: FileIO, paths: PathFactory, lock=unlocked):
         self.io = io
         self.paths = paths
+        self.lock = lock  # the catalog's commit lock (catalog_environment.py), held to create snapshot-N
 
     def _hint(self, name: str) -> Optional[int]:
         path = f"{self.paths.snapshot_dir}/{name}"
@@ -88,7 +90,8 @@ class SnapshotManager:
         """Publish ``snapshot`` if its id is still free; then refresh the hints. Once the snapshot
         file exists the commit has happened: a hint that cannot be written is logged, not raised
         (readers probe past a stale hint), so the caller never cleans up files a snapshot names."""
-        if not self.io.try_create(self.paths.snapshot_path(snapshot.id), snapshot.to_json().encode("utf-8")):
+        path, data = self.paths.snapshot_path(snapshot.id), snapshot.to_json().encode("utf-8")
+        if not self.lock(lambda: self.io.try_create(path, data)):
             return False
         try:
             self.io.write_bytes(f"{self.paths.snapshot_dir}/LATEST", str(snapshot.id).encode())

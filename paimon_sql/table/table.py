@@ -22,6 +22,7 @@ from paimon_sql.format.options import check_usable
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.io import FileIO
 from paimon_sql.table.branch_manager import BranchManager
+from paimon_sql.table.catalog_environment import NO_CATALOG, CatalogEnvironment
 from paimon_sql.table.consumer_manager import ConsumerManager
 from paimon_sql.table.paths import MAIN_BRANCH, PathFactory
 from paimon_sql.table.schema_manager import SchemaManager
@@ -30,8 +31,10 @@ from paimon_sql.table.tag_manager import TagManager
 
 
 class FileStoreTable:
-    def __init__(self, io: FileIO, path: str, schema: TableSchema, name: str = "", branch: str = MAIN_BRANCH):
+    def __init__(self, io: FileIO, path: str, schema: TableSchema, name: str = "", branch: str = MAIN_BRANCH,
+                 env: CatalogEnvironment = NO_CATALOG):
         self.io = io
+        self.env = env
         self.path = path.rstrip("/")
         self.schema = schema
         self.name = name or self.path.rsplit("/", 1)[-1]
@@ -42,8 +45,8 @@ class FileStoreTable:
                                  self.options.partition_default_name, branch,
                                  [f.type for f in schema.fields_of(schema.partition_keys)],
                                  self.options.get("partition.legacy-name"))
-        self.snapshot_manager = SnapshotManager(io, self.paths)
-        self.schema_manager = SchemaManager(io, self.paths)
+        self.snapshot_manager = SnapshotManager(io, self.paths, env.lock)
+        self.schema_manager = SchemaManager(io, self.paths, env.lock)
         self.tag_manager = TagManager(io, self.paths)
         self.consumer_manager = ConsumerManager(io, self.paths)
         self.branch_manager = BranchManager(io, self.path)
@@ -53,7 +56,8 @@ class FileStoreTable:
         self._index = lru_cache(maxsize=256)(self._read_index)
 
     def __getstate__(self):
-        """Pickle as (io, path, schema, name, branch, options): executors rebuild paths, managers and caches."""
+        """Pickle as (io, path, schema, name, branch, options): executors rebuild paths, managers and
+        caches; the catalog environment stays on the driver, the only place that commits."""
         return {"io": self.io, "path": self.path, "schema": self.schema, "name": self.name, "branch": self.branch,
                 "dynamic_options": self.dynamic_options}
 
@@ -80,7 +84,7 @@ class FileStoreTable:
         opts.validate(merged, self.schema.field_names, keys=dynamic_options)
         check_option_changes(self.schema.options, dynamic_options)
         schema = replace(self.schema, options=merged)
-        table = FileStoreTable(self.io, self.path, schema, self.name, self.branch)
+        table = self.with_schema(schema)
         table.dynamic_options = {**self.dynamic_options, **dynamic_options}
         return table
 
@@ -105,7 +109,7 @@ class FileStoreTable:
             pinned["scan.snapshot-id"] = str(snap.id)
         base = self.schema_at(snap.schema_id)
         schema = replace(base, options={**base.options, **pinned})
-        out = FileStoreTable(self.io, self.path, schema, self.name, self.branch)
+        out = self.with_schema(schema)
         out.dynamic_options = pinned
         return out
 
@@ -116,7 +120,12 @@ class FileStoreTable:
             raise BranchError(f"branch '{branch}' of table {self.name} does not exist")
         paths = PathFactory(self.path, [], "parquet", branch=branch)
         schema = SchemaManager(self.io, paths).latest()
-        return FileStoreTable(self.io, self.path, schema, self.name, branch)
+        return self.with_schema(schema, branch)
+
+    def with_schema(self, schema: TableSchema, branch: Optional[str] = None) -> "FileStoreTable":
+        """The same table (location, name, catalog environment) read and written through ``schema``,
+        on ``branch`` (default: this table's); no per-read options carried over."""
+        return FileStoreTable(self.io, self.path, schema, self.name, branch or self.branch, self.env)
 
     # -- metadata access (cached) -----------------------------------------------------------
 

@@ -1,0 +1,33 @@
+"""CatalogEnvironment: what a table's catalog adds to its commits (Paimon's ``CatalogEnvironment``).
+
+A table knows its files; its catalog may know more. Where the store cannot create a file only if
+it is absent (an object store without conditional puts), the catalog's ``lock`` is held around
+creating each ``snapshot-N`` and ``schema-N``, as Paimon's ``Lock`` wraps the commit. A metastore
+that mirrors the table (a Hive metastore's partitions) is told of every committed snapshot through
+``commit_callbacks``. Executors never commit, so the environment is not pickled with a table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Tuple, TypeVar
+
+T = TypeVar("T")
+
+
+def unlocked(action: Callable[[], T]) -> T:
+    """No lock: the store's own create-if-absent is atomic (local files, conditional puts)."""
+    return action()
+
+
+@dataclass(frozen=True)
+class CatalogEnvironment:
+    # ``lock(action)`` runs ``action`` while holding the table's commit lock and returns its result
+    lock: Callable[[Callable[[], T]], T] = unlocked
+    # each ``callback(table, snapshot, entries)`` runs after ``snapshot`` is committed, with the
+    # manifest entries (ADD and DELETE) that snapshot's delta holds; the commit has happened even
+    # when a callback fails (its error says so; ``CALL sys.repair`` re-syncs a metastore)
+    commit_callbacks: Tuple[Callable, ...] = ()
+
+
+NO_CATALOG = CatalogEnvironment()
