@@ -1,18 +1,31 @@
-"""Catalogs: databases and tables by name. The filesystem catalog is the default."""
+"""Catalogs: databases and tables by name. The filesystem catalog is the default; the catalog
+option ``metastore`` picks another, by the name Paimon gives it."""
+
+from importlib import import_module
 
 from paimon_sql.catalog.base import Catalog, Identifier
 from paimon_sql.catalog.filesystem import FileSystemCatalog
 from paimon_sql.exceptions import InvalidOptionError
 
+# metastore -> (module, class); modules load on first use, so a metastore's client library is
+# only needed by those who choose it
+METASTORES = {
+    "filesystem": ("paimon_sql.catalog.filesystem", "FileSystemCatalog"),
+    "jdbc": ("paimon_sql.catalog.jdbc", "JdbcCatalog"),
+    "hive": ("paimon_sql.catalog.hive", "HiveCatalog"),
+}
+
 
 def load_catalog(warehouse: str, options: dict = None) -> Catalog:
-    """The catalog of a warehouse directory (local path or s3:// URI); ``options`` as Paimon names
-    them. A ``metastore`` we cannot serve is refused, never silently replaced by the filesystem."""
+    """The catalog of a warehouse (local path or object-store URI); ``options`` as Paimon names
+    them (``metastore``, ``uri``, ``jdbc.*``, ``s3.*``, ...). A ``metastore`` we cannot serve is
+    refused, never silently replaced by the filesystem."""
     metastore = (options or {}).get("metastore", "filesystem")
-    if metastore != "filesystem":
+    if metastore not in METASTORES:
         raise InvalidOptionError(f"catalog option 'metastore' = '{metastore}' is not supported "
-                                 "(only 'filesystem' is)")
-    return FileSystemCatalog(warehouse, options)
+                                 f"(one of: {', '.join(METASTORES)})")
+    module, name = METASTORES[metastore]
+    return getattr(import_module(module), name)(warehouse, options)
 
 
 __all__ = ["Catalog", "FileSystemCatalog", "Identifier", "load_catalog"]
