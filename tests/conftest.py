@@ -1,4 +1,5 @@
-"""Shared fixtures: a fresh warehouse per test, and pypaimon (the oracle) in its own venv."""
+"""Shared fixtures: one local Spark session for the whole run, a fresh warehouse per test, pypaimon (the oracle)
+in its own venv, and a moto S3 server."""
 
 import json
 import os
@@ -17,6 +18,17 @@ PYPAIMON_VENV = ROOT / ".venv-pypaimon"
 PYPAIMON_VERSION = "2.1.0"
 DRIVER = ROOT / "tests" / "interop" / "pypaimon_driver.py"
 
+
+@pytest.fixture(scope="session")
+def spark():
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+    spark = (SparkSession.builder.master("local[2]").appName("paimon-sql-tests")
+             .config("spark.sql.shuffle.partitions", "2").config("spark.ui.enabled", "false")
+             .config("spark.ui.showConsoleProgress", "false").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    yield spark
+    spark.stop()
 
 
 @pytest.fixture

@@ -1,21 +1,7 @@
-"""One local Spark session for the whole test run; a fresh warehouse (and paimon Session) per test."""
-
-import os
-import sys
+"""A fresh warehouse (and paimon Session) per test over the run's one Spark session (tests/conftest.py)."""
 
 import pytest
-
-
-@pytest.fixture(scope="session")
-def spark():
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    from pyspark.sql import SparkSession
-    spark = (SparkSession.builder.master("local[2]").appName("paimon-sql-tests")
-             .config("spark.sql.shuffle.partitions", "2").config("spark.ui.enabled", "false")
-             .config("spark.ui.showConsoleProgress", "false").getOrCreate())
-    spark.sparkContext.setLogLevel("ERROR")
-    yield spark
-    spark.stop()
+from conftest import spark  # noqa: F401  (re-exported: modules import it from here)
 
 
 @pytest.fixture
