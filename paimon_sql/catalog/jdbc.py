@@ -1,0 +1,268 @@
+"""JdbcCatalog: databases and tables registered in a relational database (Paimon's ``metastore=jdbc``).
+
+The registry is kept in the tables Java Paimon's JdbcCatalog uses, with its columns and meaning,
+so Java and we share one catalog: ``paimon_tables`` (a row per table), ``paimon_database_properties``
+(a row per database property; a database exists while it has a table row or a property row, and
+Java marks each one it creates with ``exists=true`` and its ``location``), and, when the lock is
+enabled, ``paimon_distributed_locks`` (jdbc_lock.py). Every row carries the ``catalog-key``, so
+several catalogs can share one database. Table files live at ``<warehouse>/<db>.db/<table>`` as
+in every Paimon catalog; the schema files are written and read as the filesystem catalog does.
+
+Without ``uri`` the registry is an SQLite file inside a local warehouse, ``paimon-catalog.sqlite``.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import List, Optional
+from urllib.parse import urlparse
+
+from paimon_sql.catalog.filesystem import FileSystemCatalog
+from paimon_sql.catalog.jdbc_client import Conflict, JdbcClient
+from paimon_sql.catalog.jdbc_lock import JdbcCatalogLock
+from paimon_sql.exceptions import (
+    CorruptMetadataError,
+    DatabaseAlreadyExistsError,
+    DatabaseNotEmptyError,
+    DatabaseNotFoundError,
+    InvalidOptionError,
+    TableAlreadyExistsError,
+    TableNotFoundError,
+)
+from paimon_sql.format.options import parse_duration_ms
+from paimon_sql.format.schema import TableSchema
+from paimon_sql.table.catalog_environment import NO_CATALOG, CatalogEnvironment
+from paimon_sql.table.paths import PathFactory
+from paimon_sql.table.schema_manager import SchemaManager
+
+DEFAULT_SQLITE_FILE = "paimon-catalog.sqlite"
+TABLES = "paimon_tables"
+PROPERTIES = "paimon_database_properties"
+CREATE_TABLES = (f"CREATE TABLE {TABLES}(catalog_key VARCHAR(255) NOT NULL,database_name VARCHAR(255) NOT NULL,"
+                 "table_name VARCHAR(255) NOT NULL, PRIMARY KEY (catalog_key, database_name, table_name))")
+CREATE_PROPERTIES = (f"CREATE TABLE {PROPERTIES}(catalog_key VARCHAR(255) NOT NULL,"
+                     "database_name VARCHAR(255) NOT NULL,property_key VARCHAR(255),property_value VARCHAR(1000),"
+                     "PRIMARY KEY (catalog_key, database_name, property_key))")
+EXISTS_PROPERTY, LOCATION_PROPERTY = "exists", "location"  # Java's marker rows, not user properties
+MAX_PROPERTY_VALUE = 1000  # the column's width
+
+# Paimon's defaults (CatalogOptions, JdbcCatalogOptions)
+DEFAULT_CATALOG_KEY = "jdbc"
+DEFAULT_LOCK_CHECK_MAX_SLEEP = "8 s"
+DEFAULT_LOCK_ACQUIRE_TIMEOUT = "8 min"
+
+
+class JdbcCatalog(FileSystemCatalog):
+    def __init__(self, warehouse: str, options: Optional[dict] = None):
+        super().__init__(warehouse, options)
+        self.catalog_key = self.options.get("catalog-key", DEFAULT_CATALOG_KEY)
+        self.client = JdbcClient(self.options.get("uri") or self._default_uri(), self.options)
+        self.client.create_table_if_absent(CREATE_TABLES)
+        self.client.create_table_if_absent(CREATE_PROPERTIES)
+        self._lock = self._commit_lock()
+
+    def _default_uri(self) -> str:
+        parsed = urlparse(self.warehouse)
+        if parsed.scheme not in ("", "file"):
+            raise InvalidOptionError("metastore=jdbc: catalog option 'uri' is required for a warehouse on "
+                                     f"{parsed.scheme}:// (the default SQLite file needs a local warehouse)")
+        return f"jdbc:sqlite:{parsed.path if parsed.scheme else self.warehouse}/{DEFAULT_SQLITE_FILE}"
+
+    def _commit_lock(self) -> Optional[JdbcCatalogLock]:
+        """The lock when ``lock.enabled`` (by default on an object store, as Java: a local
+        filesystem creates snapshot files atomically by itself)."""
+        enabled = str(self.options.get("lock.enabled", self.io.scheme != "")).strip().lower()
+        if enabled not in ("true", "false"):
+            raise InvalidOptionError(f"catalog option 'lock.enabled' = {enabled!r} is not a boolean")
+        if enabled == "false":
+            return None
+        try:
+            sleep = parse_duration_ms(self.options.get("lock-check-max-sleep", DEFAULT_LOCK_CHECK_MAX_SLEEP))
+            timeout = parse_duration_ms(self.options.get("lock-acquire-timeout", DEFAULT_LOCK_ACQUIRE_TIMEOUT))
+            key_length = int(self.options.get("lock-key-max-length", 255))
+        except ValueError as e:
+            raise InvalidOptionError(f"metastore=jdbc lock option: {e}") from None
+        return JdbcCatalogLock(self.client, self.catalog_key, sleep, timeout, key_length)
+
+    def environment(self, identifier) -> CatalogEnvironment:
+        if self._lock is None:
+            return NO_CATALOG
+        ident = self._ident(identifier)
+        return CatalogEnvironment(lock=partial(self._lock.run_with_lock, ident.database, ident.table))
+
+    def close(self) -> None:
+        self.client.close()
+
+    # -- databases --------------------------------------------------------------------------
+
+    def list_databases(self) -> List[str]:
+        rows = self.client.query(f"SELECT DISTINCT database_name FROM {TABLES} WHERE catalog_key = ? UNION "
+                                 f"SELECT DISTINCT database_name FROM {PROPERTIES} WHERE catalog_key = ?",
+                                 self.catalog_key, self.catalog_key)
+        return sorted(r[0] for r in rows)
+
+    def database_exists(self, name: str) -> bool:
+        return bool(self.client.query(f"SELECT 1 FROM {TABLES} WHERE catalog_key = ? AND database_name = ? UNION ALL "
+                                      f"SELECT 1 FROM {PROPERTIES} WHERE catalog_key = ? AND database_name = ?",
+                                      self.catalog_key, name, self.catalog_key, name))
+
+    def create_database(self, name: str, ignore_if_exists: bool = False, properties: Optional[dict] = None):
+        """The database's rows, as Java writes them: ``exists=true``, its ``location`` and the
+        given properties, in one transaction (a concurrent creator of the same name loses on the
+        primary key). The directory is made by its first table."""
+        path = self.database_path(name)
+        properties = dict(properties or {})
+        if properties.get(LOCATION_PROPERTY, path) != path:
+            raise InvalidOptionError(f"database {name}: a location other than {path} is not supported "
+                                     "(tables of a JDBC catalog live under the warehouse)")
+        if self.database_exists(name):
+            if ignore_if_exists:
+                return
+            raise DatabaseAlreadyExistsError(f"database {name} already exists")
+        try:
+            self._write_properties(name, {**properties, EXISTS_PROPERTY: "true", LOCATION_PROPERTY: path})
+        except Conflict:
+            if not ignore_if_exists:
+                raise DatabaseAlreadyExistsError(f"database {name} already exists") from None
+
+    def _write_properties(self, name: str, properties: dict, replace: bool = False) -> None:
+        """Insert the rows of ``properties`` in one transaction; ``replace``: rows of the same keys
+        go first (ALTER), else a key already there is a :class:`Conflict` (CREATE)."""
+        too_long = [k for k, v in properties.items() if len(str(v)) > MAX_PROPERTY_VALUE]
+        if too_long:
+            raise InvalidOptionError(f"database {name}: property {too_long[0]!r} is longer than "
+                                     f"{MAX_PROPERTY_VALUE} characters (the catalog's column width)")
+        with self.client.transaction() as tx:
+            if replace:
+                tx.execute(f"DELETE FROM {PROPERTIES} WHERE catalog_key = ? AND database_name = ? AND property_key IN "
+                           f"({', '.join('?' * len(properties))})", self.catalog_key, name, *properties)
+            for key, value in properties.items():
+                tx.execute(f"INSERT INTO {PROPERTIES} (catalog_key, database_name, property_key, property_value) "
+                           "VALUES (?, ?, ?, ?)", self.catalog_key, name, key, str(value))
+
+    def drop_database(self, name: str, ignore_if_not_exists: bool = False, cascade: bool = False):
+        """The database's rows go in one transaction; then the files of its tables, and its
+        directory once empty (files of another catalog-key's tables in it stay)."""
+        if not self.database_exists(name):
+            if ignore_if_not_exists:
+                return
+            raise DatabaseNotFoundError(f"database {name} does not exist")
+        tables = self.list_tables(name)
+        if tables and not cascade:
+            raise DatabaseNotEmptyError(f"database {name} is not empty ({len(tables)} table(s)); use CASCADE")
+        with self.client.transaction() as tx:
+            tx.execute(f"DELETE FROM {TABLES} WHERE catalog_key = ? AND database_name = ?", self.catalog_key, name)
+            tx.execute(f"DELETE FROM {PROPERTIES} WHERE catalog_key = ? AND database_name = ?", self.catalog_key, name)
+        for table in tables:
+            self.io.delete(f"{self.database_path(name)}/{table}")
+        if not self.io.list_names(self.database_path(name)):
+            self.io.delete(self.database_path(name))
+
+    def database_properties(self, name: str) -> dict:
+        self._require_database(name)
+        rows = self.client.query(f"SELECT property_key, property_value FROM {PROPERTIES} "
+                                 "WHERE catalog_key = ? AND database_name = ?", self.catalog_key, name)
+        return {k: v for k, v in rows if k not in (EXISTS_PROPERTY, LOCATION_PROPERTY)}
+
+    def alter_database(self, name: str, properties: dict) -> None:
+        """Set (add or overwrite) properties of a database."""
+        self._require_database(name)
+        if properties:
+            self._write_properties(name, properties, replace=True)
+
+    # -- tables -----------------------------------------------------------------------------
+
+    def list_tables(self, database: str) -> List[str]:
+        self._require_database(database)
+        rows = self.client.query(f"SELECT table_name FROM {TABLES} WHERE catalog_key = ? AND database_name = ?",
+                                 self.catalog_key, database)
+        return sorted(r[0] for r in rows)
+
+    def table_exists(self, identifier) -> bool:
+        ident = self._ident(identifier)
+        return bool(self.client.query(f"SELECT 1 FROM {TABLES} WHERE catalog_key = ? AND database_name = ? "
+                                      "AND table_name = ?", self.catalog_key, ident.database, ident.table))
+
+    def create_table(self, identifier, schema: TableSchema, ignore_if_exists: bool = False):
+        """The row and the first schema file land together: the row is inserted in a transaction
+        (a concurrent creator of the same name waits on it, then loses on the primary key, having
+        written nothing), ``schema-0`` is written, and the transaction commits; if that commit
+        fails, the files just written are deleted. Under the commit lock when it is enabled."""
+        ident = self._ident(identifier)
+        self._require_database(ident.database)
+        if self.table_exists(ident):
+            if ignore_if_exists:
+                return self.get_table(ident)
+            raise TableAlreadyExistsError(f"table {ident} already exists")
+        path = self.table_path(ident)
+        table = self._checked(path, schema, ident)
+
+        def register():
+            written = False
+            try:
+                with self.client.transaction() as tx:
+                    tx.execute(f"INSERT INTO {TABLES} (catalog_key, database_name, table_name) VALUES (?, ?, ?)",
+                               self.catalog_key, ident.database, ident.table)
+                    if self._is_table(path):
+                        raise TableAlreadyExistsError(f"table {ident}: {path} already holds a table that is not in "
+                                                      "the catalog (drop its files, or register it)")
+                    SchemaManager(self.io, PathFactory(path, [], "parquet")).commit(schema)
+                    written = True
+            except BaseException:
+                if written:
+                    self.io.delete(path)
+                raise
+
+        try:
+            self.environment(ident).lock(register)
+        except Conflict:
+            if ignore_if_exists:
+                return self.get_table(ident)
+            raise TableAlreadyExistsError(f"table {ident} already exists") from None
+        return table
+
+    def get_table(self, identifier):
+        ident = self._ident(identifier)
+        self._require_database(ident.database)
+        if not self.table_exists(ident):
+            raise TableNotFoundError(f"table {ident} does not exist")
+        table_path = self.table_path(ident)
+        if SchemaManager(self.io, PathFactory(table_path, [], "parquet")).latest() is None:
+            raise CorruptMetadataError(f"table {ident} is in the catalog, but {table_path} holds no schema")
+        return super().get_table(ident)
+
+    def drop_table(self, identifier, ignore_if_not_exists: bool = False):
+        """The row goes first (the table is gone for every reader at once), then its files."""
+        ident = self._ident(identifier)
+        deleted = self.client.execute(f"DELETE FROM {TABLES} WHERE catalog_key = ? AND database_name = ? "
+                                      "AND table_name = ?", self.catalog_key, ident.database, ident.table)
+        if not deleted:
+            if ignore_if_not_exists:
+                return
+            raise TableNotFoundError(f"table {ident} does not exist")
+        self.io.delete(self.table_path(ident))
+
+    def rename_table(self, source, target):
+        """The row is renamed and the directory moved in one transaction: a failed move leaves
+        the row as it was."""
+        src, dst = self._ident(source), self._ident(target)
+        if not self.table_exists(src):
+            raise TableNotFoundError(f"table {src} does not exist")
+        self._require_database(dst.database)
+        src_path, dst_path = self.table_path(src), self.table_path(dst)
+        try:
+            with self.client.transaction() as tx:
+                renamed = tx.execute(f"UPDATE {TABLES} SET database_name = ?, table_name = ? WHERE catalog_key = ? "
+                                     "AND database_name = ? AND table_name = ?",
+                                     dst.database, dst.table, self.catalog_key, src.database, src.table)
+                if not renamed:
+                    raise TableNotFoundError(f"table {src} does not exist")
+                if self.io.exists(dst_path):
+                    raise TableAlreadyExistsError(f"table {dst}: {dst_path} already exists")
+                self.io.rename(src_path, dst_path)
+        except Conflict:
+            raise TableAlreadyExistsError(f"table {dst} already exists") from None
+        except BaseException:
+            if self.io.exists(dst_path) and not self.io.exists(src_path):
+                self.io.rename(dst_path, src_path)
+            raise
