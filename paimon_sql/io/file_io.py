@@ -1,8 +1,10 @@
 """FileIO: the few file operations the format needs, over pyarrow.fs.
 
-Paths are strings: absolute local paths or URIs (``file:///w``, ``s3://bucket/w``). The one
-operation with a correctness contract is :meth:`FileIO.try_create`: a snapshot becomes visible by
-creating ``snapshot-N`` only if absent, which is how concurrent committers agree on who won.
+Paths are strings: absolute local paths or URIs (``file:///w``, ``s3://bucket/w``, ``gs://bucket/w``,
+``abfs://container@account.dfs.core.windows.net/w``). The one operation with a correctness contract
+is :meth:`FileIO.try_create`: a snapshot becomes visible by creating ``snapshot-N`` only if absent,
+which is how concurrent committers agree on who won; never by a rename, which object stores do not
+have (:mod:`paimon_sql.io.object_stores`).
 """
 
 from __future__ import annotations
@@ -14,27 +16,58 @@ from urllib.parse import urlparse
 
 import pyarrow.fs as pafs
 
+from paimon_sql.exceptions import InvalidOptionError
+from paimon_sql.io.object_stores import (
+    AZURE_SCHEMES,
+    GCS_SCHEMES,
+    S3_SCHEMES,
+    CommitGuard,
+    S3Config,
+    S3Store,
+    azure_filesystem,
+    azure_location,
+    gcs_filesystem,
+)
+
 
 class FileIO:
-    """A filesystem and the scheme-stripped form of paths on it."""
+    """A filesystem and the scheme-stripped form of paths on it. ``store`` creates files
+    conditionally where the object store can (S3); ``guard`` says whether an unconditional create
+    is safe where it cannot (the catalog's lock, or a single writer)."""
 
-    def __init__(self, fs: pafs.FileSystem, scheme: str = ""):
+    def __init__(self, fs: pafs.FileSystem, scheme: str = "", store: Optional[S3Store] = None,
+                 guard: CommitGuard = CommitGuard()):
         self.fs = fs
         self.scheme = scheme
+        self.store = store
+        self.guard = guard
 
     @staticmethod
     def for_path(path: str, options: Optional[dict] = None) -> "FileIO":
-        """The FileIO serving ``path``: local for plain paths and file://, S3 for s3:// and s3a://."""
-        parsed = urlparse(path)
-        if parsed.scheme in ("s3", "s3a"):
-            return FileIO(_s3_filesystem(options or {}), "s3")
+        """The FileIO serving ``path``: local for plain paths and file://, else the object store its
+        scheme names, configured by the catalog ``options`` (``s3.*``, ``gs.*``, ``fs.azure.*``)."""
+        options = options or {}
+        scheme = urlparse(path).scheme
+        if scheme in S3_SCHEMES:
+            config = S3Config.of(options)
+            return FileIO(config.filesystem(), "s3", S3Store(config), CommitGuard.of(options))
+        if scheme in GCS_SCHEMES:
+            return FileIO(gcs_filesystem(options), "gs", None, CommitGuard.of(options))
+        if scheme in AZURE_SCHEMES:
+            account, _ = azure_location(urlparse(path).netloc)
+            return FileIO(azure_filesystem(account, options), "abfs", None, CommitGuard.of(options))
+        if scheme not in ("", "file"):
+            raise InvalidOptionError(f"warehouse scheme '{scheme}://' is not supported "
+                                     f"(local paths, file://, s3://, s3a://, gs://, abfs://, abfss://)")
         return FileIO(pafs.LocalFileSystem(), "")
 
     def _p(self, path: str) -> str:
         """The path as pyarrow.fs wants it: no scheme, bucket first for S3."""
         parsed = urlparse(path)
-        if parsed.scheme in ("s3", "s3a"):
+        if parsed.scheme in S3_SCHEMES + GCS_SCHEMES:
             return parsed.netloc + parsed.path
+        if parsed.scheme in AZURE_SCHEMES:  # the account is the filesystem's root: container/path
+            return azure_location(parsed.netloc)[1] + parsed.path
         if parsed.scheme == "file":
             return parsed.path
         return path
@@ -72,29 +105,29 @@ class FileIO:
 
         Local: the bytes go to a temporary file that is then hard-linked to the target, which the
         OS refuses if the target exists, so readers never see a partial file and two writers
-        never both succeed. S3 has no rename; the existence check and put are not atomic there
-        (a lock or conditional put is needed for concurrent S3 writers; see docs/format.md).
+        never both succeed. S3: a PUT with ``If-None-Match: *``. A store that cannot create
+        conditionally (GCS and Azure here, S3 with ``s3.create.conditional.enabled`` = false or a
+        store without conditional puts) checks and writes, which is only safe under the catalog's
+        lock (the caller holds it) or for a single writer; otherwise the create is refused.
         """
         p = self._p(path)
         if self.scheme == "":
-            directory = os.path.dirname(p)
-            os.makedirs(directory, exist_ok=True)
-            tmp = os.path.join(directory, f".{os.path.basename(p)}.{uuid.uuid4().hex}.tmp")
-            with open(tmp, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-            try:
-                os.link(tmp, p)
-                return True
-            except FileExistsError:
-                return False
-            finally:
-                os.unlink(tmp)
+            return _link_create(p, data)
+        created = self.store.put_if_absent(p, data) if self.store else None
+        if created is not None:
+            return created
+        self.guard.refuse(f"{self.scheme}://{p.split('/', 1)[0]}", self._unconditional_reason())
         if self.exists(path):
             return False
         self.write_bytes(path, data)
         return True
+
+    def _unconditional_reason(self) -> str:
+        if self.store is None:
+            return f"{self.scheme}:// commits through the catalog lock"
+        if not self.store.config.conditional:
+            return "'s3.create.conditional.enabled' is false"
+        return "the store does not honour conditional puts (If-None-Match)"
 
     def list_names(self, path: str) -> List[str]:
         """Names (not paths) directly inside a directory; empty when it does not exist."""
@@ -128,18 +161,18 @@ class FileIO:
         return self._p(path)
 
 
-def _s3_filesystem(options: dict) -> pafs.S3FileSystem:
-    """S3 from options (``s3.endpoint``, ``s3.access-key``, ``s3.secret-key``, ``s3.region``) or the env."""
-    endpoint = options.get("s3.endpoint") or os.environ.get("AWS_ENDPOINT_URL")
-    kwargs = {
-        "access_key": options.get("s3.access-key") or os.environ.get("AWS_ACCESS_KEY_ID"),
-        "secret_key": options.get("s3.secret-key") or os.environ.get("AWS_SECRET_ACCESS_KEY"),
-        "region": options.get("s3.region") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1",
-    }
-    if endpoint:
-        parsed = urlparse(endpoint)
-        kwargs["endpoint_override"] = parsed.netloc or parsed.path
-        kwargs["scheme"] = parsed.scheme or "http"
-    if options.get("s3.path.style.access", "true") == "true":
-        kwargs["force_virtual_addressing"] = False
-    return pafs.S3FileSystem(**{k: v for k, v in kwargs.items() if v is not None})
+def _link_create(p: str, data: bytes) -> bool:
+    directory = os.path.dirname(p)
+    os.makedirs(directory, exist_ok=True)
+    tmp = os.path.join(directory, f".{os.path.basename(p)}.{uuid.uuid4().hex}.tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    try:
+        os.link(tmp, p)
+        return True
+    except FileExistsError:
+        return False
+    finally:
+        os.unlink(tmp)

@@ -5,7 +5,7 @@ import pyarrow.fs as pafs
 from support import SCHEMA
 
 from paimon_sql.catalog import load_catalog
-from paimon_sql.io.file_io import _s3_filesystem
+from paimon_sql.io.object_stores import S3Config
 
 
 def test_catalog_write_read_time_travel_on_s3(s3_server):
@@ -24,5 +24,5 @@ def test_catalog_write_read_time_travel_on_s3(s3_server):
     assert [(r["id"], r["name"]) for r in rows] == [(1, "A"), (2, "b")]
     first = again.get_table("db.p").new_scan().with_snapshot(1).to_arrow()
     assert sorted(first.column("name").to_pylist()) == ["a", "b"]
-    infos = _s3_filesystem(s3_server).get_file_info(pafs.FileSelector("lake/warehouse/db.db/p/snapshot"))
+    infos = S3Config.of(s3_server).filesystem().get_file_info(pafs.FileSelector("lake/warehouse/db.db/p/snapshot"))
     assert {i.base_name for i in infos} >= {"snapshot-1", "snapshot-2", "LATEST"}
