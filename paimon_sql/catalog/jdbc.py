@@ -13,6 +13,7 @@ Without ``uri`` the registry is an SQLite file inside a local warehouse, ``paimo
 
 from __future__ import annotations
 
+import os
 from functools import partial
 from typing import List, Optional
 from urllib.parse import urlparse
@@ -54,19 +55,13 @@ DEFAULT_LOCK_ACQUIRE_TIMEOUT = "8 min"
 
 class JdbcCatalog(FileSystemCatalog):
     def __init__(self, warehouse: str, options: Optional[dict] = None):
+        uri = (options or {}).get("uri") or _default_uri(warehouse.rstrip("/"))
         super().__init__(warehouse, options)
         self.catalog_key = self.options.get("catalog-key", DEFAULT_CATALOG_KEY)
-        self.client = JdbcClient(self.options.get("uri") or self._default_uri(), self.options)
+        self.client = JdbcClient(uri, self.options)
         self.client.create_table_if_absent(CREATE_TABLES)
         self.client.create_table_if_absent(CREATE_PROPERTIES)
         self._lock = self._commit_lock()
-
-    def _default_uri(self) -> str:
-        parsed = urlparse(self.warehouse)
-        if parsed.scheme not in ("", "file"):
-            raise InvalidOptionError("metastore=jdbc: catalog option 'uri' is required for a warehouse on "
-                                     f"{parsed.scheme}:// (the default SQLite file needs a local warehouse)")
-        return f"jdbc:sqlite:{parsed.path if parsed.scheme else self.warehouse}/{DEFAULT_SQLITE_FILE}"
 
     def _commit_lock(self) -> Optional[JdbcCatalogLock]:
         """The lock when ``lock.enabled`` (by default on an object store, as Java: a local
@@ -259,6 +254,7 @@ class JdbcCatalog(FileSystemCatalog):
                     raise TableNotFoundError(f"table {src} does not exist")
                 if self.io.exists(dst_path):
                     raise TableAlreadyExistsError(f"table {dst}: {dst_path} already exists")
+                self.io.mkdirs(self.database_path(dst.database))  # made by its first table, maybe not yet
                 self.io.rename(src_path, dst_path)
         except Conflict:
             raise TableAlreadyExistsError(f"table {dst} already exists") from None
@@ -266,3 +262,14 @@ class JdbcCatalog(FileSystemCatalog):
             if self.io.exists(dst_path) and not self.io.exists(src_path):
                 self.io.rename(dst_path, src_path)
             raise
+
+
+def _default_uri(warehouse: str) -> str:
+    """Without ``uri``: the SQLite file ``paimon-catalog.sqlite`` in a local warehouse."""
+    parsed = urlparse(warehouse)
+    if parsed.scheme not in ("", "file"):
+        raise InvalidOptionError("metastore=jdbc: catalog option 'uri' is required for a warehouse on "
+                                 f"{parsed.scheme}:// (the default SQLite file needs a local warehouse)")
+    directory = parsed.path if parsed.scheme else warehouse
+    os.makedirs(directory, exist_ok=True)
+    return f"jdbc:sqlite:{directory}/{DEFAULT_SQLITE_FILE}"
