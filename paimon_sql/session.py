@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections import OrderedDict
 from typing import Dict, List, Optional
 
 from pyspark.sql import DataFrame, SparkSession
@@ -104,6 +105,7 @@ class Session:
         self.scan_reports = None  # a list while EXPLAIN collects what planning did
         self.stand_ins: dict = {}  # zero-row relations queries are first planned over (sql/query.py)
         self.planned_needs: dict = {}  # what recent queries needed of their tables (sql/query.py)
+        self.scans: OrderedDict = OrderedDict()  # recent scans' DataFrames, for reuse (spark/scan.py)
         self.views: dict = {}  # temporary views over Paimon tables, by name (sql/views.py)
         self.cached_tables: dict = {}  # CACHE TABLE of Paimon tables (sql/cache.py)
         spark.dataSource.register(PaimonDataSource)
@@ -258,10 +260,14 @@ class Session:
         """The rows of a table ``CACHE TABLE`` cached, when it is read at its latest snapshot."""
         return cache.lookup(self, table) if self.cached_tables else None
 
-    def scan_dataframe(self, table, columns, predicate, read_optimized: bool = False) -> DataFrame:
+    def scan_dataframe(self, table, columns, predicate, read_optimized: bool = False,
+                       reuse: bool = False) -> DataFrame:
+        """The rows of a table (:func:`paimon_sql.spark.scan.scan_dataframe`). ``reuse``: the
+        DataFrame may be one built before for the same read, shared with other queries (a query's
+        references; not a DataFrame the caller persists)."""
         from paimon_sql.spark.scan import scan_dataframe
         return scan_dataframe(self.spark, table, self.warehouse, columns, predicate, self.catalog_options,
-                              self.scan_reports, read_optimized)
+                              self.scan_reports, read_optimized, self.scans if reuse else None)
 
     def write(self, df: DataFrame, table, overwrite: bool = False, partition_spec=None, dynamic: bool = False):
         """Write ``df`` to ``table`` in one snapshot, with the Paimon options ``SET spark.paimon.*``

@@ -11,6 +11,7 @@ other splits go through the ``paimon`` Python data source. The two halves are un
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import partial
@@ -197,15 +198,22 @@ def source_reader(spark: SparkSession, table, warehouse: str, catalog_options: O
 
 def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional[List[str]] = None,
                    predicate: Optional[P.Predicate] = None, catalog_options: Optional[dict] = None,
-                   reports: Optional[List[ScanReport]] = None, read_optimized: bool = False) -> DataFrame:
+                   reports: Optional[List[ScanReport]] = None, read_optimized: bool = False,
+                   reuse: Optional[OrderedDict] = None) -> DataFrame:
     """The rows of ``table`` (a time-travelled / branch / option-copied table reads as such);
     ``columns`` may name metadata columns (:mod:`paimon_sql.table.metadata_columns`). A table
-    with a fallback or primary branch reads each partition from the branch that wins it."""
+    with a fallback or primary branch reads each partition from the branch that wins it.
+
+    ``reuse``: DataFrames built before, by what they read (:func:`_reuse_key`). The scan is planned
+    and its files checked every time; only building the DataFrame (~20 ms of py4j calls, a BI
+    tool's repeated small query pays it each time) is skipped when the same snapshot, columns,
+    filter and options were read before: data files never change, so the same plan reads the same
+    rows. A DataFrame from here may then be shared: callers that persist it pass no ``reuse``."""
     branches = fallback_read.tables(table)
     if branches is not None:
         first, second = branches
         read = partial(scan_dataframe, spark, warehouse=warehouse, columns=columns, catalog_options=catalog_options,
-                       reports=reports, read_optimized=read_optimized)
+                       reports=reports, read_optimized=read_optimized, reuse=reuse)
         more, second_predicate = fallback_read.second_read(first, second, predicate)
         out = read(first, predicate=predicate)
         return out.unionByName(read(second, predicate=second_predicate)) if more else out
@@ -228,11 +236,18 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
     skipped, native_count = None, len(native)
     if native and file_skipping.applies(table, predicate):
         native, skipped = _read_time_skipping(table, native, predicate)
+    part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
+    paths = [table.paths.data_file_path(binary_row.from_bytes(s.partition, part_types), s.bucket, f.file_name)
+             for s in native for f in s.files]
+    _check_on_disk(table.io, paths, [f.file_size for s in native for f in s.files])
+    if reports is not None:
+        reports.append(ScanReport(table.name, snapshot.id if snapshot else None, columns, predicate,
+                                  plan.stats, native_count, len(splits) - native_count, skipped))
+    key = _reuse_key(table, snapshot, columns, predicate, read_optimized, paths, len(splits))
+    if reuse is not None and key in reuse:
+        reuse.move_to_end(key)
+        return reuse[key]
     if native:
-        part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
-        paths = [table.paths.data_file_path(binary_row.from_bytes(s.partition, part_types), s.bucket, f.file_name)
-                 for s in native for f in s.files]
-        _check_on_disk(table.io, paths, [f.file_size for s in native for f in s.files])
         # files at the max level come from compactions that dropped -U/-D rows: no kind filter needed
         max_level = num_levels(table.options) - 1
         kind_filter = table.schema.is_primary_key_table and any(f.level < max_level for s in native for f in s.files)
@@ -261,15 +276,28 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
         if read_meta:
             reader = reader.option("paimon.metadata", json.dumps(read_meta))
         frames.append(reader.load(table.name))
-    if reports is not None:
-        reports.append(ScanReport(table.name, snapshot.id if snapshot else None, columns, predicate,
-                                  plan.stats, native_count, len(splits) - native_count, skipped))
     out = frames[0]
     for f in frames[1:]:
         out = out.unionByName(f)
     if metadata_columns.PARTITION in wanted_meta:
         out = out.withColumn(metadata_columns.PARTITION, F.struct(*[F.col(f"`{k}`") for k in table.schema.partition_keys]))
-    return _char_types(out.select(*[f"`{c}`" for c in columns]), fields)
+    out = _char_types(out.select(*[f"`{c}`" for c in columns]), fields)
+    if reuse is not None:
+        reuse[key] = out
+        while len(reuse) > _REUSED_SCANS:
+            reuse.popitem(last=False)
+    return out
+
+
+_REUSED_SCANS = 64  # per session: DataFrames of this many recent scans are kept for reuse
+
+
+def _reuse_key(table, snapshot, columns, predicate, read_optimized: bool, paths: List[str], splits: int) -> tuple:
+    """Everything a scan's DataFrame is built from: the table's files at one snapshot (and which
+    of them Spark reads itself), its schema and per-read options, the columns and the filter."""
+    return (table.path, table.branch, snapshot.id if snapshot else None, table.schema.id,
+            tuple(sorted(table.dynamic_options.items())), tuple(columns), P.to_json(predicate), read_optimized,
+            tuple(paths), splits)
 
 
 

@@ -225,7 +225,7 @@ def _scan(session, ref, columns, predicate):
     """The scan of a table or system table (``columns``: at least one, so rows are counted)."""
     if isinstance(ref, SystemTable):
         return ref.to_dataframe(session, columns, predicate)
-    return session.scan_dataframe(ref, columns, predicate)
+    return session.scan_dataframe(ref, columns, predicate, reuse=True)
 
 
 # after a reference: a hint comment, then time travel (all three replaced with the reference)
