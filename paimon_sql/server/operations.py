@@ -14,6 +14,7 @@ CloseOperation, a timeout or the client's CloseSession cancel that group and not
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 import uuid
@@ -213,7 +214,7 @@ class StatementOperation(Operation):
                 for k, v in self.overlay.items():
                     spark.conf.set(k, v)
                 df = self.client.session.execute(self.text)
-                df = served_dataframe(df) if df is not None else None
+                df = served_dataframe(hive_listing(spark, self.text, df)) if df is not None else None
                 self.time_zone = self.client.time_zone()
                 if self.state not in _STOPPED:  # a cancel while the statement ran: no query for its rows
                     self._serve(None if df is None else _arrow_schema(df, self.time_zone),
@@ -302,6 +303,22 @@ def served_dataframe(df: DataFrame) -> DataFrame:
         text = _AS_TEXT.get(type(field.dataType).__name__)
         return F.expr(text(name, field.dataType)).alias(field.name) if text else F.col(name)
     return df.select(*[column(f) for f in df.schema.fields])
+
+
+HIVE_LISTINGS = "paimon.server.hiveListings"
+_LISTING = re.compile(r"\s*SHOW\s+(TABLES|VIEWS)\b", re.I)
+
+
+def hive_listing(spark, text: str, df: DataFrame) -> DataFrame:
+    """``SHOW TABLES`` / ``SHOW VIEWS`` as HiveServer2 answers them (one column ``tab_name``, the
+    session's temporary views left out) when the session sets ``paimon.server.hiveListings``;
+    else Spark's rows (namespace, name, isTemporary), as Spark's Thrift Server answers. Clients
+    written for Hive read the first column as the name: pyhive's ``hive://`` SQLAlchemy dialect
+    (so Superset) lists databases' names as tables' without it (PyHive#150)."""
+    if not _LISTING.match(text) or spark.conf.get(HIVE_LISTINGS, "false").lower() != "true":
+        return df
+    namespace, name = df.columns[0], df.columns[1]
+    return df.where(F.col(namespace) != "").select(F.col(name).alias("tab_name"))
 
 
 def _arrow_schema(df: DataFrame, time_zone: str) -> pa.Schema:

@@ -112,10 +112,18 @@ def _activate(spark, user: Optional[str] = None) -> None:
     """Make ``spark`` the JVM's active session of this thread: Spark finds a session's Python data
     sources (``paimon``) through the active session, not the session a plan belongs to. ``user``
     becomes ``current_user()`` of this thread's statements, as Spark's Thrift Server sets it."""
-    spark._jvm.SparkSession.setActiveSession(spark._jsparkSession)
+    session_class, current_user = _jvm_handles(spark._jvm)
+    session_class.setActiveSession(spark._jsparkSession)
     if user is not None:
-        context = spark._jvm.java.lang.Class.forName("org.apache.spark.sql.catalyst.CurrentUserContext$")
-        context.getField("MODULE$").get(None).CURRENT_USER().set(user)
+        current_user.set(user)
+
+
+@functools.lru_cache(maxsize=None)
+def _jvm_handles(jvm):
+    """(Spark's SparkSession class, the JVM's ``current_user()`` thread-local), looked up once: each
+    lookup is a py4j round trip, and every statement needs both."""
+    context = jvm.java.lang.Class.forName("org.apache.spark.sql.catalyst.CurrentUserContext$")
+    return jvm.SparkSession, context.getField("MODULE$").get(None).CURRENT_USER()
 
 
 def _error_status(error: OperationError) -> ttypes.TStatus:

@@ -2,6 +2,7 @@
 (getTables, getColumns, getPrimaryKeys, ... from a small Java program run with pip pyspark's jars), and
 a SQLAlchemy ``hive://`` engine doing what Superset does on connect."""
 
+import contextlib
 import hashlib
 import os
 import subprocess
@@ -181,11 +182,32 @@ def test_sqlalchemy_inspection_as_superset_connects(server):
         engine.dispose()
 
 
-@pytest.mark.xfail(strict=True, reason="pyhive's HiveDialect takes SHOW TABLES' and SHOW VIEWS' first column, "
-                                       "which Spark (and so this server) fills with the namespace (PyHive#150)")
-def test_sqlalchemy_table_and_view_names(server):
-    engine, inspector = _inspector(server)
+def test_sqlalchemy_hive_names_with_hive_listings(server):
+    """pyhive's ``hive://`` dialect reads SHOW TABLES' first column as the name: with the session
+    setting ``paimon.server.hiveListings`` (Superset: Engine Parameters, ``connect_args``) the server
+    answers as HiveServer2 (``tab_name``), so it gets the names. Views are among them, as pyhive's
+    dialect lists them with the tables (its own documented limit)."""
+    import sqlalchemy
+    engine = sqlalchemy.create_engine(f"hive://127.0.0.1:{server}/default", connect_args={
+        "auth": "NOSASL", "configuration": {"paimon.server.hiveListings": "true"}})
     try:
-        assert (inspector.get_table_names("db"), inspector.get_view_names("db")) == (["events", "orders"], ["answers"])
+        inspector = sqlalchemy.inspect(engine)
+        assert sorted(inspector.get_table_names("db")) == ["answers", "events", "orders"]
+        assert sorted(inspector.get_view_names("db")) == ["answers", "events", "orders"]
+        assert [c["name"] for c in inspector.get_columns("events", "db")] == ["k", "v"]
     finally:
         engine.dispose()
+
+
+def test_show_tables_keeps_sparks_columns_without_hive_listings(server):
+    """By default SHOW TABLES answers as the shell and Spark's Thrift Server do (so pyhive's
+    ``hive://`` names would be the namespace, PyHive#150; the ``paimon://`` dialect reads by name)."""
+    from pyhive import hive
+    with contextlib.closing(hive.connect("127.0.0.1", server, auth="NOSASL")) as conn:
+        cursor = conn.cursor()
+        cursor.execute("SHOW TABLES IN db")
+        assert [d[0] for d in cursor.description] == ["namespace", "tableName", "isTemporary"]
+        assert sorted(r[1] for r in cursor.fetchall()) == ["answers", "events", "orders"]
+        cursor.execute("SET paimon.server.hiveListings=true")
+        cursor.execute("SHOW VIEWS IN db")
+        assert ([d[0] for d in cursor.description], cursor.fetchall()) == (["tab_name"], [("answers",)])
