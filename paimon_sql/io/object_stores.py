@@ -225,18 +225,16 @@ def azure_location(netloc: str) -> Tuple[str, str]:
 @dataclass(frozen=True)
 class CommitGuard:
     """What makes creating ``snapshot-N`` exclusive when the store cannot create conditionally:
-    the catalog's lock (``lock.enabled`` = true with a jdbc or hive catalog, which holds it around
-    every create), or the user's word that one writer commits at a time (``lock.enabled`` = false)."""
+    the catalog's lock (a jdbc or hive catalog holds it around every create when ``lock.enabled``,
+    which on an object store defaults to true, as Paimon's ``AbstractCatalog.lockEnabled``), or
+    the user's word that one writer commits at a time (``lock.enabled`` = false)."""
 
     locked: bool = False
     single_writer: bool = False
 
     @staticmethod
     def of(options: dict) -> "CommitGuard":
-        lock = options.get("lock.enabled")
-        if lock is None:
-            return CommitGuard()
-        enabled = _flag(options, "lock.enabled", False, "lock.enabled")
+        enabled = _flag(options, "lock.enabled", True, "lock.enabled")
         return CommitGuard(locked=enabled and options.get("metastore") in LOCKING_METASTORES,
                            single_writer=not enabled)
 
