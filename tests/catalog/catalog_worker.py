@@ -1,0 +1,50 @@
+"""One process of a concurrency test of the catalog suite: ``python catalog_worker.py '<json>'``.
+
+It loads the catalog (``warehouse``, ``options``), writes ``<barrier>/ready-<proc>`` and waits for
+``<barrier>/go``, so that the processes of a test act at the same moment, then:
+
+- ``create``: creates table ``db.t`` with one column ``c<proc>`` (so the winner's schema is known);
+- ``commit``: appends ``commits`` single-row snapshots to ``db.t`` (ids ``proc * 1000 + n``) under
+  commit user ``p<proc>``.
+
+It prints one JSON line: ``{"ok": true}`` or, for a PaimonError, ``{"error": class, "message": text}``.
+Anything else is a bug: its traceback goes to stderr and the exit status is 1.
+"""
+
+import json
+import os
+import sys
+import time
+
+import pyarrow as pa
+
+from paimon_sql.catalog import load_catalog
+from paimon_sql.exceptions import PaimonError
+
+
+def main(config: dict) -> None:
+    catalog = load_catalog(config["warehouse"], config["options"])
+    proc, barrier = config["proc"], config["barrier"]
+    open(os.path.join(barrier, f"ready-{proc}"), "w").close()
+    deadline = time.time() + 60
+    while not os.path.exists(os.path.join(barrier, "go")):
+        if time.time() > deadline:
+            raise TimeoutError("no go from the test")
+        time.sleep(0.005)
+    try:
+        if config["op"] == "create":
+            catalog.create_table_from_arrow("db.t", pa.schema([(f"c{proc}", pa.int64())]))
+        else:
+            table = catalog.get_table("db.t")
+            for n in range(config["commits"]):
+                write = table.new_write()
+                write.write_arrow(pa.table({"id": [proc * 1000 + n]}, schema=pa.schema([("id", pa.int64())])))
+                table.new_commit(commit_user=f"p{proc}").commit(write.prepare_commit())
+    except PaimonError as e:
+        print(json.dumps({"error": type(e).__name__, "message": str(e)}))
+        return
+    print(json.dumps({"ok": True}))
+
+
+if __name__ == "__main__":
+    main(json.loads(sys.argv[1]))
