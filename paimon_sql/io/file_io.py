@@ -124,7 +124,7 @@ class FileIO:
 
     def _unconditional_reason(self) -> str:
         if self.store is None:
-            return f"{self.scheme}:// commits through the catalog lock"
+            return f"conditional creates on {self.scheme}:// are not implemented"
         if not self.store.config.conditional:
             return "'s3.create.conditional.enabled' is false"
         return "the store does not honour conditional puts (If-None-Match)"
@@ -154,7 +154,16 @@ class FileIO:
             self.fs.delete_file(p)
 
     def rename(self, src: str, dst: str) -> None:
-        self.fs.move(self._p(src), self._p(dst))
+        """Move a file or directory. Object stores cannot move a directory: its files are copied,
+        then the source deleted, as Hadoop's S3A renames; not atomic (never used to commit)."""
+        s, d = self._p(src), self._p(dst)
+        if self.scheme == "" or self.fs.get_file_info(s).type != pafs.FileType.Directory:
+            self.fs.move(s, d)
+            return
+        for info in self.fs.get_file_info(pafs.FileSelector(s, recursive=True)):
+            if info.type == pafs.FileType.File:
+                self.fs.copy_file(info.path, d + info.path[len(s):])
+        self.fs.delete_dir(s)
 
     def arrow_path(self, path: str) -> str:
         """The path as handed to pyarrow readers/writers together with ``self.fs``."""

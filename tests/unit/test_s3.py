@@ -26,3 +26,55 @@ def test_catalog_write_read_time_travel_on_s3(s3_server):
     assert sorted(first.column("name").to_pylist()) == ["a", "b"]
     infos = S3Config.of(s3_server).filesystem().get_file_info(pafs.FileSelector("lake/warehouse/db.db/p/snapshot"))
     assert {i.base_name for i in infos} >= {"snapshot-1", "snapshot-2", "LATEST"}
+
+
+def test_create_if_absent_options_rename_and_secrets_on_s3(s3_server):
+    import pytest
+
+    from paimon_sql.exceptions import InvalidOptionError
+    from paimon_sql.io.file_io import FileIO
+    endpoint = s3_server["s3.endpoint"].split("//")[1]
+    pafs.S3FileSystem(access_key="test", secret_key="test", endpoint_override=endpoint, scheme="http",
+                      allow_bucket_creation=True).create_dir("lake3")
+    # Paimon's spellings of S3A's names: s3./s3a./fs.s3a. prefixes, dashed or dotted keys
+    spelled = {"fs.s3a.endpoint": s3_server["s3.endpoint"], "s3a.access.key": "test", "s3.secret.key": "test",
+               "s3.path-style-access": "true", "s3.endpoint.region": "us-east-1"}
+    io = FileIO.for_path("s3://lake3/w", spelled)
+    assert io.try_create("s3://lake3/w/snapshot/snapshot-1", b"first")
+    assert not io.try_create("s3://lake3/w/snapshot/snapshot-1", b"second")  # If-None-Match: * -> 412
+    assert io.read_text("s3://lake3/w/snapshot/snapshot-1") == "first"
+    assert io.list_names("s3://lake3/w/snapshot") == ["snapshot-1"]  # the bucket's probe object is gone
+    assert "test" not in repr(io.store.config)  # keys never in a repr, so never in an error
+    with pytest.raises(InvalidOptionError, match="'s3.path.style.access' must be true or false"):
+        FileIO.for_path("s3://lake3/w", {**spelled, "s3.path.style.access": "yes"})
+
+    cat = load_catalog("s3://lake3/wh", s3_server)  # a table's directory moves by copy + delete, as S3A
+    cat.create_database("db")
+    cat.create_table_from_arrow("db.t", SCHEMA).write_arrow(
+        pa.table({"id": [1], "name": ["a"], "value": [1.0], "dt": ["x"]}, schema=SCHEMA))
+    cat.rename_table("db.t", "db.u")
+    assert cat.list_tables("db") == ["u"] and cat.get_table("db.u").to_arrow().column("id").to_pylist() == [1]
+
+
+def test_gcs_and_azure_warehouses_commit_only_under_a_lock():
+    """No GCS or Azure server here: what is checked is the options and the refusal, which touch
+    no store. Conditional creates on them (GCS ifGenerationMatch=0, Azure If-None-Match) are not
+    implemented: their commits need the catalog lock or a single writer."""
+    import pytest
+
+    from paimon_sql.exceptions import InvalidOptionError
+    from paimon_sql.io.file_io import FileIO
+    gcs = FileIO.for_path("gs://bkt/wh", {"gs.auth.type": "UNAUTHENTICATED", "gs.storage.root.url": "http://127.0.0.1:1"})
+    assert isinstance(gcs.fs, pafs.GcsFileSystem) and gcs.arrow_path("gs://bkt/wh/t") == "bkt/wh/t"
+    azure = FileIO.for_path("abfss://cont@acct.dfs.core.windows.net/wh", {"fs.azure.account.key": "c2VjcmV0"})
+    assert isinstance(azure.fs, pafs.AzureFileSystem)
+    assert azure.arrow_path("abfss://cont@acct.dfs.core.windows.net/wh/t") == "cont/wh/t"
+    for io, path in ((gcs, "gs://bkt/wh/snapshot-1"), (azure, "abfss://cont@acct.dfs.core.windows.net/wh/s-1")):
+        with pytest.raises(InvalidOptionError, match="concurrent commits need 'lock.enabled' = 'true'"):
+            io.try_create(path, b"x")
+    with pytest.raises(InvalidOptionError, match="'gs.auth.service.account.json.keyfile' is not supported"):
+        FileIO.for_path("gs://bkt/wh", {"gs.auth.service.account.json.keyfile": "/k.json"})
+    with pytest.raises(InvalidOptionError, match="abfs://<container>@<account>"):
+        FileIO.for_path("abfs://acct.dfs.core.windows.net/wh")
+    with pytest.raises(InvalidOptionError, match="warehouse scheme 'hdfs://' is not supported"):
+        FileIO.for_path("hdfs://nn/wh")
