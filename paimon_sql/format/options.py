@@ -41,8 +41,9 @@ COMPRESSION_CODECS: Dict[str, Tuple[str, ...]] = {
     "avro": ("none", "uncompressed", "snappy", "deflate", "zstd"),
 }
 
-# Spark's spark.redaction.regex default, also matching the '-'/'_' spellings (s3.access-key)
-SECRET_KEY = re.compile(r"secret|password|token|access[._-]?key", re.IGNORECASE)
+# Spark's spark.redaction.regex default, also matching the '-'/'_' spellings (s3.access-key) and Azure's
+# storage account keys (fs.azure.account.key)
+SECRET_KEY = re.compile(r"secret|password|token|access[._-]?key|account[._-]?key", re.IGNORECASE)
 MASK = "******"
 
 

@@ -43,6 +43,9 @@ def test_sql_create_insert_select_time_travel_update_compact_on_s3(s3_session):
     assert rows(s, "SELECT id, name, dt FROM db.t ORDER BY id") == [
         (1, "a", "x"), (2, "B", "x"), (3, "C", "y"), (4, "d", "y")]
     assert sorted(r[1] for r in rows(s, "SHOW TABLES IN db")) == ["a", "t"]
+    shown = dict(rows(s, "SELECT key, value FROM sys.catalog_options"))
+    assert shown["warehouse"] == "s3://sqllake/wh" and shown["s3.endpoint"].startswith("http://127.0.0.1")
+    assert shown["s3.access-key"] == shown["s3.secret-key"] == "******"
 
 
 def test_an_unknown_s3_option_is_refused(spark, s3_server):

@@ -78,3 +78,11 @@ def test_gcs_and_azure_warehouses_commit_only_under_a_lock():
         FileIO.for_path("abfs://acct.dfs.core.windows.net/wh")
     with pytest.raises(InvalidOptionError, match="warehouse scheme 'hdfs://' is not supported"):
         FileIO.for_path("hdfs://nn/wh")
+
+
+def test_object_store_secrets_are_masked():
+    from paimon_sql.format.options import MASK, redact
+    secrets = ["s3.access-key", "s3.secret-key", "s3.session.token", "fs.s3a.secret.key", "fs.azure.account.key",
+               "fs.azure.account.key.acct.dfs.core.windows.net", "fs.azure.sas.fixed.token", "gs.auth.access.token"]
+    shown = redact({**{k: "x" for k in secrets}, "s3.endpoint": "http://h:9000"})
+    assert all(shown[k] == MASK for k in secrets) and shown["s3.endpoint"] == "http://h:9000"
