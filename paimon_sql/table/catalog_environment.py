@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Callable, Tuple, TypeVar
 
 T = TypeVar("T")
+PARTITIONED_IN_METASTORE = "metastore.partitioned-table"  # a table option (Paimon's CoreOptions)
 
 
 def unlocked(action: Callable[[], T]) -> T:
@@ -28,6 +29,13 @@ class CatalogEnvironment:
     # manifest entries (ADD and DELETE) that snapshot's delta holds; the commit has happened even
     # when a callback fails (its error says so; ``CALL sys.repair`` re-syncs a metastore)
     commit_callbacks: Tuple[Callable, ...] = ()
+    # each ``callback(branch, schema)`` runs after ``schema-N`` is committed (a Hive metastore's
+    # columns); one raising PaimonError removes that schema-N again and the change fails, as Paimon's
+    # HiveCatalog.alterTable deletes a schema the metastore refused
+    schema_callbacks: Tuple[Callable, ...] = ()
+    # the catalog registers partitions in a metastore: 'metastore.partitioned-table' is honoured
+    # (a Hive catalog); elsewhere a table with it is not written, rather than silently unsynced
+    partitions_in_metastore: bool = False
 
 
 NO_CATALOG = CatalogEnvironment()

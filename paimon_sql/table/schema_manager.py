@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
-from paimon_sql.exceptions import CorruptMetadataError, SchemaError
+from paimon_sql.exceptions import CorruptMetadataError, PaimonError, SchemaError
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.io import FileIO
 from paimon_sql.table.catalog_environment import unlocked
@@ -12,10 +12,11 @@ from paimon_sql.table.paths import PathFactory
 
 
 class SchemaManager:
-    def __init__(self, io: FileIO, paths: PathFactory, lock=unlocked):
+    def __init__(self, io: FileIO, paths: PathFactory, lock=unlocked, callbacks=()):
         self.io = io
         self.paths = paths
         self.lock = lock  # the catalog's commit lock (catalog_environment.py), held to create schema-N
+        self.callbacks = callbacks  # the catalog's schema_callbacks, told of each schema-N committed
         self._cache: Dict[int, TableSchema] = {}
 
     def list_ids(self) -> List[int]:
@@ -50,5 +51,11 @@ class SchemaManager:
         path, data = self.paths.schema_path(schema.id), schema.to_json().encode("utf-8")
         if not self.lock(lambda: self.io.try_create(path, data)):
             raise SchemaError(f"schema {schema.id} already exists: the table was changed concurrently")
+        try:
+            for callback in self.callbacks:
+                callback(self.paths.branch, schema)
+        except PaimonError:
+            self.io.delete(path)
+            raise
         self._cache[schema.id] = schema
         return schema

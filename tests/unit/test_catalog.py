@@ -71,6 +71,6 @@ def test_bad_table_definitions_create_nothing(catalog, kwargs, match):
 def test_a_metastore_we_cannot_serve_is_refused(tmp_path):
     from paimon_sql.catalog import load_catalog
     from paimon_sql.exceptions import InvalidOptionError
-    with pytest.raises(InvalidOptionError, match="'metastore' = 'hive' is not supported"):
-        load_catalog(str(tmp_path), {"metastore": "hive"})
+    with pytest.raises(InvalidOptionError, match="'metastore' = 'glue' is not supported"):
+        load_catalog(str(tmp_path), {"metastore": "glue"})
     assert load_catalog(str(tmp_path), {"metastore": "filesystem"}).list_databases() == []

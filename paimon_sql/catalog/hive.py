@@ -1,0 +1,444 @@
+"""HiveCatalog: databases and tables registered in a Hive metastore (``metastore`` = ``hive``), as
+Paimon's HiveCatalog registers them, so Hive, Spark and Trino see the same tables.
+
+A database is a metastore database at ``<warehouse>/<db>.db`` (comment, owner and other properties
+in its description, owner and parameters). A table is a metastore table at ``<warehouse>/<db>.db/<t>``
+whose columns are the Paimon columns in Hive's types, with Paimon's storage handler, serde and
+input/output formats and the parameters Paimon writes (``table_type`` = ``PAIMON``,
+``storage_handler``, ``comment``, the table options prefixed ``hive.`` without the prefix, or all
+options with the catalog option ``sync-all-properties``). The schema files stay in the table
+directory as in every catalog; each schema change (ALTER TABLE) updates the metastore's columns
+and parameters, and a change the metastore refuses is undone. Names are lower case, as the
+metastore keeps them (Paimon refuses upper case in a case-insensitive catalog).
+
+``metastore.partitioned-table`` (a table option) makes the metastore table partitioned by the
+partition keys and keeps its partitions (:mod:`hive_partitions`); ``lock.enabled`` takes the commit
+lock from the metastore's lock API (default: on for object-store warehouses, as Paimon).
+"""
+
+from __future__ import annotations
+
+import getpass
+import time
+from typing import Callable, Dict, List, Optional
+from urllib.parse import urlparse
+
+from paimon_sql.catalog.base import Identifier
+from paimon_sql.catalog.filesystem import FileSystemCatalog
+from paimon_sql.catalog.hive_client import ClientPool, HiveLock, TException, message, metastore_uris, ttypes
+from paimon_sql.catalog.hive_partitions import PartitionSync, syncs_partitions
+from paimon_sql.exceptions import (
+    DatabaseAlreadyExistsError,
+    DatabaseNotEmptyError,
+    DatabaseNotFoundError,
+    InvalidIdentifierError,
+    InvalidOptionError,
+    PaimonError,
+    SchemaError,
+    TableAlreadyExistsError,
+    TableNotFoundError,
+)
+from paimon_sql.format.options import parse_duration_ms
+from paimon_sql.format.schema import TableSchema
+from paimon_sql.format.types import ArrayType, AtomicType, DataField, MapType, MultisetType, RowType
+from paimon_sql.table.catalog_environment import CatalogEnvironment, unlocked
+from paimon_sql.table.paths import MAIN_BRANCH, PathFactory
+from paimon_sql.table.schema_manager import SchemaManager
+from paimon_sql.table.table import FileStoreTable
+
+INPUT_FORMAT = "org.apache.paimon.hive.mapred.PaimonInputFormat"
+OUTPUT_FORMAT = "org.apache.paimon.hive.mapred.PaimonOutputFormat"
+SERDE = "org.apache.paimon.hive.PaimonSerDe"
+STORAGE_HANDLER = "org.apache.paimon.hive.PaimonStorageHandler"
+TABLE_TYPE_PROP, PAIMON_TABLE_TYPE = "table_type", "PAIMON"
+HIVE_PREFIX = "hive."
+BATCH = 300  # tables fetched per call when listing (Hive's hive.metastore.batch.retrieve.max)
+
+# catalog options of Paimon's Hive catalog that would change where or how tables are kept
+_REFUSED = {"location-in-properties": "false", "table.type": "managed",
+            "metastore.client.class": "org.apache.hadoop.hive.metastore.HiveMetaStoreClient"}
+
+
+class HiveCatalog(FileSystemCatalog):
+    def __init__(self, warehouse: str, options: Optional[dict] = None):
+        super().__init__(warehouse, options)
+        for key, default in _REFUSED.items():
+            if str(self.options.get(key, default)).lower() != default.lower():
+                raise InvalidOptionError(f"catalog option '{key}' = '{self.options[key]}' is not supported by the "
+                                         f"Hive catalog (only '{default}')")
+        self.uris = metastore_uris(self.options)
+        self.pool = ClientPool(self.uris, _int_option(self.options, "client-pool-size", 2))
+        lock = self.options.get("lock.enabled")
+        self.lock_enabled = urlparse(self.warehouse).scheme not in ("", "file") if lock is None \
+            else _bool_option("lock.enabled", lock)
+        self.lock_check_max_sleep = parse_duration_ms(self.options.get("lock-check-max-sleep", "8 s"))
+        self.lock_acquire_timeout = parse_duration_ms(self.options.get("lock-acquire-timeout", "8 min"))
+        self.sync_all_properties = _bool_option("sync-all-properties", self.options.get("sync-all-properties", "false"))
+
+    def _call(self, call: Callable, what: str):
+        """``call(client)``; a metastore error other than those the caller catches is one line."""
+        try:
+            return self.pool.run(call)
+        except (ttypes.NoSuchObjectException, ttypes.AlreadyExistsException, ttypes.InvalidOperationException):
+            raise
+        except TException as e:
+            raise PaimonError(f"Hive metastore: cannot {what}: {message(e)}") from None
+
+    @staticmethod
+    def _lower(kind: str, name: str) -> str:
+        if name != name.lower():
+            raise InvalidIdentifierError(f"{kind} name {name!r} cannot contain upper case in the Hive catalog "
+                                         "(the metastore keeps names in lower case)")
+        return name
+
+    # -- databases --------------------------------------------------------------------------
+
+    def list_databases(self) -> List[str]:
+        return sorted(self._call(lambda c: c.get_all_databases(), "list databases"))
+
+    def _database(self, name: str) -> "ttypes.Database":
+        try:
+            return self._call(lambda c: c.get_database(name), f"get database {name}")
+        except ttypes.NoSuchObjectException:
+            raise DatabaseNotFoundError(f"database {name} does not exist") from None
+
+    def database_exists(self, name: str) -> bool:
+        try:
+            self._database(name)
+            return True
+        except DatabaseNotFoundError:
+            return False
+
+    def create_database(self, name: str, ignore_if_exists: bool = False, properties: Optional[dict] = None):
+        path = self.database_path(self._lower("database", name))
+        db = _hive_database(name, path, dict(properties or {}))
+        try:
+            self._call(lambda c: c.create_database(db), f"create database {name}")
+        except ttypes.AlreadyExistsException:
+            if ignore_if_exists:
+                return
+            raise DatabaseAlreadyExistsError(f"database {name} already exists") from None
+        self.io.mkdirs(path)
+
+    def drop_database(self, name: str, ignore_if_not_exists: bool = False, cascade: bool = False):
+        if not self.database_exists(name):
+            if ignore_if_not_exists:
+                return
+            raise DatabaseNotFoundError(f"database {name} does not exist")
+        tables = self.list_tables(name)
+        if tables and not cascade:
+            raise DatabaseNotEmptyError(f"database {name} is not empty ({len(tables)} table(s)); use CASCADE")
+        for table in tables:
+            self.drop_table(Identifier(name, table), ignore_if_not_exists=True)
+        try:
+            self._call(lambda c: c.drop_database(name, True, True), f"drop database {name}")
+        except ttypes.NoSuchObjectException:
+            pass  # dropped meanwhile
+        self.io.delete(self.database_path(name))
+
+    def database_properties(self, name: str) -> dict:
+        db = self._database(name)
+        props = dict(db.parameters or {})
+        if db.description is not None:
+            props["comment"] = db.description
+        if db.ownerName is not None:
+            props["owner"] = db.ownerName
+        return props
+
+    def alter_database(self, name: str, properties: dict) -> None:
+        """Set (add or overwrite) properties of a database. A Hive 2.3 metastore never changes a
+        database's description: a comment given after creation is then kept in the parameters, where
+        Paimon reads it while the description is absent, and one that would replace a description
+        is refused."""
+        old = self._database(name)
+        db = _hive_database(name, old.locationUri, {**self.database_properties(name), **properties})
+        self._call(lambda c: c.alter_database(name, db), f"alter database {name}")
+        if db.description != self._database(name).description:
+            if old.description is not None:
+                raise PaimonError(f"database {name}: the Hive metastore keeps the comment it was created with")
+            db.parameters["comment"] = db.description
+            self._call(lambda c: c.alter_database(name, db), f"alter database {name}")
+
+    # -- tables -----------------------------------------------------------------------------
+
+    def _hms_table(self, ident: Identifier) -> Optional["ttypes.Table"]:
+        """The metastore's table of ``ident`` when it is a Paimon table; None when there is none."""
+        try:
+            table = self._call(lambda c: c.get_table(ident.database, ident.table), f"get table {ident}")
+        except ttypes.NoSuchObjectException:
+            return None
+        return table if _is_paimon(table) else None
+
+    def list_tables(self, database: str) -> List[str]:
+        self._database(database)
+        names = self._call(lambda c: c.get_all_tables(database), f"list tables of {database}")
+        out = []
+        for start in range(0, len(names), BATCH):
+            batch = names[start:start + BATCH]
+            tables = self._call(lambda c: c.get_table_objects_by_name(database, batch), f"list tables of {database}")
+            out += [t.tableName for t in tables if _is_paimon(t)]
+        return sorted(out)
+
+    def table_exists(self, identifier) -> bool:
+        return self._hms_table(self._ident(identifier)) is not None
+
+    def table_path(self, identifier) -> str:
+        """The location the metastore registered (a table Java made elsewhere), else the warehouse's."""
+        ident = self._ident(identifier)
+        table = self._hms_table(ident)
+        return _local(table.sd.location) if table is not None else super().table_path(ident)
+
+    def get_table(self, identifier) -> FileStoreTable:
+        ident = self._ident(identifier)
+        hms = self._hms_table(ident)
+        if hms is None:
+            self._database(ident.database)
+            raise TableNotFoundError(f"table {ident} does not exist")
+        path = _local(hms.sd.location)
+        schema = SchemaManager(self.io, PathFactory(path, [], "parquet")).latest()
+        if schema is None:
+            raise TableNotFoundError(f"table {ident} is registered in the Hive metastore, but {path} holds no schema")
+        return FileStoreTable(self.io, path, schema, str(ident), env=self.environment(ident))
+
+    def create_table(self, identifier, schema: TableSchema, ignore_if_exists: bool = False) -> FileStoreTable:
+        ident = self._ident(identifier)
+        self._lower("table", ident.table)
+        self._database(ident.database)
+        if self.table_exists(ident):
+            if ignore_if_exists:
+                return self.get_table(ident)
+            raise TableAlreadyExistsError(f"table {ident} already exists")
+        path = super().table_path(ident)
+        table = self._checked(path, schema, ident)
+        hms = self._new_hms_table(ident, schema, path)  # a type Hive cannot name fails before any file
+        manager = SchemaManager(self.io, PathFactory(path, [], "parquet"), self._lock(ident))
+        try:
+            manager.commit(schema)
+        except SchemaError:
+            raise TableAlreadyExistsError(f"table {ident} already exists (its directory {path} holds a schema)") \
+                from None
+        try:
+            self._call(lambda c: c.create_table(hms), f"create table {ident}")
+        except BaseException as e:
+            self.io.delete(path)
+            if isinstance(e, ttypes.AlreadyExistsException):
+                raise TableAlreadyExistsError(f"table {ident} already exists") from None
+            raise
+        return table
+
+    def drop_table(self, identifier, ignore_if_not_exists: bool = False):
+        ident = self._ident(identifier)
+        hms = self._hms_table(ident)
+        if hms is None:
+            if ignore_if_not_exists:
+                return
+            raise TableNotFoundError(f"table {ident} does not exist")
+        external = hms.tableType == "EXTERNAL_TABLE"
+        try:
+            self._call(lambda c: c.drop_table(ident.database, ident.table, not external), f"drop table {ident}")
+        except ttypes.NoSuchObjectException:
+            if not ignore_if_not_exists:
+                raise TableNotFoundError(f"table {ident} does not exist") from None
+            return
+        if not external:  # as Paimon: no schema may outlive the registration
+            self.io.delete(_local(hms.sd.location))
+
+    def rename_table(self, source, target):
+        src, dst = self._ident(source), self._ident(target)
+        self._lower("table", dst.table)
+        hms = self._hms_table(src)
+        if hms is None:
+            raise TableNotFoundError(f"table {src} does not exist")
+        self._database(dst.database)
+        if self.table_exists(dst):
+            raise TableAlreadyExistsError(f"table {dst} already exists")
+        old, new = _local(hms.sd.location), super().table_path(dst)
+        hms.dbName, hms.tableName = dst.database, dst.table
+        self._alter(src, hms, f"rename table {src} to {dst}")
+        moved = self._hms_table(dst)
+        # a managed table at its database's default path is moved by the metastore itself (Hive 2.3)
+        if hms.tableType != "EXTERNAL_TABLE" and _local(moved.sd.location) != new:
+            self.io.rename(old, new)
+            moved.sd.location = new
+            self._alter(dst, moved, f"move table {dst}")
+
+    def _alter(self, ident: Identifier, table: "ttypes.Table", what: str) -> None:
+        """alter_table as Paimon's HiveAlterTableUtils: CASCADE, so partitions get the new columns."""
+        context = ttypes.EnvironmentContext(properties={"CASCADE": "true", "DO_NOT_UPDATE_STATS": "false"})
+        try:
+            self._call(lambda c: c.alter_table_with_environment_context(ident.database, ident.table, table, context),
+                       what)
+        except (ttypes.NoSuchObjectException, ttypes.InvalidOperationException,
+                ttypes.AlreadyExistsException) as e:
+            raise PaimonError(f"Hive metastore: cannot {what}: {message(e)}") from None
+
+    # -- what tables get from this catalog ----------------------------------------------------
+
+    def environment(self, identifier: Identifier) -> CatalogEnvironment:
+        return CatalogEnvironment(
+            lock=self._lock(identifier),
+            commit_callbacks=(PartitionSync(self.pool, identifier.database, identifier.table,
+                                            lambda: self._registered(identifier)),),
+            schema_callbacks=(lambda branch, schema: self._schema_committed(identifier, branch, schema),),
+            partitions_in_metastore=True)
+
+    def _lock(self, ident: Identifier):
+        if not self.lock_enabled:
+            return unlocked
+        return HiveLock(self.pool, ident.database, ident.table, self.lock_check_max_sleep, self.lock_acquire_timeout)
+
+    def _registered(self, ident: Identifier) -> "ttypes.Table":
+        table = self._hms_table(ident)
+        if table is None:
+            raise PaimonError(f"table {ident} is not registered in the Hive metastore")
+        return table
+
+    def _schema_committed(self, ident: Identifier, branch: str, schema: TableSchema) -> None:
+        """A new schema of the main branch reaches the metastore (Paimon's alterTableToHms)."""
+        if branch != MAIN_BRANCH:
+            return
+        table = self._registered(ident)
+        self._update(table, schema, _local(table.sd.location))
+        self._alter(ident, table, f"alter table {ident}")
+
+    def _new_hms_table(self, ident: Identifier, schema: TableSchema, path: str) -> "ttypes.Table":
+        now = int(time.time())
+        table = ttypes.Table(tableName=ident.table, dbName=ident.database, owner=getpass.getuser(), createTime=now,
+                             lastAccessTime=now, retention=2 ** 31 - 1, partitionKeys=[], tableType="MANAGED_TABLE",
+                             parameters={TABLE_TYPE_PROP: PAIMON_TABLE_TYPE, "storage_handler": STORAGE_HANDLER})
+        self._update(table, schema, path)
+        return table
+
+    def _update(self, table: "ttypes.Table", schema: TableSchema, path: str) -> None:
+        """Columns, formats, location and parameters of ``schema`` on a metastore table (Paimon's
+        updateHmsTable and updateHmsTablePars: parameters are added, never removed)."""
+        table.parameters.update(self._parameters(schema))
+        if schema.comment is not None:
+            table.parameters["comment"] = schema.comment
+        partitioned = syncs_partitions(schema)
+        keys = set(schema.partition_keys) if partitioned else set()
+        table.partitionKeys = [_column(f) for f in schema.fields_of(schema.partition_keys)] if partitioned else []
+        table.sd = ttypes.StorageDescriptor(
+            cols=[_column(f) for f in schema.fields if f.name not in keys], location=path,
+            inputFormat=INPUT_FORMAT, outputFormat=OUTPUT_FORMAT, compressed=False, numBuckets=-1,
+            serdeInfo=ttypes.SerDeInfo(serializationLib=SERDE, parameters={}), bucketCols=[], sortCols=[],
+            parameters={}, storedAsSubDirectories=False)
+
+    def _parameters(self, schema: TableSchema) -> Dict[str, str]:
+        options = schema.options
+        if self.sync_all_properties:
+            keys = {"primary-key": schema.primary_keys, "partition": schema.partition_keys,
+                    "bucket-key": schema.bucket_keys}
+            return {**options, **{k: ",".join(v) for k, v in keys.items() if v}}
+        out = {k[len(HIVE_PREFIX):]: v for k, v in options.items() if k.startswith(HIVE_PREFIX)}
+        for key in ("partition.expiration-time", "data-file.path-directory"):  # read by other engines
+            if key in options:
+                out[key] = options[key]
+        return out
+
+    # -- CALL sys.repair -------------------------------------------------------------------
+
+    def repair_catalog(self) -> None:
+        """Register every database and table the warehouse holds (Paimon's repairCatalog)."""
+        for db in super().list_databases():
+            self.repair_database(db)
+
+    def repair_database(self, name: str) -> None:
+        if not self.database_exists(name):
+            self.create_database(name, ignore_if_exists=True)
+        db_path = self.database_path(name)
+        for table in self.io.list_dirs(db_path):
+            if self._is_table(f"{db_path}/{table}"):
+                self.repair_table(Identifier(name, table))
+
+    def repair_table(self, identifier) -> None:
+        """Register the table (or bring the metastore's columns and parameters up to its schema) and
+        add the partitions it holds (Paimon's repairTable)."""
+        ident = self._ident(identifier)
+        hms = self._hms_table(ident)
+        path = _local(hms.sd.location) if hms is not None else super().table_path(ident)
+        schema = SchemaManager(self.io, PathFactory(path, [], "parquet")).latest()
+        if schema is None:
+            raise TableNotFoundError(f"table {ident} does not exist ({path} holds no schema)")
+        if hms is None:
+            self._database(ident.database)
+            new = self._new_hms_table(ident, schema, path)
+            self._call(lambda c: c.create_table(new), f"create table {ident}")
+        else:
+            self._schema_committed(ident, MAIN_BRANCH, schema)
+        table = self.get_table(ident)
+        if syncs_partitions(table.schema) and table.snapshot_manager.latest() is not None:
+            sync = table.env.commit_callbacks[0]
+            sync.add(table, sorted({e.partition for e in table.new_scan().plan_entries()}))
+
+
+def _is_paimon(table: "ttypes.Table") -> bool:
+    sd = table.sd
+    return sd is not None and sd.inputFormat == INPUT_FORMAT and sd.outputFormat == OUTPUT_FORMAT
+
+
+def _local(location: str) -> str:
+    """A metastore location as our FileIO names it: ``file:/x`` is the local path ``/x``."""
+    parsed = urlparse(location)
+    return parsed.path if parsed.scheme == "file" else location.rstrip("/")
+
+
+def _hive_database(name: str, location: str, properties: dict) -> "ttypes.Database":
+    """Paimon's convertToHiveDatabase: comment and owner are the database's own fields."""
+    given = properties.pop("location", None)
+    if given is not None and _local(given) != _local(location):
+        raise InvalidOptionError(f"database {name}: location {given!r} is not supported (a database of this "
+                                 f"catalog lives at {location})")
+    comment, owner = properties.pop("comment", None), properties.pop("owner", None)
+    return ttypes.Database(name=name, description=comment, locationUri=location, ownerName=owner,
+                           parameters={k: str(v) for k, v in properties.items() if v is not None})
+
+
+def _column(field: DataField) -> "ttypes.FieldSchema":
+    return ttypes.FieldSchema(name=field.name, type=hive_type(field.type), comment=field.description)
+
+
+HIVE_MAX_CHAR, HIVE_MAX_VARCHAR = 255, 65535
+_ATOMIC = {"BOOLEAN": "boolean", "TINYINT": "tinyint", "SMALLINT": "smallint", "INT": "int", "BIGINT": "bigint",
+           "FLOAT": "float", "DOUBLE": "double", "BINARY": "binary", "VARBINARY": "binary", "DATE": "date",
+           "TIME": "string", "TIMESTAMP": "timestamp", "TIMESTAMP_LTZ": "timestamp"}
+
+
+def hive_type(t) -> str:
+    """The Hive type Paimon's HiveTypeUtils.toTypeInfo gives (Hive 2.3: TIMESTAMP WITH LOCAL TIME ZONE
+    is ``timestamp``; CHAR/VARCHAR longer than Hive allows are ``string``)."""
+    if isinstance(t, AtomicType):
+        if t.name == "DECIMAL":
+            return f"decimal({t.precision},{t.scale})"
+        if t.name == "CHAR":
+            return f"char({t.precision})" if t.precision <= HIVE_MAX_CHAR else "string"
+        if t.name == "VARCHAR":
+            return f"varchar({t.precision})" if t.precision <= HIVE_MAX_VARCHAR else "string"
+        if t.name in _ATOMIC:
+            return _ATOMIC[t.name]
+    elif isinstance(t, ArrayType):
+        return f"array<{hive_type(t.element)}>"
+    elif isinstance(t, MultisetType):
+        return f"map<{hive_type(t.element)},int>"
+    elif isinstance(t, MapType):
+        return f"map<{hive_type(t.key)},{hive_type(t.value)}>"
+    elif isinstance(t, RowType):
+        return "struct<" + ",".join(f"{f.name}:{hive_type(f.type)}" for f in t.fields) + ">"
+    raise SchemaError(f"type {t} has no Hive type: the Hive catalog cannot register the table")
+
+
+def _int_option(options: dict, key: str, default: int) -> int:
+    try:
+        return int(options.get(key, default))
+    except ValueError:
+        raise InvalidOptionError(f"catalog option '{key}' must be an integer, got {options[key]!r}") from None
+
+
+def _bool_option(key: str, value) -> bool:
+    text = str(value).strip().lower()
+    if text not in ("true", "false"):
+        raise InvalidOptionError(f"catalog option '{key}' must be true or false, got {value!r}")
+    return text == "true"
+
+
+__all__ = ["HiveCatalog", "hive_type"]

@@ -1,0 +1,289 @@
+"""The Hive catalog against a real Hive metastore (tests/catalog/hive_metastore.py). What the
+metastore holds is read with the Thrift client library directly, never through our catalog."""
+
+import os
+import threading
+import time
+import uuid
+from urllib.parse import urlparse
+
+import pyarrow as pa
+import pytest
+from catalog.hive_metastore import shared_metastore
+from pymetastore.hive_metastore import ThriftHiveMetastore, ttypes
+from thrift.protocol.TBinaryProtocol import TBinaryProtocol
+from thrift.transport import TSocket, TTransport
+
+from paimon_sql.catalog import FileSystemCatalog, Identifier, load_catalog
+from paimon_sql.exceptions import (
+    DatabaseAlreadyExistsError,
+    DatabaseNotEmptyError,
+    InvalidIdentifierError,
+    InvalidOptionError,
+    PaimonError,
+    TableNotFoundError,
+)
+from paimon_sql.format.schema import TableSchema
+from paimon_sql.format.types import DataField, parse_type
+from paimon_sql.table.schema_change import AddColumn, SetOption
+
+PARTITIONED = {"metastore.partitioned-table": "true"}
+HMS_STATS = ("transient_lastDdlTime", "numFiles", "totalSize")  # parameters the metastore adds itself
+
+
+@pytest.fixture(scope="session")
+def hive_catalog():
+    """Catalog options of the run's one metastore (the catalog suite's conftest asks for this too)."""
+    return {"uri": shared_metastore().uri}
+
+
+@pytest.fixture(scope="module")
+def hms(hive_catalog):
+    """A Thrift client of the metastore, from the client library (not our catalog)."""
+    uri = urlparse(hive_catalog["uri"])
+    transport = TTransport.TBufferedTransport(TSocket.TSocket(uri.hostname, uri.port))
+    transport.open()
+    yield ThriftHiveMetastore.Client(TBinaryProtocol(transport))
+    transport.close()
+
+
+@pytest.fixture
+def db():
+    return f"db_{uuid.uuid4().hex[:8]}"  # the metastore is shared by the whole run
+
+
+@pytest.fixture
+def catalog(tmp_path, hive_catalog, db):
+    cat = load_catalog(str(tmp_path / "warehouse"), {"metastore": "hive", **hive_catalog})
+    yield cat
+    cat.drop_database(db, ignore_if_not_exists=True, cascade=True)
+
+
+def _schema(columns, partition_keys=(), primary_keys=(), options=None, comment=None):
+    fields = [DataField(i, name, parse_type(t), desc) for i, (name, t, desc) in enumerate(columns)]
+    return TableSchema.create(fields, list(partition_keys), list(primary_keys), options, comment)
+
+
+ROWS = pa.table({"id": pa.array([1, 2, 3], pa.int32()), "v": ["a", "b", "c"], "dt": ["d1", "d2", "d1"]})
+BASIC = [("id", "INT", None), ("v", "STRING", None), ("dt", "STRING", None)]
+
+
+def test_databases_are_metastore_databases(catalog, hms, db, tmp_path):
+    catalog.create_database(db, properties={"comment": "sales", "owner": "ann", "team": "bi"})
+    got = hms.get_database(db)
+    assert (got.description, got.ownerName, got.parameters) == ("sales", "ann", {"team": "bi"})
+    assert urlparse(got.locationUri).path == str(tmp_path / "warehouse" / f"{db}.db")
+    assert db in hms.get_all_databases() and db in catalog.list_databases()
+    assert catalog.database_exists(db) and not catalog.database_exists(db + "x")
+
+    catalog.alter_database(db, {"team": "ops"})
+    assert hms.get_database(db).parameters == {"team": "ops"}
+    assert catalog.database_properties(db) == {"comment": "sales", "owner": "ann", "team": "ops"}
+    with pytest.raises(PaimonError, match="keeps the comment"):  # Hive 2.3 never alters a description
+        catalog.alter_database(db, {"comment": "all sales"})
+
+    # a comment given after creation (SQL's CREATE DATABASE ... COMMENT) is kept where Paimon reads it
+    catalog.create_database(db + "_c")
+    try:
+        catalog.alter_database(db + "_c", {"comment": "later"})
+        got = hms.get_database(db + "_c")
+        assert (got.description, got.parameters) == (None, {"comment": "later"})
+        assert catalog.database_properties(db + "_c") == {"comment": "later"}
+    finally:
+        catalog.drop_database(db + "_c")
+
+    with pytest.raises(DatabaseAlreadyExistsError):
+        catalog.create_database(db)
+    catalog.create_database(db, ignore_if_exists=True)
+
+    catalog.create_table(Identifier(db, "t"), _schema(BASIC))
+    with pytest.raises(DatabaseNotEmptyError):
+        catalog.drop_database(db)
+    catalog.drop_database(db, cascade=True)
+    with pytest.raises(ttypes.NoSuchObjectException):
+        hms.get_database(db)
+    assert not os.path.exists(tmp_path / "warehouse" / f"{db}.db")
+
+
+def test_a_table_is_registered_as_paimon_registers_it(catalog, hms, db, tmp_path):
+    catalog.create_database(db)
+    columns = [("id", "INT NOT NULL", "the key"), ("name", "VARCHAR(10)", None), ("s", "STRING", None),
+               ("c", "CHAR(300)", None), ("amount", "DECIMAL(10, 2)", None), ("b", "BYTES", None),
+               ("ts", "TIMESTAMP(3)", None), ("ltz", "TIMESTAMP_LTZ(6)", None), ("t", "TIME", None),
+               ("d", "DATE", None), ("tags", "ARRAY<STRING>", None), ("m", "MAP<STRING, BIGINT>", None),
+               ("r", "ROW<x INT, y DOUBLE>", None), ("dt", "STRING", None)]
+    catalog.create_table(Identifier(db, "t"), _schema(columns, ["dt"], ["id", "dt"],
+                                                     {"bucket": "2", "hive.owner-team": "bi"}, "orders"))
+    t = hms.get_table(db, "t")
+    assert t.sd.inputFormat == "org.apache.paimon.hive.mapred.PaimonInputFormat"
+    assert t.sd.outputFormat == "org.apache.paimon.hive.mapred.PaimonOutputFormat"
+    assert t.sd.serdeInfo.serializationLib == "org.apache.paimon.hive.PaimonSerDe"
+    assert urlparse(t.sd.location).path == str(tmp_path / "warehouse" / f"{db}.db" / "t")
+    assert t.tableType == "MANAGED_TABLE"
+    assert {k: v for k, v in t.parameters.items() if k not in HMS_STATS} == {
+        "table_type": "PAIMON", "storage_handler": "org.apache.paimon.hive.PaimonStorageHandler",
+        "comment": "orders", "owner-team": "bi"}
+    assert [(c.name, c.type, c.comment) for c in t.sd.cols] == [
+        ("id", "int", "the key"), ("name", "varchar(10)", None), ("s", "string", None), ("c", "string", None),
+        ("amount", "decimal(10,2)", None), ("b", "binary", None), ("ts", "timestamp", None),
+        ("ltz", "timestamp", None), ("t", "string", None), ("d", "date", None), ("tags", "array<string>", None),
+        ("m", "map<string,bigint>", None), ("r", "struct<x:int,y:double>", None), ("dt", "string", None)]
+    assert t.partitionKeys == []  # only with metastore.partitioned-table
+
+    # only Paimon tables are listed (a plain Hive table in the same database is not ours)
+    hive_sd = ttypes.StorageDescriptor(cols=[ttypes.FieldSchema("x", "int")], location=str(tmp_path / "plain"),
+                                       inputFormat="org.apache.hadoop.mapred.TextInputFormat",
+                                       outputFormat="org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat",
+                                       serdeInfo=ttypes.SerDeInfo(serializationLib="org.apache.hadoop.hive.serde2."
+                                                                  "lazy.LazySimpleSerDe", parameters={}))
+    hms.create_table(ttypes.Table(tableName="plain", dbName=db, sd=hive_sd, partitionKeys=[], parameters={},
+                                  tableType="MANAGED_TABLE"))
+    assert catalog.list_tables(db) == ["t"]
+    assert not catalog.table_exists(Identifier(db, "plain"))
+    with pytest.raises(TableNotFoundError):
+        catalog.get_table(Identifier(db, "plain"))
+
+
+def test_rename_and_drop_move_the_registration_and_the_files(catalog, hms, db, tmp_path):
+    catalog.create_database(db)
+    catalog.create_table(Identifier(db, "t"), _schema(BASIC)).write_arrow(ROWS)
+    catalog.rename_table(Identifier(db, "t"), Identifier(db, "u"))
+    with pytest.raises(ttypes.NoSuchObjectException):
+        hms.get_table(db, "t")
+    new_path = tmp_path / "warehouse" / f"{db}.db" / "u"
+    assert urlparse(hms.get_table(db, "u").sd.location).path == str(new_path)
+    assert not (tmp_path / "warehouse" / f"{db}.db" / "t").exists()
+    assert sorted(catalog.get_table(Identifier(db, "u")).to_arrow().column("id").to_pylist()) == [1, 2, 3]
+
+    catalog.drop_table(Identifier(db, "u"))
+    with pytest.raises(ttypes.NoSuchObjectException):
+        hms.get_table(db, "u")
+    assert not new_path.exists()
+    assert catalog.list_tables(db) == []
+
+
+def test_schema_changes_reach_the_metastore(catalog, hms, db):
+    catalog.create_database(db)
+    table = catalog.create_table(Identifier(db, "t"), _schema(BASIC, ["dt"], options=PARTITIONED))
+    table.schema_manager.commit_changes([AddColumn("extra", parse_type("BIGINT"), "new one"),
+                                         SetOption("hive.note", "x")])
+    t = hms.get_table(db, "t")
+    assert [(c.name, c.type, c.comment) for c in t.sd.cols] == [
+        ("id", "int", None), ("v", "string", None), ("extra", "bigint", "new one")]
+    assert [c.name for c in t.partitionKeys] == ["dt"]
+    assert t.parameters["note"] == "x"
+
+    # the metastore cannot unpartition a table: the change is refused and its schema file undone
+    before = table.schema_manager.list_ids()
+    with pytest.raises(PaimonError, match="Hive metastore"):
+        catalog.get_table(Identifier(db, "t")).schema_manager.commit_changes(
+            [SetOption("metastore.partitioned-table", "false")])
+    assert catalog.get_table(Identifier(db, "t")).schema_manager.list_ids() == before
+    assert [c.name for c in hms.get_table(db, "t").partitionKeys] == ["dt"]
+
+
+def test_partitions_follow_the_commits(catalog, hms, db, tmp_path):
+    catalog.create_database(db)
+    table = catalog.create_table(Identifier(db, "t"), _schema(BASIC, ["dt"], options=PARTITIONED))
+    assert [(c.name, c.type) for c in hms.get_table(db, "t").partitionKeys] == [("dt", "string")]
+    assert [c.name for c in hms.get_table(db, "t").sd.cols] == ["id", "v"]
+    table.write_arrow(ROWS)
+    assert sorted(hms.get_partition_names(db, "t", -1)) == ["dt=d1", "dt=d2"]
+    part = hms.get_partition(db, "t", ["d2"])
+    assert urlparse(part.sd.location).path == str(tmp_path / "warehouse" / f"{db}.db" / "t" / "dt=d2")
+
+    table = catalog.get_table(Identifier(db, "t"))
+    table.write_arrow(pa.table({"id": pa.array([4], pa.int32()), "v": ["x"], "dt": ["d3"]}))
+    assert sorted(hms.get_partition_names(db, "t", -1)) == ["dt=d1", "dt=d2", "dt=d3"]
+
+    table.new_commit().drop_partitions([{"dt": "d1"}])
+    assert sorted(hms.get_partition_names(db, "t", -1)) == ["dt=d2", "dt=d3"]
+
+    # an overwrite leaving a partition without files drops it; the one it writes is added
+    table.write_arrow(pa.table({"id": pa.array([5], pa.int32()), "v": ["y"], "dt": ["d4"]}), overwrite=True)
+    assert hms.get_partition_names(db, "t", -1) == ["dt=d4"]
+
+    # repair adds back what the metastore lost
+    hms.drop_partition(db, "t", ["d4"], False)
+    assert hms.get_partition_names(db, "t", -1) == []
+    catalog.repair_table(Identifier(db, "t"))
+    assert hms.get_partition_names(db, "t", -1) == ["dt=d4"]
+
+
+def test_repair_registers_what_the_warehouse_holds(catalog, hms, db, tmp_path):
+    catalog.create_database(db)
+    FileSystemCatalog(str(tmp_path / "warehouse")).create_table(Identifier(db, "orphan"), _schema(BASIC))
+    assert catalog.list_tables(db) == []
+    catalog.repair_database(db)
+    assert catalog.list_tables(db) == ["orphan"]
+    assert hms.get_table(db, "orphan").parameters["table_type"] == "PAIMON"
+
+
+def test_other_catalogs_do_not_write_a_table_partitioned_in_the_metastore(tmp_path):
+    cat = FileSystemCatalog(str(tmp_path / "fs"))
+    cat.create_database("d")
+    table = cat.create_table(Identifier("d", "t"), _schema(BASIC, ["dt"], options=PARTITIONED))
+    with pytest.raises(InvalidOptionError, match="metastore.partitioned-table"):
+        table.write_arrow(ROWS)
+    assert table.snapshot_manager.latest() is None
+
+
+def test_the_metastore_lock_excludes_a_second_holder(tmp_path, hive_catalog, db):
+    options = {"metastore": "hive", **hive_catalog, "lock.enabled": "true", "lock-acquire-timeout": "1 s",
+               "lock-check-max-sleep": "100 ms"}
+    catalog = load_catalog(str(tmp_path / "warehouse"), options)
+    other = load_catalog(str(tmp_path / "warehouse"), options)  # another process's catalog, in effect
+    catalog.create_database(db)
+    try:
+        ident = Identifier(db, "t")
+        catalog.create_table(ident, _schema(BASIC)).write_arrow(ROWS)  # commits take the lock
+        holding, release = threading.Event(), threading.Event()
+
+        def hold():
+            catalog.environment(ident).lock(lambda: (holding.set(), release.wait(30)))
+
+        holder = threading.Thread(target=hold)
+        holder.start()
+        assert holding.wait(30)
+        start = time.monotonic()
+        with pytest.raises(PaimonError, match="lock"):
+            other.environment(ident).lock(lambda: None)
+        assert time.monotonic() - start >= 1
+        release.set()
+        holder.join(30)
+        assert other.environment(ident).lock(lambda: "mine") == "mine"
+        assert other.get_table(ident).to_arrow().num_rows == 3
+    finally:
+        catalog.drop_database(db, cascade=True)
+
+
+def test_the_address_from_hive_site_and_a_shared_pool(tmp_path, hive_catalog):
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "hive-site.xml").write_text(
+        "<configuration><property><name>hive.metastore.uris</name>"
+        f"<value>{hive_catalog['uri']}</value></property></configuration>")
+    catalog = load_catalog(str(tmp_path / "wh"), {"metastore": "hive", "hive-conf-dir": str(tmp_path / "conf"),
+                                                  "client-pool-size": "2"})
+    results = []
+    threads = [threading.Thread(target=lambda: results.append("default" in catalog.list_databases()))
+               for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert results == [True] * 8
+    (tmp_path / "hive-site.xml").write_text("<configuration></configuration>")
+    with pytest.raises(InvalidOptionError, match="hive.metastore.uris"):
+        load_catalog(str(tmp_path / "wh"), {"metastore": "hive", "hive-conf-dir": str(tmp_path)})
+    with pytest.raises(InvalidOptionError, match="thrift://"):
+        load_catalog(str(tmp_path / "wh"), {"metastore": "hive", "uri": "http://x:1"})
+    with pytest.raises(InvalidOptionError, match="location-in-properties"):
+        load_catalog(str(tmp_path / "wh"), {"metastore": "hive", **hive_catalog, "location-in-properties": "true"})
+
+
+def test_upper_case_names_are_refused(catalog, db):
+    with pytest.raises(InvalidIdentifierError, match="upper case"):
+        catalog.create_database("Sales")
+    catalog.create_database(db)
+    with pytest.raises(InvalidIdentifierError, match="upper case"):
+        catalog.create_table(Identifier(db, "Orders"), _schema(BASIC))
