@@ -26,6 +26,22 @@ def s3_bucket(s3_server):
     return s3_server
 
 
+@pytest.fixture(scope="session")
+def postgres_catalog():
+    """Catalog options of a JDBC catalog on the run's PostgreSQL (tests/catalog/postgres_server.py)."""
+    from catalog.postgres_server import start_postgres
+    server = start_postgres()
+    yield server.options
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def hive_catalog():
+    """Catalog options of a Hive catalog on the run's metastore (tests/catalog/hive_metastore.py)."""
+    from catalog.hive_metastore import shared_metastore
+    return shared_metastore().options
+
+
 @pytest.fixture(params=CATALOGS)
 def catalog_options(request, tmp_path):
     """Paimon's catalog options of the param's catalog, ``warehouse`` included."""
@@ -39,10 +55,10 @@ def catalog_options(request, tmp_path):
     elif name == "sqlite":
         options = {"metastore": "jdbc", "uri": f"jdbc:sqlite:{tmp_path}/catalog.db"}
     elif name == "postgres":
-        options = {"metastore": "jdbc", **request.getfixturevalue("postgres_catalog"),
-                   "catalog-key": f"suite-{uuid.uuid4().hex[:8]}"}  # one catalog per test in the one database
+        # one catalog per test in the run's one database
+        options = {**request.getfixturevalue("postgres_catalog"), "catalog-key": f"suite-{uuid.uuid4().hex[:8]}"}
     elif name == "hive":
-        options = {"metastore": "hive", **request.getfixturevalue("hive_catalog")}
+        options = dict(request.getfixturevalue("hive_catalog"))
     else:
         options = dict(request.getfixturevalue("s3_bucket"))
         warehouse = f"s3://bucket/{uuid.uuid4().hex}/wh"

@@ -169,8 +169,9 @@ def test_concurrent_creates_of_one_name_exactly_one_wins(catalog_options, tmp_pa
     answers = _run_together(catalog_options, tmp_path, "create")
     winners = [p for p, a in enumerate(answers) if a.get("ok")]
     assert len(winners) == 1, answers
-    loser = answers[1 - winners[0]]
-    assert "already exists" in loser["message"] and "\n" not in loser["message"], loser
+    loser = answers[1 - winners[0]]  # as a create that finds the table: IF NOT EXISTS would pass over it
+    assert loser["error"] == "TableAlreadyExistsError" and loser["message"].startswith("table db.t already exists")
+    assert "\n" not in loser["message"]
     catalog = open_catalog(catalog_options)
     assert catalog.list_tables("db") == ["t"]
     table = catalog.get_table("db.t")
