@@ -52,8 +52,15 @@ class JdbcCatalogLock:
             self.release(lock_id)
 
     def try_acquire(self, lock_id: str) -> bool:
-        """One try: clear an expired row of ``lock_id``, then insert ours."""
-        self.client.execute(f"DELETE FROM {TABLE} WHERE {_EXPIRED[self.client.protocol]} AND lock_id = ?", lock_id)
+        """One try: clear an expired row of ``lock_id``, then insert ours. While a live holder's
+        row is there, a waiter only reads: on SQLite a write would wait for every reader, and
+        Java 1.0's catalog keeps a read open as long as it lives (a result set it never closes)."""
+        expired = _EXPIRED[self.client.protocol]
+        held = self.client.query(f"SELECT {expired} FROM {TABLE} WHERE lock_id = ?", lock_id)
+        if held and not held[0][0]:
+            return False
+        if held:
+            self.client.execute(f"DELETE FROM {TABLE} WHERE {expired} AND lock_id = ?", lock_id)
         try:
             self.client.execute(f"INSERT INTO {TABLE} (lock_id, expire_time_seconds) VALUES (?, ?)",
                                 lock_id, self.acquire_timeout_ms // 1000)

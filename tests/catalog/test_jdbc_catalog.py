@@ -11,6 +11,7 @@ import uuid
 
 import pyarrow as pa
 import pytest
+from catalog.postgres_server import start_postgres
 
 from paimon_sql.catalog import load_catalog
 from paimon_sql.exceptions import (
@@ -22,7 +23,6 @@ from paimon_sql.exceptions import (
     TableAlreadyExistsError,
     TableNotFoundError,
 )
-from tests.catalog.postgres_server import start_postgres
 
 SCHEMA = pa.schema([("id", pa.int64()), ("v", pa.string())])
 
