@@ -249,8 +249,9 @@ class Session:
         Spark as written but for the Paimon references (:func:`query.spliced_dataframe`); without
         it (a query the front layer built, as for UPDATE) sqlglot writes it from ``node``."""
         text = parse.prepare(text if text is not None else node.sql(dialect=parse.DIALECT))
-        text = views.expand(self, parse.parse(text), text)
-        return query.spliced_dataframe(self, parse.parse(text), text)
+        tree = parse.parse(text)
+        expanded = views.expand(self, tree, text)
+        return query.spliced_dataframe(self, tree if expanded == text else parse.parse(expanded), expanded)
 
     def spark_sql(self, text: str) -> DataFrame:
         """Spark's own ``spark.sql`` (``connect()`` routes the SparkSession's through :meth:`sql`)."""
