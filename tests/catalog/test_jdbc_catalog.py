@@ -250,3 +250,46 @@ def test_without_uri_the_catalog_is_an_sqlite_file_in_the_warehouse(warehouse):
     assert load_catalog(warehouse, {"metastore": "jdbc"}).list_tables("db") == ["t"]
     with pytest.raises(InvalidOptionError, match="'uri' is required"):
         load_catalog("s3://bucket/w", {"metastore": "jdbc", "s3.endpoint": "http://127.0.0.1:1"})
+
+
+@pytest.fixture
+def jdbc_session(spark, options, warehouse):
+    """A paimon Session on the JDBC catalog (torn down as tests/spark's session)."""
+    import paimon_sql
+    s = paimon_sql.connect(warehouse, spark=spark, catalog_options=options)
+    spark_databases = {d.name for d in spark.catalog.listDatabases()}
+    yield s
+    paimon_sql.session.route(spark, None)
+    paimon_sql.session.hooks.uninstall(spark)
+    spark.catalog.setCurrentDatabase("default")
+    for db in {d.name for d in spark.catalog.listDatabases()} - spark_databases:
+        s.spark_sql(f"DROP DATABASE `{db}` CASCADE")
+
+
+def test_sql_on_the_jdbc_catalog(jdbc_session, options, warehouse):
+    def rows(text):
+        return [tuple(r) for r in jdbc_session.sql(text).collect()]
+
+    key = options.get("catalog-key", "jdbc")
+    jdbc_session.sql("CREATE DATABASE shop COMMENT 'the shop'")
+    jdbc_session.sql("CREATE TABLE shop.orders (id BIGINT, item STRING) TBLPROPERTIES ('primary-key' = 'id', "
+                     "'bucket' = '1')")
+    jdbc_session.sql("INSERT INTO shop.orders VALUES (1, 'tea'), (2, 'cake')")
+    jdbc_session.sql("INSERT INTO shop.orders VALUES (2, 'pie')")
+    assert rows("SELECT id, item FROM shop.orders ORDER BY id") == [(1, "tea"), (2, "pie")]
+    assert rows("SHOW TABLES IN shop") == [("shop", "orders", False)]
+    assert registry_rows(options, "SELECT database_name, table_name FROM paimon_tables WHERE catalog_key = ?",
+                         key) == [("shop", "orders")]
+    assert ("Comment", "the shop") in rows("DESCRIBE DATABASE shop")
+
+    jdbc_session.sql("ALTER TABLE shop.orders RENAME TO shop.sales")
+    assert rows("SELECT count(*) FROM shop.sales") == [(2,)]
+    assert registry_rows(options, "SELECT table_name FROM paimon_tables WHERE catalog_key = ?", key) == [("sales",)]
+    shown = dict(rows("SELECT key, value FROM sys.catalog_options"))
+    assert shown["metastore"] == "jdbc" and shown.get("jdbc.password", "******") == "******"
+    assert options.get("jdbc.password", "none") not in str(shown)
+
+    jdbc_session.sql("DROP TABLE shop.sales")
+    assert rows("SHOW TABLES IN shop") == [] and not os.path.exists(f"{warehouse}/shop.db/sales")
+    jdbc_session.sql("DROP DATABASE shop")
+    assert "shop" not in load_catalog(warehouse, options).list_databases()

@@ -176,7 +176,7 @@ def test_connect_takes_catalog_options(spark, warehouse):
     s = paimon_sql.connect(warehouse, spark=spark, catalog_options={"metastore": "filesystem", "s3.region": "x"})
     assert s.catalog_options["s3.region"] == "x"
     with pytest.raises(PaimonError, match="metastore"):
-        paimon_sql.connect(warehouse, spark=spark, catalog_options={"metastore": "jdbc"})
+        paimon_sql.connect(warehouse, spark=spark, catalog_options={"metastore": "no-such-metastore"})
 
 
 def test_a_repeated_query_is_planned_over_stand_ins_once(session, monkeypatch):
