@@ -14,3 +14,6 @@ ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || need+=(postgresql)
 if [ ${#need[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
+# Azurite (Microsoft's Azure Storage emulator, from npm) for the Azure warehouse tests (tests/unit/test_azure.py)
+[ -x .venv/azurite/node_modules/.bin/azurite-blob ] || \
+  npm install -s --prefix .venv/azurite --no-audit --no-fund azurite@3.37.0 >/dev/null

@@ -17,6 +17,7 @@ from urllib.parse import urlparse
 import pyarrow.fs as pafs
 
 from paimon_sql.exceptions import InvalidOptionError
+from paimon_sql.io.azure_store import AzureConfig, AzureStore, azure_location
 from paimon_sql.io.object_stores import (
     AZURE_SCHEMES,
     GCS_SCHEMES,
@@ -24,18 +25,16 @@ from paimon_sql.io.object_stores import (
     CommitGuard,
     S3Config,
     S3Store,
-    azure_filesystem,
-    azure_location,
     gcs_filesystem,
 )
 
 
 class FileIO:
     """A filesystem and the scheme-stripped form of paths on it. ``store`` creates files
-    conditionally where the object store can (S3); ``guard`` says whether an unconditional create
-    is safe where it cannot (the catalog's lock, or a single writer)."""
+    conditionally where the object store can (S3, Azure); ``guard`` says whether an unconditional
+    create is safe where it cannot (the catalog's lock, or a single writer)."""
 
-    def __init__(self, fs: pafs.FileSystem, scheme: str = "", store: Optional[S3Store] = None,
+    def __init__(self, fs: pafs.FileSystem, scheme: str = "", store=None,
                  guard: CommitGuard = CommitGuard()):
         self.fs = fs
         self.scheme = scheme
@@ -54,8 +53,8 @@ class FileIO:
         if scheme in GCS_SCHEMES:
             return FileIO(gcs_filesystem(options), "gs", None, CommitGuard.of(options))
         if scheme in AZURE_SCHEMES:
-            account, _ = azure_location(urlparse(path).netloc)
-            return FileIO(azure_filesystem(account, options), "abfs", None, CommitGuard.of(options))
+            config = AzureConfig.of(azure_location(urlparse(path).netloc)[0], options)
+            return FileIO(config.filesystem(), "abfs", AzureStore(config), CommitGuard.of(options))
         if scheme not in ("", "file"):
             raise InvalidOptionError(f"warehouse scheme '{scheme}://' is not supported "
                                      f"(local paths, file://, s3://, s3a://, gs://, abfs://, abfss://)")
@@ -105,8 +104,8 @@ class FileIO:
 
         Local: the bytes go to a temporary file that is then hard-linked to the target, which the
         OS refuses if the target exists, so readers never see a partial file and two writers
-        never both succeed. S3: a PUT with ``If-None-Match: *``. A store that cannot create
-        conditionally (GCS and Azure here, S3 with ``s3.create.conditional.enabled`` = false or a
+        never both succeed. S3 and Azure: a PUT with ``If-None-Match: *``. A store that cannot
+        create conditionally (GCS here, S3 with ``s3.create.conditional.enabled`` = false or a
         store without conditional puts) checks and writes, which is only safe under the catalog's
         lock (the caller holds it) or for a single writer; otherwise the create is refused.
         """
@@ -116,18 +115,12 @@ class FileIO:
         created = self.store.put_if_absent(p, data) if self.store else None
         if created is not None:
             return created
-        self.guard.refuse(f"{self.scheme}://{p.split('/', 1)[0]}", self._unconditional_reason())
+        why = self.store.why_not() if self.store else f"conditional creates on {self.scheme}:// are not implemented"
+        self.guard.refuse(f"{self.scheme}://{p.split('/', 1)[0]}", why)
         if self.exists(path):
             return False
         self.write_bytes(path, data)
         return True
-
-    def _unconditional_reason(self) -> str:
-        if self.store is None:
-            return f"conditional creates on {self.scheme}:// are not implemented"
-        if not self.store.config.conditional:
-            return "'s3.create.conditional.enabled' is false"
-        return "the store does not honour conditional puts (If-None-Match)"
 
     def list_names(self, path: str) -> List[str]:
         """Names (not paths) directly inside a directory; empty when it does not exist."""
@@ -154,11 +147,15 @@ class FileIO:
             self.fs.delete_file(p)
 
     def rename(self, src: str, dst: str) -> None:
-        """Move a file or directory. Object stores cannot move a directory: its files are copied,
-        then the source deleted, as Hadoop's S3A renames; not atomic (never used to commit)."""
+        """Move a file or directory. Object stores have no rename: each file is copied, then the
+        source deleted, as Hadoop's S3A renames; not atomic (never used to commit)."""
         s, d = self._p(src), self._p(dst)
-        if self.scheme == "" or self.fs.get_file_info(s).type != pafs.FileType.Directory:
+        if self.scheme == "":
             self.fs.move(s, d)
+            return
+        if self.fs.get_file_info(s).type != pafs.FileType.Directory:
+            self.fs.copy_file(s, d)
+            self.fs.delete_file(s)
             return
         for info in self.fs.get_file_info(pafs.FileSelector(s, recursive=True)):
             if info.type == pafs.FileType.File:

@@ -12,6 +12,7 @@ PUT with ``If-None-Match: *`` (S3A's ``fs.s3a.create.conditional.enabled``, henc
 through boto3 (the ``s3`` extra). A store may not support it: it answers 501, or ignores the header
 and overwrites; :meth:`S3Store.put_if_absent` probes each bucket once per process to find out. Where
 a create cannot be conditional the catalog's lock must serialise commits (see :class:`CommitGuard`).
+Azure is in :mod:`paimon_sql.io.azure_store`.
 """
 
 from __future__ import annotations
@@ -43,7 +44,6 @@ _S3_MIRRORED = {"access-key": "access.key", "secret-key": "secret.key", "path-st
 S3_OPTIONS = ("endpoint", "endpoint.region", "region", "access.key", "secret.key", "session.token",
               "path.style.access", "connection.ssl.enabled", "create.conditional.enabled")
 GCS_OPTIONS = ("storage.root.url", "project.id", "auth.type", "auth.access.token")
-AZURE_OPTIONS = ("account.key", "sas.fixed.token")
 
 # metastores whose catalog holds its lock (lock.enabled) around every create of snapshot-N/schema-N
 LOCKING_METASTORES = ("jdbc", "hive")
@@ -66,7 +66,7 @@ def store_options(group: str, options: dict, known: Tuple[str, ...]) -> Dict[str
     return found
 
 
-def _flag(options: Dict[str, str], key: str, default: bool, shown: str) -> bool:
+def flag(options: Dict[str, str], key: str, default: bool, shown: str) -> bool:
     value = options.get(key, str(default)).strip().lower()
     if value not in ("true", "false"):
         raise InvalidOptionError(f"catalog option '{shown}' must be true or false, not '{options[key]}'")
@@ -92,13 +92,13 @@ class S3Config:
         o = store_options("s3", options, S3_OPTIONS)
         endpoint = o.get("endpoint")
         if endpoint and "://" not in endpoint:
-            ssl = _flag(o, "connection.ssl.enabled", True, "s3.connection.ssl.enabled")
+            ssl = flag(o, "connection.ssl.enabled", True, "s3.connection.ssl.enabled")
             endpoint = f"{'https' if ssl else 'http'}://{endpoint}"
         # unset: path style against a custom endpoint (MinIO), virtual hosts on AWS (pyarrow's rule)
-        path_style = _flag(o, "path.style.access", bool(endpoint), "s3.path.style.access")
+        path_style = flag(o, "path.style.access", bool(endpoint), "s3.path.style.access")
         return S3Config(endpoint, o.get("endpoint.region") or o.get("region"), o.get("access.key"),
                         o.get("secret.key"), o.get("session.token"), path_style,
-                        _flag(o, "create.conditional.enabled", True, "s3.create.conditional.enabled"))
+                        flag(o, "create.conditional.enabled", True, "s3.create.conditional.enabled"))
 
     def filesystem(self) -> pafs.S3FileSystem:
         kwargs = {"access_key": self.access_key, "secret_key": self.secret_key,
@@ -171,6 +171,11 @@ class S3Store:
         raise CommitConflictError(f"S3 kept answering 409 ConditionalRequestConflict to creating "
                                   f"s3://{bucket}/{key}; retry the commit")
 
+    def why_not(self) -> str:
+        if not self.config.conditional:
+            return "'s3.create.conditional.enabled' is false"
+        return "the store does not honour conditional puts (If-None-Match)"
+
     def _supported(self, bucket: str, folder: str) -> bool:
         """Whether the bucket honours ``If-None-Match: *``: a probe object created twice must be refused
         the second time (a store that ignores the header would silently overwrite snapshots)."""
@@ -185,7 +190,7 @@ class S3Store:
             return _probed[(self.config, bucket)]
 
 
-# -- GCS and Azure ---------------------------------------------------------------------------------
+# -- GCS ---------------------------------------------------------------------------------
 
 def gcs_filesystem(options: dict) -> pafs.GcsFileSystem:
     """GCS by the connector's names: ``gs.storage.root.url`` (an emulator), ``gs.project.id``,
@@ -204,22 +209,6 @@ def gcs_filesystem(options: dict) -> pafs.GcsFileSystem:
     return pafs.GcsFileSystem(**{k: v for k, v in kwargs.items() if v is not None})
 
 
-def azure_filesystem(account: str, options: dict) -> pafs.AzureFileSystem:
-    """ABFS by Hadoop's names: ``fs.azure.account.key`` or ``fs.azure.sas.fixed.token``; neither:
-    Azure's default credential chain."""
-    o = store_options("azure", options, AZURE_OPTIONS)
-    return pafs.AzureFileSystem(account, account_key=o.get("account.key"), sas_token=o.get("sas.fixed.token"))
-
-
-def azure_location(netloc: str) -> Tuple[str, str]:
-    """``container@account.dfs.core.windows.net`` -> (account, container)."""
-    container, _, host = netloc.partition("@")
-    if not container or not host:
-        raise InvalidOptionError(f"an abfs:// warehouse is abfs://<container>@<account>.dfs.core.windows.net/<path>, "
-                                 f"not abfs://{netloc}")
-    return host.split(".", 1)[0], container
-
-
 # -- who guarantees a create is exclusive ---------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -234,7 +223,7 @@ class CommitGuard:
 
     @staticmethod
     def of(options: dict) -> "CommitGuard":
-        enabled = _flag(options, "lock.enabled", True, "lock.enabled")
+        enabled = flag(options, "lock.enabled", True, "lock.enabled")
         return CommitGuard(locked=enabled and options.get("metastore") in LOCKING_METASTORES,
                            single_writer=not enabled)
 

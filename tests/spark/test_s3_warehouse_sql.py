@@ -39,7 +39,7 @@ def test_sql_create_insert_select_time_travel_update_compact_on_s3(s3_session):
     s.sql("CALL sys.compact(table => 'db.t')")
     table = s.catalog.get_table("db.t")
     assert table.snapshot_manager.latest().commit_kind == "COMPACT"
-    assert [sid for sid in table.snapshot_manager.listed_ids()] == list(range(1, table.snapshot_manager.latest_id() + 1))
+    assert table.snapshot_manager.listed_ids() == list(range(1, table.snapshot_manager.latest_id() + 1))
     assert rows(s, "SELECT id, name, dt FROM db.t ORDER BY id") == [
         (1, "a", "x"), (2, "B", "x"), (3, "C", "y"), (4, "d", "y")]
     assert sorted(r[1] for r in rows(s, "SHOW TABLES IN db")) == ["a", "t"]

@@ -56,26 +56,21 @@ def test_create_if_absent_options_rename_and_secrets_on_s3(s3_server):
     assert cat.list_tables("db") == ["u"] and cat.get_table("db.u").to_arrow().column("id").to_pylist() == [1]
 
 
-def test_gcs_and_azure_warehouses_commit_only_under_a_lock():
-    """No GCS or Azure server here: what is checked is the options and the refusal, which touch
-    no store. Conditional creates on them (GCS ifGenerationMatch=0, Azure If-None-Match) are not
-    implemented: their commits need the catalog lock or a single writer."""
+def test_gcs_warehouses_commit_only_under_a_lock():
+    """No GCS server here: what is checked is the options and the refusal, which touch no store.
+    Conditional creates on GCS (ifGenerationMatch=0) are not implemented: its commits need the
+    catalog lock or a single writer."""
     import pytest
 
     from paimon_sql.exceptions import InvalidOptionError
     from paimon_sql.io.file_io import FileIO
-    gcs = FileIO.for_path("gs://bkt/wh", {"gs.auth.type": "UNAUTHENTICATED", "gs.storage.root.url": "http://127.0.0.1:1"})
+    gcs = FileIO.for_path("gs://bkt/wh", {"gs.auth.type": "UNAUTHENTICATED",
+                                          "gs.storage.root.url": "http://127.0.0.1:1"})
     assert isinstance(gcs.fs, pafs.GcsFileSystem) and gcs.arrow_path("gs://bkt/wh/t") == "bkt/wh/t"
-    azure = FileIO.for_path("abfss://cont@acct.dfs.core.windows.net/wh", {"fs.azure.account.key": "c2VjcmV0"})
-    assert isinstance(azure.fs, pafs.AzureFileSystem)
-    assert azure.arrow_path("abfss://cont@acct.dfs.core.windows.net/wh/t") == "cont/wh/t"
-    for io, path in ((gcs, "gs://bkt/wh/snapshot-1"), (azure, "abfss://cont@acct.dfs.core.windows.net/wh/s-1")):
-        with pytest.raises(InvalidOptionError, match="concurrent commits need 'lock.enabled' = 'true'"):
-            io.try_create(path, b"x")
+    with pytest.raises(InvalidOptionError, match="concurrent commits need 'lock.enabled' = 'true'"):
+        gcs.try_create("gs://bkt/wh/snapshot-1", b"x")
     with pytest.raises(InvalidOptionError, match="'gs.auth.service.account.json.keyfile' is not supported"):
         FileIO.for_path("gs://bkt/wh", {"gs.auth.service.account.json.keyfile": "/k.json"})
-    with pytest.raises(InvalidOptionError, match="abfs://<container>@<account>"):
-        FileIO.for_path("abfs://acct.dfs.core.windows.net/wh")
     with pytest.raises(InvalidOptionError, match="warehouse scheme 'hdfs://' is not supported"):
         FileIO.for_path("hdfs://nn/wh")
 
