@@ -1,6 +1,7 @@
 """``paimon-sql``: a spark-sql-like shell over a warehouse.
 
-    paimon-sql [--warehouse DIR] [--master URL] [--conf k=v]... [--catalog k=v]... [-e SQL | -f FILE]
+    paimon-sql [--warehouse DIR] [--master URL] [--conf k=v]... [--catalog k=v]... [--catalog-file F]
+               [-e SQL | -f FILE]
                [--output table|tsv|csv|json]
 
 ``-e``/``-f`` run one or more ``;``-separated statements; without them an interactive prompt
@@ -38,8 +39,7 @@ def _args(argv: Optional[List[str]]) -> argparse.Namespace:
     p.add_argument("--warehouse", default=os.environ.get("PAIMON_SQL_WAREHOUSE", "./warehouse"))
     p.add_argument("--master", default=None, help="Spark master URL (default local[*])")
     p.add_argument("--conf", action="append", default=[], metavar="K=V", help="Spark setting")
-    p.add_argument("--catalog", action="append", default=[], metavar="K=V",
-                   help="Paimon catalog option (metastore, s3.*, ...)")
+    add_catalog_flags(p)
     group = p.add_mutually_exclusive_group()
     group.add_argument("-e", dest="sql", help="statements to run")
     group.add_argument("-f", dest="file", help="file of statements to run")
@@ -179,9 +179,33 @@ def _pairs(flag: str, items: List[str]) -> Optional[dict]:
     return out
 
 
+def add_catalog_flags(p: argparse.ArgumentParser) -> None:
+    """``--catalog k=v`` (repeatable) and ``--catalog-file F``, of the shell and the server."""
+    p.add_argument("--catalog", action="append", default=[], metavar="K=V",
+                   help="Paimon catalog option (metastore, uri, s3.*, ...)")
+    p.add_argument("--catalog-file", metavar="FILE",
+                   help="a properties file of Paimon catalog options (k=v lines; --catalog wins)")
+
+
+def catalog_options(args) -> Optional[dict]:
+    """The catalog options of ``--catalog-file`` then ``--catalog``; None (after saying why) when
+    the file cannot be read or a line is not ``k=v``."""
+    lines = []
+    if args.catalog_file:
+        try:
+            with open(args.catalog_file, encoding="utf-8") as f:
+                lines = [ln.strip() for ln in f if ln.strip() and not ln.lstrip().startswith(("#", "!"))]
+        except OSError as e:
+            sys.stderr.write(f"Error: cannot read --catalog-file {args.catalog_file}: {e.strerror}\n")
+            return None
+    from_file = _pairs(f"--catalog-file {args.catalog_file}", lines)
+    given = _pairs("--catalog", args.catalog)
+    return None if from_file is None or given is None else {**from_file, **given}
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     args = _args(argv)
-    conf, catalog = _pairs("--conf", args.conf), _pairs("--catalog", args.catalog)
+    conf, catalog = _pairs("--conf", args.conf), catalog_options(args)
     if conf is None or catalog is None:
         return 2
     if args.master:

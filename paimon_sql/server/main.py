@@ -3,7 +3,7 @@
     paimon-sql-server --warehouse DIR [--host 127.0.0.1] [--port 10000] [--auth nosasl|none|plain]
                       [--password-file F] [--transport binary|http] [--http-path cliservice]
                       [--ssl-cert F --ssl-key F] [--query-timeout SECONDS] [--master URL]
-                      [--conf k=v]... [--catalog k=v]...
+                      [--conf k=v]... [--catalog k=v]... [--catalog-file F]
     paimon-sql-server adduser --password-file F USER      (the password is read from stdin)
 
 One Spark session serves every client; each client session gets its own view of it (current database,
@@ -17,6 +17,7 @@ import signal
 import sys
 from typing import List, Optional
 
+from paimon_sql import cli
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.server import auth, transport
 
@@ -49,8 +50,7 @@ def _args(argv: List[str]) -> argparse.Namespace:
                    help="cancel a statement running longer (0: no limit; a client may ask for less)")
     p.add_argument("--master", default=None, help="Spark master URL (default local[*])")
     p.add_argument("--conf", action="append", default=[], metavar="K=V", help="Spark setting")
-    p.add_argument("--catalog", action="append", default=[], metavar="K=V",
-                   help="Paimon catalog option (metastore, s3.*, ...)")
+    cli.add_catalog_flags(p)
     return p.parse_args(argv)
 
 
@@ -91,8 +91,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     if argv[:1] == ["adduser"]:
         return _adduser(argv[1:])
     args = _args(argv)
-    from paimon_sql import cli
-    conf, catalog = cli._pairs("--conf", args.conf), cli._pairs("--catalog", args.catalog)
+    conf, catalog = cli._pairs("--conf", args.conf), cli.catalog_options(args)
     if conf is None or catalog is None:
         return 2
     try:  # everything a user can get wrong is checked before Spark starts

@@ -165,3 +165,19 @@ def test_branches_and_tags_example_script(warehouse):
     table_dir = Path(warehouse) / "shop.db" / "items"
     assert not (table_dir / "branch" / "branch-dev").exists()
     assert (table_dir / "snapshot" / "LATEST").read_text() == "2"
+
+
+def test_catalog_file_chooses_the_jdbc_catalog(warehouse, tmp_path):
+    """``--catalog-file``: catalog options from a properties file (comments skipped), ``--catalog``
+    winning over it; the table is registered in the catalog database it names."""
+    import sqlite3
+    db = tmp_path / "catalog.sqlite"
+    props = tmp_path / "catalog.properties"
+    props.write_text(f"# the team's catalog\nmetastore = jdbc\nuri = jdbc:sqlite:{db}\ncatalog-key = from-file\n")
+    proc = run(warehouse, "--catalog-file", str(props), "--catalog", "catalog-key=team", "--output", "tsv",
+               "-e", "CREATE TABLE t (id INT); INSERT INTO t VALUES (7); SELECT * FROM t")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.splitlines() == ["id", "7"]
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT catalog_key, database_name, table_name FROM paimon_tables").fetchall()
+    assert rows == [("team", "default", "t")]
