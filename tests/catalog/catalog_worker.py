@@ -3,11 +3,13 @@
 It loads the catalog (``warehouse``, ``options``), writes ``<barrier>/ready-<proc>`` and waits for
 ``<barrier>/go``, so that the processes of a test act at the same moment, then:
 
-- ``create``: creates table ``db.t`` with one column ``c<proc>`` (so the winner's schema is known);
+- ``create``: creates tables ``db.t0`` .. ``db.t<names - 1>``, each with one column ``c<proc>`` (so the
+  winner's schema is known), racing the other processes for every name;
 - ``commit``: appends ``commits`` single-row snapshots to ``db.t`` (ids ``proc * 1000 + n``) under
   commit user ``p<proc>``.
 
-It prints one JSON line: ``{"ok": true}`` or, for a PaimonError, ``{"error": class, "message": text}``.
+It prints one JSON line: ``create``: ``{name: "ok" | [error class, message]}``; ``commit``: ``"ok"``.
+A PaimonError of a commit is ``[error class, message]`` too.
 Anything else is a bug: its traceback goes to stderr and the exit status is 1.
 """
 
@@ -31,19 +33,27 @@ def main(config: dict) -> None:
         if time.time() > deadline:
             raise TimeoutError("no go from the test")
         time.sleep(0.005)
+    if config["op"] == "create":
+        print(json.dumps({f"t{n}": attempt(lambda: catalog.create_table_from_arrow(
+            f"db.t{n}", pa.schema([(f"c{proc}", pa.int64())]))) for n in range(config["names"])}))
+    else:
+        print(json.dumps(attempt(lambda: commit(catalog.get_table("db.t"), proc, config["commits"]))))
+
+
+def attempt(action):
     try:
-        if config["op"] == "create":
-            catalog.create_table_from_arrow("db.t", pa.schema([(f"c{proc}", pa.int64())]))
-        else:
-            table = catalog.get_table("db.t")
-            for n in range(config["commits"]):
-                write = table.new_write()
-                write.write_arrow(pa.table({"id": [proc * 1000 + n]}, schema=pa.schema([("id", pa.int64())])))
-                table.new_commit(commit_user=f"p{proc}").commit(write.prepare_commit())
+        action()
+        return "ok"
     except PaimonError as e:
-        print(json.dumps({"error": type(e).__name__, "message": str(e)}))
-        return
-    print(json.dumps({"ok": True}))
+        return [type(e).__name__, str(e)]
+
+
+def commit(table, proc: int, commits: int) -> None:
+    schema = pa.schema([("id", pa.int64())])
+    for n in range(commits):
+        write = table.new_write()
+        write.write_arrow(pa.table({"id": [proc * 1000 + n]}, schema=schema))
+        table.new_commit(commit_user=f"p{proc}").commit(write.prepare_commit())
 
 
 if __name__ == "__main__":

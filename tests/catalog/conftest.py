@@ -3,17 +3,11 @@
 catalog on an S3 warehouse served by moto_server). The servers live for the whole run; each test
 gets a fresh warehouse, and what it registered in a shared server is dropped after it."""
 
-import importlib.util
 import uuid
 
 import pytest
 
 CATALOGS = ["filesystem", "sqlite", "postgres", "hive", "s3"]
-
-# param -> modules it needs that other work brings (skipped, naming them, until they exist)
-NEEDS = {"sqlite": ["paimon_sql.catalog.jdbc"],
-         "postgres": ["paimon_sql.catalog.jdbc", "catalog.postgres_server"],
-         "hive": ["paimon_sql.catalog.hive", "catalog.hive_metastore"]}
 
 
 @pytest.fixture(scope="session")
@@ -46,9 +40,6 @@ def hive_catalog():
 def catalog_options(request, tmp_path):
     """Paimon's catalog options of the param's catalog, ``warehouse`` included."""
     name = request.param
-    missing = [m for m in NEEDS.get(name, []) if importlib.util.find_spec(m) is None]
-    if missing:
-        pytest.skip(f"{name}: {', '.join(missing)} does not exist yet")
     warehouse = str(tmp_path / "warehouse")
     if name == "filesystem":
         options = {}

@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
 from catalog.conftest import open_catalog
@@ -51,6 +52,7 @@ def test_databases_create_alter_list_drop(catalog_session, catalog_options):
     again = open_catalog(catalog_options)
     assert not {"d1", "d2"} & set(again.list_databases())
     assert not again.database_exists("d2") and "default" in again.list_databases()
+    assert not again.io.exists(again.database_path("d2"))  # CASCADE took its tables' files
 
 
 def test_tables_create_list_alter_rename_drop(catalog_session, catalog_options):
@@ -67,6 +69,7 @@ def test_tables_create_list_alter_rename_drop(catalog_session, catalog_options):
     s.sql("ALTER TABLE db.a SET TBLPROPERTIES ('k1' = 'v2', 'snapshot.num-retained.max' = '50')")
     s.sql("ALTER TABLE db.a UNSET TBLPROPERTIES ('file.format')")
     s.sql("ALTER TABLE db.a ADD COLUMN n DOUBLE")
+    s.sql("INSERT INTO db.k VALUES (1, 'x', 'p')")
     s.sql("ALTER TABLE db.k RENAME TO db.k2")
     one_line_error(s, "ALTER TABLE db.a RENAME TO db.k2", "already exists")
     one_line_error(s, "SELECT * FROM db.k", "k")
@@ -81,19 +84,21 @@ def test_tables_create_list_alter_rename_drop(catalog_session, catalog_options):
     assert k.schema.options == {"bucket": "2", "changelog-producer": "input"}
     assert k.path.endswith("/db.db/k2") and a.path.endswith("/db.db/a")  # Paimon's layout on every metastore
 
-    s.sql("INSERT INTO db.k2 VALUES (1, 'x', 'p')")
-    assert rows(s, "SELECT id, v FROM db.k2") == [(1, "x")]
+    s.sql("INSERT INTO db.k2 VALUES (2, 'y', 'p')")  # its rows and snapshots moved with it
+    assert rows(s, "SELECT id, v FROM db.k2 ORDER BY id") == [(1, "x"), (2, "y")]
+    assert rows(s, "SELECT id FROM db.k2 VERSION AS OF 1") == [(1,)]
     s.sql("DROP TABLE db.k2")
+    assert not again.io.exists(k.path)  # its files went with it
     s.sql("DROP TABLE IF EXISTS db.k2")
     one_line_error(s, "DROP TABLE db.k2", "k2")
     assert [r[1] for r in rows(s, "SHOW TABLES IN db")] == ["a"]
     assert open_catalog(catalog_options).list_tables("db") == ["a"]
     s.sql("CREATE TABLE db.k2 (z STRING)")  # the name is free again, with nothing of the old table
-    assert rows(s, "SELECT * FROM db.k2") == []
-    assert [f.name for f in open_catalog(catalog_options).get_table("db.k2").schema.fields] == ["z"]
+    k2 = open_catalog(catalog_options).get_table("db.k2")
+    assert [f.name for f in k2.schema.fields] == ["z"] and k2.snapshot_manager.latest() is None
 
 
-def test_dml_time_travel_system_tables_and_procedures(catalog_session):
+def test_dml_time_travel_system_tables_and_procedures(catalog_session, catalog_options):
     s = catalog_session
     s.sql("CREATE DATABASE db")
     s.sql("CREATE TABLE db.t (id INT, v STRING, dt STRING) PARTITIONED BY (dt) "
@@ -105,7 +110,6 @@ def test_dml_time_travel_system_tables_and_procedures(catalog_session):
           "ON t.id = u.id AND t.dt = u.dt WHEN MATCHED THEN UPDATE SET v = u.v WHEN NOT MATCHED THEN INSERT *")
     assert rows(s, "SELECT id, v, dt FROM db.t ORDER BY id") == [(1, "A", "x"), (2, "B", "x"), (4, "d", "y")]
     assert rows(s, "SELECT id, v FROM db.t VERSION AS OF 1 ORDER BY id") == [(1, "a"), (2, "b"), (3, "c")]
-    assert rows(s, "SELECT id FROM db.t VERSION AS OF 3 ORDER BY id") == [(1,), (2,)]
     assert rows(s, "CALL sys.create_tag(table => 'db.t', tag => 'two', snapshot => 2)") == [(True,)]
     assert rows(s, "SELECT v FROM db.t VERSION AS OF 'two' WHERE id = 2") == [("B",)]
     assert rows(s, "SELECT tag_name, snapshot_id FROM db.t$tags") == [("two", 2)]
@@ -113,8 +117,8 @@ def test_dml_time_travel_system_tables_and_procedures(catalog_session):
     assert rows(s, "SELECT snapshot_id, commit_kind FROM db.t$snapshots ORDER BY snapshot_id") == [
         (1, "APPEND"), (2, "APPEND"), (3, "APPEND"), (4, "APPEND"), (5, "COMPACT")]
     assert ("bucket", "1") in rows(s, "SELECT key, value FROM db.t$options")
-    assert rows(s, "SELECT count(*), sum(file_count) > 0 FROM db.t$partitions") == [(2, True)]
-    assert rows(s, "SELECT id, v FROM db.t ORDER BY id") == [(1, "A"), (2, "B"), (4, "d")]
+    table = open_catalog(catalog_options).get_table("db.t")
+    assert sorted((r["id"], r["v"]) for r in table.to_arrow().to_pylist()) == [(1, "A"), (2, "B"), (4, "d")]
 
 
 def test_append_table_dml_and_compact(catalog_session, catalog_options):
@@ -124,9 +128,8 @@ def test_append_table_dml_and_compact(catalog_session, catalog_options):
     for n in range(3):
         s.sql(f"INSERT INTO db.a VALUES ({n}, 'v{n}')")
     s.sql("DELETE FROM db.a WHERE id = 1")
-    s.sql("UPDATE db.a SET v = 'w' WHERE id = 2")
     assert rows(s, "CALL sys.compact(table => 'db.a')") == [(True,)]
-    assert rows(s, "SELECT id, v FROM db.a ORDER BY id") == [(0, "v0"), (2, "w")]
+    assert rows(s, "SELECT id, v FROM db.a ORDER BY id") == [(0, "v0"), (2, "v2")]
     assert rows(s, "SELECT count(*) FROM db.a VERSION AS OF 3") == [(3,)]
     table = open_catalog(catalog_options).get_table("db.a")
     assert table.snapshot_manager.latest().commit_kind == "COMPACT"
@@ -165,25 +168,29 @@ def _run_together(catalog_options, tmp_path, op, procs=2, **extra):
 
 
 def test_concurrent_creates_of_one_name_exactly_one_wins(catalog_options, tmp_path):
+    """Two processes race to create each of five names: one wins each, the other is told as any
+    create finding the table is (TableAlreadyExistsError, which IF NOT EXISTS passes over)."""
+    names = 5
     open_catalog(catalog_options).create_database("db")
-    answers = _run_together(catalog_options, tmp_path, "create")
-    winners = [p for p, a in enumerate(answers) if a.get("ok")]
-    assert len(winners) == 1, answers
-    loser = answers[1 - winners[0]]  # as a create that finds the table: IF NOT EXISTS would pass over it
-    assert loser["error"] == "TableAlreadyExistsError" and loser["message"].startswith("table db.t already exists")
-    assert "\n" not in loser["message"]
+    answers = _run_together(catalog_options, tmp_path, "create", names=names)
     catalog = open_catalog(catalog_options)
-    assert catalog.list_tables("db") == ["t"]
-    table = catalog.get_table("db.t")
-    assert [f.name for f in table.schema.fields] == [f"c{winners[0]}"] and table.schema.id == 0
+    assert catalog.list_tables("db") == [f"t{n}" for n in range(names)]
+    for name in answers[0]:
+        results = [a[name] for a in answers]
+        winners = [p for p, r in enumerate(results) if r == "ok"]
+        assert len(winners) == 1, (name, results)
+        error, message = results[1 - winners[0]]
+        assert (error, message.split(" (")[0]) == ("TableAlreadyExistsError", f"table db.{name} already exists")
+        assert "\n" not in message
+        table = catalog.get_table(f"db.{name}")
+        assert [f.name for f in table.schema.fields] == [f"c{winners[0]}"] and table.schema.id == 0
 
 
 def test_two_concurrent_committers_lose_nothing(catalog_options, tmp_path):
-    import pyarrow as pa
     commits = 4
     open_catalog(catalog_options).create_database("db")
     open_catalog(catalog_options).create_table_from_arrow("db.t", pa.schema([("id", pa.int64())]))
-    assert _run_together(catalog_options, tmp_path, "commit", commits=commits) == [{"ok": True}] * 2
+    assert _run_together(catalog_options, tmp_path, "commit", commits=commits) == ["ok", "ok"]
     table = open_catalog(catalog_options).get_table("db.t")
     snapshots = [table.snapshot_manager.snapshot(i) for i in range(1, 2 * commits + 1)]
     assert table.snapshot_manager.latest().id == 2 * commits
