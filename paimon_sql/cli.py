@@ -36,7 +36,8 @@ _PYSPARK_FAILURE_LOGGERS = ["SQLQueryContextLogger", "DataFrameQueryContextLogge
 
 def _args(argv: Optional[List[str]]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="paimon-sql", description="SQL over Apache Paimon tables, run by Spark.")
-    p.add_argument("--warehouse", default=os.environ.get("PAIMON_SQL_WAREHOUSE", "./warehouse"))
+    p.add_argument("--warehouse", help="the warehouse (default: catalog option 'warehouse', "
+                   "$PAIMON_SQL_WAREHOUSE, ./warehouse)")
     p.add_argument("--master", default=None, help="Spark master URL (default local[*])")
     p.add_argument("--conf", action="append", default=[], metavar="K=V", help="Spark setting")
     add_catalog_flags(p)

@@ -34,13 +34,15 @@ _PY4J_CALL = "An error occurred while calling"  # a Java exception PySpark did n
 
 def connect(warehouse: Optional[str] = None, spark: Optional[SparkSession] = None,
             conf: Optional[Dict[str, str]] = None, catalog_options: Optional[Dict[str, str]] = None) -> "Session":
-    """A session on ``warehouse`` (default ``$PAIMON_SQL_WAREHOUSE`` or ``./warehouse``).
+    """A session on ``warehouse`` (default: the catalog option ``warehouse``, ``$PAIMON_SQL_WAREHOUSE``,
+    ``./warehouse``).
 
     Without ``spark`` a local Spark session (``local[*]``) is built whose Python workers run
     this interpreter. ``catalog_options``: Paimon's catalog options (``metastore``, ``s3.*``, ...);
     ``s3.*`` keys given in ``conf`` count as catalog options too.
     """
-    warehouse = warehouse or os.environ.get("PAIMON_SQL_WAREHOUSE") or "./warehouse"
+    warehouse = warehouse or (catalog_options or {}).get("warehouse") or os.environ.get("PAIMON_SQL_WAREHOUSE") \
+        or "./warehouse"
     if "://" not in warehouse:
         warehouse = os.path.abspath(warehouse)
     conf = dict(conf or {})

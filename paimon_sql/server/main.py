@@ -12,7 +12,6 @@ SQL conf). Bad options are refused with one line before Spark starts.
 
 import argparse
 import getpass
-import os
 import signal
 import sys
 from typing import List, Optional
@@ -35,7 +34,8 @@ def _args(argv: List[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="paimon-sql-server",
                                 description="HiveServer2 Thrift endpoint over a Paimon warehouse "
                                             "(subcommand: adduser --password-file F USER)")
-    p.add_argument("--warehouse", default=os.environ.get("PAIMON_SQL_WAREHOUSE", "./warehouse"))
+    p.add_argument("--warehouse", help="the warehouse (default: catalog option 'warehouse', "
+                   "$PAIMON_SQL_WAREHOUSE, ./warehouse)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=_port, default=10000, help="0: any free port")
     p.add_argument("--auth", choices=auth.MODES, default="none",

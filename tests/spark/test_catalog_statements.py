@@ -323,3 +323,15 @@ def test_alter_table_drop_partition(session):
         session.sql("ALTER TABLE dp DROP PARTITION (p = 'x')")
     assert table.snapshot_manager.latest().id == 2 and [r[0] for r in session.sql("SELECT id FROM dp ORDER BY id")
                                                          .collect()] == [1, 3]
+
+
+def test_catalog_option_warehouse_is_the_warehouse_when_none_is_given(spark, tmp_path):
+    """Paimon's catalog option ``warehouse`` (a properties file's, say) names the warehouse."""
+    import paimon_sql
+    s = paimon_sql.connect(spark=spark, catalog_options={"warehouse": str(tmp_path / "wh")})
+    try:
+        s.sql("CREATE TABLE w (id INT)")
+        assert s.warehouse == str(tmp_path / "wh") and (tmp_path / "wh" / "default.db" / "w" / "schema").is_dir()
+    finally:
+        paimon_sql.session.route(spark, None)
+        paimon_sql.session.hooks.uninstall(spark)
