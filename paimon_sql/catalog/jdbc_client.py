@@ -51,7 +51,8 @@ class JdbcClient:
         self._errors, self._integrity, self._placeholder = (), (), "?"
         self._mutex = threading.RLock()
         self._in_transaction = False
-        self._conn = self._guarded(lambda: driver(self, m.group(2), props))
+        self._open = lambda: driver(self, m.group(2), props)
+        self._conn = self._guarded(self._open)
 
     def _guarded(self, action):
         """``action()``, a driver error becoming a one-line PaimonError that names the catalog's
@@ -66,13 +67,33 @@ class JdbcClient:
                 text = text.replace(self._secret, "******")
             raise PaimonError(f"JDBC catalog database {self._shown_uri}: {text}") from None
 
+    def _lost(self) -> bool:
+        """Whether the server dropped the connection (a restart, an idle timeout): psycopg then
+        says it is closed, pymysql that it is not open. SQLite's never is."""
+        return bool(getattr(self._conn, "closed", False)) or not getattr(self._conn, "open", True)
+
+    def _reconnect_if_lost(self) -> None:
+        if not self._in_transaction and self._lost():
+            self._conn = self._guarded(self._open)
+
     def execute(self, sql: str, *args) -> int:
-        """Run one statement; the number of rows it changed. A primary-key clash raises :class:`Conflict`."""
+        """Run one statement; the number of rows it changed. A primary-key clash raises :class:`Conflict`.
+        A statement on a connection the server dropped fails (it may have run), and the next one
+        reconnects."""
         with self._mutex:
+            self._reconnect_if_lost()
             return self._guarded(lambda: self._run(sql, args).rowcount)
 
     def query(self, sql: str, *args) -> List[Tuple[Any, ...]]:
+        """Rows of a query; one on a connection the server dropped is run again on a new one."""
         with self._mutex:
+            self._reconnect_if_lost()
+            try:
+                return self._guarded(lambda: self._fetch(sql, args))
+            except PaimonError:
+                if self._in_transaction or not self._lost():
+                    raise
+            self._reconnect_if_lost()
             return self._guarded(lambda: self._fetch(sql, args))
 
     def _run(self, sql: str, args: Sequence):
@@ -92,6 +113,7 @@ class JdbcClient:
         writer that touches a row the open transaction holds waits until it ends. SQLite takes
         its write lock at the start (BEGIN IMMEDIATE), so two writers never deadlock upgrading."""
         with self._mutex:
+            self._reconnect_if_lost()
             self._guarded(lambda: self._run("BEGIN IMMEDIATE" if self.protocol == "sqlite" else "BEGIN", ()))
             self._in_transaction = True
             try:

@@ -303,3 +303,14 @@ def test_a_password_in_the_uri_is_masked_in_catalog_options(postgres, warehouse)
     shown = dict(zip(*CatalogOptionsTable(catalog).rows().to_pydict().values()))
     assert shown["uri"] == f"{postgres.uri}?password=******" and postgres.password not in str(shown)
     assert catalog.list_databases() == []  # the uri's password logged in
+
+
+def test_a_connection_the_server_dropped_is_opened_again(postgres, warehouse):
+    """A PostgreSQL restart or idle timeout ends the catalog's connection: its next read reconnects."""
+    catalog = load_catalog(warehouse, postgres.options | {"catalog-key": f"k{uuid.uuid4().hex[:8]}"})
+    catalog.create_database("db")
+    pid = catalog.client.query("SELECT pg_backend_pid()")[0][0]
+    assert registry_rows(postgres.options, "SELECT pg_terminate_backend(?)", pid) == [(True,)]
+    assert catalog.list_databases() == ["db"]
+    catalog.create_table_from_arrow("db.t", SCHEMA)
+    assert catalog.client.query("SELECT pg_backend_pid()")[0][0] != pid
