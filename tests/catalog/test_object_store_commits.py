@@ -6,23 +6,21 @@ in two steps, which its usual threaded server may interleave between two request
 decides atomically); one request at a time makes moto's check exact.
 """
 
-import json
 import socket
 import subprocess
 import sys
 import time
 import uuid
-from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.fs as pafs
 import pytest
+from catalog.committers import assert_nothing_lost, commit_concurrently
 from conftest import free_port
 
 from paimon_sql.catalog import load_catalog
 from paimon_sql.exceptions import InvalidOptionError
 
-WORKER = Path(__file__).with_name("catalog_worker.py")
 SERIAL_MOTO = ("import sys\n"
                "from werkzeug.serving import run_simple\n"
                "from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, "
@@ -61,38 +59,11 @@ def _table(warehouse: str, options: dict):
     return catalog.create_table_from_arrow("db.t", pa.schema([("id", pa.int64())]))
 
 
-def _commit_concurrently(warehouse: str, options: dict, barrier: Path) -> None:
-    """PROCS processes each commit COMMITS single-row snapshots, all starting at one moment."""
-    barrier.mkdir()
-    config = {"warehouse": warehouse, "options": options, "barrier": str(barrier), "op": "commit",
-              "commits": COMMITS}
-    procs = [subprocess.Popen([sys.executable, str(WORKER), json.dumps({**config, "proc": p})],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for p in range(PROCS)]
-    deadline = time.time() + 120
-    while len(list(barrier.glob("ready-*"))) < PROCS:
-        assert time.time() < deadline and all(p.poll() is None for p in procs), [p.communicate() for p in procs]
-        time.sleep(0.05)
-    (barrier / "go").touch()
-    for p in procs:
-        out, err = p.communicate(timeout=300)
-        assert p.returncode == 0 and json.loads(out) == {"ok": True}, (out, err)
-
-
-def _assert_nothing_lost(warehouse: str, options: dict) -> None:
-    table = load_catalog(warehouse, options).get_table("db.t")
-    snapshots = table.snapshot_manager
-    assert snapshots.listed_ids() == list(range(1, PROCS * COMMITS + 1))  # consecutive, none overwritten
-    users = [snapshots.snapshot(i).commit_user for i in snapshots.listed_ids()]
-    assert sorted(users) == sorted(f"p{p}" for p in range(PROCS) for _ in range(COMMITS))
-    ids = table.new_scan().to_arrow().column("id").to_pylist()
-    assert sorted(ids) == [p * 1000 + n for p in range(PROCS) for n in range(COMMITS)]  # each row once
-
-
 def test_concurrent_committers_with_conditional_puts_lose_nothing(serial_s3, tmp_path):
     warehouse = f"s3://commits/{uuid.uuid4().hex}"
     _table(warehouse, serial_s3)
-    _commit_concurrently(warehouse, serial_s3, tmp_path / "barrier")
-    _assert_nothing_lost(warehouse, serial_s3)
+    commit_concurrently(warehouse, serial_s3, tmp_path / "barrier", PROCS, COMMITS)
+    assert_nothing_lost(warehouse, serial_s3, PROCS, COMMITS)
 
 
 def test_without_conditional_puts_the_jdbc_lock_serialises_committers(serial_s3, tmp_path):
@@ -100,8 +71,8 @@ def test_without_conditional_puts_the_jdbc_lock_serialises_committers(serial_s3,
     options = {**serial_s3, "s3.create.conditional.enabled": "false", "metastore": "jdbc",
                "uri": f"jdbc:sqlite:{tmp_path}/catalog.db", "lock.enabled": "true"}
     _table(warehouse, options)
-    _commit_concurrently(warehouse, options, tmp_path / "barrier")
-    _assert_nothing_lost(warehouse, options)
+    commit_concurrently(warehouse, options, tmp_path / "barrier", PROCS, COMMITS)
+    assert_nothing_lost(warehouse, options, PROCS, COMMITS)
 
 
 def test_without_conditional_puts_or_a_lock_a_commit_is_refused(serial_s3):

@@ -2,16 +2,15 @@
 scripts/setup.sh under .venv/azurite) on 127.0.0.1: tables through pyarrow's AzureFileSystem,
 snapshots created by Put Blob with If-None-Match: *, concurrent committers losing nothing."""
 
-import json
 import socket
 import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
 
 import pyarrow as pa
 import pytest
+from catalog.committers import assert_nothing_lost, commit_concurrently
 from conftest import free_port
 
 from paimon_sql.catalog import load_catalog
@@ -20,7 +19,6 @@ from paimon_sql.io.file_io import FileIO
 
 ROOT = Path(__file__).resolve().parents[2]
 AZURITE = ROOT / ".venv" / "azurite" / "node_modules" / ".bin" / "azurite-blob"
-WORKER = ROOT / "tests" / "catalog" / "catalog_worker.py"
 ACCOUNT = "devstoreaccount1"  # Azurite's well-known account and key
 KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
 
@@ -92,20 +90,6 @@ def test_concurrent_committers_on_azure_lose_nothing(azurite, tmp_path):
     procs, commits, warehouse = 3, 5, _warehouse()
     cat = load_catalog(warehouse, azurite)
     cat.create_database("db")
-    table = cat.create_table_from_arrow("db.t", pa.schema([("id", pa.int64())]))
-    barrier = tmp_path / "barrier"
-    barrier.mkdir()
-    config = {"warehouse": warehouse, "options": azurite, "barrier": str(barrier), "op": "commit", "commits": commits}
-    workers = [subprocess.Popen([sys.executable, str(WORKER), json.dumps({**config, "proc": p})],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for p in range(procs)]
-    deadline = time.time() + 120
-    while len(list(barrier.glob("ready-*"))) < procs:
-        assert time.time() < deadline and all(w.poll() is None for w in workers)
-        time.sleep(0.05)
-    (barrier / "go").touch()
-    for w in workers:
-        out, err = w.communicate(timeout=300)
-        assert w.returncode == 0 and json.loads(out) == {"ok": True}, (out, err)
-    assert table.snapshot_manager.listed_ids() == list(range(1, procs * commits + 1))
-    ids = load_catalog(warehouse, azurite).get_table("db.t").to_arrow().column("id").to_pylist()
-    assert sorted(ids) == [p * 1000 + n for p in range(procs) for n in range(commits)]
+    cat.create_table_from_arrow("db.t", pa.schema([("id", pa.int64())]))
+    commit_concurrently(warehouse, azurite, tmp_path / "barrier", procs, commits)
+    assert_nothing_lost(warehouse, azurite, procs, commits)
