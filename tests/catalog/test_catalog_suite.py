@@ -98,7 +98,7 @@ def test_tables_create_list_alter_rename_drop(catalog_session, catalog_options):
     assert [f.name for f in k2.schema.fields] == ["z"] and k2.snapshot_manager.latest() is None
 
 
-def test_dml_time_travel_system_tables_and_procedures(catalog_session, catalog_options):
+def test_dml_time_travel_system_tables_procedures_and_branches(catalog_session, catalog_options):
     s = catalog_session
     s.sql("CREATE DATABASE db")
     s.sql("CREATE TABLE db.t (id INT, v STRING, dt STRING) PARTITIONED BY (dt) "
@@ -117,6 +117,9 @@ def test_dml_time_travel_system_tables_and_procedures(catalog_session, catalog_o
     assert rows(s, "SELECT snapshot_id, commit_kind FROM db.t$snapshots ORDER BY snapshot_id") == [
         (1, "APPEND"), (2, "APPEND"), (3, "APPEND"), (4, "APPEND"), (5, "COMPACT")]
     assert ("bucket", "1") in rows(s, "SELECT key, value FROM db.t$options")
+    assert rows(s, "CALL sys.create_branch(table => 'db.t', branch => 'b1', tag => 'two')") == [(True,)]
+    s.sql("INSERT INTO db.t$branch_b1 VALUES (5, 'e', 'y')")
+    assert rows(s, "SELECT id, v FROM db.t$branch_b1 ORDER BY id") == [(1, "a"), (2, "B"), (3, "c"), (5, "e")]
     table = open_catalog(catalog_options).get_table("db.t")
     assert sorted((r["id"], r["v"]) for r in table.to_arrow().to_pylist()) == [(1, "A"), (2, "B"), (4, "d")]
 
