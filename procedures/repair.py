@@ -11,6 +11,11 @@ unbroken run that holds the snapshot it names (the oldest listed when that one i
 hint moved past a gap by ``repair_earliest_snapshot`` stays. ``''`` repairs every table of the
 catalog, ``db`` every table of a database, ``db.t`` one table; several, comma-separated.
 
+On a Hive catalog the metastore is first made to agree with the warehouse, as Paimon's
+``repairCatalog/Database/Table``: databases and tables the warehouse holds are registered, a
+table's columns and parameters brought up to its schema, and (``metastore.partitioned-table``)
+its partitions added.
+
 ``repair_earliest_snapshot(table, snapshot_id)``: when snapshot files were lost and the history
 has a gap, ``EARLIEST`` is moved to ``snapshot_id``, which must start the unbroken run of
 snapshots that ends at the latest (every snapshot from it to the latest exists, the one before it
@@ -58,6 +63,7 @@ class RepairProcedure(Procedure):
     description = "Rewrite the snapshot LATEST/EARLIEST hints of a table, a database ('db') or all ('') from the snapshots present."
 
     def call(self, session, args):
+        self.sync_metastore(session.catalog, args["database_or_table"])
         tables = []  # every name is resolved before anything is changed
         for name in self.names(session, args["database_or_table"]):
             tables += branch_tables(self.table(session, name))
@@ -65,16 +71,32 @@ class RepairProcedure(Procedure):
             repair_hints(table)
         return [(True,)]
 
+    def sync_metastore(self, catalog, text: str) -> None:
+        """A metastore catalog (Hive) registers what the warehouse holds; other catalogs have no such step."""
+        if not hasattr(catalog, "repair_table"):
+            return
+        if not text.strip():
+            return catalog.repair_catalog()
+        for parts in self.items(text):
+            catalog.repair_table(".".join(parts)) if len(parts) == 2 else catalog.repair_database(parts[0])
+
+    def items(self, text: str) -> List[List[str]]:
+        """Each comma-separated name of ``text`` as ``[db]`` or ``[db, t]``."""
+        out = []
+        for item in text.split(","):
+            parts = item.strip().split(".")
+            if len(parts) > 2 or not all(parts):
+                raise self.fail(f"cannot read a database or db.table from '{item.strip()}'")
+            out.append(parts)
+        return out
+
     def names(self, session, text: str) -> List[str]:
         """The tables ``text`` names: '' all, ``db`` a database's, ``db.t`` one; comma-separated."""
         catalog = session.catalog
         if not text.strip():
             return [f"{db}.{t}" for db in catalog.list_databases() for t in catalog.list_tables(db)]
         out = []
-        for item in text.split(","):
-            parts = item.strip().split(".")
-            if len(parts) > 2 or not all(parts):
-                raise self.fail(f"cannot read a database or db.table from '{item.strip()}'")
+        for parts in self.items(text):
             out += [".".join(parts)] if len(parts) == 2 else self.table_names(session, parts[0])
         return out
 

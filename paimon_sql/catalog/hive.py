@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import getpass
 import time
-from typing import Callable, Dict, List, Optional
+from typing import Dict, List, Optional
 from urllib.parse import urlparse
 
 from paimon_sql.catalog.base import Identifier
 from paimon_sql.catalog.filesystem import FileSystemCatalog
-from paimon_sql.catalog.hive_client import ClientPool, HiveLock, TException, message, metastore_uris, ttypes
+from paimon_sql.catalog.hive_client import ClientPool, Exists, HiveLock, Missing, metastore_uris, ttypes
 from paimon_sql.catalog.hive_partitions import PartitionSync, syncs_partitions
 from paimon_sql.exceptions import (
     DatabaseAlreadyExistsError,
@@ -75,15 +75,6 @@ class HiveCatalog(FileSystemCatalog):
         self.lock_acquire_timeout = parse_duration_ms(self.options.get("lock-acquire-timeout", "8 min"))
         self.sync_all_properties = _bool_option("sync-all-properties", self.options.get("sync-all-properties", "false"))
 
-    def _call(self, call: Callable, what: str):
-        """``call(client)``; a metastore error other than those the caller catches is one line."""
-        try:
-            return self.pool.run(call)
-        except (ttypes.NoSuchObjectException, ttypes.AlreadyExistsException, ttypes.InvalidOperationException):
-            raise
-        except TException as e:
-            raise PaimonError(f"Hive metastore: cannot {what}: {message(e)}") from None
-
     @staticmethod
     def _lower(kind: str, name: str) -> str:
         if name != name.lower():
@@ -94,12 +85,12 @@ class HiveCatalog(FileSystemCatalog):
     # -- databases --------------------------------------------------------------------------
 
     def list_databases(self) -> List[str]:
-        return sorted(self._call(lambda c: c.get_all_databases(), "list databases"))
+        return sorted(self.pool.call(lambda c: c.get_all_databases(), "list databases"))
 
     def _database(self, name: str) -> "ttypes.Database":
         try:
-            return self._call(lambda c: c.get_database(name), f"get database {name}")
-        except ttypes.NoSuchObjectException:
+            return self.pool.call(lambda c: c.get_database(name), f"get database {name}")
+        except Missing:
             raise DatabaseNotFoundError(f"database {name} does not exist") from None
 
     def database_exists(self, name: str) -> bool:
@@ -113,8 +104,8 @@ class HiveCatalog(FileSystemCatalog):
         path = self.database_path(self._lower("database", name))
         db = _hive_database(name, path, dict(properties or {}))
         try:
-            self._call(lambda c: c.create_database(db), f"create database {name}")
-        except ttypes.AlreadyExistsException:
+            self.pool.call(lambda c: c.create_database(db), f"create database {name}")
+        except Exists:
             if ignore_if_exists:
                 return
             raise DatabaseAlreadyExistsError(f"database {name} already exists") from None
@@ -131,8 +122,8 @@ class HiveCatalog(FileSystemCatalog):
         for table in tables:
             self.drop_table(Identifier(name, table), ignore_if_not_exists=True)
         try:
-            self._call(lambda c: c.drop_database(name, True, True), f"drop database {name}")
-        except ttypes.NoSuchObjectException:
+            self.pool.call(lambda c: c.drop_database(name, True, True), f"drop database {name}")
+        except Missing:
             pass  # dropped meanwhile
         self.io.delete(self.database_path(name))
 
@@ -152,30 +143,30 @@ class HiveCatalog(FileSystemCatalog):
         is refused."""
         old = self._database(name)
         db = _hive_database(name, old.locationUri, {**self.database_properties(name), **properties})
-        self._call(lambda c: c.alter_database(name, db), f"alter database {name}")
+        self.pool.call(lambda c: c.alter_database(name, db), f"alter database {name}")
         if db.description != self._database(name).description:
             if old.description is not None:
                 raise PaimonError(f"database {name}: the Hive metastore keeps the comment it was created with")
             db.parameters["comment"] = db.description
-            self._call(lambda c: c.alter_database(name, db), f"alter database {name}")
+            self.pool.call(lambda c: c.alter_database(name, db), f"alter database {name}")
 
     # -- tables -----------------------------------------------------------------------------
 
     def _hms_table(self, ident: Identifier) -> Optional["ttypes.Table"]:
         """The metastore's table of ``ident`` when it is a Paimon table; None when there is none."""
         try:
-            table = self._call(lambda c: c.get_table(ident.database, ident.table), f"get table {ident}")
-        except ttypes.NoSuchObjectException:
+            table = self.pool.call(lambda c: c.get_table(ident.database, ident.table), f"get table {ident}")
+        except Missing:
             return None
         return table if _is_paimon(table) else None
 
     def list_tables(self, database: str) -> List[str]:
         self._database(database)
-        names = self._call(lambda c: c.get_all_tables(database), f"list tables of {database}")
+        names = self.pool.call(lambda c: c.get_all_tables(database), f"list tables of {database}")
         out = []
         for start in range(0, len(names), BATCH):
             batch = names[start:start + BATCH]
-            tables = self._call(lambda c: c.get_table_objects_by_name(database, batch), f"list tables of {database}")
+            tables = self.pool.call(lambda c: c.get_table_objects_by_name(database, batch), f"list tables of {database}")
             out += [t.tableName for t in tables if _is_paimon(t)]
         return sorted(out)
 
@@ -218,10 +209,10 @@ class HiveCatalog(FileSystemCatalog):
             raise TableAlreadyExistsError(f"table {ident} already exists (its directory {path} holds a schema)") \
                 from None
         try:
-            self._call(lambda c: c.create_table(hms), f"create table {ident}")
+            self.pool.call(lambda c: c.create_table(hms), f"create table {ident}")
         except BaseException as e:
             self.io.delete(path)
-            if isinstance(e, ttypes.AlreadyExistsException):
+            if isinstance(e, Exists):
                 raise TableAlreadyExistsError(f"table {ident} already exists") from None
             raise
         return table
@@ -235,8 +226,8 @@ class HiveCatalog(FileSystemCatalog):
             raise TableNotFoundError(f"table {ident} does not exist")
         external = hms.tableType == "EXTERNAL_TABLE"
         try:
-            self._call(lambda c: c.drop_table(ident.database, ident.table, not external), f"drop table {ident}")
-        except ttypes.NoSuchObjectException:
+            self.pool.call(lambda c: c.drop_table(ident.database, ident.table, not external), f"drop table {ident}")
+        except Missing:
             if not ignore_if_not_exists:
                 raise TableNotFoundError(f"table {ident} does not exist") from None
             return
@@ -265,12 +256,7 @@ class HiveCatalog(FileSystemCatalog):
     def _alter(self, ident: Identifier, table: "ttypes.Table", what: str) -> None:
         """alter_table as Paimon's HiveAlterTableUtils: CASCADE, so partitions get the new columns."""
         context = ttypes.EnvironmentContext(properties={"CASCADE": "true", "DO_NOT_UPDATE_STATS": "false"})
-        try:
-            self._call(lambda c: c.alter_table_with_environment_context(ident.database, ident.table, table, context),
-                       what)
-        except (ttypes.NoSuchObjectException, ttypes.InvalidOperationException,
-                ttypes.AlreadyExistsException) as e:
-            raise PaimonError(f"Hive metastore: cannot {what}: {message(e)}") from None
+        self.pool.call(lambda c: c.alter_table_with_environment_context(ident.database, ident.table, table, context), what)
 
     # -- what tables get from this catalog ----------------------------------------------------
 
@@ -363,7 +349,7 @@ class HiveCatalog(FileSystemCatalog):
         if hms is None:
             self._database(ident.database)
             new = self._new_hms_table(ident, schema, path)
-            self._call(lambda c: c.create_table(new), f"create table {ident}")
+            self.pool.call(lambda c: c.create_table(new), f"create table {ident}")
         else:
             self._schema_committed(ident, MAIN_BRANCH, schema)
         table = self.get_table(ident)

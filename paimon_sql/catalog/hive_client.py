@@ -97,6 +97,18 @@ class ClientPool:
                 if client is not None:
                     self._idle.put(client)
 
+    def call(self, call: Callable[[ThriftHiveMetastore.Client], T], what: str) -> T:
+        """:meth:`run`, the metastore's exceptions as ours (Thrift's are immutable: they cannot pass
+        through a context manager): :class:`Missing`, :class:`Exists`, else one line naming ``what``."""
+        try:
+            return self.run(call)
+        except ttypes.NoSuchObjectException as e:
+            raise Missing(f"Hive metastore: cannot {what}: {message(e)}") from None
+        except ttypes.AlreadyExistsException as e:
+            raise Exists(f"Hive metastore: cannot {what}: {message(e)}") from None
+        except TException as e:
+            raise PaimonError(f"Hive metastore: cannot {what}: {message(e)}") from None
+
     def _take(self) -> ThriftHiveMetastore.Client:
         try:
             return self._idle.get_nowait()
@@ -129,6 +141,14 @@ class ClientPool:
                 return
 
 
+class Missing(PaimonError):
+    """The metastore has no such database, table or partition."""
+
+
+class Exists(PaimonError):
+    """The metastore already has it."""
+
+
 def message(e: TException) -> str:
     """A metastore exception's own message (Thrift exceptions carry it in ``message``)."""
     return getattr(e, "message", None) or str(e) or type(e).__name__
@@ -157,13 +177,14 @@ class HiveLock:
                                          dbname=self.database, tablename=self.table, operationType=None)
         request = ttypes.LockRequest(component=[component], user=getpass.getuser(), hostname=socket.gethostname())
         start = time.monotonic()
-        response = self._call(lambda c: c.lock(request))
+        response = self.pool.call(lambda c: c.lock(request), f"lock table {self.database}.{self.table}")
         lock_id, sleep = response.lockid, 0.05
         try:
             while response.state == ttypes.LockState.WAITING and time.monotonic() - start < self.acquire_timeout:
                 sleep = min(sleep * 2, self.check_max_sleep)
                 time.sleep(sleep)
-                response = self._call(lambda c: c.check_lock(ttypes.CheckLockRequest(lockid=lock_id)))
+                response = self.pool.call(lambda c: c.check_lock(ttypes.CheckLockRequest(lockid=lock_id)),
+                                          f"lock table {self.database}.{self.table}")
         finally:
             if response.state != ttypes.LockState.ACQUIRED:
                 self._release(lock_id)
@@ -176,12 +197,6 @@ class HiveLock:
 
     def _release(self, lock_id: int) -> None:
         try:
-            self._call(lambda c: c.unlock(ttypes.UnlockRequest(lockid=lock_id)))
+            self.pool.call(lambda c: c.unlock(ttypes.UnlockRequest(lockid=lock_id)), "unlock")
         except PaimonError:
             pass  # as Java: a lock that cannot be released times out on the metastore
-
-    def _call(self, call):
-        try:
-            return self.pool.run(call)
-        except TException as e:
-            raise PaimonError(f"Hive metastore lock of {self.database}.{self.table}: {message(e)}") from None

@@ -15,8 +15,7 @@ from __future__ import annotations
 import time
 from typing import Callable, Iterable, List, Sequence
 
-from paimon_sql.catalog.hive_client import ClientPool, TException, message, ttypes
-from paimon_sql.exceptions import PaimonError
+from paimon_sql.catalog.hive_client import ClientPool, Missing, ttypes
 from paimon_sql.format import binary_row
 from paimon_sql.format.manifest import ADD, DELETE
 from paimon_sql.table.catalog_environment import PARTITIONED_IN_METASTORE
@@ -60,29 +59,18 @@ class PartitionSync:
                  for values in _values(table, partitions)]
         request = ttypes.AddPartitionsRequest(dbName=self.database, tblName=self.table, parts=parts,
                                               ifNotExists=True, needResult=False)
-        self._run(lambda c: c.add_partitions_req(request), "add partitions to")
+        self.pool.call(lambda c: c.add_partitions_req(request), f"add partitions to {self.database}.{self.table}")
         self._added.update(partitions)
 
     def drop(self, table, partitions: Sequence[bytes]) -> None:
         for values in _values(table, partitions):
             texts = [text for _, text in table.paths.partition_spec(values)]
             try:
-                self._run(lambda c: c.drop_partition(self.database, self.table, texts, False), "drop a partition of")
-            except _Absent:
+                self.pool.call(lambda c: c.drop_partition(self.database, self.table, texts, False),
+                               f"drop a partition of {self.database}.{self.table}")
+            except Missing:
                 pass
         self._added.difference_update(partitions)
-
-    def _run(self, call, what: str):
-        try:
-            return self.pool.run(call)
-        except ttypes.NoSuchObjectException:
-            raise _Absent() from None
-        except TException as e:
-            raise PaimonError(f"cannot {what} Hive table {self.database}.{self.table}: {message(e)}") from None
-
-
-class _Absent(Exception):
-    """The metastore has no such partition (dropping it is then done)."""
 
 
 def _values(table, partitions: Iterable[bytes]) -> List[list]:

@@ -66,6 +66,18 @@ def store_options(options) -> dict:
     return {k: v for k, v in options.items() if k.lower().startswith("s3.")}
 
 
+# Paimon's catalog options beside the warehouse (and s3.*, jdbc.*): the data source loads the
+# catalog a session uses, so that a commit has that catalog's lock and metastore callbacks
+_CATALOG_KEYS = ("metastore", "uri", "catalog-key", "hive-conf-dir", "client-pool-size", "sync-all-properties",
+                 "lock.enabled", "lock-acquire-timeout", "lock-check-max-sleep")
+
+
+def catalog_options(options) -> dict:
+    """The options of the catalog the source's options name (:func:`store_options` and the catalog's own)."""
+    return {**store_options(options), **{k: v for k, v in options.items()
+                                         if k.lower() in _CATALOG_KEYS or k.lower().startswith("jdbc.")}}
+
+
 def locate_table(options):
     """The table the options name, as it is stored: ``db.t`` in the ``warehouse``, or a location."""
     from paimon_sql.catalog import load_catalog
@@ -76,7 +88,7 @@ def locate_table(options):
         raise PaimonError("the paimon data source needs a table: load('db.t') with option 'warehouse', "
                           "or load('<table location>')")
     if warehouse:
-        return load_catalog(warehouse, store_options(options)).get_table(name)
+        return load_catalog(warehouse, catalog_options(options)).get_table(name)
     if not is_location(name):
         raise PaimonError(f"'{name}' names a table of a warehouse: give option 'warehouse', or the table's "
                           "location (a path or URI)")
@@ -225,7 +237,9 @@ class PaimonDataSource(DataSource):
         from paimon_sql.spark.write import merge_schema  # write.merge-schema: add the data's new columns
         spec = self.options.get("paimon.overwrite-partition")
         dynamic = self.options.get("partitionOverwriteMode", "static").lower() == "dynamic"
-        return PaimonWriter(merge_schema(self.table, schema), overwrite, json.loads(spec) if spec else None, dynamic)
+        warehouse = self.options.get("warehouse")
+        return PaimonWriter(merge_schema(self.table, schema), overwrite, json.loads(spec) if spec else None, dynamic,
+                            (warehouse, catalog_options(self.options)) if warehouse else None)
 
     def streamWriter(self, schema, overwrite: bool):
         """``overwrite``: Spark's complete output mode (each micro-batch replaces the table)."""
@@ -325,18 +339,29 @@ def write_task(table, overwrite: bool, iterator: Iterator[pa.RecordBatch]) -> li
 
 
 class PaimonWriter(DataSourceArrowWriter):
-    def __init__(self, table, overwrite: bool, partition_spec: Optional[dict], dynamic: bool):
+    def __init__(self, table, overwrite: bool, partition_spec: Optional[dict], dynamic: bool,
+                 catalog: Optional[tuple] = None):
         self.table = table
         self.overwrite = overwrite
         self.partition_spec = partition_spec
         self.dynamic = dynamic
+        self.catalog = catalog  # (warehouse, catalog options) of a table loaded by name
+
+    def _committing(self):
+        """The table with its catalog's environment (commit lock, metastore callbacks): Spark runs
+        ``commit`` in a Python worker of its own, where the pickled table has none."""
+        if self.catalog is None:
+            return self.table
+        from paimon_sql.catalog import load_catalog
+        fresh = load_catalog(*self.catalog).get_table(self.table.name)
+        return fresh.with_schema(self.table.schema, self.table.branch).copy(self.table.dynamic_options)
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> PaimonCommitMessage:
         return PaimonCommitMessage(write_task(self.table, self.overwrite, iterator))
 
     def commit(self, messages: List[PaimonCommitMessage]) -> None:
         flat = flat_messages(messages)
-        commit = self.table.new_commit()
+        commit = self._committing().new_commit()
         try:
             if self.overwrite:
                 dynamic = self.dynamic and not self.partition_spec and bool(self.table.schema.partition_keys)

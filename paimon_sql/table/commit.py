@@ -30,11 +30,12 @@ import uuid
 from dataclasses import replace
 from typing import Dict, List, Optional
 
-from paimon_sql.exceptions import CommitConflictError, PaimonError
+from paimon_sql.exceptions import CommitConflictError, InvalidOptionError, PaimonError
 from paimon_sql.format import binary_row, manifest, stats
 from paimon_sql.format.manifest import ADD, DELETE, IndexManifestEntry, ManifestEntry, ManifestFileMeta
 from paimon_sql.index import deletion_vector as dv
 from paimon_sql.format.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot
+from paimon_sql.table.catalog_environment import PARTITIONED_IN_METASTORE
 from paimon_sql.table.expire import expire_after_commit
 from paimon_sql.table.manifest_merge import merge_manifests
 from paimon_sql.table.partition_expire import expire_partitions_after_commit
@@ -106,6 +107,7 @@ class TableCommit:
         (as Paimon commits: a write may make two). When only the compaction loses a conflict with a
         concurrent commit, the data stays committed and the compaction's files are dropped; a
         merge-on-write bucket is then compacted again, so the write becomes visible."""
+        self._check_catalog()
         snapshot_id = None
         redo: set = set()  # (partition, bucket)s of merge-on-write whose compaction must be redone
         if overwrite is not None or any(m.has_data() for m in messages):
@@ -174,6 +176,13 @@ class TableCommit:
             time.sleep(min(0.01 * (2 ** attempt), 1.0))
         raise CommitConflictError(f"table {table.name}: gave up committing after {retries} retries "
                                   "(other writers kept committing first)")
+
+    def _check_catalog(self) -> None:
+        """A table whose partitions a metastore keeps is committed only through a catalog keeping them."""
+        table = self.table
+        if table.options.get(PARTITIONED_IN_METASTORE) and not table.env.partitions_in_metastore:
+            raise InvalidOptionError(f"table {table.name} has '{PARTITIONED_IN_METASTORE}', but its catalog keeps no "
+                                     "metastore partitions (a Hive catalog does): the table cannot be written here")
 
     def _tell_catalog(self, snapshot: Snapshot, entries: List[ManifestEntry]) -> None:
         """The catalog environment's callbacks (a metastore's partitions), after the commit."""

@@ -15,14 +15,14 @@ from urllib.parse import urlparse
 
 import pyarrow as pa
 
-from paimon_sql.exceptions import InvalidOptionError, TableNotFoundError
+from paimon_sql.exceptions import TableNotFoundError
 from paimon_sql.format import binary_row, manifest
 from paimon_sql.format.file_format import check_format
 from paimon_sql.format.options import check_usable
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.io import FileIO
 from paimon_sql.table.branch_manager import BranchManager
-from paimon_sql.table.catalog_environment import NO_CATALOG, PARTITIONED_IN_METASTORE, CatalogEnvironment
+from paimon_sql.table.catalog_environment import NO_CATALOG, CatalogEnvironment
 from paimon_sql.table.consumer_manager import ConsumerManager
 from paimon_sql.table.paths import MAIN_BRANCH, PathFactory
 from paimon_sql.table.schema_manager import SchemaManager
@@ -178,9 +178,6 @@ class FileStoreTable:
     def new_commit(self, commit_user: Optional[str] = None):
         from paimon_sql.table.commit import TableCommit
         check_usable(self.schema.options, "written")
-        if self.options.get(PARTITIONED_IN_METASTORE) and not self.env.partitions_in_metastore:
-            raise InvalidOptionError(f"table {self.name} has '{PARTITIONED_IN_METASTORE}', but its catalog keeps no "
-                                     "metastore partitions (a Hive catalog does): the table cannot be written here")
         return TableCommit(self, commit_user)
 
     def has_partition(self, spec: dict) -> bool:

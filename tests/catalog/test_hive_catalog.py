@@ -33,8 +33,8 @@ HMS_STATS = ("transient_lastDdlTime", "numFiles", "totalSize")  # parameters the
 
 @pytest.fixture(scope="session")
 def hive_catalog():
-    """Catalog options of the run's one metastore (the catalog suite's conftest asks for this too)."""
-    return {"uri": shared_metastore().uri}
+    """Catalog options of a Hive catalog on the run's one metastore."""
+    return shared_metastore().options
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +54,7 @@ def db():
 
 @pytest.fixture
 def catalog(tmp_path, hive_catalog, db):
-    cat = load_catalog(str(tmp_path / "warehouse"), {"metastore": "hive", **hive_catalog})
+    cat = load_catalog(str(tmp_path / "warehouse"), dict(hive_catalog))
     yield cat
     cat.drop_database(db, ignore_if_not_exists=True, cascade=True)
 
@@ -229,7 +229,7 @@ def test_other_catalogs_do_not_write_a_table_partitioned_in_the_metastore(tmp_pa
 
 
 def test_the_metastore_lock_excludes_a_second_holder(tmp_path, hive_catalog, db):
-    options = {"metastore": "hive", **hive_catalog, "lock.enabled": "true", "lock-acquire-timeout": "1 s",
+    options = {**hive_catalog, "lock.enabled": "true", "lock-acquire-timeout": "1 s",
                "lock-check-max-sleep": "100 ms"}
     catalog = load_catalog(str(tmp_path / "warehouse"), options)
     other = load_catalog(str(tmp_path / "warehouse"), options)  # another process's catalog, in effect
@@ -278,7 +278,7 @@ def test_the_address_from_hive_site_and_a_shared_pool(tmp_path, hive_catalog):
     with pytest.raises(InvalidOptionError, match="thrift://"):
         load_catalog(str(tmp_path / "wh"), {"metastore": "hive", "uri": "http://x:1"})
     with pytest.raises(InvalidOptionError, match="location-in-properties"):
-        load_catalog(str(tmp_path / "wh"), {"metastore": "hive", **hive_catalog, "location-in-properties": "true"})
+        load_catalog(str(tmp_path / "wh"), {**hive_catalog, "location-in-properties": "true"})
 
 
 def test_upper_case_names_are_refused(catalog, db):
@@ -287,3 +287,30 @@ def test_upper_case_names_are_refused(catalog, db):
     catalog.create_database(db)
     with pytest.raises(InvalidIdentifierError, match="upper case"):
         catalog.create_table(Identifier(db, "Orders"), _schema(BASIC))
+
+
+@pytest.mark.parametrize("catalog_options", ["hive"], indirect=True)
+def test_spark_sql_on_the_hive_catalog(catalog_session, hms, db):
+    s = catalog_session
+    s.sql(f"CREATE DATABASE {db} COMMENT 'sales data'")
+    assert hms.get_database(db).parameters == {"comment": "sales data"}
+    s.sql(f"CREATE TABLE {db}.orders (id INT, amount DOUBLE, dt STRING) PARTITIONED BY (dt) "
+          "TBLPROPERTIES ('metastore.partitioned-table' = 'true', 'primary-key' = 'id,dt', 'bucket' = '1')")
+    s.sql(f"INSERT INTO {db}.orders VALUES (1, 1.5, 'd1'), (2, 2.5, 'd2'), (3, 3.5, 'd2')")
+    assert sorted(hms.get_partition_names(db, "orders", -1)) == ["dt=d1", "dt=d2"]
+
+    s.sql(f"ALTER TABLE {db}.orders ADD COLUMNS (note STRING COMMENT 'why')")
+    assert [(c.name, c.type, c.comment) for c in hms.get_table(db, "orders").sd.cols] == [
+        ("id", "int", None), ("amount", "double", None), ("note", "string", "why")]
+    s.sql(f"ALTER TABLE {db}.orders DROP PARTITION (dt = 'd1')")
+    assert hms.get_partition_names(db, "orders", -1) == ["dt=d2"]
+    assert [tuple(r) for r in s.sql(f"SELECT id, note FROM {db}.orders ORDER BY id").collect()] == [(2, None), (3, None)]
+
+    s.sql(f"ALTER TABLE {db}.orders RENAME TO {db}.sold")
+    assert [tuple(r) for r in s.sql(f"SHOW TABLES IN {db}").collect()] == [(db, "sold", False)]
+    hms.drop_partition(db, "sold", ["d2"], False)
+    assert [tuple(r) for r in s.sql(f"CALL sys.repair('{db}.sold')").collect()] == [(True,)]
+    assert hms.get_partition_names(db, "sold", -1) == ["dt=d2"]
+
+    s.sql(f"DROP TABLE {db}.sold")
+    assert hms.get_all_tables(db) == []
