@@ -58,7 +58,7 @@ def test_databases_create_alter_list_drop(catalog_session, catalog_options):
 def test_tables_create_list_alter_rename_drop(catalog_session, catalog_options):
     s = catalog_session
     s.sql("CREATE DATABASE db")
-    s.sql("CREATE TABLE db.a (id INT, v STRING, dt STRING) PARTITIONED BY (dt) "
+    s.sql("CREATE TABLE db.a (id INT COMMENT 'the id', v STRING, dt STRING) PARTITIONED BY (dt) COMMENT 'tc' "
           "TBLPROPERTIES ('file.format' = 'orc', 'k1' = 'v1')")
     s.sql("CREATE TABLE db.k (id BIGINT, v STRING, dt STRING, PRIMARY KEY (id, dt) NOT ENFORCED) "
           "PARTITIONED BY (dt) WITH ('bucket' = '2', 'changelog-producer' = 'input')")
@@ -80,11 +80,14 @@ def test_tables_create_list_alter_rename_drop(catalog_session, catalog_options):
     assert a.schema.options == {"k1": "v2", "snapshot.num-retained.max": "50"}
     assert [f.name for f in a.schema.fields] == ["id", "v", "dt", "n"] and a.schema.partition_keys == ["dt"]
     assert a.schema.id == 3  # create, SET, UNSET, ADD COLUMN: each one schema
+    assert (a.schema.comment, a.schema.fields[0].description) == ("tc", "the id")
     assert (k.schema.primary_keys, k.schema.partition_keys) == (["id", "dt"], ["dt"])
     assert k.schema.options == {"bucket": "2", "changelog-producer": "input"}
     assert k.path.endswith("/db.db/k2") and a.path.endswith("/db.db/a")  # Paimon's layout on every metastore
 
     s.sql("INSERT INTO db.k2 VALUES (2, 'y', 'p')")  # its rows and snapshots moved with it
+    s.sql("ALTER TABLE db.k2 SET TBLPROPERTIES ('k' = 'v')")  # its schema changes follow the new name
+    assert open_catalog(catalog_options).get_table("db.k2").schema.options["k"] == "v"
     assert rows(s, "SELECT id, v FROM db.k2 ORDER BY id") == [(1, "x"), (2, "y")]
     assert rows(s, "SELECT id FROM db.k2 VERSION AS OF 1") == [(1,)]
     s.sql("DROP TABLE db.k2")
