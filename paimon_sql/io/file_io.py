@@ -18,6 +18,7 @@ import pyarrow.fs as pafs
 
 from paimon_sql.exceptions import InvalidOptionError
 from paimon_sql.io.azure_store import AzureConfig, AzureStore, azure_location
+from paimon_sql.io.gcs_store import GcsConfig, GcsStore
 from paimon_sql.io.object_stores import (
     AZURE_SCHEMES,
     GCS_SCHEMES,
@@ -25,13 +26,12 @@ from paimon_sql.io.object_stores import (
     CommitGuard,
     S3Config,
     S3Store,
-    gcs_filesystem,
 )
 
 
 class FileIO:
     """A filesystem and the scheme-stripped form of paths on it. ``store`` creates files
-    conditionally where the object store can (S3, Azure); ``guard`` says whether an unconditional
+    conditionally on an object store (S3, GCS, Azure); ``guard`` says whether an unconditional
     create is safe where it cannot (the catalog's lock, or a single writer)."""
 
     def __init__(self, fs: pafs.FileSystem, scheme: str = "", store=None,
@@ -51,7 +51,8 @@ class FileIO:
             config = S3Config.of(options)
             return FileIO(config.filesystem(), "s3", S3Store(config), CommitGuard.of(options))
         if scheme in GCS_SCHEMES:
-            return FileIO(gcs_filesystem(options), "gs", None, CommitGuard.of(options))
+            config = GcsConfig.of(options)
+            return FileIO(config.filesystem(), "gs", GcsStore(config), CommitGuard.of(options))
         if scheme in AZURE_SCHEMES:
             config = AzureConfig.of(azure_location(urlparse(path).netloc)[0], options)
             return FileIO(config.filesystem(), "abfs", AzureStore(config), CommitGuard.of(options))
@@ -104,19 +105,19 @@ class FileIO:
 
         Local: the bytes go to a temporary file that is then hard-linked to the target, which the
         OS refuses if the target exists, so readers never see a partial file and two writers
-        never both succeed. S3 and Azure: a PUT with ``If-None-Match: *``. A store that cannot
-        create conditionally (GCS here, S3 with ``s3.create.conditional.enabled`` = false or a
-        store without conditional puts) checks and writes, which is only safe under the catalog's
+        never both succeed. Object stores: a conditional PUT (S3, Azure: ``If-None-Match: *``;
+        GCS: ``ifGenerationMatch=0``). Where that is unavailable (S3 with
+        ``s3.create.conditional.enabled`` = false or a store without conditional puts; a missing
+        client library or Azure credentials) a create checks and writes, which is only safe under the catalog's
         lock (the caller holds it) or for a single writer; otherwise the create is refused.
         """
         p = self._p(path)
         if self.scheme == "":
             return _link_create(p, data)
-        created = self.store.put_if_absent(p, data) if self.store else None
+        created = self.store.put_if_absent(p, data)
         if created is not None:
             return created
-        why = self.store.why_not() if self.store else f"conditional creates on {self.scheme}:// are not implemented"
-        self.guard.refuse(f"{self.scheme}://{p.split('/', 1)[0]}", why)
+        self.guard.refuse(f"{self.scheme}://{p.split('/', 1)[0]}", self.store.why_not())
         if self.exists(path):
             return False
         self.write_bytes(path, data)
@@ -157,9 +158,14 @@ class FileIO:
             self.fs.copy_file(s, d)
             self.fs.delete_file(s)
             return
+        made = set()  # folders exist as markers where the store has none (GCS), as write_bytes makes them
         for info in self.fs.get_file_info(pafs.FileSelector(s, recursive=True)):
             if info.type == pafs.FileType.File:
-                self.fs.copy_file(info.path, d + info.path[len(s):])
+                target = d + info.path[len(s):]
+                if os.path.dirname(target) not in made:
+                    self.fs.create_dir(os.path.dirname(target), recursive=True)
+                    made.add(os.path.dirname(target))
+                self.fs.copy_file(info.path, target)
         self.fs.delete_dir(s)
 
     def arrow_path(self, path: str) -> str:

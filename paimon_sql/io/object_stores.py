@@ -12,7 +12,7 @@ PUT with ``If-None-Match: *`` (S3A's ``fs.s3a.create.conditional.enabled``, henc
 through boto3 (the ``s3`` extra). A store may not support it: it answers 501, or ignores the header
 and overwrites; :meth:`S3Store.put_if_absent` probes each bucket once per process to find out. Where
 a create cannot be conditional the catalog's lock must serialise commits (see :class:`CommitGuard`).
-Azure is in :mod:`paimon_sql.io.azure_store`.
+GCS and Azure are in :mod:`paimon_sql.io.gcs_store` and :mod:`paimon_sql.io.azure_store`.
 """
 
 from __future__ import annotations
@@ -43,7 +43,6 @@ _PREFIXES = {
 _S3_MIRRORED = {"access-key": "access.key", "secret-key": "secret.key", "path-style-access": "path.style.access"}
 S3_OPTIONS = ("endpoint", "endpoint.region", "region", "access.key", "secret.key", "session.token",
               "path.style.access", "connection.ssl.enabled", "create.conditional.enabled")
-GCS_OPTIONS = ("storage.root.url", "project.id", "auth.type", "auth.access.token")
 
 # metastores whose catalog holds its lock (lock.enabled) around every create of snapshot-N/schema-N
 LOCKING_METASTORES = ("jdbc", "hive")
@@ -188,25 +187,6 @@ class S3Store:
                     _s3_client(self.config).delete_object(Bucket=bucket, Key=probe)
                 _probed[(self.config, bucket)] = honoured
             return _probed[(self.config, bucket)]
-
-
-# -- GCS ---------------------------------------------------------------------------------
-
-def gcs_filesystem(options: dict) -> pafs.GcsFileSystem:
-    """GCS by the connector's names: ``gs.storage.root.url`` (an emulator), ``gs.project.id``,
-    ``gs.auth.type`` (``APPLICATION_DEFAULT`` or ``UNAUTHENTICATED``), ``gs.auth.access.token``."""
-    o = store_options("gs", options, GCS_OPTIONS)
-    auth = o.get("auth.type", "APPLICATION_DEFAULT").upper()
-    if auth not in ("APPLICATION_DEFAULT", "UNAUTHENTICATED"):
-        raise InvalidOptionError(f"catalog option 'gs.auth.type' = '{o['auth.type']}' is not supported "
-                                 f"(APPLICATION_DEFAULT or UNAUTHENTICATED; a key file goes in "
-                                 f"GOOGLE_APPLICATION_CREDENTIALS)")
-    kwargs = {"anonymous": auth == "UNAUTHENTICATED", "project_id": o.get("project.id"),
-              "access_token": o.get("auth.access.token")}
-    if "storage.root.url" in o:
-        parsed = urlparse(o["storage.root.url"])
-        kwargs.update(endpoint_override=parsed.netloc, scheme=parsed.scheme or "https")
-    return pafs.GcsFileSystem(**{k: v for k, v in kwargs.items() if v is not None})
 
 
 # -- who guarantees a create is exclusive ---------------------------------------------------------

@@ -56,21 +56,11 @@ def test_create_if_absent_options_rename_and_secrets_on_s3(s3_server):
     assert cat.list_tables("db") == ["u"] and cat.get_table("db.u").to_arrow().column("id").to_pylist() == [1]
 
 
-def test_gcs_warehouses_commit_only_under_a_lock():
-    """No GCS server here: what is checked is the options and the refusal, which touch no store.
-    Conditional creates on GCS (ifGenerationMatch=0) are not implemented: its commits need the
-    catalog lock or a single writer."""
+def test_unknown_warehouse_schemes_are_refused():
     import pytest
 
     from paimon_sql.exceptions import InvalidOptionError
     from paimon_sql.io.file_io import FileIO
-    gcs = FileIO.for_path("gs://bkt/wh", {"gs.auth.type": "UNAUTHENTICATED",
-                                          "gs.storage.root.url": "http://127.0.0.1:1"})
-    assert isinstance(gcs.fs, pafs.GcsFileSystem) and gcs.arrow_path("gs://bkt/wh/t") == "bkt/wh/t"
-    with pytest.raises(InvalidOptionError, match="concurrent commits need 'lock.enabled' = 'true'"):
-        gcs.try_create("gs://bkt/wh/snapshot-1", b"x")
-    with pytest.raises(InvalidOptionError, match="'gs.auth.service.account.json.keyfile' is not supported"):
-        FileIO.for_path("gs://bkt/wh", {"gs.auth.service.account.json.keyfile": "/k.json"})
     with pytest.raises(InvalidOptionError, match="warehouse scheme 'hdfs://' is not supported"):
         FileIO.for_path("hdfs://nn/wh")
 
