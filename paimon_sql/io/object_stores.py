@@ -76,7 +76,7 @@ def flag(options: Dict[str, str], key: str, default: bool, shown: str) -> bool:
 
 @dataclass(frozen=True)
 class S3Config:
-    """S3 options resolved once; picklable (executors rebuild their clients from it)."""
+    """S3 options resolved once; picklable, as a FileIO travels to Spark's executors."""
 
     endpoint: Optional[str] = None  # scheme://host[:port], or None for AWS
     region: Optional[str] = None
@@ -114,9 +114,8 @@ def _s3_client(config: S3Config):
     try:
         import boto3
         from botocore.config import Config
-    except ImportError as e:
-        raise PaimonError("conditional puts on S3 need boto3 (pip install 'paimon-sql[s3]'), or set "
-                          "'s3.create.conditional.enabled' = 'false' and commit under the catalog lock") from e
+    except ImportError:
+        return None
     # checksums only when required: S3-compatible stores (MinIO, OSS) reject the newer default ones
     addressing = "path" if config.path_style else "virtual" if config.endpoint else "auto"
     cfg = Config(s3={"addressing_style": addressing},
@@ -143,7 +142,7 @@ class S3Store:
     def put_if_absent(self, path: str, data: bytes) -> Optional[bool]:
         """True: we created ``path`` (``bucket/key``); False: it exists; None: this store cannot
         create conditionally (the caller needs the catalog lock)."""
-        if not self.config.conditional:
+        if not self.config.conditional or _s3_client(self.config) is None:
             return None
         bucket, key = path.split("/", 1)
         if not self._supported(bucket, key.rsplit("/", 1)[0]):
@@ -173,6 +172,8 @@ class S3Store:
     def why_not(self) -> str:
         if not self.config.conditional:
             return "'s3.create.conditional.enabled' is false"
+        if _s3_client(self.config) is None:
+            return "conditional puts on S3 need boto3 (pip install 'paimon-sql[s3]')"
         return "the store does not honour conditional puts (If-None-Match)"
 
     def _supported(self, bucket: str, folder: str) -> bool:
