@@ -1,5 +1,6 @@
-"""The Hive catalog against a real Hive metastore (tests/catalog/hive_metastore.py). What the
-metastore holds is read with the Thrift client library directly, never through our catalog."""
+"""The Hive catalog against a real Hive metastore (tests/catalog/hive_metastore.py, the run's one:
+conftest.py's ``hive_catalog``). What the metastore holds is read with the Thrift client library
+directly, never through our catalog."""
 
 import os
 import threading
@@ -9,7 +10,6 @@ from urllib.parse import urlparse
 
 import pyarrow as pa
 import pytest
-from catalog.hive_metastore import shared_metastore
 from pymetastore.hive_metastore import ThriftHiveMetastore, ttypes
 from thrift.protocol.TBinaryProtocol import TBinaryProtocol
 from thrift.transport import TSocket, TTransport
@@ -29,12 +29,6 @@ from paimon_sql.table.schema_change import AddColumn, SetOption
 
 PARTITIONED = {"metastore.partitioned-table": "true"}
 HMS_STATS = ("transient_lastDdlTime", "numFiles", "totalSize")  # parameters the metastore adds itself
-
-
-@pytest.fixture(scope="session")
-def hive_catalog():
-    """Catalog options of a Hive catalog on the run's one metastore."""
-    return shared_metastore().options
 
 
 @pytest.fixture(scope="module")
