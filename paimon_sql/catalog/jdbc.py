@@ -26,6 +26,7 @@ from paimon_sql.exceptions import (
     DatabaseAlreadyExistsError,
     DatabaseNotEmptyError,
     DatabaseNotFoundError,
+    InvalidIdentifierError,
     InvalidOptionError,
     TableAlreadyExistsError,
     TableNotFoundError,
@@ -62,14 +63,12 @@ class JdbcCatalog(FileSystemCatalog):
         self.client.create_table_if_absent(CREATE_TABLES)
         self.client.create_table_if_absent(CREATE_PROPERTIES)
         self._lock = self._commit_lock()
+        self.allow_upper_case = _flag(self.options, "allow-upper-case", False)
 
     def _commit_lock(self) -> Optional[JdbcCatalogLock]:
         """The lock when ``lock.enabled`` (by default on an object store, as Java: a local
         filesystem creates snapshot files atomically by itself)."""
-        enabled = str(self.options.get("lock.enabled", self.io.scheme != "")).strip().lower()
-        if enabled not in ("true", "false"):
-            raise InvalidOptionError(f"catalog option 'lock.enabled' = {enabled!r} is not a boolean")
-        if enabled == "false":
+        if not _flag(self.options, "lock.enabled", self.io.scheme != ""):
             return None
         try:
             sleep = parse_duration_ms(self.options.get("lock-check-max-sleep", DEFAULT_LOCK_CHECK_MAX_SLEEP))
@@ -78,6 +77,16 @@ class JdbcCatalog(FileSystemCatalog):
         except ValueError as e:
             raise InvalidOptionError(f"metastore=jdbc lock option: {e}") from None
         return JdbcCatalogLock(self.client, self.catalog_key, sleep, timeout, key_length)
+
+    def _check_case(self, table: str, schema: Optional[TableSchema] = None) -> None:
+        """Paimon's JdbcCatalog is case-insensitive: a table or column name with upper case is
+        refused, as Java refuses it, unless ``allow-upper-case``."""
+        if self.allow_upper_case:
+            return
+        for kind, name in [("table", table)] + [("column", f.name) for f in (schema.fields if schema else ())]:
+            if name != name.lower():
+                raise InvalidIdentifierError(f"{kind} name {name!r} has upper case, which the JDBC catalog does not "
+                                             "allow (as Paimon's); catalog option 'allow-upper-case' = 'true' allows it")
 
     def environment(self, identifier) -> CatalogEnvironment:
         if self._lock is None:
@@ -189,6 +198,7 @@ class JdbcCatalog(FileSystemCatalog):
             if ignore_if_exists:
                 return self.get_table(ident)
             raise TableAlreadyExistsError(f"table {ident} already exists")
+        self._check_case(ident.table, schema)
         path = self.table_path(ident)
         table = self._checked(path, schema, ident)
 
@@ -244,6 +254,7 @@ class JdbcCatalog(FileSystemCatalog):
         if not self.table_exists(src):
             raise TableNotFoundError(f"table {src} does not exist")
         self._require_database(dst.database)
+        self._check_case(dst.table)
         src_path, dst_path = self.table_path(src), self.table_path(dst)
         try:
             with self.client.transaction() as tx:
@@ -262,6 +273,13 @@ class JdbcCatalog(FileSystemCatalog):
             if self.io.exists(dst_path) and not self.io.exists(src_path):
                 self.io.rename(dst_path, src_path)
             raise
+
+
+def _flag(options: dict, key: str, default: bool) -> bool:
+    value = str(options.get(key, default)).strip().lower()
+    if value not in ("true", "false"):
+        raise InvalidOptionError(f"catalog option '{key}' = {options[key]!r} is not a boolean")
+    return value == "true"
 
 
 def _default_uri(warehouse: str) -> str:

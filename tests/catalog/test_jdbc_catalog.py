@@ -5,6 +5,7 @@ and the commit lock excludes a second holder until released or expired."""
 
 import multiprocessing
 import os
+import queue
 import sqlite3
 import time
 import uuid
@@ -18,6 +19,7 @@ from paimon_sql.exceptions import (
     DatabaseAlreadyExistsError,
     DatabaseNotEmptyError,
     DatabaseNotFoundError,
+    InvalidIdentifierError,
     InvalidOptionError,
     PaimonError,
     TableAlreadyExistsError,
@@ -171,7 +173,13 @@ def test_concurrent_creates_of_one_name_have_one_winner(options, warehouse, lock
     procs = [ctx.Process(target=_create_race, args=(warehouse, options, p, names, barrier, results)) for p in (0, 1)]
     for p in procs:
         p.start()
-    outcomes = [results.get(timeout=120) for _ in range(2 * len(names))]
+    outcomes, deadline = [], time.monotonic() + 120
+    while len(outcomes) < 2 * len(names):
+        assert not any(p.exitcode for p in procs) and time.monotonic() < deadline, "a creating process failed"
+        try:
+            outcomes.append(results.get(timeout=1))
+        except queue.Empty:
+            continue
     for p in procs:
         p.join(60)
     catalog = load_catalog(warehouse, options)
@@ -314,3 +322,19 @@ def test_a_connection_the_server_dropped_is_opened_again(postgres, warehouse):
     assert catalog.list_databases() == ["db"]
     catalog.create_table_from_arrow("db.t", SCHEMA)
     assert catalog.client.query("SELECT pg_backend_pid()")[0][0] != pid
+
+
+def test_upper_case_names_are_refused_as_java_refuses_them(options, warehouse):
+    catalog = load_catalog(warehouse, options)
+    catalog.create_database("db")
+    with pytest.raises(InvalidIdentifierError, match="table name 'Orders' has upper case"):
+        catalog.create_table_from_arrow("db.Orders", SCHEMA)
+    with pytest.raises(InvalidIdentifierError, match="column name 'userId' has upper case"):
+        catalog.create_table_from_arrow("db.orders", pa.schema([("userId", pa.int64())]))
+    catalog.create_table_from_arrow("db.orders", SCHEMA)
+    with pytest.raises(InvalidIdentifierError, match="'Sales'"):
+        catalog.rename_table("db.orders", "db.Sales")
+    assert catalog.list_tables("db") == ["orders"] and not os.path.exists(f"{warehouse}/db.db/Orders")
+    relaxed = load_catalog(warehouse, {**options, "allow-upper-case": "true"})
+    relaxed.create_table_from_arrow("db.Mixed", pa.schema([("userId", pa.int64())]))
+    assert relaxed.list_tables("db") == ["Mixed", "orders"]
