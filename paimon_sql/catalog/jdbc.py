@@ -231,10 +231,11 @@ class JdbcCatalog(FileSystemCatalog):
         self._require_database(ident.database)
         if not self.table_exists(ident):
             raise TableNotFoundError(f"table {ident} does not exist")
-        table_path = self.table_path(ident)
-        if SchemaManager(self.io, PathFactory(table_path, [], "parquet")).latest() is None:
-            raise CorruptMetadataError(f"table {ident} is in the catalog, but {table_path} holds no schema")
-        return super().get_table(ident)
+        try:
+            return super().get_table(ident)
+        except TableNotFoundError:
+            raise CorruptMetadataError(f"table {ident} is in the catalog, but {self.table_path(ident)} holds no "
+                                       "schema") from None
 
     def drop_table(self, identifier, ignore_if_not_exists: bool = False):
         """The row goes first (the table is gone for every reader at once), then its files."""

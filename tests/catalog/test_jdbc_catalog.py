@@ -16,6 +16,7 @@ from catalog.postgres_server import start_postgres
 
 from paimon_sql.catalog import load_catalog
 from paimon_sql.exceptions import (
+    CorruptMetadataError,
     DatabaseAlreadyExistsError,
     DatabaseNotEmptyError,
     DatabaseNotFoundError,
@@ -338,3 +339,15 @@ def test_upper_case_names_are_refused_as_java_refuses_them(options, warehouse):
     relaxed = load_catalog(warehouse, {**options, "allow-upper-case": "true"})
     relaxed.create_table_from_arrow("db.Mixed", pa.schema([("userId", pa.int64())]))
     assert relaxed.list_tables("db") == ["Mixed", "orders"]
+
+
+def test_a_registered_table_whose_files_are_gone_says_so_and_can_be_dropped(options, warehouse):
+    import shutil
+    catalog = load_catalog(warehouse, options)
+    catalog.create_database("db")
+    catalog.create_table_from_arrow("db.t", SCHEMA)
+    shutil.rmtree(f"{warehouse}/db.db/t")
+    with pytest.raises(CorruptMetadataError, match="is in the catalog, but .* holds no schema"):
+        catalog.get_table("db.t")
+    catalog.drop_table("db.t")
+    assert catalog.list_tables("db") == []
