@@ -1,0 +1,114 @@
+"""Java Paimon 1.0's HiveCatalog and ours on one Hive metastore (tests/catalog/hive_metastore.py):
+each lists and reads what the other registered, and a table registered by either looks the same in
+the metastore (parameters, columns, partition keys, formats, partitions), read with the Thrift
+client library directly.
+
+Java runs tests/interop/java/HiveCatalogDriver.java, compiled against the bundle jar java_paimon.py
+fetches, with the Hive 2.3 client and Hadoop jars the pip pyspark ships (first on the class path:
+the bundle's own older Hadoop classes lack what the Hive client needs).
+"""
+
+import glob
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import uuid
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pyarrow as pa
+import pyspark
+import pytest
+from catalog.hive_metastore import shared_metastore
+from java_paimon import JavaUnavailable, _jar, _tool, cache_dir
+from pymetastore.hive_metastore import ThriftHiveMetastore
+from thrift.protocol.TBinaryProtocol import TBinaryProtocol
+from thrift.transport import TSocket, TTransport
+
+from paimon_sql.catalog import load_catalog
+
+pytestmark = pytest.mark.interop
+
+SOURCE = Path(__file__).resolve().parent / "java" / "HiveCatalogDriver.java"
+HMS_STATS = ("transient_lastDdlTime", "numFiles", "totalSize")  # parameters the metastore adds itself
+
+
+class JavaHiveCatalog:
+    """Runs HiveCatalogDriver ops on Java's HiveCatalog (one JVM per call)."""
+
+    def __init__(self, uri: str, warehouse: str):
+        cache = cache_dir()
+        bundle = _jar(cache)
+        digest = hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16]
+        classes = cache / f"hive-classes-{digest}"
+        if not (classes / "HiveCatalogDriver.class").exists():
+            tmp = Path(tempfile.mkdtemp(dir=cache))
+            proc = subprocess.run([_tool("javac"), "-nowarn", "-cp", str(bundle), "-d", str(tmp), str(SOURCE)],
+                                  capture_output=True, text=True)
+            if proc.returncode != 0:
+                shutil.rmtree(tmp)
+                raise JavaUnavailable(f"javac failed on {SOURCE.name}:\n{proc.stderr[-3000:]}")
+            os.replace(tmp, classes)
+        jars = os.path.join(os.path.dirname(pyspark.__file__), "jars")
+        if not glob.glob(os.path.join(jars, "hive-metastore-*.jar")):
+            raise JavaUnavailable(f"no Hive client jars under {jars}")
+        self.command = [_tool("java"), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp",
+                        os.pathsep.join([f"{jars}/*", str(bundle), str(classes)]), "HiveCatalogDriver", uri, warehouse]
+
+    def run(self, *args):
+        proc = subprocess.run(self.command + list(args), capture_output=True, text=True, timeout=300)
+        if proc.returncode != 0:
+            raise AssertionError("Java Paimon failed:\n" + proc.stderr[-4000:])
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture
+def setup(tmp_path):
+    server = shared_metastore()
+    uri = urlparse(server.uri)
+    transport = TTransport.TBufferedTransport(TSocket.TSocket(uri.hostname, uri.port))
+    transport.open()
+    warehouse = str(tmp_path / "warehouse")
+    ours = load_catalog(warehouse, server.options)
+    db = f"interop_{uuid.uuid4().hex[:8]}"
+    yield ours, JavaHiveCatalog(server.uri, warehouse), ThriftHiveMetastore.Client(TBinaryProtocol(transport)), db
+    ours.drop_database(db, ignore_if_not_exists=True, cascade=True)
+    transport.close()
+
+
+def _ours(catalog, name):
+    """The table HiveCatalogDriver's 'create' makes, made by us."""
+    table = catalog.create_table_from_arrow(name, pa.schema([("id", pa.int32()), ("dt", pa.string())]),
+                                            partition_keys=["dt"], comment="orders",
+                                            options={"metastore.partitioned-table": "true", "hive.owner-team": "bi"})
+    table.write_arrow(pa.table({"id": pa.array([1, 2], pa.int32()), "dt": ["a", "b"]}))
+
+
+def test_java_and_we_register_a_table_alike_and_read_each_others(setup):
+    ours, java, hms, db = setup
+    ours.create_database(db)
+    _ours(ours, f"{db}.mine")
+    assert java.run("create", f"{db}.theirs") == "ok"
+
+    assert sorted(java.run("list")[db]) == ["mine", "theirs"]
+    assert java.run("read", f"{db}.mine") == [[1, "a"], [2, "b"]]
+    assert ours.list_tables(db) == ["mine", "theirs"]
+    assert ours.get_table(f"{db}.theirs").to_arrow().sort_by("id").to_pylist() == [
+        {"id": 1, "dt": "a"}, {"id": 2, "dt": "b"}]
+
+    mine, theirs = hms.get_table(db, "mine"), hms.get_table(db, "theirs")
+    for t in (mine, theirs):
+        t.parameters = {k: v for k, v in t.parameters.items() if k not in HMS_STATS}
+    assert mine.parameters == theirs.parameters
+    assert (mine.sd.cols, mine.partitionKeys, mine.tableType) == (theirs.sd.cols, theirs.partitionKeys,
+                                                                  theirs.tableType)
+    assert (mine.sd.inputFormat, mine.sd.outputFormat, mine.sd.serdeInfo.serializationLib) == \
+        (theirs.sd.inputFormat, theirs.sd.outputFormat, theirs.sd.serdeInfo.serializationLib)
+    assert mine.sd.location.rsplit("/", 1)[0] == theirs.sd.location.rsplit("/", 1)[0]
+    assert sorted(hms.get_partition_names(db, "mine", -1)) == sorted(hms.get_partition_names(db, "theirs", -1)) \
+        == ["dt=a", "dt=b"]
+    assert hms.get_partition(db, "mine", ["a"]).sd.location == mine.sd.location + "/dt=a"
+    assert hms.get_partition(db, "theirs", ["a"]).sd.location == theirs.sd.location + "/dt=a"
