@@ -76,16 +76,10 @@ def _drop_everything(catalog) -> None:
 
 @pytest.fixture
 def catalog_session(spark, catalog_options):
-    """A paimon Session on the param's catalog over the run's Spark session (torn down as tests/spark's)."""
+    """A paimon Session on the param's catalog over the run's Spark session (released as tests/spark's)."""
     import paimon_sql
+    from spark.conftest import release
     rest = dict(catalog_options)
     s = paimon_sql.connect(rest.pop("warehouse"), spark=spark, catalog_options=rest)
-    spark_databases = {d.name for d in spark.catalog.listDatabases()}
     yield s
-    paimon_sql.session.route(spark, None)
-    paimon_sql.session.hooks.uninstall(spark)
-    for view in s.temp_views():
-        spark.catalog.dropTempView(view)
-    spark.catalog.setCurrentDatabase("default")
-    for db in {d.name for d in spark.catalog.listDatabases()} - spark_databases:  # USE made them in Spark
-        s.spark_sql(f"DROP DATABASE `{db}` CASCADE")
+    release(s)

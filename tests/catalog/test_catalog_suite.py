@@ -15,12 +15,9 @@ import pytest
 from catalog.conftest import open_catalog
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.format.options import MASK, SECRET_KEY
+from spark.conftest import rows
 
 WORKER = Path(__file__).with_name("catalog_worker.py")
-
-
-def rows(session, text):
-    return [tuple(r) for r in session.sql(text).collect()]
 
 
 def one_line_error(session, text, pattern):

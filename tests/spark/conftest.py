@@ -9,12 +9,18 @@ def session(spark, warehouse):
     import paimon_sql
     s = paimon_sql.connect(warehouse, spark=spark)
     yield s
-    paimon_sql.session.route(spark, None)  # spark.sql is Spark's again for tests without a session
-    paimon_sql.session.hooks.uninstall(spark)
+    release(s)
+
+
+def release(s) -> None:
+    """The run's Spark session as it was before paimon Session ``s`` (for the next test)."""
+    import paimon_sql
+    paimon_sql.session.route(s.spark, None)  # spark.sql is Spark's again for tests without a session
+    paimon_sql.session.hooks.uninstall(s.spark)
     for view in s.temp_views():
-        spark.catalog.dropTempView(view)
-    spark.catalog.setCurrentDatabase("default")
-    spark.conf.unset("spark.sql.sources.partitionOverwriteMode")
+        s.spark.catalog.dropTempView(view)
+    s.spark.catalog.setCurrentDatabase("default")
+    s.spark.conf.unset("spark.sql.sources.partitionOverwriteMode")
 
 
 def rows(session, text):
