@@ -53,9 +53,18 @@ def catalog_options(request, tmp_path):
     else:
         options = dict(request.getfixturevalue("s3_bucket"))
         warehouse = f"s3://bucket/{uuid.uuid4().hex}/wh"
-    yield {"warehouse": warehouse, **options}
-    if name == "hive":  # the metastore outlives the test: what it registered goes
-        _drop_everything(open_catalog({"warehouse": warehouse, **options}))
+    options = {"warehouse": warehouse, **options}
+    if name != "hive":
+        yield options
+        return
+    before = _registered(open_catalog(options))
+    yield options
+    catalog = open_catalog(options)  # the metastore outlives the test: what the test registered goes
+    for db, table in sorted(_registered(catalog) - before, key=lambda entry: entry[1] is None):
+        if table is not None:
+            catalog.drop_table(f"{db}.{table}")
+        elif db != "default":
+            catalog.drop_database(db, cascade=True)
 
 
 def open_catalog(options: dict):
@@ -65,13 +74,10 @@ def open_catalog(options: dict):
     return load_catalog(rest.pop("warehouse"), rest)
 
 
-def _drop_everything(catalog) -> None:
-    for db in catalog.list_databases():
-        if db == "default":
-            for table in catalog.list_tables(db):
-                catalog.drop_table(f"default.{table}")
-        else:
-            catalog.drop_database(db, cascade=True)
+def _registered(catalog) -> set:
+    """``(database, None)`` for each database and ``(database, table)`` for each table of the catalog."""
+    return {(db, None) for db in catalog.list_databases()} | {
+        (db, t) for db in catalog.list_databases() for t in catalog.list_tables(db)}
 
 
 @pytest.fixture
