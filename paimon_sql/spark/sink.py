@@ -25,7 +25,7 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSourceStreamArrowWriter
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.spark.source import PaimonCommitMessage, flat_messages, write_task
+from paimon_sql.spark.source import PaimonCommitMessage, committing_table, flat_messages, write_task
 
 QUERY_ID_PROPERTY = "sql.streaming.queryId"  # the local property Spark gives a streaming query's tasks
 
@@ -50,11 +50,13 @@ def _task_query_id() -> Optional[str]:
 
 
 class PaimonStreamWriter(DataSourceStreamArrowWriter):
-    def __init__(self, table, overwrite: bool, checkpoint: Optional[str], store_options: dict):
+    def __init__(self, table, overwrite: bool, checkpoint: Optional[str], store_options: dict,
+                 catalog: Optional[tuple] = None):
         self.table = table
         self.overwrite = overwrite
         self.checkpoint = checkpoint
         self.store_options = store_options
+        self.catalog = catalog  # (warehouse, catalog options): see committing_table
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> PaimonCommitMessage:
         return PaimonCommitMessage(write_task(self.table, self.overwrite, iterator), _task_query_id())
@@ -69,7 +71,7 @@ class PaimonStreamWriter(DataSourceStreamArrowWriter):
             if self._committed(user, batchId):
                 self.table.new_commit().abort(flat)  # a replay of a batch this query committed: drop its files
                 return
-            commit = self.table.new_commit(user)
+            commit = committing_table(self.table, self.catalog).new_commit(user)
             if self.overwrite:
                 commit.overwrite(flat, commit_identifier=batchId)
             else:

@@ -237,16 +237,20 @@ class PaimonDataSource(DataSource):
         from paimon_sql.spark.write import merge_schema  # write.merge-schema: add the data's new columns
         spec = self.options.get("paimon.overwrite-partition")
         dynamic = self.options.get("partitionOverwriteMode", "static").lower() == "dynamic"
-        warehouse = self.options.get("warehouse")
         return PaimonWriter(merge_schema(self.table, schema), overwrite, json.loads(spec) if spec else None, dynamic,
-                            (warehouse, catalog_options(self.options)) if warehouse else None)
+                            self._catalog())
+
+    def _catalog(self) -> Optional[tuple]:
+        """(warehouse, catalog options) of a table named in a warehouse, for the writers' commits."""
+        warehouse = self.options.get("warehouse")
+        return (warehouse, catalog_options(self.options)) if warehouse else None
 
     def streamWriter(self, schema, overwrite: bool):
         """``overwrite``: Spark's complete output mode (each micro-batch replaces the table)."""
         from paimon_sql.spark.sink import PaimonStreamWriter
         from paimon_sql.spark.write import merge_schema
         return PaimonStreamWriter(merge_schema(self.table, schema), overwrite, self.options.get("checkpointLocation"),
-                                  store_options(self.options))
+                                  store_options(self.options), self._catalog())
 
 
 class _SplitPartition(InputPartition):
@@ -319,6 +323,17 @@ def flat_messages(messages: List[Optional[PaimonCommitMessage]]) -> list:
     return [m for msg in messages if msg is not None for m in msg.messages]
 
 
+def committing_table(table, catalog: Optional[tuple]):
+    """``table`` with its catalog's environment (commit lock, metastore callbacks): Spark runs a
+    writer's ``commit`` in a Python worker of its own, where the pickled table has none. ``catalog``:
+    (warehouse, catalog options) of a table loaded by name; None for one loaded by location."""
+    if catalog is None:
+        return table
+    from paimon_sql.catalog import load_catalog
+    fresh = load_catalog(*catalog).get_table(table.name)
+    return fresh.with_schema(table.schema, table.branch).copy(table.dynamic_options)
+
+
 def write_task(table, overwrite: bool, iterator: Iterator[pa.RecordBatch]) -> list:
     """One task's rows written as data files (the planner's bucket column dropped, its row-kind
     column as the rows' kinds); returns the commit messages, or deletes the files on failure."""
@@ -347,21 +362,13 @@ class PaimonWriter(DataSourceArrowWriter):
         self.dynamic = dynamic
         self.catalog = catalog  # (warehouse, catalog options) of a table loaded by name
 
-    def _committing(self):
-        """The table with its catalog's environment (commit lock, metastore callbacks): Spark runs
-        ``commit`` in a Python worker of its own, where the pickled table has none."""
-        if self.catalog is None:
-            return self.table
-        from paimon_sql.catalog import load_catalog
-        fresh = load_catalog(*self.catalog).get_table(self.table.name)
-        return fresh.with_schema(self.table.schema, self.table.branch).copy(self.table.dynamic_options)
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> PaimonCommitMessage:
         return PaimonCommitMessage(write_task(self.table, self.overwrite, iterator))
 
     def commit(self, messages: List[PaimonCommitMessage]) -> None:
         flat = flat_messages(messages)
-        commit = self._committing().new_commit()
+        commit = committing_table(self.table, self.catalog).new_commit()
         try:
             if self.overwrite:
                 dynamic = self.dynamic and not self.partition_spec and bool(self.table.schema.partition_keys)

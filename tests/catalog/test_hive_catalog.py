@@ -308,3 +308,18 @@ def test_spark_sql_on_the_hive_catalog(catalog_session, hms, db):
 
     s.sql(f"DROP TABLE {db}.sold")
     assert hms.get_all_tables(db) == []
+
+
+@pytest.mark.parametrize("catalog_options", ["hive"], indirect=True)
+def test_a_stream_into_a_hive_table_adds_its_partitions(catalog_session, catalog_options, hms, db, tmp_path):
+    catalog = catalog_session.catalog
+    catalog.create_database(db)
+    catalog.create_table(Identifier(db, "t"), _schema(BASIC, ["dt"], options=PARTITIONED))
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "1.json").write_text('{"id": 1, "v": "a", "dt": "d1"}\n{"id": 2, "v": "b", "dt": "d2"}\n')
+    stream = catalog_session.spark.readStream.schema("id INT, v STRING, dt STRING").json(str(tmp_path / "in"))
+    query = (stream.writeStream.format("paimon").option("checkpointLocation", str(tmp_path / "cp"))
+             .options(**catalog_options).trigger(availableNow=True).start(f"{db}.t"))
+    query.awaitTermination(120)
+    assert query.exception() is None
+    assert sorted(hms.get_partition_names(db, "t", -1)) == ["dt=d1", "dt=d2"]
