@@ -78,21 +78,30 @@ class JdbcCatalog(FileSystemCatalog):
             raise InvalidOptionError(f"metastore=jdbc lock option: {e}") from None
         return JdbcCatalogLock(self.client, self.catalog_key, sleep, timeout, key_length)
 
-    def _check_case(self, table: str, schema: Optional[TableSchema] = None) -> None:
+    def _check_case(self, table: Optional[str], columns=()) -> None:
         """Paimon's JdbcCatalog is case-insensitive: a table or column name with upper case is
         refused, as Java refuses it, unless ``allow-upper-case``."""
         if self.allow_upper_case:
             return
-        for kind, name in [("table", table)] + [("column", f.name) for f in (schema.fields if schema else ())]:
+        for kind, name in ([("table", table)] if table else []) + [("column", c) for c in columns]:
             if name != name.lower():
                 raise InvalidIdentifierError(f"{kind} name {name!r} has upper case, which the JDBC catalog does not "
                                              "allow (as Paimon's); catalog option 'allow-upper-case' = 'true' allows it")
 
     def environment(self, identifier) -> CatalogEnvironment:
-        if self._lock is None:
-            return NO_CATALOG
+        """The commit lock (when enabled), and the case rule for columns a schema change adds or
+        renames (as Java checks ALTER TABLE's changes; the refused schema-N is removed again)."""
         ident = self._ident(identifier)
-        return CatalogEnvironment(lock=partial(self._lock.run_with_lock, ident.database, ident.table))
+        lock = partial(self._lock.run_with_lock, ident.database, ident.table) if self._lock else NO_CATALOG.lock
+        if self.allow_upper_case:
+            return CatalogEnvironment(lock=lock) if self._lock else NO_CATALOG
+        return CatalogEnvironment(lock=lock, schema_callbacks=(partial(self._check_new_columns, ident),))
+
+    def _check_new_columns(self, ident, branch: str, schema: TableSchema) -> None:
+        schemas = SchemaManager(self.io, PathFactory(self.table_path(ident), [], "parquet", branch=branch))
+        earlier = [i for i in schemas.list_ids() if i < schema.id]
+        old = {f.name for f in schemas.schema(earlier[-1]).fields} if earlier else set()
+        self._check_case(None, [f.name for f in schema.fields if f.name not in old])
 
     def close(self) -> None:
         self.client.close()
@@ -198,7 +207,7 @@ class JdbcCatalog(FileSystemCatalog):
             if ignore_if_exists:
                 return self.get_table(ident)
             raise TableAlreadyExistsError(f"table {ident} already exists")
-        self._check_case(ident.table, schema)
+        self._check_case(ident.table, [f.name for f in schema.fields])
         path = self.table_path(ident)
         table = self._checked(path, schema, ident)
 

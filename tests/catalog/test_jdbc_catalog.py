@@ -351,3 +351,19 @@ def test_a_registered_table_whose_files_are_gone_says_so_and_can_be_dropped(opti
         catalog.get_table("db.t")
     catalog.drop_table("db.t")
     assert catalog.list_tables("db") == []
+
+
+def test_a_schema_change_adding_an_upper_case_column_is_refused(options, warehouse):
+    from paimon_sql.format.types import parse_type
+    from paimon_sql.table.schema_change import AddColumn, RenameColumn
+    catalog = load_catalog(warehouse, options)
+    catalog.create_database("db")
+    table = catalog.create_table_from_arrow("db.t", SCHEMA)
+    with pytest.raises(InvalidIdentifierError, match="column name 'newCol'"):
+        table.schema_manager.commit_changes([AddColumn("newCol", parse_type("INT"))])
+    with pytest.raises(InvalidIdentifierError, match="column name 'V'"):
+        catalog.get_table("db.t").schema_manager.commit_changes([RenameColumn("v", "V")])
+    table = catalog.get_table("db.t")
+    assert table.schema.id == 0 and [f.name for f in table.schema.fields] == ["id", "v"]
+    table.schema_manager.commit_changes([AddColumn("new_col", parse_type("INT"))])
+    assert [f.name for f in catalog.get_table("db.t").schema.fields] == ["id", "v", "new_col"]
