@@ -1,7 +1,7 @@
 """Java Paimon 1.0's HiveCatalog and ours on one Hive metastore (tests/catalog/hive_metastore.py):
-each lists and reads what the other registered, and a table registered by either looks the same in
-the metastore (parameters, columns, partition keys, formats, partitions), read with the Thrift
-client library directly.
+each lists and reads what the other registered, a table registered by either looks the same in the
+metastore (parameters, columns, partition keys, formats, partitions), read with the Thrift client
+library directly, and each waits for the other's commit lock (HiveCatalogLock).
 
 Java runs tests/interop/java/HiveCatalogDriver.java, compiled against the bundle jar java_paimon.py
 fetches, with the Hive 2.3 client and Hadoop jars the pip pyspark ships (first on the class path:
@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 import uuid
 from pathlib import Path
 from urllib.parse import urlparse
@@ -28,7 +29,8 @@ from pymetastore.hive_metastore import ThriftHiveMetastore
 from thrift.protocol.TBinaryProtocol import TBinaryProtocol
 from thrift.transport import TSocket, TTransport
 
-from paimon_sql.catalog import load_catalog
+from paimon_sql.catalog import Identifier, load_catalog
+from paimon_sql.exceptions import PaimonError
 
 pytestmark = pytest.mark.interop
 
@@ -41,28 +43,32 @@ class JavaHiveCatalog:
 
     def __init__(self, uri: str, warehouse: str):
         cache = cache_dir()
-        bundle = _jar(cache)
+        jars = os.path.join(os.path.dirname(pyspark.__file__), "jars")
+        if not glob.glob(os.path.join(jars, "hive-metastore-*.jar")):
+            raise JavaUnavailable(f"no Hive client jars under {jars}")
+        path = os.pathsep.join([f"{jars}/*", str(_jar(cache))])
         digest = hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16]
         classes = cache / f"hive-classes-{digest}"
         if not (classes / "HiveCatalogDriver.class").exists():
             tmp = Path(tempfile.mkdtemp(dir=cache))
-            proc = subprocess.run([_tool("javac"), "-nowarn", "-cp", str(bundle), "-d", str(tmp), str(SOURCE)],
+            proc = subprocess.run([_tool("javac"), "-nowarn", "-cp", path, "-d", str(tmp), str(SOURCE)],
                                   capture_output=True, text=True)
             if proc.returncode != 0:
                 shutil.rmtree(tmp)
                 raise JavaUnavailable(f"javac failed on {SOURCE.name}:\n{proc.stderr[-3000:]}")
             os.replace(tmp, classes)
-        jars = os.path.join(os.path.dirname(pyspark.__file__), "jars")
-        if not glob.glob(os.path.join(jars, "hive-metastore-*.jar")):
-            raise JavaUnavailable(f"no Hive client jars under {jars}")
         self.command = [_tool("java"), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp",
-                        os.pathsep.join([f"{jars}/*", str(bundle), str(classes)]), "HiveCatalogDriver", uri, warehouse]
+                        os.pathsep.join([path, str(classes)]), "HiveCatalogDriver", uri, warehouse]
+
+    def start(self, *args) -> subprocess.Popen:
+        return subprocess.Popen(self.command + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     def run(self, *args):
-        proc = subprocess.run(self.command + list(args), capture_output=True, text=True, timeout=300)
+        proc = self.start(*args)
+        out, err = proc.communicate(timeout=300)
         if proc.returncode != 0:
-            raise AssertionError("Java Paimon failed:\n" + proc.stderr[-4000:])
-        return json.loads(proc.stdout.strip().splitlines()[-1])
+            raise AssertionError("Java Paimon failed:\n" + err[-4000:])
+        return json.loads(out.strip().splitlines()[-1])
 
 
 @pytest.fixture
@@ -112,3 +118,34 @@ def test_java_and_we_register_a_table_alike_and_read_each_others(setup):
         == ["dt=a", "dt=b"]
     assert hms.get_partition(db, "mine", ["a"]).sd.location == mine.sd.location + "/dt=a"
     assert hms.get_partition(db, "theirs", ["a"]).sd.location == theirs.sd.location + "/dt=a"
+
+
+def test_java_and_we_exclude_each_other_through_the_metastore_lock(setup, tmp_path):
+    ours, java, hms, db = setup
+    ours.create_database(db)
+    _ours(ours, f"{db}.t")
+    short = load_catalog(str(tmp_path / "warehouse"), {**shared_metastore().options, "lock.enabled": "true",
+                                                       "lock-acquire-timeout": "1 s", "lock-check-max-sleep": "100 ms"})
+    lock = short.environment(Identifier(db, "t")).lock
+
+    holder = java.start("hold_lock", f"{db}.t", "6", "60000")  # Java holds it
+    try:
+        assert json.loads(holder.stdout.readline()) == "held"
+        with pytest.raises(PaimonError, match="could not acquire the Hive metastore lock"):
+            lock(lambda: None)
+    finally:
+        out, err = holder.communicate(timeout=120)
+    assert json.loads(out.strip().splitlines()[-1]) == "ok", err[-2000:]
+    assert lock(lambda: "ours") == "ours"  # released by Java
+
+    held, release = threading.Event(), threading.Event()
+    ours_holding = threading.Thread(target=lambda: lock(lambda: (held.set(), release.wait(120))))
+    ours_holding.start()
+    try:
+        assert held.wait(60)
+        result = java.run("hold_lock", f"{db}.t", "0", "1000")
+        assert "Acquire lock failed" in result["error"]
+    finally:
+        release.set()
+        ours_holding.join(60)
+    assert java.run("hold_lock", f"{db}.t", "0", "10000") == "ok"

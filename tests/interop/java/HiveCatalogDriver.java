@@ -10,6 +10,8 @@ import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.hive.HiveCatalog;
+import org.apache.paimon.hive.HiveCatalogLock;
 import org.apache.paimon.options.Options;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
@@ -20,6 +22,8 @@ import org.apache.paimon.table.sink.BatchTableWrite;
 import org.apache.paimon.table.sink.BatchWriteBuilder;
 import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.types.DataTypes;
+
+import org.apache.hadoop.hive.conf.HiveConf;
 
 /**
  * Drives Java Paimon's HiveCatalog for tests/interop/test_hive_catalog_interop.py.
@@ -32,6 +36,8 @@ import org.apache.paimon.types.DataTypes;
  * create db.t   -> "ok": creates (id INT, dt STRING) PARTITIONED BY (dt) with
  *                  'metastore.partitioned-table' = 'true' and 'hive.owner-team' = 'bi', comment 'orders',
  *                  then writes (1, 'a'), (2, 'b')
+ * hold_lock db.t S M -> holds the table's HiveCatalogLock (waiting at most M ms for it) for S seconds:
+ *                  prints "held" once it holds it, then "ok"; {"error": ...} when it could not get it
  * </pre>
  */
 public class HiveCatalogDriver {
@@ -57,11 +63,35 @@ public class HiveCatalogDriver {
                     create(catalog, Identifier.fromString(args[3]));
                     result = "ok";
                     break;
+                case "hold_lock":
+                    result = holdLock(options, Identifier.fromString(args[3]), Long.parseLong(args[4]),
+                            Long.parseLong(args[5]));
+                    break;
                 default:
                     throw new IllegalArgumentException("unknown op " + args[2]);
             }
         }
         System.out.println(new ObjectMapper().writeValueAsString(result));
+    }
+
+    private static Object holdLock(Map<String, String> options, Identifier id, long seconds, long timeoutMs) {
+        Options opts = Options.fromMap(options);
+        HiveConf conf = HiveCatalog.createHiveConf(CatalogContext.create(opts));
+        HiveCatalogLock lock = new HiveCatalogLock(
+                HiveCatalogLock.createClients(conf, opts, "org.apache.hadoop.hive.metastore.HiveMetaStoreClient"),
+                100, timeoutMs);
+        try {
+            return lock.runWithLock(id.getDatabaseName(), id.getTableName(), () -> {
+                System.out.println("\"held\"");
+                System.out.flush();
+                Thread.sleep(seconds * 1000);
+                return "ok";
+            });
+        } catch (Exception e) {
+            Map<String, String> error = new HashMap<>();
+            error.put("error", String.valueOf(e.getMessage()));
+            return error;
+        }
     }
 
     private static List<List<Object>> read(Table table) throws Exception {
