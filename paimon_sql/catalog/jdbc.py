@@ -85,8 +85,9 @@ class JdbcCatalog(FileSystemCatalog):
             return
         for kind, name in ([("table", table)] if table else []) + [("column", c) for c in columns]:
             if name != name.lower():
-                raise InvalidIdentifierError(f"{kind} name {name!r} has upper case, which the JDBC catalog does not "
-                                             "allow (as Paimon's); catalog option 'allow-upper-case' = 'true' allows it")
+                raise InvalidIdentifierError(f"{kind} name {name!r} has upper case, which the JDBC catalog does "
+                                             "not allow (as Paimon's); catalog option 'allow-upper-case' = 'true' "
+                                             "allows it")
 
     def environment(self, identifier) -> CatalogEnvironment:
         """The commit lock (when enabled), and the case rule for columns a schema change adds or

@@ -28,7 +28,8 @@ DATABASE = "paimon"
 USER = "paimon"
 
 
-class PostgresServer(NamedTuple):
+class DatabaseServer(NamedTuple):
+    """A running test database server (also mysql_server.py's)."""
     uri: str
     user: str
     password: str
@@ -68,7 +69,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_postgres(tmpdir: Optional[str] = None) -> PostgresServer:
+def start_postgres(tmpdir: Optional[str] = None) -> DatabaseServer:
     """Start a server; ``tmpdir``: where to make its directory when not running as root."""
     user = _run_as()
     base = tempfile.mkdtemp(prefix="paimon-pg-", dir=None if user else tmpdir)
@@ -99,7 +100,7 @@ def start_postgres(tmpdir: Optional[str] = None) -> PostgresServer:
         _stop(tools, data, base, as_user)
         raise RuntimeError(f"PostgreSQL did not start: {e.cmd[0]}: {e.stderr.decode(errors='replace')}{detail}") \
             from None
-    return PostgresServer(f"jdbc:postgresql://127.0.0.1:{port}/{DATABASE}", USER, password,
+    return DatabaseServer(f"jdbc:postgresql://127.0.0.1:{port}/{DATABASE}", USER, password,
                           lambda: _stop(tools, data, base, as_user))
 
 

@@ -1,17 +1,19 @@
-"""The JDBC catalog on SQLite and on a real PostgreSQL: the rows it keeps are Java Paimon's
-(paimon_tables, paimon_database_properties, paimon_distributed_locks), names and files stay
-consistent through create/rename/drop, concurrent creators of one table agree on one winner,
-and the commit lock excludes a second holder until released or expired."""
+"""The JDBC catalog on SQLite, a real PostgreSQL and a real MariaDB (MySQL's protocol): the rows
+it keeps are Java Paimon's (paimon_tables, paimon_database_properties, paimon_distributed_locks),
+names and files stay consistent through create/rename/drop, concurrent creators of one table
+agree on one winner, and the commit lock excludes a second holder until released or expired."""
 
 import multiprocessing
 import os
 import queue
+import re
 import sqlite3
 import time
 import uuid
 
 import pyarrow as pa
 import pytest
+from catalog.mysql_server import start_mysql
 from catalog.postgres_server import start_postgres
 
 from paimon_sql.catalog import load_catalog
@@ -37,12 +39,20 @@ def postgres():
     server.stop()
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@pytest.fixture(scope="module")
+def mysql():
+    server = start_mysql()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgres", "mysql"])
 def options(request, tmp_path):
-    """Catalog options of a fresh catalog: an SQLite file, or a new catalog-key in the one PostgreSQL."""
+    """Catalog options of a fresh catalog: an SQLite file, or a new catalog-key in the module's
+    PostgreSQL or MariaDB (MySQL's protocol)."""
     if request.param == "sqlite":
         return {"metastore": "jdbc", "uri": f"jdbc:sqlite:{tmp_path}/catalog.sqlite"}
-    return {**request.getfixturevalue("postgres").options, "catalog-key": f"k{uuid.uuid4().hex[:8]}"}
+    return {**request.getfixturevalue(request.param).options, "catalog-key": f"k{uuid.uuid4().hex[:8]}"}
 
 
 def registry_rows(options, sql, *args):
@@ -51,9 +61,15 @@ def registry_rows(options, sql, *args):
     if uri.startswith("jdbc:sqlite:"):
         with sqlite3.connect(uri[len("jdbc:sqlite:"):]) as conn:
             return sorted(conn.execute(sql, args).fetchall())
-    import psycopg
-    host_port, db = uri[len("jdbc:postgresql://"):].split("/")
+    protocol, host_port, db = re.fullmatch(r"jdbc:(\w+)://([^/]+)/(\w+)", uri).groups()
     host, port = host_port.split(":")
+    if protocol == "mysql":
+        import pymysql
+        with pymysql.connect(host=host, port=int(port), database=db, user=options["jdbc.user"],
+                             password=options["jdbc.password"]) as conn, conn.cursor() as cur:
+            cur.execute(sql.replace("?", "%s"), args)
+            return sorted(cur.fetchall())
+    import psycopg
     with psycopg.connect(host=host, port=port, dbname=db, user=options["jdbc.user"],
                          password=options["jdbc.password"]) as conn:
         return sorted(conn.execute(sql.replace("?", "%s"), args).fetchall())
