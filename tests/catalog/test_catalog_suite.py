@@ -153,7 +153,8 @@ def _run_together(catalog_options, tmp_path, op, procs=2, **extra):
     rest = dict(catalog_options)
     barrier = tmp_path / f"barrier-{op}"
     barrier.mkdir()
-    config = {"warehouse": rest.pop("warehouse"), "options": rest, "barrier": str(barrier), "op": op, **extra}
+    config = {"warehouse": rest.pop("warehouse"), "options": rest, "barrier": str(barrier), "op": op,
+              "procs": procs, **extra}
     workers = [subprocess.Popen([sys.executable, str(WORKER), json.dumps({**config, "proc": p})],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for p in range(procs)]
     deadline = time.time() + 60
@@ -171,9 +172,9 @@ def _run_together(catalog_options, tmp_path, op, procs=2, **extra):
 
 
 def test_concurrent_creates_of_one_name_exactly_one_wins(catalog_options, tmp_path):
-    """Two processes race to create each of five names: one wins each, the other is told as any
+    """Two processes race to create each of ten names: one wins each, the other is told as any
     create finding the table is (TableAlreadyExistsError, which IF NOT EXISTS passes over)."""
-    names = 5
+    names = 10
     open_catalog(catalog_options).create_database("db")
     answers = _run_together(catalog_options, tmp_path, "create", names=names)
     catalog = open_catalog(catalog_options)
