@@ -33,7 +33,7 @@ from paimon_sql.exceptions import (
 )
 from paimon_sql.format.options import parse_duration_ms
 from paimon_sql.format.schema import TableSchema
-from paimon_sql.table.catalog_environment import NO_CATALOG, CatalogEnvironment
+from paimon_sql.table.catalog_environment import CatalogEnvironment, unlocked
 from paimon_sql.table.paths import PathFactory
 from paimon_sql.table.schema_manager import SchemaManager
 
@@ -93,10 +93,9 @@ class JdbcCatalog(FileSystemCatalog):
         """The commit lock (when enabled), and the case rule for columns a schema change adds or
         renames (as Java checks ALTER TABLE's changes; the refused schema-N is removed again)."""
         ident = self._ident(identifier)
-        lock = partial(self._lock.run_with_lock, ident.database, ident.table) if self._lock else NO_CATALOG.lock
-        if self.allow_upper_case:
-            return CatalogEnvironment(lock=lock) if self._lock else NO_CATALOG
-        return CatalogEnvironment(lock=lock, schema_callbacks=(partial(self._check_new_columns, ident),))
+        lock = partial(self._lock.run_with_lock, ident.database, ident.table) if self._lock else unlocked
+        checks = () if self.allow_upper_case else (partial(self._check_new_columns, ident),)
+        return CatalogEnvironment(lock=lock, schema_callbacks=checks)
 
     def _check_new_columns(self, ident, branch: str, schema: TableSchema) -> None:
         schemas = SchemaManager(self.io, PathFactory(self.table_path(ident), [], "parquet", branch=branch))
