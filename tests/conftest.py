@@ -127,12 +127,22 @@ def pypaimon():
     return PyPaimon(_ensure_pypaimon())
 
 
+# moto's server, single-threaded: moto honours ``If-None-Match: *`` but checks and stores in two
+# steps, which its usual threaded server may interleave between two requests (a real store decides
+# atomically); one request at a time makes the check exact, so concurrent commits are tested truly
+SERIAL_MOTO = ("import sys\n"
+               "from werkzeug.serving import run_simple\n"
+               "from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, "
+               "create_backend_app\n"
+               "run_simple('127.0.0.1', int(sys.argv[1]), DomainDispatcherApplication(create_backend_app), "
+               "threaded=False, request_handler=MotoRequestHandler)\n")
+
+
 @pytest.fixture(scope="session")
 def s3_server():
-    """A real S3-compatible server (moto_server) on 127.0.0.1; yields catalog options for it."""
+    """A real S3-compatible server (moto's, single-threaded) on 127.0.0.1; yields catalog options for it."""
     port = free_port()
-    server = Path(sys.executable).parent / "moto_server"
-    proc = subprocess.Popen([str(server), "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen([sys.executable, "-c", SERIAL_MOTO, str(port)], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     deadline = time.time() + 30
     while time.time() < deadline:

@@ -20,6 +20,7 @@ from paimon_sql.exceptions import (
     DatabaseAlreadyExistsError,
     DatabaseNotEmptyError,
     DatabaseNotFoundError,
+    SchemaError,
     TableAlreadyExistsError,
     TableNotFoundError,
 )
@@ -74,6 +75,10 @@ class FileSystemCatalog(Catalog):
         tables = self.list_tables(name)
         if tables and not cascade:
             raise DatabaseNotEmptyError(f"database {name} is not empty ({len(tables)} table(s)); use CASCADE")
+        self._drop_database(name, tables)
+
+    def _drop_database(self, name: str, tables: List[str]) -> None:
+        """Remove a database that exists, with its ``tables`` (checked: empty, or CASCADE)."""
         self.io.delete(self.database_path(name))
 
     def database_properties(self, name: str) -> dict:
@@ -114,7 +119,12 @@ class FileSystemCatalog(Catalog):
                 return self.get_table(ident)
             raise TableAlreadyExistsError(f"table {ident} already exists")
         table = self._checked(path, schema, ident)
-        SchemaManager(self.io, PathFactory(path, [], "parquet")).commit(schema)
+        try:
+            table.schema_manager.commit(schema)
+        except SchemaError:  # schema-0 was created meanwhile: a concurrent create of the name won
+            if ignore_if_exists:
+                return self.get_table(ident)
+            raise TableAlreadyExistsError(f"table {ident} already exists") from None
         return table
 
     def _checked(self, path: str, schema: TableSchema, ident: Identifier) -> FileStoreTable:

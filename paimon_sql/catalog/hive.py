@@ -29,7 +29,6 @@ from paimon_sql.catalog.hive_client import ClientPool, Exists, HiveLock, Missing
 from paimon_sql.catalog.hive_partitions import PartitionSync, syncs_partitions
 from paimon_sql.exceptions import (
     DatabaseAlreadyExistsError,
-    DatabaseNotEmptyError,
     DatabaseNotFoundError,
     InvalidIdentifierError,
     InvalidOptionError,
@@ -111,14 +110,7 @@ class HiveCatalog(FileSystemCatalog):
             raise DatabaseAlreadyExistsError(f"database {name} already exists") from None
         self.io.mkdirs(path)
 
-    def drop_database(self, name: str, ignore_if_not_exists: bool = False, cascade: bool = False):
-        if not self.database_exists(name):
-            if ignore_if_not_exists:
-                return
-            raise DatabaseNotFoundError(f"database {name} does not exist")
-        tables = self.list_tables(name)
-        if tables and not cascade:
-            raise DatabaseNotEmptyError(f"database {name} is not empty ({len(tables)} table(s)); use CASCADE")
+    def _drop_database(self, name: str, tables: List[str]) -> None:
         for table in tables:
             self.drop_table(Identifier(name, table), ignore_if_not_exists=True)
         try:

@@ -24,8 +24,6 @@ from paimon_sql.catalog.jdbc_lock import JdbcCatalogLock
 from paimon_sql.exceptions import (
     CorruptMetadataError,
     DatabaseAlreadyExistsError,
-    DatabaseNotEmptyError,
-    DatabaseNotFoundError,
     InvalidIdentifierError,
     InvalidOptionError,
     TableAlreadyExistsError,
@@ -153,16 +151,9 @@ class JdbcCatalog(FileSystemCatalog):
                 tx.execute(f"INSERT INTO {PROPERTIES} (catalog_key, database_name, property_key, property_value) "
                            "VALUES (?, ?, ?, ?)", self.catalog_key, name, key, str(value))
 
-    def drop_database(self, name: str, ignore_if_not_exists: bool = False, cascade: bool = False):
+    def _drop_database(self, name: str, tables: List[str]) -> None:
         """The database's rows go in one transaction; then the files of its tables, and its
         directory once empty (files of another catalog-key's tables in it stay)."""
-        if not self.database_exists(name):
-            if ignore_if_not_exists:
-                return
-            raise DatabaseNotFoundError(f"database {name} does not exist")
-        tables = self.list_tables(name)
-        if tables and not cascade:
-            raise DatabaseNotEmptyError(f"database {name} is not empty ({len(tables)} table(s)); use CASCADE")
         with self.client.transaction() as tx:
             tx.execute(f"DELETE FROM {TABLES} WHERE catalog_key = ? AND database_name = ?", self.catalog_key, name)
             tx.execute(f"DELETE FROM {PROPERTIES} WHERE catalog_key = ? AND database_name = ?", self.catalog_key, name)

@@ -1,56 +1,30 @@
 """Concurrent committers on an S3 warehouse lose nothing: by conditional puts (If-None-Match: *), or,
 with them disabled, under the JDBC catalog's lock; without either, a commit is refused.
 
-The server is moto's, run single-threaded: moto honours ``If-None-Match: *`` but checks and stores
-in two steps, which its usual threaded server may interleave between two requests (a real store
-decides atomically); one request at a time makes moto's check exact.
+The server is moto's, run single-threaded (tests/conftest.py ``s3_server``), so its check of
+``If-None-Match: *`` is exact.
 """
 
-import socket
-import subprocess
-import sys
-import time
 import uuid
 
 import pyarrow as pa
 import pyarrow.fs as pafs
 import pytest
 from catalog.committers import assert_nothing_lost, commit_concurrently
-from conftest import free_port
 
 from paimon_sql.catalog import load_catalog
 from paimon_sql.exceptions import InvalidOptionError
 
-SERIAL_MOTO = ("import sys\n"
-               "from werkzeug.serving import run_simple\n"
-               "from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, "
-               "create_backend_app\n"
-               "run_simple('127.0.0.1', int(sys.argv[1]), DomainDispatcherApplication(create_backend_app), "
-               "threaded=False, request_handler=MotoRequestHandler)\n")
 PROCS, COMMITS = 3, 6
 
 
 @pytest.fixture(scope="module")
-def serial_s3():
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-c", SERIAL_MOTO, str(port)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    deadline = time.time() + 30
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
-        except OSError:
-            if time.time() > deadline:
-                proc.kill()
-                raise RuntimeError("moto did not start")
-            time.sleep(0.1)
-    pafs.S3FileSystem(access_key="test", secret_key="test", endpoint_override=f"127.0.0.1:{port}", scheme="http",
+def serial_s3(s3_server):
+    """The run's S3 server (single-threaded, so its If-None-Match check is exact) with a bucket."""
+    endpoint = s3_server["s3.endpoint"].split("//")[1]
+    pafs.S3FileSystem(access_key="test", secret_key="test", endpoint_override=endpoint, scheme="http",
                       allow_bucket_creation=True).create_dir("commits")
-    yield {"s3.endpoint": f"http://127.0.0.1:{port}", "s3.access-key": "test", "s3.secret-key": "test",
-           "s3.endpoint.region": "us-east-1"}
-    proc.terminate()
-    proc.wait(timeout=10)
+    return s3_server
 
 
 def _table(warehouse: str, options: dict):
