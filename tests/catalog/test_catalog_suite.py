@@ -3,21 +3,15 @@ the same statements and the same expected outcomes, so a catalog that keeps or s
 differently fails here. Each test also reopens the catalog as a new instance, so what it checks is
 what the metastore kept, not what one object remembers."""
 
-import json
-import subprocess
-import sys
-import time
-from pathlib import Path
-
 import pyarrow as pa
 import pytest
 
+from catalog.committers import run_together
 from catalog.conftest import open_catalog
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.format.options import MASK, SECRET_KEY
 from spark.conftest import rows
 
-WORKER = Path(__file__).with_name("catalog_worker.py")
 
 
 def one_line_error(session, text, pattern):
@@ -151,24 +145,7 @@ def test_catalog_options_shown_with_secrets_masked(catalog_session, catalog_opti
 def _run_together(catalog_options, tmp_path, op, procs=2, **extra):
     """Start ``procs`` worker processes doing ``op`` at the same moment; their JSON answers."""
     rest = dict(catalog_options)
-    barrier = tmp_path / f"barrier-{op}"
-    barrier.mkdir()
-    config = {"warehouse": rest.pop("warehouse"), "options": rest, "barrier": str(barrier), "op": op,
-              "procs": procs, **extra}
-    workers = [subprocess.Popen([sys.executable, str(WORKER), json.dumps({**config, "proc": p})],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for p in range(procs)]
-    deadline = time.time() + 60
-    while len(list(barrier.glob("ready-*"))) < procs and time.time() < deadline:
-        if any(w.poll() is not None for w in workers):
-            break
-        time.sleep(0.01)
-    (barrier / "go").touch()
-    answers = []
-    for w in workers:
-        out, err = w.communicate(timeout=120)
-        assert w.returncode == 0, err[-3000:]
-        answers.append(json.loads(out.strip().splitlines()[-1]))
-    return answers
+    return run_together(rest.pop("warehouse"), rest, tmp_path / f"barrier-{op}", op, procs, **extra)
 
 
 def test_concurrent_creates_of_one_name_exactly_one_wins(catalog_options, tmp_path):
