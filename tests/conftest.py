@@ -3,15 +3,13 @@ in its own venv, and a moto S3 server."""
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pyarrow as pa
 import pytest
-from support import free_port
+from support import free_port, serve
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPAIMON_VENV = ROOT / ".venv-pypaimon"
@@ -142,18 +140,7 @@ SERIAL_MOTO = ("import sys\n"
 def s3_server():
     """A real S3-compatible server (moto's, single-threaded) on 127.0.0.1; yields catalog options for it."""
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-c", SERIAL_MOTO, str(port)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
-        except OSError:
-            time.sleep(0.1)
-    else:
-        proc.kill()
-        raise RuntimeError("moto_server did not start")
+    proc = serve([sys.executable, "-c", SERIAL_MOTO, str(port)], port, "moto")
     yield {"s3.endpoint": f"http://127.0.0.1:{port}", "s3.access-key": "test", "s3.secret-key": "test",
            "s3.region": "us-east-1"}
     proc.terminate()

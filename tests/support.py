@@ -1,6 +1,8 @@
 """Helpers shared by test modules (fixtures live in conftest.py files)."""
 
 import socket
+import subprocess
+import time
 
 import pyarrow as pa
 
@@ -13,6 +15,21 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def serve(command: list, port: int, name: str, timeout: float = 30) -> subprocess.Popen:
+    """Start a test server (``command``) and wait until it accepts connections on 127.0.0.1:``port``."""
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + timeout
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return proc
+        except OSError:
+            if time.time() > deadline or proc.poll() is not None:
+                proc.kill()
+                raise RuntimeError(f"{name} did not start on port {port}") from None
+            time.sleep(0.1)
 
 
 def parquet_leaves(path: str) -> dict:

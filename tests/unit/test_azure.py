@@ -2,16 +2,13 @@
 scripts/setup.sh under .venv/azurite) on 127.0.0.1: tables through pyarrow's AzureFileSystem,
 snapshots created by Put Blob with If-None-Match: *, concurrent committers losing nothing."""
 
-import socket
-import subprocess
-import time
 import uuid
 from pathlib import Path
 
 import pyarrow as pa
 import pytest
 from catalog.committers import assert_nothing_lost, commit_concurrently
-from conftest import free_port
+from support import free_port, serve
 
 from paimon_sql.catalog import load_catalog
 from paimon_sql.exceptions import InvalidOptionError
@@ -28,19 +25,8 @@ def azurite(tmp_path_factory):
     if not AZURITE.exists():
         pytest.fail(f"Azurite is not installed at {AZURITE}: run scripts/setup.sh")
     port = free_port()
-    proc = subprocess.Popen([str(AZURITE), "--blobHost", "127.0.0.1", "--blobPort", str(port), "--silent", "--loose",
-                             "--skipApiVersionCheck", "--location", str(tmp_path_factory.mktemp("azurite"))],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 60
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
-        except OSError:
-            if time.time() > deadline:
-                proc.kill()
-                raise RuntimeError("Azurite did not start")
-            time.sleep(0.1)
+    proc = serve([str(AZURITE), "--blobHost", "127.0.0.1", "--blobPort", str(port), "--silent", "--loose",
+                  "--skipApiVersionCheck", "--location", str(tmp_path_factory.mktemp("azurite"))], port, "Azurite", 60)
     options = {f"fs.azure.account.key.{ACCOUNT}.dfs.core.windows.net": KEY,
                "fs.azure.abfs.endpoint": f"127.0.0.1:{port}", "fs.azure.always.use.https": "false"}
     FileIO.for_path(f"abfs://lake@{ACCOUNT}.dfs.core.windows.net/", options).fs.create_dir("lake")

