@@ -14,6 +14,7 @@ in the warehouse (Spark's own tables, ``range(10)``) is left to Spark.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import itertools
 import json
 import re
@@ -355,8 +356,15 @@ def session_options(session, table) -> dict:
 def _session_conf(spark) -> dict:
     """Spark's session conf in one JVM call, as JSON: ``spark.conf.getAll`` walks the Java map one
     py4j call per entry and ends on a Java exception (~60 ms of every query on a Paimon table)."""
-    mapper = spark.sparkContext._jvm.com.fasterxml.jackson.databind.ObjectMapper()
-    return json.loads(mapper.writeValueAsString(spark._jsparkSession.conf().getAllAsJava()))
+    return json.loads(_json_mapper(spark.sparkContext._jvm).writeValueAsString(
+        spark._jsparkSession.conf().getAllAsJava()))
+
+
+@functools.lru_cache(maxsize=None)
+def _json_mapper(jvm):
+    """Jackson's ObjectMapper in the JVM, made once: naming a class through py4j costs a round trip
+    per package of its name."""
+    return jvm.com.fasterxml.jackson.databind.ObjectMapper()
 
 
 # table-valued functions of Paimon's Spark integration → the option they set
