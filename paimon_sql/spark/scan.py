@@ -243,7 +243,7 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
     if reports is not None:
         reports.append(ScanReport(table.name, snapshot.id if snapshot else None, columns, predicate,
                                   plan.stats, native_count, len(splits) - native_count, skipped))
-    key = _reuse_key(table, snapshot, columns, predicate, read_optimized, paths, len(splits))
+    key = _reuse_key(table, snapshot, columns, fields, predicate, read_optimized, paths, len(splits))
     if reuse is not None and key in reuse:
         reuse.move_to_end(key)
         return reuse[key]
@@ -292,10 +292,13 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
 _REUSED_SCANS = 64  # per session: DataFrames of this many recent scans are kept for reuse
 
 
-def _reuse_key(table, snapshot, columns, predicate, read_optimized: bool, paths: List[str], splits: int) -> tuple:
+def _reuse_key(table, snapshot, columns, fields, predicate, read_optimized: bool, paths: List[str],
+               splits: int) -> tuple:
     """Everything a scan's DataFrame is built from: the table's files at one snapshot (and which
-    of them Spark reads itself), its schema and per-read options, the columns and the filter."""
-    return (table.path, table.branch, snapshot.id if snapshot else None, table.schema.id,
+    of them Spark reads itself), its schema (by id, and the types read: a table dropped and made
+    again at the same place starts at schema 0 again) and per-read options, the columns and the
+    filter."""
+    return (table.path, table.branch, snapshot.id if snapshot else None, table.schema.id, spark_ddl(list(fields)),
             tuple(sorted(table.dynamic_options.items())), tuple(columns), P.to_json(predicate), read_optimized,
             tuple(paths), splits)
 

@@ -196,3 +196,21 @@ def test_a_repeated_query_is_planned_over_stand_ins_once(session, monkeypatch):
     assert rows(session, query + " ORDER BY v") == [("b",), ("c",)] and len(planned) == 2
     session.sql("ALTER TABLE rq ADD COLUMN w INT")
     assert rows(session, query + " ORDER BY v") == [("b",), ("c",)] and len(planned) == 3
+
+
+def test_repeated_queries_reuse_the_scan_until_the_table_changes(session):
+    """A query's scan DataFrame is reused for the same snapshot, columns and filter; a commit, or a
+    table dropped and made again with other types at the same place, is read anew."""
+    session.sql("CREATE TABLE r (id INT, v STRING)")
+    assert session.sql("SELECT id FROM r").schema.simpleString() == "struct<id:int>"
+    assert rows(session, "SELECT count(*) FROM r WHERE id < 5") == [(0,)]
+    session.sql("INSERT INTO r VALUES (1, 'a'), (7, 'b')")
+    for _ in range(3):
+        assert rows(session, "SELECT count(*) FROM r WHERE id < 5") == [(1,)]
+    reads = [k for k in session.scans if k[0].endswith("/r")]
+    assert len(reads) == 3  # the empty table's two scans, and one for snapshot 1 (reused twice)
+    session.sql("INSERT INTO r VALUES (2, 'c')")
+    assert rows(session, "SELECT count(*) FROM r WHERE id < 5") == [(2,)]
+    session.sql("DROP TABLE r")
+    session.sql("CREATE TABLE r (id STRING, v STRING)")
+    assert session.sql("SELECT id FROM r").schema.simpleString() == "struct<id:string>"
