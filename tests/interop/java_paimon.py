@@ -55,18 +55,19 @@ def _jar(cache: Path) -> Path:
     return jar
 
 
-def _classes(cache: Path, jar: Path) -> Path:
-    """The compiled driver, in a directory named by the source's hash (a changed source compiles anew)."""
-    digest = hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16]
-    out = cache / f"classes-{digest}"
-    if (out / "PaimonDriver.class").exists():
+def compile_driver(source: Path, classpath: str, cache: Path) -> Path:
+    """The classes of a Java driver ``source`` compiled against ``classpath``, in a directory named
+    by the source's hash (a changed source compiles anew)."""
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()[:16]
+    out = cache / f"{source.stem}-{digest}"
+    if (out / f"{source.stem}.class").exists():
         return out
     tmp = Path(tempfile.mkdtemp(dir=cache))
-    proc = subprocess.run([_tool("javac"), "-nowarn", "-cp", str(jar), "-d", str(tmp), str(SOURCE)],
+    proc = subprocess.run([_tool("javac"), "-nowarn", "-cp", classpath, "-d", str(tmp), str(source)],
                           capture_output=True, text=True)
     if proc.returncode != 0:
         shutil.rmtree(tmp)
-        raise JavaUnavailable(f"javac failed on {SOURCE.name}:\n{proc.stderr[-3000:]}")
+        raise JavaUnavailable(f"javac failed on {source.name}:\n{proc.stderr[-3000:]}")
     os.replace(tmp, out)
     return out
 
@@ -78,7 +79,7 @@ class JavaPaimon:
         cache = cache_dir()
         self.java = _tool("java")
         jar = _jar(cache)
-        self.classpath = f"{jar}{os.pathsep}{_classes(cache, jar)}"
+        self.classpath = f"{jar}{os.pathsep}{compile_driver(SOURCE, str(jar), cache)}"
 
     def run(self, commands: list) -> list:
         """Results in order; a command that failed gives ``{"error": "<exception>"}`` (see ``ok``)."""

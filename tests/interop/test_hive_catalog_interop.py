@@ -9,12 +9,9 @@ the bundle's own older Hadoop classes lack what the Hive client needs).
 """
 
 import glob
-import hashlib
 import json
 import os
-import shutil
 import subprocess
-import tempfile
 import threading
 import uuid
 from pathlib import Path
@@ -24,7 +21,7 @@ import pyarrow as pa
 import pyspark
 import pytest
 from catalog.hive_metastore import shared_metastore
-from java_paimon import JavaUnavailable, _jar, _tool, cache_dir
+from java_paimon import JavaUnavailable, _jar, _tool, cache_dir, compile_driver
 from pymetastore.hive_metastore import ThriftHiveMetastore
 from thrift.protocol.TBinaryProtocol import TBinaryProtocol
 from thrift.transport import TSocket, TTransport
@@ -47,16 +44,7 @@ class JavaHiveCatalog:
         if not glob.glob(os.path.join(jars, "hive-metastore-*.jar")):
             raise JavaUnavailable(f"no Hive client jars under {jars}")
         path = os.pathsep.join([f"{jars}/*", str(_jar(cache))])
-        digest = hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16]
-        classes = cache / f"hive-classes-{digest}"
-        if not (classes / "HiveCatalogDriver.class").exists():
-            tmp = Path(tempfile.mkdtemp(dir=cache))
-            proc = subprocess.run([_tool("javac"), "-nowarn", "-cp", path, "-d", str(tmp), str(SOURCE)],
-                                  capture_output=True, text=True)
-            if proc.returncode != 0:
-                shutil.rmtree(tmp)
-                raise JavaUnavailable(f"javac failed on {SOURCE.name}:\n{proc.stderr[-3000:]}")
-            os.replace(tmp, classes)
+        classes = compile_driver(SOURCE, path, cache)
         self.command = [_tool("java"), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp",
                         os.pathsep.join([path, str(classes)]), "HiveCatalogDriver", uri, warehouse]
 

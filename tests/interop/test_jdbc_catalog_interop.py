@@ -13,10 +13,8 @@ java_paimon.py fetches) with Debian's JDBC drivers (libxerial-sqlite-jdbc-java,
 libpostgresql-jdbc-java): missing ones fail the test, naming the package.
 """
 
-import hashlib
 import json
 import os
-import shutil
 import subprocess
 import tempfile
 import time
@@ -26,7 +24,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 from catalog.postgres_server import start_postgres
-from java_paimon import JavaUnavailable, _jar, _tool, cache_dir
+from java_paimon import JavaUnavailable, _jar, _tool, cache_dir, compile_driver
 
 from paimon_sql.catalog import load_catalog
 from paimon_sql.exceptions import PaimonError
@@ -48,16 +46,7 @@ class JavaJdbcCatalog:
             raise JavaUnavailable(f"{jar} is missing: apt-get install {package}")
         cache = cache_dir()
         bundle = _jar(cache)
-        digest = hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16]
-        classes = cache / f"jdbc-classes-{digest}"
-        if not (classes / "JdbcCatalogDriver.class").exists():
-            tmp = Path(tempfile.mkdtemp(dir=cache))
-            proc = subprocess.run([_tool("javac"), "-nowarn", "-cp", str(bundle), "-d", str(tmp), str(SOURCE)],
-                                  capture_output=True, text=True)
-            if proc.returncode != 0:
-                shutil.rmtree(tmp)
-                raise JavaUnavailable(f"javac failed on {SOURCE.name}:\n{proc.stderr[-3000:]}")
-            os.replace(tmp, classes)
+        classes = compile_driver(SOURCE, str(bundle), cache)
         self.command = [_tool("java"), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp",
                         os.pathsep.join([str(bundle), str(classes), jar]), "JdbcCatalogDriver"]
 
