@@ -8,9 +8,11 @@ from typing import List, Optional
 
 import pyarrow as pa
 
-from paimon_sql.exceptions import InvalidIdentifierError
+from paimon_sql.exceptions import InvalidIdentifierError, InvalidOptionError
+from paimon_sql.format.options import parse_duration_ms
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.format.types import DataField, fields_from_arrow
+from paimon_sql.io.object_stores import flag
 from paimon_sql.io.path_guard import check_segment
 from paimon_sql.table.catalog_environment import NO_CATALOG, CatalogEnvironment
 
@@ -60,6 +62,26 @@ def _split_dots(text: str) -> List[str]:
             buf += ch
     parts.append(buf)
     return parts
+
+
+@dataclass(frozen=True)
+class LockSettings:
+    """A metastore catalog's commit lock, as Paimon's CatalogOptions configure it."""
+
+    check_max_sleep_ms: int  # lock-check-max-sleep: the longest wait between two tries
+    acquire_timeout_ms: int  # lock-acquire-timeout: when a waiter gives up (and a holder's hold expires)
+
+
+def lock_settings(options: dict, object_store: bool) -> Optional[LockSettings]:
+    """The lock of catalog ``options``; None when ``lock.enabled`` is false. Its default is true on an
+    object store only, as Paimon's ``lockEnabled()``: a local disk creates snapshot files atomically."""
+    if not flag(options, "lock.enabled", object_store):
+        return None
+    try:
+        return LockSettings(parse_duration_ms(options.get("lock-check-max-sleep", "8 s")),
+                            parse_duration_ms(options.get("lock-acquire-timeout", "8 min")))
+    except ValueError as e:
+        raise InvalidOptionError(f"catalog lock option: {e}") from None
 
 
 class Catalog(ABC):

@@ -23,8 +23,9 @@ import time
 from typing import Dict, List, Optional
 from urllib.parse import urlparse
 
-from paimon_sql.catalog.base import Identifier
+from paimon_sql.catalog.base import Identifier, lock_settings
 from paimon_sql.catalog.filesystem import FileSystemCatalog
+from paimon_sql.io.object_stores import flag
 from paimon_sql.catalog.hive_client import ClientPool, Exists, HiveLock, Missing, metastore_uris, ttypes
 from paimon_sql.catalog.hive_partitions import PartitionSync, syncs_partitions
 from paimon_sql.exceptions import (
@@ -37,7 +38,6 @@ from paimon_sql.exceptions import (
     TableAlreadyExistsError,
     TableNotFoundError,
 )
-from paimon_sql.format.options import parse_duration_ms
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.format.types import ArrayType, AtomicType, DataField, MapType, MultisetType, RowType
 from paimon_sql.table.catalog_environment import CatalogEnvironment, unlocked
@@ -67,12 +67,8 @@ class HiveCatalog(FileSystemCatalog):
                                          f"Hive catalog (only '{default}')")
         self.uris = metastore_uris(self.options)
         self.pool = ClientPool(self.uris, _int_option(self.options, "client-pool-size", 2))
-        lock = self.options.get("lock.enabled")
-        self.lock_enabled = urlparse(self.warehouse).scheme not in ("", "file") if lock is None \
-            else _bool_option("lock.enabled", lock)
-        self.lock_check_max_sleep = parse_duration_ms(self.options.get("lock-check-max-sleep", "8 s"))
-        self.lock_acquire_timeout = parse_duration_ms(self.options.get("lock-acquire-timeout", "8 min"))
-        self.sync_all_properties = _bool_option("sync-all-properties", self.options.get("sync-all-properties", "false"))
+        self.lock = lock_settings(self.options, self.io.scheme != "")
+        self.sync_all_properties = flag(self.options, "sync-all-properties", False)
 
     @staticmethod
     def _lower(kind: str, name: str) -> str:
@@ -261,9 +257,10 @@ class HiveCatalog(FileSystemCatalog):
             partitions_in_metastore=True)
 
     def _lock(self, ident: Identifier):
-        if not self.lock_enabled:
+        if self.lock is None:
             return unlocked
-        return HiveLock(self.pool, ident.database, ident.table, self.lock_check_max_sleep, self.lock_acquire_timeout)
+        return HiveLock(self.pool, ident.database, ident.table, self.lock.check_max_sleep_ms,
+                        self.lock.acquire_timeout_ms)
 
     def _registered(self, ident: Identifier) -> "ttypes.Table":
         table = self._hms_table(ident)
@@ -410,13 +407,6 @@ def _int_option(options: dict, key: str, default: int) -> int:
         return int(options.get(key, default))
     except ValueError:
         raise InvalidOptionError(f"catalog option '{key}' must be an integer, got {options[key]!r}") from None
-
-
-def _bool_option(key: str, value) -> bool:
-    text = str(value).strip().lower()
-    if text not in ("true", "false"):
-        raise InvalidOptionError(f"catalog option '{key}' must be true or false, got {value!r}")
-    return text == "true"
 
 
 __all__ = ["HiveCatalog", "hive_type"]

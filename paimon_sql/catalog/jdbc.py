@@ -18,7 +18,9 @@ from functools import partial
 from typing import List, Optional
 from urllib.parse import urlparse
 
+from paimon_sql.catalog.base import lock_settings
 from paimon_sql.catalog.filesystem import FileSystemCatalog
+from paimon_sql.io.object_stores import flag
 from paimon_sql.catalog.jdbc_client import Conflict, JdbcClient
 from paimon_sql.catalog.jdbc_lock import JdbcCatalogLock
 from paimon_sql.exceptions import (
@@ -29,7 +31,6 @@ from paimon_sql.exceptions import (
     TableAlreadyExistsError,
     TableNotFoundError,
 )
-from paimon_sql.format.options import parse_duration_ms
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.table.catalog_environment import CatalogEnvironment, unlocked
 from paimon_sql.table.paths import PathFactory
@@ -48,8 +49,6 @@ MAX_PROPERTY_VALUE = 1000  # the column's width
 
 # Paimon's defaults (CatalogOptions, JdbcCatalogOptions)
 DEFAULT_CATALOG_KEY = "jdbc"
-DEFAULT_LOCK_CHECK_MAX_SLEEP = "8 s"
-DEFAULT_LOCK_ACQUIRE_TIMEOUT = "8 min"
 
 
 class JdbcCatalog(FileSystemCatalog):
@@ -61,20 +60,19 @@ class JdbcCatalog(FileSystemCatalog):
         self.client.create_table_if_absent(CREATE_TABLES)
         self.client.create_table_if_absent(CREATE_PROPERTIES)
         self._lock = self._commit_lock()
-        self.allow_upper_case = _flag(self.options, "allow-upper-case", False)
+        self.allow_upper_case = flag(self.options, "allow-upper-case", False)
 
     def _commit_lock(self) -> Optional[JdbcCatalogLock]:
-        """The lock when ``lock.enabled`` (by default on an object store, as Java: a local
-        filesystem creates snapshot files atomically by itself)."""
-        if not _flag(self.options, "lock.enabled", self.io.scheme != ""):
+        """The lock when ``lock.enabled`` (:func:`lock_settings`)."""
+        settings = lock_settings(self.options, self.io.scheme != "")
+        if settings is None:
             return None
         try:
-            sleep = parse_duration_ms(self.options.get("lock-check-max-sleep", DEFAULT_LOCK_CHECK_MAX_SLEEP))
-            timeout = parse_duration_ms(self.options.get("lock-acquire-timeout", DEFAULT_LOCK_ACQUIRE_TIMEOUT))
             key_length = int(self.options.get("lock-key-max-length", 255))
         except ValueError as e:
             raise InvalidOptionError(f"metastore=jdbc lock option: {e}") from None
-        return JdbcCatalogLock(self.client, self.catalog_key, sleep, timeout, key_length)
+        return JdbcCatalogLock(self.client, self.catalog_key, settings.check_max_sleep_ms,
+                               settings.acquire_timeout_ms, key_length)
 
     def _check_case(self, table: Optional[str], columns=()) -> None:
         """Paimon's JdbcCatalog is case-insensitive: a table or column name with upper case is
@@ -274,13 +272,6 @@ class JdbcCatalog(FileSystemCatalog):
             if self.io.exists(dst_path) and not self.io.exists(src_path):
                 self.io.rename(dst_path, src_path)
             raise
-
-
-def _flag(options: dict, key: str, default: bool) -> bool:
-    value = str(options.get(key, default)).strip().lower()
-    if value not in ("true", "false"):
-        raise InvalidOptionError(f"catalog option '{key}' = {options[key]!r} is not a boolean")
-    return value == "true"
 
 
 def _default_uri(warehouse: str) -> str:

@@ -65,8 +65,10 @@ def store_options(group: str, options: dict, known: Tuple[str, ...]) -> Dict[str
     return found
 
 
-def flag(options: Dict[str, str], key: str, default: bool, shown: str) -> bool:
-    value = options.get(key, str(default)).strip().lower()
+def flag(options: Dict[str, str], key: str, default: bool, shown: str = "") -> bool:
+    """A true/false option (``shown``: its name as the user wrote it, default ``key``)."""
+    shown = shown or key
+    value = str(options.get(key, default)).strip().lower()
     if value not in ("true", "false"):
         raise InvalidOptionError(f"catalog option '{shown}' must be true or false, not '{options[key]}'")
     return value == "true"
