@@ -30,6 +30,7 @@ from paimon_sql.io.path_guard import check_segment
 from paimon_sql.table.paths import PathFactory
 from paimon_sql.table.schema_manager import SchemaManager
 from paimon_sql.table.table import FileStoreTable
+from paimon_sql.table.table_type import table_of
 
 DB_SUFFIX = ".db"
 PROPERTIES_FILE = ".properties.json"
@@ -142,7 +143,7 @@ class FileSystemCatalog(Catalog):
         schema = SchemaManager(self.io, PathFactory(path, [], "parquet")).latest()
         if schema is None:
             raise TableNotFoundError(f"table {ident} does not exist")
-        return FileStoreTable(self.io, path, schema, str(ident), env=self.environment(ident))
+        return table_of(self.io, path, schema, str(ident), self.environment(ident))
 
     def drop_table(self, identifier, ignore_if_not_exists: bool = False):
         ident = self._ident(identifier)

@@ -44,6 +44,7 @@ from paimon_sql.table.catalog_environment import CatalogEnvironment, unlocked
 from paimon_sql.table.paths import MAIN_BRANCH, PathFactory
 from paimon_sql.table.schema_manager import SchemaManager
 from paimon_sql.table.table import FileStoreTable
+from paimon_sql.table.table_type import table_of
 
 INPUT_FORMAT = "org.apache.paimon.hive.mapred.PaimonInputFormat"
 OUTPUT_FORMAT = "org.apache.paimon.hive.mapred.PaimonOutputFormat"
@@ -177,7 +178,7 @@ class HiveCatalog(FileSystemCatalog):
         schema = SchemaManager(self.io, PathFactory(path, [], "parquet")).latest()
         if schema is None:
             raise TableNotFoundError(f"table {ident} is registered in the Hive metastore, but {path} holds no schema")
-        return FileStoreTable(self.io, path, schema, str(ident), env=self.environment(ident))
+        return table_of(self.io, path, schema, str(ident), self.environment(ident))
 
     def create_table(self, identifier, schema: TableSchema, ignore_if_exists: bool = False) -> FileStoreTable:
         ident = self._ident(identifier)

@@ -1,0 +1,27 @@
+"""Paimon's table types, the option ``type``: which class serves a table of each type.
+
+A catalog reads a table's schema and hands it to :func:`table_of`, so every catalog serves every
+type the same way (as Paimon's ``CatalogUtils.loadTable`` does). A materialized table is a data
+table whose options also hold its definition; object and format tables have classes of their own.
+"""
+
+from __future__ import annotations
+
+from paimon_sql.format.schema import TableSchema
+from paimon_sql.io import FileIO
+from paimon_sql.table.catalog_environment import NO_CATALOG, CatalogEnvironment
+from paimon_sql.table.table import FileStoreTable
+
+TABLE_TYPES = {
+    "table": FileStoreTable,
+    "materialized-table": FileStoreTable,
+}
+
+
+def table_type(schema: TableSchema) -> str:
+    return schema.options.get("type", "table").strip().lower()
+
+
+def table_of(io: FileIO, path: str, schema: TableSchema, name: str, env: CatalogEnvironment = NO_CATALOG):
+    """The table ``schema`` describes, by its type."""
+    return TABLE_TYPES[table_type(schema)](io, path, schema, name, env=env)
