@@ -24,6 +24,7 @@ from paimon_sql.exceptions import PaimonError, SparkSqlError, TableNotFoundError
 from paimon_sql.spark import hooks
 from paimon_sql.sql import cache, execute, parse, query, views
 from paimon_sql.systables import SystemTable
+from paimon_sql.table.format_table import FormatTable
 
 _VIEW_NAME = re.compile(r"__paimon_(\w+)_\d+\b")  # a scan view of sql/query.py: its name's letters, digits, _
 _POSITION = re.compile(r";? line \d+ pos \d+;?$")
@@ -277,6 +278,9 @@ class Session:
         gives (:func:`query.session_options`) under the statement's own."""
         from paimon_sql.spark.write import write_dataframe
         table = table.copy({**query.session_options(self, table), **table.dynamic_options})
+        if isinstance(table, FormatTable):  # plain files: Spark's own writer, no snapshot
+            from paimon_sql.spark import format_table
+            return format_table.write(self.spark, df, table, overwrite, partition_spec, dynamic)
         write_dataframe(df, table, self.warehouse, overwrite, partition_spec, dynamic,
                         {**self.catalog_options, **table.dynamic_options})
 

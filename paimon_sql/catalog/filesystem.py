@@ -1,7 +1,8 @@
 """FileSystemCatalog: the warehouse directory is the catalog (Paimon's default metastore).
 
 ``<warehouse>/<db>.db/`` is a database, ``<warehouse>/<db>.db/<table>/`` a table; a directory
-is a table when it has ``schema/`` files. Nothing else keeps state, so any process (a Spark
+is a table when it has ``schema/`` files (a format table: ``_schema/`` files, see
+:mod:`paimon_sql.table.format_table`). Nothing else keeps state, so any process (a Spark
 executor, pypaimon, Java Paimon) pointed at the same warehouse sees the same catalog.
 
 Java's filesystem catalog stores no database properties; ours keeps those ALTER DATABASE sets in
@@ -27,6 +28,8 @@ from paimon_sql.exceptions import (
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.io import FileIO
 from paimon_sql.io.path_guard import check_segment
+from paimon_sql.table import format_table
+from paimon_sql.table.format_table import FormatTable
 from paimon_sql.table.paths import PathFactory
 from paimon_sql.table.schema_manager import SchemaManager
 from paimon_sql.table.table import FileStoreTable
@@ -105,7 +108,8 @@ class FileSystemCatalog(Catalog):
         return sorted(t for t in self.io.list_dirs(db) if self._is_table(f"{db}/{t}"))
 
     def _is_table(self, path: str) -> bool:
-        return any(n.startswith("schema-") for n in self.io.list_names(f"{path}/schema"))
+        return any(n.startswith("schema-") for n in self.io.list_names(f"{path}/schema")) or \
+            (format_table.enabled(self.options) and format_table.schema_manager(self.io, path).list_ids() != [])
 
     def table_exists(self, identifier) -> bool:
         ident = self._ident(identifier)
@@ -128,8 +132,17 @@ class FileSystemCatalog(Catalog):
             raise TableAlreadyExistsError(f"table {ident} already exists") from None
         return table
 
+    def _schema_files(self, path: str, schema: TableSchema) -> SchemaManager:
+        """Where a new table's first schema goes, no lock held (a format table's: ``_schema/``)."""
+        if format_table.is_format_table(schema):
+            return format_table.schema_manager(self.io, path)
+        return SchemaManager(self.io, PathFactory(path, [], "parquet"))
+
     def _checked(self, path: str, schema: TableSchema, ident: Identifier) -> FileStoreTable:
         """The table ``schema`` makes, or the error of an option it cannot have, before any file is written."""
+        if format_table.is_format_table(schema):
+            format_table.require_enabled(self.options, str(ident))
+            return FormatTable(self.io, path, schema, str(ident), env=self.environment(ident))
         table = FileStoreTable(self.io, path, schema, str(ident), env=self.environment(ident))
         if schema.is_primary_key_table:
             table.merge_function  # noqa: B018 - options a merge engine cannot honour fail here, not later
@@ -141,6 +154,8 @@ class FileSystemCatalog(Catalog):
         if not self.database_exists(ident.database):
             raise DatabaseNotFoundError(f"database {ident.database} does not exist")
         schema = SchemaManager(self.io, PathFactory(path, [], "parquet")).latest()
+        if schema is None and format_table.enabled(self.options):
+            schema = format_table.latest_schema(self.io, path)
         if schema is None:
             raise TableNotFoundError(f"table {ident} does not exist")
         return table_of(self.io, path, schema, str(ident), self.environment(ident))
@@ -160,7 +175,8 @@ class FileSystemCatalog(Catalog):
         partition keys cannot be done in place: the table is dropped and created anew."""
         table = self.get_table(identifier)
         self._checked(table.path, schema, self._ident(identifier))
-        if schema.partition_keys != table.schema.partition_keys:
+        if schema.partition_keys != table.schema.partition_keys or isinstance(table, FormatTable) \
+                or format_table.is_format_table(schema):  # files without snapshots: nothing to travel back to
             self.drop_table(identifier)
             return self.create_table(identifier, schema)
         if table.snapshot_manager.latest() is not None:

@@ -18,7 +18,7 @@ from functools import partial
 from typing import List, Optional
 from urllib.parse import urlparse
 
-from paimon_sql.catalog.base import lock_settings
+from paimon_sql.catalog.base import Identifier, lock_settings
 from paimon_sql.catalog.filesystem import FileSystemCatalog
 from paimon_sql.io.object_stores import flag
 from paimon_sql.catalog.jdbc_client import Conflict, JdbcClient
@@ -32,6 +32,7 @@ from paimon_sql.exceptions import (
     TableNotFoundError,
 )
 from paimon_sql.format.schema import TableSchema
+from paimon_sql.table import format_table
 from paimon_sql.table.catalog_environment import CatalogEnvironment, unlocked
 from paimon_sql.table.paths import PathFactory
 from paimon_sql.table.schema_manager import SchemaManager
@@ -178,7 +179,11 @@ class JdbcCatalog(FileSystemCatalog):
         self._require_database(database)
         rows = self.client.query(f"SELECT table_name FROM {TABLES} WHERE catalog_key = ? AND database_name = ?",
                                  self.catalog_key, database)
-        return sorted(r[0] for r in rows)
+        names = sorted(r[0] for r in rows)
+        if format_table.enabled(self.options):
+            return names
+        return [n for n in names  # 'format-table.enabled' = false: format tables are not this catalog's
+                if format_table.schema_manager(self.io, self.table_path(Identifier(database, n))).list_ids() == []]
 
     def table_exists(self, identifier) -> bool:
         ident = self._ident(identifier)
@@ -209,7 +214,7 @@ class JdbcCatalog(FileSystemCatalog):
                     if self._is_table(path):
                         raise TableAlreadyExistsError(f"table {ident}: {path} already holds a table that is not in "
                                                       "the catalog (drop its files, or register it)")
-                    SchemaManager(self.io, PathFactory(path, [], "parquet")).commit(schema)
+                    self._schema_files(path, schema).commit(schema)
                     written = True
             except BaseException:
                 if written:
@@ -232,6 +237,8 @@ class JdbcCatalog(FileSystemCatalog):
         try:
             return super().get_table(ident)
         except TableNotFoundError:
+            if format_table.schema_manager(self.io, self.table_path(ident)).list_ids():
+                raise  # a format table, and format tables are not enabled
             raise CorruptMetadataError(f"table {ident} is in the catalog, but {self.table_path(ident)} holds no "
                                        "schema") from None
 

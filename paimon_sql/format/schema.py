@@ -100,7 +100,11 @@ class TableSchema:
     def check(self) -> None:
         """Refuse a schema whose options would break the table: each option keeps its rule and names
         only columns the table has (:func:`options.validate`), the bucket setup holds, and the file
-        indexes fit their columns. Run at CREATE and after every ALTER."""
+        indexes fit their columns. Run at CREATE and after every ALTER. A format table's options
+        are those of its file format (:func:`format_table.check_schema`)."""
+        if self.options.get("type", "").strip().lower() == "format-table":
+            from paimon_sql.table.format_table import check_schema
+            return check_schema(self)
         opts.validate(self.options, self.field_names)
         self._check_bucket_setup()
         self._check_branch_merge()

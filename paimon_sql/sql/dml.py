@@ -36,7 +36,7 @@ from paimon_sql.spark.write import EXPLICIT_CAST, MERGE_SCHEMA, add_columns, ass
 from paimon_sql.sql import parse
 from paimon_sql.sql.alter import column_path
 from paimon_sql.sql.query import scan_options
-from paimon_sql.table import fallback_read
+from paimon_sql.table import fallback_read, format_table
 from paimon_sql.table.read import FILE_COLUMN, POSITION_COLUMN
 from paimon_sql.table.row_delete import delete_messages, positions_of
 
@@ -253,6 +253,7 @@ def assignments(table, target: exp.Table, node) -> Dict[str, exp.Expression]:
 
 def update(session, node: exp.Update):
     table = session.find_table(node.this)
+    format_table.refuse(table, "UPDATE")
     fallback_read.check_own_rows(table, "UPDATE")
     sets = assignments(table, node.this, node)
     if not table.schema.is_primary_key_table:
@@ -266,6 +267,7 @@ def update(session, node: exp.Update):
 def delete(session, node: exp.Delete):
     where = node.args.get("where")
     table = session.find_table(node.this)
+    format_table.refuse(table, "DELETE")
     fallback_read.check_own_rows(table, "DELETE")
     if where is None:
         table.new_commit().overwrite([])
@@ -287,6 +289,9 @@ def truncate(session, node: exp.TruncateTable):
     if unknown or (node.args.get("partition") and not spec):
         raise SchemaError(f"TRUNCATE TABLE {table.name} PARTITION: {', '.join(unknown) or 'the spec'} "
                           f"is not a partition column of the table")
+    if isinstance(table, format_table.FormatTable):  # its files, or its partitions' directories, go
+        from paimon_sql.spark import format_table as spark_format_table
+        return spark_format_table.truncate(session.spark, table, spec)
     table.new_commit().overwrite([], partition=spec or None)
     return None
 

@@ -28,7 +28,8 @@ from paimon_sql.catalog import Identifier
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.sql import parse, star
 from paimon_sql.systables import SystemTable
-from paimon_sql.table import metadata_columns
+from paimon_sql.table import format_table, metadata_columns
+from paimon_sql.table.format_table import FormatTable
 
 SYS_DATABASE = "sys"  # global system tables: sys.tables, sys.partitions, ...
 BRANCH_PREFIX = "branch_"  # t$branch_<name> reads a branch
@@ -204,7 +205,7 @@ def _cached(session, r: Reference, hidden: bool) -> bool:
     """Register the cached rows of a table read at its latest snapshot (``CACHE TABLE``) as the
     relation; False when the table is not cached (then it is scanned), or when the statement names
     metadata columns, which cached rows lack."""
-    df = session.cached_rows(r.ref) if not isinstance(r.ref, SystemTable) and not hidden else None
+    df = session.cached_rows(r.ref) if not isinstance(r.ref, (SystemTable, FormatTable)) and not hidden else None
     if df is not None:
         df.createOrReplaceTempView(r.view)
     return df is not None
@@ -226,6 +227,9 @@ def _scan(session, ref, columns, predicate):
     """The scan of a table or system table (``columns``: at least one, so rows are counted)."""
     if isinstance(ref, SystemTable):
         return ref.to_dataframe(session, columns, predicate)
+    if isinstance(ref, FormatTable):  # Spark's own reader: the query's filters prune its directories
+        from paimon_sql.spark import format_table as spark_format_table
+        return spark_format_table.read(session.spark, ref, columns)
     return session.scan_dataframe(ref, columns, predicate, reuse=True)
 
 
@@ -396,6 +400,8 @@ def resolve(session, node: exp.Table):
         table = table.switch_to_branch(rest.pop(0)[len(BRANCH_PREFIX):])
     if len(rest) > 1:
         raise PaimonError(f"cannot resolve '{name}': expected t$<system table> or t$branch_<name>[$<system table>]")
+    if rest:
+        format_table.refuse(table, f"system table {name}")
     return systables.load(table, rest[0]) if rest else table
 
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.io import FileIO
 from paimon_sql.table.catalog_environment import NO_CATALOG, CatalogEnvironment
+from paimon_sql.table.format_table import FormatTable
 from paimon_sql.table.table import FileStoreTable
 
 TABLE_TYPES = {
     "table": FileStoreTable,
     "materialized-table": FileStoreTable,
+    "format-table": FormatTable,
 }
 
 

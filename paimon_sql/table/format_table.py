@@ -1,0 +1,287 @@
+"""FormatTable: a directory of plain CSV, Parquet, ORC or JSON files (``'type' = 'format-table'``).
+
+As Paimon's ``FormatTable``: a name, columns, partition keys, a location and a file format, and no
+snapshots — the files in the directory are the table. Data files sit directly in the location, a
+partitioned table's in Hive-style ``k=v/`` directories, so plain Spark, Hive and Trino readers
+read the directory as it is. Spark's native readers and writers do the work
+(:mod:`paimon_sql.spark.format_table`); this module holds what the table is and which options it
+takes.
+
+The filesystem and JDBC catalogs keep the schema in ``<location>/_schema/schema-N`` (Paimon's
+TableSchema JSON, ``type`` = ``format-table``): file readers pass over names starting with ``_``,
+so the directory stays a plain one to them. The Hive catalog keeps it in the metastore instead, as
+Paimon's HiveCatalog does (:mod:`paimon_sql.catalog.hive`).
+
+Options take Paimon's names (CoreOptions, FormatTableOptions, CsvOptions, JsonOptions); each maps to
+the option of Spark's reader and writer that does the same. A Paimon option of data tables (buckets,
+merge engines, snapshots...) has no meaning for a directory of files and is refused, as is a
+primary key, so nothing a user sets is silently ignored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Dict, Mapping, Optional
+
+from paimon_sql.exceptions import InvalidOptionError, PaimonError, SchemaError
+from paimon_sql.format import options as opts
+from paimon_sql.format.schema import TableSchema
+from paimon_sql.format.types import AtomicType
+from paimon_sql.io import FileIO
+from paimon_sql.io.object_stores import flag
+from paimon_sql.table.catalog_environment import NO_CATALOG, CatalogEnvironment
+from paimon_sql.table.schema_manager import SchemaManager
+
+FORMAT_TABLE = "format-table"
+SCHEMA_DIR = "_schema"  # <location>/_schema/schema-N: hidden from file readers by its '_'
+ENABLED = "format-table.enabled"  # Paimon's CatalogOptions: default true
+FORMATS = ("csv", "parquet", "orc", "json")
+DEFAULT_FORMAT = "parquet"  # CoreOptions file.format
+
+# Paimon option (first: its key, then the fallback keys Paimon reads) -> (Spark option, default)
+CSV_OPTIONS = {
+    ("csv.field-delimiter", "field-delimiter"): ("sep", ","),
+    ("csv.line-delimiter",): ("lineSep", "\n"),
+    ("csv.quote-character",): ("quote", '"'),
+    ("csv.escape-character",): ("escape", "\\"),
+    ("csv.include-header",): ("header", "false"),
+    ("csv.null-literal",): ("nullValue", ""),
+    ("csv.mode",): ("mode", "PERMISSIVE"),
+}
+JSON_OPTIONS = {
+    ("json.line-delimiter",): ("lineSep", "\n"),
+}
+# JSON options Spark's maps make moot: a Spark map never has a null key
+JSON_MOOT = {"json.map-null-key-mode": ("FAIL", "DROP", "LITERAL"), "json.map-null-key-literal": None}
+JSON_PARSE_ERRORS = "json.ignore-parse-errors"  # true: malformed lines dropped; false: the read fails
+COMPRESSION_KEYS = ("file.compression", "format-table.file.compression", "compression")  # CoreOptions' order
+DEFAULT_COMPRESSION = {"parquet": "snappy", "orc": "zstd", "csv": "none", "json": "none"}
+# the codecs Spark's writers have without native libraries
+CODECS = {"parquet": ("none", "uncompressed", "snappy", "gzip", "zstd", "lz4", "lz4_raw"),
+          "orc": ("none", "uncompressed", "snappy", "zlib", "zstd", "lz4"),
+          "csv": ("none", "uncompressed", "gzip", "bzip2", "deflate", "snappy", "lz4"),
+          "json": ("none", "uncompressed", "gzip", "bzip2", "deflate", "snappy", "lz4")}
+CSV_MODES = ("PERMISSIVE", "DROPMALFORMED", "FAILFAST")  # CsvOptions.Mode, as Spark names them
+
+_OWN_KEYS = {"type", "file.format", JSON_PARSE_ERRORS, *COMPRESSION_KEYS, *JSON_MOOT,
+             *(k for keys in (*CSV_OPTIONS, *JSON_OPTIONS) for k in keys)}
+
+
+class FormatTableError(PaimonError, AttributeError):
+    """What a format table cannot do (snapshots, time travel, row-level changes). An AttributeError
+    too, so ``hasattr`` on a data table's attribute is simply False."""
+
+
+def is_format_table(schema: TableSchema) -> bool:
+    return schema.options.get("type", "table").strip().lower() == FORMAT_TABLE
+
+
+def enabled(catalog_options: Mapping[str, str]) -> bool:
+    """Paimon's catalog option ``format-table.enabled`` (default true): when false the catalog
+    neither creates, lists nor loads format tables."""
+    return flag(dict(catalog_options), ENABLED, True)
+
+
+def require_enabled(catalog_options: Mapping[str, str], name: str) -> None:
+    if not enabled(catalog_options):
+        raise InvalidOptionError(f"format table {name}: format tables are not enabled in this catalog "
+                                 f"('{ENABLED}' = 'false')")
+
+
+def file_format(options: Mapping[str, str]) -> str:
+    fmt = options.get("file.format", DEFAULT_FORMAT).strip().lower()
+    if fmt not in FORMATS:
+        raise InvalidOptionError(f"option 'file.format' of a format table must be one of {', '.join(FORMATS)}, "
+                                 f"got {options.get('file.format')!r}")
+    return fmt
+
+
+def _first(options: Mapping[str, str], keys) -> Optional[str]:
+    return next((options[k] for k in keys if k in options), None)
+
+
+def compression(options: Mapping[str, str]) -> str:
+    fmt = file_format(options)
+    codec = (_first(options, COMPRESSION_KEYS) or DEFAULT_COMPRESSION[fmt]).strip().lower()
+    if codec not in CODECS[fmt]:
+        raise InvalidOptionError(f"compression '{codec}' is not supported for {fmt} format tables "
+                                 f"(one of: {', '.join(CODECS[fmt])})")
+    return codec
+
+
+def _flag(options: Mapping[str, str], key: str) -> bool:
+    text = options.get(key, "false").strip().lower()
+    if text not in ("true", "false"):
+        raise InvalidOptionError(f"option '{key}' must be true or false, got {options[key]!r}")
+    return text == "true"
+
+
+def spark_options(options: Mapping[str, str]) -> Dict[str, str]:
+    """The options of Spark's reader and writer that do what the table's Paimon options say
+    (checked: a value Spark cannot honour is refused)."""
+    fmt = file_format(options)
+    out = {"compression": compression(options)}
+    if fmt == "csv":
+        for keys, (name, default) in CSV_OPTIONS.items():
+            out[name] = _first(options, keys) if _first(options, keys) is not None else default
+        out["header"] = str(_flag(options, "csv.include-header")).lower()
+        out["mode"] = out["mode"].strip().upper()
+        if out["mode"] not in CSV_MODES:
+            raise InvalidOptionError(f"option 'csv.mode' must be one of PERMISSIVE, DROPMALFORMED, FAILFAST, "
+                                     f"got {out['mode']!r}")
+        for key, name in (("csv.quote-character", "quote"), ("csv.escape-character", "escape"),
+                          ("csv.line-delimiter", "lineSep")):
+            if len(out[name]) != 1:
+                raise InvalidOptionError(f"option '{key}' of a csv format table must be one character "
+                                         f"(Spark's csv {name}), got {out[name]!r}")
+        if not out["sep"]:
+            raise InvalidOptionError("option 'csv.field-delimiter' of a csv format table cannot be empty")
+    elif fmt == "json":
+        out["lineSep"] = _first(options, ("json.line-delimiter",)) or "\n"
+        out["mode"] = "DROPMALFORMED" if _flag(options, JSON_PARSE_ERRORS) else "FAILFAST"
+        mode = options.get("json.map-null-key-mode", "FAIL").strip().upper()
+        if mode not in JSON_MOOT["json.map-null-key-mode"]:
+            raise InvalidOptionError(f"option 'json.map-null-key-mode' must be FAIL, DROP or LITERAL, got {mode!r}")
+    return out
+
+
+def check_options(options: Mapping[str, str], name: str) -> None:
+    """Refuse what a format table cannot honour: a data-table option of Paimon's, an option of another
+    file format, a value Spark's reader or writer cannot take."""
+    fmt = file_format(options)
+    registry = opts.registry()
+    for key in options:
+        own = key in _OWN_KEYS and (fmt == "csv" or not key.startswith("csv.") and key != "field-delimiter") \
+            and (fmt == "json" or not key.startswith("json."))
+        if key.startswith(("csv.", "json.")) and not own or key in registry and key not in _OWN_KEYS:
+            raise InvalidOptionError(f"option '{key}' is not supported by a {fmt} format table{_named(name)} (plain "
+                                     "files, read and written by Spark's own readers and writers)")
+    spark_options(options)
+
+
+def _named(name: str) -> str:
+    return f" {name}" if name else ""
+
+
+def check_schema(schema: TableSchema, name: str = "") -> None:
+    """A format table's schema at CREATE: no primary key (as Paimon refuses one), its options as
+    :func:`check_options` wants them, columns its file format can hold."""
+    if schema.primary_keys:
+        raise SchemaError(f"Cannot define primary-key for format table{_named(name)}")
+    check_options(schema.options, name)
+    fmt = file_format(schema.options)
+    if fmt == "csv":
+        bad = [f.name for f in schema.fields
+               if not isinstance(f.type, AtomicType) or f.type.name in ("BINARY", "VARBINARY", "VARIANT")]
+        if bad:
+            raise SchemaError(f"a csv format table{_named(name)} cannot hold column(s) {', '.join(bad)} (nested or binary "
+                              "types): use parquet, orc or json")
+
+
+@dataclass(frozen=True)
+class _SchemaPaths:
+    """Where SchemaManager keeps a format table's schemas: ``<location>/_schema``."""
+
+    root: str
+    branch: str = "main"
+
+    @property
+    def schema_dir(self) -> str:
+        return f"{self.root}/{SCHEMA_DIR}"
+
+    def schema_path(self, schema_id: int) -> str:
+        return f"{self.schema_dir}/schema-{schema_id}"
+
+
+class FormatSchemaManager(SchemaManager):
+    """The ``_schema/schema-N`` files of a format table (filesystem and JDBC catalogs). ALTER TABLE
+    may set or remove options, change the comment and add columns at the end — files written before
+    read the new column as NULL; renaming, dropping, retyping or moving a column would misread the
+    files already there, and a new file format or type would make them unreadable."""
+
+    def commit_changes(self, changes) -> TableSchema:
+        from paimon_sql.table import schema_change as sc
+        latest = self.latest()
+        for c in changes:
+            fixed = isinstance(c, (sc.SetOption, sc.RemoveOption)) and c.key in ("type", "file.format") and \
+                getattr(c, "value", None) != (latest.options.get(c.key) if latest else None)
+            if fixed or not isinstance(c, (sc.SetOption, sc.RemoveOption, sc.UpdateComment, sc.AddColumn)) \
+                    or isinstance(c, sc.AddColumn) and (c.position is not None or not isinstance(c.name, str)):
+                raise FormatTableError(f"format table at {self.paths.root}: ALTER TABLE can set options, the comment "
+                                       f"and add columns at the end, not {type(c).__name__} (its files stay as written)")
+        return super().commit_changes(changes)
+
+
+def schema_manager(io: FileIO, path: str, lock=None) -> FormatSchemaManager:
+    """The SchemaManager of a format table kept in files (filesystem and JDBC catalogs)."""
+    return FormatSchemaManager(io, _SchemaPaths(path.rstrip("/")), *([lock] if lock is not None else []))
+
+
+def latest_schema(io: FileIO, path: str) -> Optional[TableSchema]:
+    return schema_manager(io, path).latest()
+
+
+class FormatTable:
+    """A format table of a catalog: its schema (columns, partition keys, options, comment), its
+    location and its file format. It has a ``schema_manager`` unless the metastore keeps the schema."""
+
+    def __init__(self, io: FileIO, path: str, schema: TableSchema, name: str = "",
+                 env: CatalogEnvironment = NO_CATALOG, keeps_schema: bool = True):
+        self.io, self.env, self.schema = io, env, schema
+        self.path = path.rstrip("/")
+        self.name = name or self.path.rsplit("/", 1)[-1]
+        self.format = file_format(schema.options)
+        self.options = schema.core_options()  # .raw: what INSERT's option checks read
+        if keeps_schema:  # else the metastore keeps it: __getattr__ refuses ALTER
+            self.schema_manager = schema_manager(io, self.path, env.lock)
+        self.dynamic_options: dict = {}
+
+    @property
+    def location(self) -> str:
+        return self.path
+
+    def spark_options(self) -> Dict[str, str]:
+        return spark_options(self.schema.options)
+
+    def copy(self, dynamic_options: Optional[dict]) -> "FormatTable":
+        """This table with options given for one read or write (a hint, ``SET spark.paimon.*``)."""
+        if not dynamic_options:
+            return self
+        from paimon_sql.table.time_travel import TRAVEL_KEYS
+        travel = [k for k in dynamic_options if k in TRAVEL_KEYS or k in ("branch", "incremental-between",
+                                                                              "incremental-between-timestamp")]
+        if travel:
+            raise FormatTableError(f"format table {self.name} has no snapshots: {travel[0]} (time travel, "
+                                   "incremental reads, branches) is not supported")
+        merged = {**self.schema.options, **dynamic_options}
+        check_options(merged, self.name)
+        table = FormatTable(self.io, self.path, replace(self.schema, options=merged), self.name, self.env,
+                            "schema_manager" in vars(self))
+        table.dynamic_options = {**self.dynamic_options, **dynamic_options}
+        return table
+
+    travel = copy  # time travel keys are refused by copy
+
+    def switch_to_branch(self, branch: str):
+        raise FormatTableError(f"format table {self.name} has no branches (t$branch_{branch})")
+
+    def __getattr__(self, item: str):
+        """Everything of a data table a format table lacks (snapshots, tags, scans, commits): one
+        line naming the table."""
+        if item.startswith("__"):
+            raise AttributeError(item)
+        if item == "schema_manager":
+            raise FormatTableError(f"format table {self.name}: its schema is the metastore's, ALTER TABLE is not "
+                                   "supported here")
+        raise FormatTableError(f"format table {self.name} has no snapshots, tags or branches: "
+                               f"'{item}' is not supported on it")
+
+    def __repr__(self) -> str:
+        return f"FormatTable({self.name}, {self.format}, {self.path})"
+
+
+def refuse(table, what: str) -> None:
+    """Raise when ``table`` is a format table: ``what`` (UPDATE, a system table, ...) needs snapshots."""
+    if isinstance(table, FormatTable):
+        raise FormatTableError(f"format table {table.name}: {what} is not supported (a format table is plain "
+                               "files, without snapshots)")
