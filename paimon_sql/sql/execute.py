@@ -10,7 +10,8 @@ import re
 
 from sqlglot import exp
 
-from paimon_sql.sql import alter, analyze, cache, call, ddl, dml, explain, merge_into, parse, query, show, views
+from paimon_sql.sql import (alter, analyze, cache, call, ddl, dml, explain, materialized_table, merge_into, parse,
+                            query, show, views)
 
 
 def _query(session, node):
@@ -41,7 +42,10 @@ def _drop(session, node):
     kind = (node.args.get("kind") or "").upper()
     if kind in ("DATABASE", "SCHEMA"):
         return ddl.drop_database(session, node)
-    if kind == "TABLE" and any(session.find_table(t) for t in node.args.get("tables") or [node.this]):
+    tables = [session.find_table(t) for t in node.args.get("tables") or [node.this]] if kind == "TABLE" else []
+    for table in tables:
+        materialized_table.refuse_write(table, "DROP TABLE", "DROP MATERIALIZED TABLE")
+    if any(tables):
         return ddl.drop(session, node)
     return session.passthrough()
 
@@ -57,13 +61,18 @@ def _describe(session, node):
 
 def _insert(session, node):
     target = node.this.this if isinstance(node.this, exp.Schema) else node.this
-    return dml.insert(session, node) if session.find_table(target) else session.passthrough()
+    table = session.find_table(target)
+    materialized_table.refuse_write(table, "INSERT")
+    return dml.insert(session, node) if table else session.passthrough()
 
 
 def _ours(handler, target_of=lambda node: node.this):
-    """A handler for statements on one table: ours when the warehouse has the table, else Spark's."""
-    return lambda session, node: handler(session, node) if session.find_table(target_of(node)) \
-        else session.passthrough()
+    """A handler for statements writing one table: ours when the warehouse has the table, else Spark's."""
+    def run(session, node):
+        table = session.find_table(target_of(node))
+        materialized_table.refuse_write(table, type(node).__name__.upper().replace("TABLE", ""))
+        return handler(session, node) if table else session.passthrough()
+    return run
 
 
 _SHOW = [
@@ -87,6 +96,8 @@ def _command(session, node):
             m = pattern.fullmatch(text.strip())
             if m:
                 return handler(session, m)
+    if materialized_table.STATEMENT.match(text):
+        return materialized_table.run(session, verb, text)
     if verb == "ALTER":
         return alter.alter_command(session, text)
     if verb == "EXPLAIN":

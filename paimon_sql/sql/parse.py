@@ -76,6 +76,8 @@ def query_text(text: str, query: exp.Expression) -> str:
 
 
 _RESET = re.compile(r"RESET\b\s*(.*)", re.I | re.S)
+# Flink's CREATE/DROP MATERIALIZED TABLE, which sqlglot misreads: a command of ours, as ALTER's is
+_MATERIALIZED = re.compile(r"(CREATE|DROP)\s+(MATERIALIZED\s+TABLE\b.*)", re.I | re.S)
 
 
 def prepare(text: str) -> str:
@@ -96,6 +98,9 @@ def parse(text: str) -> exp.Expression:
     reset = _RESET.match(prepared)
     if reset:  # Spark's RESET [key]: sqlglot reads no key with dashes; it is Spark's to run
         return exp.Command(this="RESET", expression=exp.Literal.string(reset.group(1)))
+    materialized = _MATERIALIZED.match(prepared)
+    if materialized:
+        return exp.Command(this=materialized.group(1).upper(), expression=exp.Literal.string(materialized.group(2)))
     column = _DESCRIBE_COLUMN.fullmatch(prepared)
     if column:
         return exp.Describe(this=table_reference(column["table"]), style=(column["style"] or "").upper() or None,

@@ -25,6 +25,7 @@ Rebasing is where concurrent writers meet (each message names the snapshot it wa
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from dataclasses import replace
@@ -46,6 +47,9 @@ from paimon_sql.table.write import CommitMessage, delete_files, delete_index_fil
 
 _ROLL_CHECK = 1000  # Paimon's rolling writers check a file's size every this many records
 LAST_SAFE_SNAPSHOT = "commit.strict-mode.last-safe-snapshot"
+# a write's own (dynamic) option, never stored: a JSON object the snapshot keeps as its ``properties``
+# (Paimon's ManifestCommittable properties), e.g. what a materialized table's refresh read
+SNAPSHOT_PROPERTIES = "paimon-sql.snapshot-properties"
 
 
 def _entries(kind: int, messages, files_of) -> List[ManifestEntry]:
@@ -387,7 +391,9 @@ class TableCommit:
             index_manifest=index_manifest,
             base_manifest_list_size=base_size, delta_manifest_list_size=delta_size,
             watermark=latest.watermark if latest else None,
-            statistics=statistics or (latest.statistics if latest else None))
+            statistics=statistics or (latest.statistics if latest else None),
+            properties=json.loads(table.dynamic_options[SNAPSHOT_PROPERTIES]) if kind != "COMPACT"
+            and SNAPSHOT_PROPERTIES in table.dynamic_options else None)
 
     def _write_manifests(self, entries: List[ManifestEntry], written: List[str]) -> List[ManifestFileMeta]:
         """``entries`` as manifests rolled as Paimon's rolling writer rolls them: a manifest ends at
