@@ -34,6 +34,14 @@ class TableAlreadyExistsError(PaimonError):
     pass
 
 
+class ViewNotFoundError(PaimonError, LookupError):
+    pass
+
+
+class ViewAlreadyExistsError(PaimonError):
+    pass
+
+
 class InvalidOptionError(PaimonError, ValueError):
     """A table option whose value does not parse as the option's type."""
 

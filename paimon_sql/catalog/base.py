@@ -8,10 +8,17 @@ from typing import List, Optional
 
 import pyarrow as pa
 
-from paimon_sql.exceptions import InvalidIdentifierError, InvalidOptionError
+from paimon_sql.exceptions import (
+    InvalidIdentifierError,
+    InvalidOptionError,
+    TableAlreadyExistsError,
+    ViewAlreadyExistsError,
+    ViewNotFoundError,
+)
 from paimon_sql.format.options import parse_duration_ms
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.format.types import DataField, fields_from_arrow
+from paimon_sql.format.view import ViewSchema
 from paimon_sql.io.object_stores import flag
 from paimon_sql.io.path_guard import check_segment
 from paimon_sql.table.catalog_environment import NO_CATALOG, CatalogEnvironment
@@ -129,6 +136,42 @@ class Catalog(ABC):
     def table_exists(self, identifier) -> bool:
         ident = self._ident(identifier)
         return self.database_exists(ident.database) and ident.table in self.list_tables(ident.database)
+
+    # -- views (Paimon's Catalog: createView, getView, dropView, listViews, renameView) ----------
+    # A catalog that keeps views overrides all of these; a view and a table never share a name.
+
+    def list_views(self, database: str) -> List[str]:
+        return []
+
+    def get_view(self, identifier) -> ViewSchema:
+        raise ViewNotFoundError(f"view {self._ident(identifier)} does not exist")
+
+    def create_view(self, identifier, view: ViewSchema, ignore_if_exists: bool = False) -> None:
+        raise NotImplementedError(f"{type(self).__name__} cannot store views")
+
+    def alter_view(self, identifier, view: ViewSchema) -> None:
+        """Replace an existing view's schema (ALTER VIEW ... AS, CREATE OR REPLACE VIEW)."""
+        raise NotImplementedError(f"{type(self).__name__} cannot store views")
+
+    def drop_view(self, identifier, ignore_if_not_exists: bool = False) -> None:
+        raise NotImplementedError(f"{type(self).__name__} cannot store views")
+
+    def rename_view(self, source, target) -> None:
+        raise NotImplementedError(f"{type(self).__name__} cannot store views")
+
+    def view_exists(self, identifier) -> bool:
+        try:
+            self.get_view(identifier)
+            return True
+        except LookupError:
+            return False
+
+    def _name_free(self, ident: "Identifier", for_view: bool) -> None:
+        """Refuse a new table or view named as an existing view or table of the database."""
+        if for_view and self.table_exists(ident):
+            raise ViewAlreadyExistsError(f"cannot create view {ident}: a table of that name exists")
+        if not for_view and self.view_exists(ident):
+            raise TableAlreadyExistsError(f"cannot create table {ident}: a view of that name exists")
 
     @staticmethod
     def _ident(identifier) -> Identifier:

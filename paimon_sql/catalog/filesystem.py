@@ -8,11 +8,17 @@ executor, pypaimon, Java Paimon) pointed at the same warehouse sees the same cat
 Java's filesystem catalog stores no database properties; ours keeps those ALTER DATABASE sets in
 ``<db>.db/.properties.json``, a file no table name can clash with (names never start with '.')
 and which other readers, listing only directories, pass over.
+
+Java's filesystem catalog keeps no views either; ours keeps each view's Paimon ViewSchema JSON in
+``<db>.db/$views/<view>.json``: ``$`` is never part of a table name, so that directory can never be
+a table (nor is it one to Java, having no ``schema/``). A view file is created atomically (a
+create-if-absent, as snapshot files are), replaced whole, and goes with its database.
 """
 
 from __future__ import annotations
 
 import json
+import uuid
 from dataclasses import replace
 from typing import List, Optional
 
@@ -24,8 +30,11 @@ from paimon_sql.exceptions import (
     SchemaError,
     TableAlreadyExistsError,
     TableNotFoundError,
+    ViewAlreadyExistsError,
+    ViewNotFoundError,
 )
 from paimon_sql.format.schema import TableSchema
+from paimon_sql.format.view import ViewSchema
 from paimon_sql.io import FileIO
 from paimon_sql.io.path_guard import check_segment
 from paimon_sql.table import format_table
@@ -76,9 +85,10 @@ class FileSystemCatalog(Catalog):
             if ignore_if_not_exists:
                 return
             raise DatabaseNotFoundError(f"database {name} does not exist")
-        tables = self.list_tables(name)
-        if tables and not cascade:
-            raise DatabaseNotEmptyError(f"database {name} is not empty ({len(tables)} table(s)); use CASCADE")
+        tables, views = self.list_tables(name), self.list_views(name)
+        if (tables or views) and not cascade:
+            held = f"{len(tables)} table(s)" + (f", {len(views)} view(s)" if views else "")
+            raise DatabaseNotEmptyError(f"database {name} is not empty ({held}); use CASCADE")
         self._drop_database(name, tables)
 
     def _drop_database(self, name: str, tables: List[str]) -> None:
@@ -123,6 +133,7 @@ class FileSystemCatalog(Catalog):
             if ignore_if_exists:
                 return self.get_table(ident)
             raise TableAlreadyExistsError(f"table {ident} already exists")
+        self._name_free(ident, for_view=False)
         table = self._checked(path, schema, ident)
         try:
             table.schema_manager.commit(schema)
@@ -191,7 +202,63 @@ class FileSystemCatalog(Catalog):
         self._require_database(dst.database)
         if self.io.exists(self.table_path(dst)):
             raise TableAlreadyExistsError(f"table {dst} already exists")
+        self._name_free(dst, for_view=False)
         self.io.rename(self.table_path(src), self.table_path(dst))
+
+    # -- views ------------------------------------------------------------------------------
+
+    def _view_path(self, ident: Identifier) -> str:
+        return f"{self.database_path(ident.database)}/{VIEWS_DIR}/{ident.table}{VIEW_SUFFIX}"
+
+    def list_views(self, database: str) -> List[str]:
+        self._require_database(database)
+        names = self.io.list_names(f"{self.database_path(database)}/{VIEWS_DIR}")
+        return sorted(n[:-len(VIEW_SUFFIX)] for n in names if n.endswith(VIEW_SUFFIX))
+
+    def get_view(self, identifier) -> ViewSchema:
+        ident = self._ident(identifier)
+        self._require_database(ident.database)
+        path = self._view_path(ident)
+        if not self.io.exists(path):
+            raise ViewNotFoundError(f"view {ident} does not exist")
+        return ViewSchema.from_json(self.io.read_text(path), path)
+
+    def create_view(self, identifier, view: ViewSchema, ignore_if_exists: bool = False) -> None:
+        ident = self._ident(identifier)
+        self._require_database(ident.database)
+        self._name_free(ident, for_view=True)
+        if not self.io.try_create(self._view_path(ident), view.to_json().encode("utf-8")) and not ignore_if_exists:
+            raise ViewAlreadyExistsError(f"view {ident} already exists")
+
+    def alter_view(self, identifier, view: ViewSchema) -> None:
+        """The view file replaced whole: a local file by a rename over it, an object by one PUT."""
+        ident = self._ident(identifier)
+        self.get_view(ident)
+        path, data = self._view_path(ident), view.to_json().encode("utf-8")
+        if self.io.scheme:
+            self.io.write_bytes(path, data)
+            return
+        staged = f"{path}.{uuid.uuid4().hex}.tmp"
+        self.io.write_bytes(staged, data)
+        self.io.rename(staged, path)
+
+    def drop_view(self, identifier, ignore_if_not_exists: bool = False) -> None:
+        ident = self._ident(identifier)
+        if not self.view_exists(ident):
+            if ignore_if_not_exists:
+                return
+            raise ViewNotFoundError(f"view {ident} does not exist")
+        self.io.delete(self._view_path(ident))
+
+    def rename_view(self, source, target) -> None:
+        """The target file is created (if absent) before the source goes: never no view at all."""
+        src, dst = self._ident(source), self._ident(target)
+        view = self.get_view(src)
+        self._require_database(dst.database)
+        self._name_free(dst, for_view=True)
+        if not self.io.try_create(self._view_path(dst), view.to_json().encode("utf-8")):
+            raise ViewAlreadyExistsError(f"view {dst} already exists")
+        self.io.delete(self._view_path(src))
 
 
 __all__ = ["FileSystemCatalog", "Identifier"]

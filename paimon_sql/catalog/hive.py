@@ -12,13 +12,16 @@ and parameters, and a change the metastore refuses is undone. Names are lower ca
 metastore keeps them (Paimon refuses upper case in a case-insensitive catalog).
 
 ``metastore.partitioned-table`` (a table option) makes the metastore table partitioned by the
-partition keys and keeps its partitions (:mod:`hive_partitions`); ``lock.enabled`` takes the commit
+partition keys and keeps its partitions (:mod:`hive_partitions`); a view is a VIRTUAL_VIEW of the
+metastore as Paimon's HiveCatalog makes one (its columns, its query as original and expanded text,
+its comment and options in the parameters), which Hive and Spark list with the tables; ``lock.enabled`` takes the commit
 lock from the metastore's lock API (default: on for object-store warehouses, as Paimon).
 """
 
 from __future__ import annotations
 
 import getpass
+import re
 import time
 from typing import Dict, List, Optional
 from urllib.parse import urlparse
@@ -37,9 +40,12 @@ from paimon_sql.exceptions import (
     SchemaError,
     TableAlreadyExistsError,
     TableNotFoundError,
+    ViewAlreadyExistsError,
+    ViewNotFoundError,
 )
 from paimon_sql.format.schema import TableSchema
-from paimon_sql.format.types import ArrayType, AtomicType, DataField, MapType, MultisetType, RowType
+from paimon_sql.format.view import ViewSchema
+from paimon_sql.format.types import ArrayType, AtomicType, DataField, MapType, MultisetType, RowType, parse_type
 from paimon_sql.table.catalog_environment import CatalogEnvironment, unlocked
 from paimon_sql.table.paths import MAIN_BRANCH, PathFactory
 from paimon_sql.table.schema_manager import SchemaManager
@@ -52,6 +58,12 @@ SERDE = "org.apache.paimon.hive.PaimonSerDe"
 STORAGE_HANDLER = "org.apache.paimon.hive.PaimonStorageHandler"
 TABLE_TYPE_PROP, PAIMON_TABLE_TYPE = "table_type", "PAIMON"
 HIVE_PREFIX = "hive."
+VIRTUAL_VIEW = "VIRTUAL_VIEW"
+# the storage of an empty Hive table (Hive's Table.getEmptyTable), which a view keeps
+VIEW_INPUT_FORMAT = "org.apache.hadoop.mapred.SequenceFileInputFormat"
+VIEW_OUTPUT_FORMAT = "org.apache.hadoop.hive.ql.io.HiveSequenceFileOutputFormat"
+VIEW_SERDE = "org.apache.hadoop.hive.serde2.MetadataTypedColumnsetSerDe"
+COMMENT_PROP = "comment"
 BATCH = 300  # tables fetched per call when listing (Hive's hive.metastore.batch.retrieve.max)
 
 # catalog options of Paimon's Hive catalog that would change where or how tables are kept
@@ -188,6 +200,7 @@ class HiveCatalog(FileSystemCatalog):
             if ignore_if_exists:
                 return self.get_table(ident)
             raise TableAlreadyExistsError(f"table {ident} already exists")
+        self._name_free(ident, for_view=False)
         path = super().table_path(ident)
         table = self._checked(path, schema, ident)
         hms = self._new_hms_table(ident, schema, path)  # a type Hive cannot name fails before any file
@@ -232,6 +245,7 @@ class HiveCatalog(FileSystemCatalog):
         self._database(dst.database)
         if self.table_exists(dst):
             raise TableAlreadyExistsError(f"table {dst} already exists")
+        self._name_free(dst, for_view=False)
         old, new = _local(hms.sd.location), super().table_path(dst)
         hms.dbName, hms.tableName = dst.database, dst.table
         self._alter(src, hms, f"rename table {src} to {dst}")
@@ -246,6 +260,85 @@ class HiveCatalog(FileSystemCatalog):
         """alter_table as Paimon's HiveAlterTableUtils: CASCADE, so partitions get the new columns."""
         context = ttypes.EnvironmentContext(properties={"CASCADE": "true", "DO_NOT_UPDATE_STATS": "false"})
         self.pool.call(lambda c: c.alter_table_with_environment_context(ident.database, ident.table, table, context), what)
+
+    # -- views (Paimon's HiveCatalog createView, getView, dropView, listViews, renameView) ----------
+
+    def _hms_view(self, ident: Identifier) -> Optional["ttypes.Table"]:
+        try:
+            table = self.pool.call(lambda c: c.get_table(ident.database, ident.table), f"get view {ident}")
+        except Missing:
+            return None
+        return table if table.tableType == VIRTUAL_VIEW else None
+
+    def list_views(self, database: str) -> List[str]:
+        self._database(database)
+        return sorted(self.pool.call(lambda c: c.get_tables_by_type(database, "*", VIRTUAL_VIEW),
+                                     f"list views of {database}"))
+
+    def get_view(self, identifier) -> ViewSchema:
+        """As Java reads one: the columns, the expanded text, no dialects, the comment and the
+        other parameters as options."""
+        ident = self._ident(identifier)
+        hms = self._hms_view(ident)
+        if hms is None:
+            self._database(ident.database)
+            raise ViewNotFoundError(f"view {ident} does not exist")
+        options = dict(hms.parameters or {})
+        comment = options.pop(COMMENT_PROP, None)
+        fields = [DataField(i, c.name, paimon_type(c.type), c.comment) for i, c in enumerate(hms.sd.cols)]
+        return ViewSchema(fields, hms.viewExpandedText, {}, comment, options)
+
+    def create_view(self, identifier, view: ViewSchema, ignore_if_exists: bool = False) -> None:
+        ident = self._ident(identifier)
+        self._lower("view", ident.table)
+        self._database(ident.database)
+        self._name_free(ident, for_view=True)
+        now = int(time.time())
+        hms = ttypes.Table(tableName=ident.table, dbName=ident.database, owner=getpass.getuser(), createTime=now,
+                           lastAccessTime=now, retention=0, partitionKeys=[], tableType=VIRTUAL_VIEW,
+                           sd=ttypes.StorageDescriptor(
+                               inputFormat=VIEW_INPUT_FORMAT, outputFormat=VIEW_OUTPUT_FORMAT, compressed=False,
+                               numBuckets=-1, bucketCols=[], sortCols=[], parameters={}, storedAsSubDirectories=False,
+                               serdeInfo=ttypes.SerDeInfo(serializationLib=VIEW_SERDE,
+                                                          parameters={"serialization.format": "1"})))
+        _set_view(hms, view)
+        try:
+            self.pool.call(lambda c: c.create_table(hms), f"create view {ident}")
+        except Exists:
+            if not ignore_if_exists:
+                raise ViewAlreadyExistsError(f"view {ident} already exists") from None
+
+    def alter_view(self, identifier, view: ViewSchema) -> None:
+        ident = self._ident(identifier)
+        hms = self._hms_view(ident)
+        if hms is None:
+            raise ViewNotFoundError(f"view {ident} does not exist")
+        _set_view(hms, view)
+        self.pool.call(lambda c: c.alter_table(ident.database, ident.table, hms), f"alter view {ident}")
+
+    def drop_view(self, identifier, ignore_if_not_exists: bool = False) -> None:
+        ident = self._ident(identifier)
+        if self._hms_view(ident) is None:
+            if ignore_if_not_exists:
+                return
+            raise ViewNotFoundError(f"view {ident} does not exist")
+        self.pool.call(lambda c: c.drop_table(ident.database, ident.table, False), f"drop view {ident}")
+
+    def rename_view(self, source, target) -> None:
+        src, dst = self._ident(source), self._ident(target)
+        self._lower("view", dst.table)
+        hms = self._hms_view(src)
+        if hms is None:
+            raise ViewNotFoundError(f"view {src} does not exist")
+        self._database(dst.database)
+        self._name_free(dst, for_view=True)
+        hms.dbName, hms.tableName = dst.database, dst.table
+        try:
+            self.pool.call(lambda c: c.alter_table(src.database, src.table, hms), f"rename view {src} to {dst}")
+        except PaimonError as e:
+            if self._hms_view(dst) is not None or "already exists" in str(e):
+                raise ViewAlreadyExistsError(f"view {dst} already exists") from None
+            raise
 
     # -- what tables get from this catalog ----------------------------------------------------
 
@@ -348,6 +441,13 @@ class HiveCatalog(FileSystemCatalog):
             sync.add(table, sorted({e.partition for e in table.new_scan().plan_entries()}))
 
 
+def _set_view(hms: "ttypes.Table", view: ViewSchema) -> None:
+    """A view's columns, text and parameters on its metastore table (Paimon's createView)."""
+    hms.sd.cols = [_column(f) for f in view.fields]
+    hms.viewOriginalText = hms.viewExpandedText = view.query
+    hms.parameters = {**view.options, **({COMMENT_PROP: view.comment} if view.comment is not None else {})}
+
+
 def _is_paimon(table: "ttypes.Table") -> bool:
     sd = table.sd
     return sd is not None and sd.inputFormat == INPUT_FORMAT and sd.outputFormat == OUTPUT_FORMAT
@@ -401,6 +501,11 @@ def hive_type(t) -> str:
     elif isinstance(t, RowType):
         return "struct<" + ",".join(f"{f.name}:{hive_type(f.type)}" for f in t.fields) + ">"
     raise SchemaError(f"type {t} has no Hive type: the Hive catalog cannot register the table")
+
+
+def paimon_type(hive: str):
+    """The Paimon type of a Hive column type (Paimon's HiveTypeUtils.toPaimonType: ``binary`` is BYTES)."""
+    return parse_type(re.sub(r"\bbinary\b", "BYTES", hive, flags=re.I))
 
 
 def _int_option(options: dict, key: str, default: int) -> int:

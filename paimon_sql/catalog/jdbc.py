@@ -4,7 +4,8 @@ The registry is kept in the tables Java Paimon's JdbcCatalog uses, with its colu
 so Java and we share one catalog: ``paimon_tables`` (a row per table), ``paimon_database_properties``
 (a row per database property; a database exists while it has a table row or a property row, and
 Java marks each one it creates with ``exists=true`` and its ``location``), and, when the lock is
-enabled, ``paimon_distributed_locks`` (jdbc_lock.py). Every row carries the ``catalog-key``, so
+enabled, ``paimon_distributed_locks`` (jdbc_lock.py); views are rows of ``paimon_views`` holding
+their Paimon ViewSchema JSON (Java's JdbcCatalog at HEAD; Java 1.0 has no JDBC views). Every row carries the ``catalog-key``, so
 several catalogs can share one database. Table files live at ``<warehouse>/<db>.db/<table>`` as
 in every Paimon catalog; the schema files are written and read as the filesystem catalog does.
 
@@ -30,8 +31,11 @@ from paimon_sql.exceptions import (
     InvalidOptionError,
     TableAlreadyExistsError,
     TableNotFoundError,
+    ViewAlreadyExistsError,
+    ViewNotFoundError,
 )
 from paimon_sql.format.schema import TableSchema
+from paimon_sql.format.view import ViewSchema
 from paimon_sql.table import format_table
 from paimon_sql.table.catalog_environment import CatalogEnvironment, unlocked
 from paimon_sql.table.paths import PathFactory
@@ -45,6 +49,10 @@ CREATE_TABLES = (f"CREATE TABLE {TABLES}(catalog_key VARCHAR(255) NOT NULL,datab
 CREATE_PROPERTIES = (f"CREATE TABLE {PROPERTIES}(catalog_key VARCHAR(255) NOT NULL,"
                      "database_name VARCHAR(255) NOT NULL,property_key VARCHAR(255),property_value VARCHAR(1000),"
                      "PRIMARY KEY (catalog_key, database_name, property_key))")
+VIEWS = "paimon_views"
+CREATE_VIEWS = (f"CREATE TABLE {VIEWS}(catalog_key VARCHAR(255) NOT NULL,database_name VARCHAR(255) NOT NULL,"
+                "view_name VARCHAR(255) NOT NULL,view_schema TEXT NOT NULL, "
+                "PRIMARY KEY (catalog_key, database_name, view_name))")
 EXISTS_PROPERTY, LOCATION_PROPERTY = "exists", "location"  # Java's marker rows, not user properties
 MAX_PROPERTY_VALUE = 1000  # the column's width
 
@@ -60,6 +68,7 @@ class JdbcCatalog(FileSystemCatalog):
         self.client = JdbcClient(uri, self.options)
         self.client.create_table_if_absent(CREATE_TABLES)
         self.client.create_table_if_absent(CREATE_PROPERTIES)
+        self.client.create_table_if_absent(CREATE_VIEWS)
         self._lock = self._commit_lock()
         self.allow_upper_case = flag(self.options, "allow-upper-case", False)
 
@@ -107,14 +116,16 @@ class JdbcCatalog(FileSystemCatalog):
 
     def list_databases(self) -> List[str]:
         rows = self.client.query(f"SELECT DISTINCT database_name FROM {TABLES} WHERE catalog_key = ? UNION "
-                                 f"SELECT DISTINCT database_name FROM {PROPERTIES} WHERE catalog_key = ?",
-                                 self.catalog_key, self.catalog_key)
+                                 f"SELECT DISTINCT database_name FROM {PROPERTIES} WHERE catalog_key = ? UNION "
+                                 f"SELECT DISTINCT database_name FROM {VIEWS} WHERE catalog_key = ?",
+                                 self.catalog_key, self.catalog_key, self.catalog_key)
         return sorted(r[0] for r in rows)
 
     def database_exists(self, name: str) -> bool:
         return bool(self.client.query(f"SELECT 1 FROM {TABLES} WHERE catalog_key = ? AND database_name = ? UNION ALL "
-                                      f"SELECT 1 FROM {PROPERTIES} WHERE catalog_key = ? AND database_name = ?",
-                                      self.catalog_key, name, self.catalog_key, name))
+                                      f"SELECT 1 FROM {PROPERTIES} WHERE catalog_key = ? AND database_name = ? UNION ALL "
+                                      f"SELECT 1 FROM {VIEWS} WHERE catalog_key = ? AND database_name = ?",
+                                      self.catalog_key, name, self.catalog_key, name, self.catalog_key, name))
 
     def create_database(self, name: str, ignore_if_exists: bool = False, properties: Optional[dict] = None):
         """The database's rows, as Java writes them: ``exists=true``, its ``location`` and the
@@ -156,6 +167,7 @@ class JdbcCatalog(FileSystemCatalog):
         with self.client.transaction() as tx:
             tx.execute(f"DELETE FROM {TABLES} WHERE catalog_key = ? AND database_name = ?", self.catalog_key, name)
             tx.execute(f"DELETE FROM {PROPERTIES} WHERE catalog_key = ? AND database_name = ?", self.catalog_key, name)
+            tx.execute(f"DELETE FROM {VIEWS} WHERE catalog_key = ? AND database_name = ?", self.catalog_key, name)
         for table in tables:
             self.io.delete(f"{self.database_path(name)}/{table}")
         if not self.io.list_names(self.database_path(name)):
@@ -201,6 +213,7 @@ class JdbcCatalog(FileSystemCatalog):
             if ignore_if_exists:
                 return self.get_table(ident)
             raise TableAlreadyExistsError(f"table {ident} already exists")
+        self._name_free(ident, for_view=False)
         self._check_case(ident.table, [f.name for f in schema.fields])
         path = self.table_path(ident)
         table = self._checked(path, schema, ident)
@@ -261,6 +274,7 @@ class JdbcCatalog(FileSystemCatalog):
             raise TableNotFoundError(f"table {src} does not exist")
         self._require_database(dst.database)
         self._check_case(dst.table)
+        self._name_free(dst, for_view=False)
         src_path, dst_path = self.table_path(src), self.table_path(dst)
         try:
             with self.client.transaction() as tx:
@@ -279,6 +293,63 @@ class JdbcCatalog(FileSystemCatalog):
             if self.io.exists(dst_path) and not self.io.exists(src_path):
                 self.io.rename(dst_path, src_path)
             raise
+
+    # -- views ------------------------------------------------------------------------------
+
+    def list_views(self, database: str) -> List[str]:
+        self._require_database(database)
+        rows = self.client.query(f"SELECT view_name FROM {VIEWS} WHERE catalog_key = ? AND database_name = ?",
+                                 self.catalog_key, database)
+        return sorted(r[0] for r in rows)
+
+    def get_view(self, identifier) -> ViewSchema:
+        ident = self._ident(identifier)
+        rows = self.client.query(f"SELECT view_schema FROM {VIEWS} WHERE catalog_key = ? AND database_name = ? "
+                                 "AND view_name = ?", self.catalog_key, ident.database, ident.table)
+        if not rows:
+            self._require_database(ident.database)
+            raise ViewNotFoundError(f"view {ident} does not exist")
+        return ViewSchema.from_json(rows[0][0], f"{ident} ({VIEWS})")
+
+    def create_view(self, identifier, view: ViewSchema, ignore_if_exists: bool = False) -> None:
+        """One row; a concurrent creator of the same name loses on the primary key."""
+        ident = self._ident(identifier)
+        self._require_database(ident.database)
+        self._check_case(ident.table, view.field_names)
+        self._name_free(ident, for_view=True)
+        try:
+            self.client.execute(f"INSERT INTO {VIEWS} (catalog_key, database_name, view_name, view_schema) "
+                                "VALUES (?, ?, ?, ?)", self.catalog_key, ident.database, ident.table, view.to_json())
+        except Conflict:
+            if not ignore_if_exists:
+                raise ViewAlreadyExistsError(f"view {ident} already exists") from None
+
+    def alter_view(self, identifier, view: ViewSchema) -> None:
+        ident = self._ident(identifier)
+        self._check_case(None, view.field_names)
+        if not self.client.execute(f"UPDATE {VIEWS} SET view_schema = ? WHERE catalog_key = ? AND database_name = ? "
+                                   "AND view_name = ?", view.to_json(), self.catalog_key, ident.database, ident.table):
+            raise ViewNotFoundError(f"view {ident} does not exist")
+
+    def drop_view(self, identifier, ignore_if_not_exists: bool = False) -> None:
+        ident = self._ident(identifier)
+        if not self.client.execute(f"DELETE FROM {VIEWS} WHERE catalog_key = ? AND database_name = ? AND view_name = ?",
+                                   self.catalog_key, ident.database, ident.table) and not ignore_if_not_exists:
+            raise ViewNotFoundError(f"view {ident} does not exist")
+
+    def rename_view(self, source, target) -> None:
+        src, dst = self._ident(source), self._ident(target)
+        self._require_database(dst.database)
+        self._check_case(dst.table)
+        self._name_free(dst, for_view=True)
+        try:
+            renamed = self.client.execute(f"UPDATE {VIEWS} SET database_name = ?, view_name = ? WHERE catalog_key = ? "
+                                          "AND database_name = ? AND view_name = ?",
+                                          dst.database, dst.table, self.catalog_key, src.database, src.table)
+        except Conflict:
+            raise ViewAlreadyExistsError(f"view {dst} already exists") from None
+        if not renamed:
+            raise ViewNotFoundError(f"view {src} does not exist")
 
 
 def _default_uri(warehouse: str) -> str:
