@@ -46,6 +46,7 @@ from paimon_sql.table.table_type import table_of
 
 DB_SUFFIX = ".db"
 PROPERTIES_FILE = ".properties.json"
+VIEWS_DIR, VIEW_SUFFIX = "$views", ".json"
 
 
 class FileSystemCatalog(Catalog):
