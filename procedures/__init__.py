@@ -12,6 +12,7 @@ from paimon_sql.procedures import migrate  # noqa: F401
 from paimon_sql.procedures import branches, consumers  # noqa: F401
 from paimon_sql.procedures import tags  # noqa: F401
 from paimon_sql.procedures import indexes, partitions, unsupported  # noqa: F401
+from paimon_sql.procedures import refresh_object_table  # noqa: F401
 from paimon_sql.procedures.base import PROCEDURES, Procedure, ProcedureError, bind, describe_lines, lookup
 
 __all__ = ["PROCEDURES", "Procedure", "ProcedureError", "bind", "describe_lines", "lookup"]

@@ -42,7 +42,7 @@ from paimon_sql.table.format_table import FormatTable
 from paimon_sql.table.paths import PathFactory
 from paimon_sql.table.schema_manager import SchemaManager
 from paimon_sql.table.table import FileStoreTable
-from paimon_sql.table.table_type import table_of
+from paimon_sql.table.table_type import check_create, table_of
 
 DB_SUFFIX = ".db"
 PROPERTIES_FILE = ".properties.json"
@@ -155,7 +155,8 @@ class FileSystemCatalog(Catalog):
         if format_table.is_format_table(schema):
             format_table.require_enabled(self.options, str(ident))
             return FormatTable(self.io, path, schema, str(ident), env=self.environment(ident))
-        table = FileStoreTable(self.io, path, schema, str(ident), env=self.environment(ident))
+        check_create(schema, str(ident))
+        table = table_of(self.io, path, schema, str(ident), self.environment(ident))
         if schema.is_primary_key_table:
             table.merge_function  # noqa: B018 - options a merge engine cannot honour fail here, not later
         return table

@@ -22,6 +22,7 @@ from paimon_sql.format.schema import TableSchema
 from paimon_sql.format.types import DataField
 from paimon_sql.spark.types import paimon_type_from_sql, spark_type
 from paimon_sql.sql import parse
+from paimon_sql.table import object_table
 
 
 def _literal_text(e: exp.Expression) -> str:
@@ -96,9 +97,11 @@ def create(session, node: exp.Create):
     query = node.args.get("expression")
     if query is not None:
         return _create_as_select(session, ident, query, (partitions, options, comment), exists, replace)
-    if not isinstance(node.this, exp.Schema):
+    fields, primary = _columns(node.this) if isinstance(node.this, exp.Schema) else ([], [])
+    if options.get("type", "").strip().lower() == "object-table":  # its columns are Paimon's
+        fields, options = object_table.sql_columns(fields, options, session.catalog.warehouse)
+    elif not fields:
         raise SchemaError(f"CREATE TABLE {ident} needs a column list, AS SELECT or LIKE")
-    fields, primary = _columns(node.this)
     schema = TableSchema.create(fields, partitions, primary, options, comment)
     if replace and session.catalog.table_exists(ident):
         session.catalog.replace_table(ident, schema)

@@ -12,6 +12,7 @@ from sqlglot import exp
 
 from paimon_sql.sql import (alter, analyze, cache, call, ddl, dml, explain, materialized_table, merge_into, parse,
                             query, show, views)
+from paimon_sql.table import object_table
 
 
 def _query(session, node):
@@ -63,6 +64,7 @@ def _insert(session, node):
     target = node.this.this if isinstance(node.this, exp.Schema) else node.this
     table = session.find_table(target)
     materialized_table.refuse_write(table, "INSERT")
+    object_table.refuse_write(table)
     return dml.insert(session, node) if table else session.passthrough()
 
 
@@ -71,6 +73,7 @@ def _ours(handler, target_of=lambda node: node.this):
     def run(session, node):
         table = session.find_table(target_of(node))
         materialized_table.refuse_write(table, type(node).__name__.upper().replace("TABLE", ""))
+        object_table.refuse_write(table)
         return handler(session, node) if table else session.passthrough()
     return run
 

@@ -83,13 +83,13 @@ def test_register_files_a_procedure_under_its_name():
 
 
 def test_every_registered_procedure_declares_paimon_sparks_signature_as_documented():
-    """docs/procedures.md's table is paimon-spark's 42 procedures; each one we register must match
-    its row (parameters, types, optionality, output columns) and be marked available there, or
-    refused when it is registered only to say what it needs."""
+    """docs/procedures.md's table is paimon-spark's 42 procedures and Paimon 1.0's refresh_object_table;
+    each one we register must match its row (parameters, types, optionality, output columns) and be
+    marked available there, or refused when it is registered only to say what it needs."""
     from paimon_sql.procedures import PROCEDURES
     from paimon_sql.procedures.unsupported import Refused
     table = _documented()
-    assert len(table) == 42
+    assert len(table) == 43
     for name, cls in PROCEDURES.items():
         params, output, status = table[name]
         assert (name, ", ".join(str(p) for p in cls.parameters)) == (name, params)
