@@ -11,6 +11,13 @@ directory as in every catalog; each schema change (ALTER TABLE) updates the meta
 and parameters, and a change the metastore refuses is undone. Names are lower case, as the
 metastore keeps them (Paimon refuses upper case in a case-insensitive catalog).
 
+A format table (``'type' = 'format-table'``) is registered as Paimon's HiveCatalog registers one:
+a plain Hive table of its file format's serde and input/output formats (``LazySimpleSerDe`` with
+``field.delim`` for csv, ``JsonSerDe`` for json, Parquet's and ORC's), partitioned by its partition
+keys, its options in the parameters; no schema file is written. Any Hive table of those serdes is
+served as a format table, as Java serves it (:func:`_format_table`), unless ``format-table.enabled``
+is false.
+
 ``metastore.partitioned-table`` (a table option) makes the metastore table partitioned by the
 partition keys and keeps its partitions (:mod:`hive_partitions`); a view is a VIRTUAL_VIEW of the
 metastore as Paimon's HiveCatalog makes one (its columns, its query as original and expanded text,
@@ -46,7 +53,9 @@ from paimon_sql.exceptions import (
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.format.view import ViewSchema
 from paimon_sql.format.types import ArrayType, AtomicType, DataField, MapType, MultisetType, RowType, parse_type
+from paimon_sql.table import format_table
 from paimon_sql.table.catalog_environment import CatalogEnvironment, unlocked
+from paimon_sql.table.format_table import FormatTable
 from paimon_sql.table.paths import MAIN_BRANCH, PathFactory
 from paimon_sql.table.schema_manager import SchemaManager
 from paimon_sql.table.table import FileStoreTable
@@ -159,7 +168,21 @@ class HiveCatalog(FileSystemCatalog):
             table = self.pool.call(lambda c: c.get_table(ident.database, ident.table), f"get table {ident}")
         except Missing:
             return None
-        return table if _is_paimon(table) else None
+        return table if _is_paimon(table) or self._format_of(table) else None
+
+    def _format_of(self, table: "ttypes.Table") -> Optional[str]:
+        """The file format of a Hive table Paimon serves as a format table (HiveTableUtils: by serde,
+        then a text input format is csv or, with a JSON serde, json); None for other tables and
+        when format tables are not enabled."""
+        sd = table.sd
+        if table.tableType == "VIRTUAL_VIEW" or sd is None or not format_table.enabled(self.options):
+            return None
+        serde = ((sd.serdeInfo.serializationLib if sd.serdeInfo else None) or "").lower()
+        if "parquet" in serde or "orc" in serde:
+            return "parquet" if "parquet" in serde else "orc"
+        if "Text" in (sd.inputFormat or ""):
+            return "json" if "json" in serde else "csv"
+        return None
 
     def list_tables(self, database: str) -> List[str]:
         self._database(database)
@@ -168,7 +191,7 @@ class HiveCatalog(FileSystemCatalog):
         for start in range(0, len(names), BATCH):
             batch = names[start:start + BATCH]
             tables = self.pool.call(lambda c: c.get_table_objects_by_name(database, batch), f"list tables of {database}")
-            out += [t.tableName for t in tables if _is_paimon(t)]
+            out += [t.tableName for t in tables if _is_paimon(t) or self._format_of(t)]
         return sorted(out)
 
     def table_exists(self, identifier) -> bool:
@@ -187,6 +210,9 @@ class HiveCatalog(FileSystemCatalog):
             self._database(ident.database)
             raise TableNotFoundError(f"table {ident} does not exist")
         path = _local(hms.sd.location)
+        if not _is_paimon(hms):
+            return FormatTable(self.io, path, _format_schema(hms, self._format_of(hms)), str(ident),
+                               self.environment(ident), keeps_schema=False)
         schema = SchemaManager(self.io, PathFactory(path, [], "parquet")).latest()
         if schema is None:
             raise TableNotFoundError(f"table {ident} is registered in the Hive metastore, but {path} holds no schema")
@@ -203,6 +229,8 @@ class HiveCatalog(FileSystemCatalog):
         self._name_free(ident, for_view=False)
         path = super().table_path(ident)
         table = self._checked(path, schema, ident)
+        if isinstance(table, FormatTable):
+            return self._create_format_table(ident, schema, path)
         hms = self._new_hms_table(ident, schema, path)  # a type Hive cannot name fails before any file
         manager = SchemaManager(self.io, PathFactory(path, [], "parquet"), self._lock(ident))
         try:
@@ -378,6 +406,34 @@ class HiveCatalog(FileSystemCatalog):
         self._update(table, schema, path)
         return table
 
+    def _create_format_table(self, ident: Identifier, schema: TableSchema, path: str) -> FormatTable:
+        """Register a format table as Paimon's createFormatTable: a Hive table of the format's serde,
+        its options in the parameters (Spark and Hive read the directory; Paimon rebuilds the table
+        from the registration). The metastore keeps the schema: no file is written but the directory."""
+        fmt = format_table.file_format(schema.options)
+        now = int(time.time())
+        keys = set(schema.partition_keys)
+        serde_params = {"field.delim": format_table.spark_options(schema.options)["sep"]} if fmt == "csv" else {}
+        params = {**schema.options, TABLE_TYPE_PROP: fmt.upper(), "file.format": fmt, "type": format_table.FORMAT_TABLE}
+        if schema.comment is not None:
+            params["comment"] = schema.comment
+        serde, input_format, output_format = FORMAT_CLASSES[fmt]
+        hms = ttypes.Table(
+            tableName=ident.table, dbName=ident.database, owner=getpass.getuser(), createTime=now, lastAccessTime=now,
+            retention=2 ** 31 - 1, tableType="MANAGED_TABLE", parameters=params,
+            partitionKeys=[_column(f) for f in schema.fields_of(schema.partition_keys)],
+            sd=ttypes.StorageDescriptor(
+                cols=[_column(f) for f in schema.fields if f.name not in keys], location=path,
+                inputFormat=input_format, outputFormat=output_format, compressed=False, numBuckets=-1,
+                serdeInfo=ttypes.SerDeInfo(serializationLib=serde, parameters=serde_params), bucketCols=[],
+                sortCols=[], parameters={}, storedAsSubDirectories=False))
+        try:
+            self.pool.call(lambda c: c.create_table(hms), f"create table {ident}")
+        except Exists:
+            raise TableAlreadyExistsError(f"table {ident} already exists") from None
+        self.io.mkdirs(path)
+        return self.get_table(ident)
+
     def _update(self, table: "ttypes.Table", schema: TableSchema, path: str) -> None:
         """Columns, formats, location and parameters of ``schema`` on a metastore table (Paimon's
         updateHmsTable and updateHmsTablePars: parameters are added, never removed)."""
@@ -446,6 +502,40 @@ def _set_view(hms: "ttypes.Table", view: ViewSchema) -> None:
     hms.sd.cols = [_column(f) for f in view.fields]
     hms.viewOriginalText = hms.viewExpandedText = view.query
     hms.parameters = {**view.options, **({COMMENT_PROP: view.comment} if view.comment is not None else {})}
+
+
+_TEXT_IO = ("org.apache.hadoop.mapred.TextInputFormat", "org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat")
+# file format -> (serde, input format, output format), as Paimon's HiveCatalog registers a format table
+FORMAT_CLASSES = {
+    "csv": ("org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe", *_TEXT_IO),
+    "json": ("org.apache.hive.hcatalog.data.JsonSerDe", *_TEXT_IO),
+    "parquet": ("org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe",
+                "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
+                "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat"),
+    "orc": ("org.apache.hadoop.hive.ql.io.orc.OrcSerde", "org.apache.hadoop.hive.ql.io.orc.OrcInputFormat",
+            "org.apache.hadoop.hive.ql.io.orc.OrcOutputFormat"),
+}
+
+
+def _format_schema(table: "ttypes.Table", fmt: str) -> TableSchema:
+    """A Hive table's schema as Paimon's HiveTableUtils.convertToFormatTable reads it: the columns
+    then the partition keys, the parameters as options (``comment`` the comment), a text table's
+    ``field.delim`` (Hive's default \\u0001) as ``field-delimiter``. Not checked as a new table's
+    options are: what a read cannot honour fails when it is read."""
+    from paimon_sql.spark.types import paimon_type_from_sql  # Hive's type names are Spark's
+    options = dict(table.parameters or {})
+    comment = options.pop("comment", None)
+    options.update({"type": format_table.FORMAT_TABLE, "file.format": fmt})
+    if fmt == "csv":
+        options["field-delimiter"] = (table.sd.serdeInfo.parameters or {}).get("field.delim", "\x01")
+    columns = list(table.sd.cols or []) + list(table.partitionKeys or [])
+    fields = [DataField(i, c.name, paimon_type_from_sql(_HIVE_TIMESTAMP.sub("timestamp_ntz", c.type)), c.comment)
+              for i, c in enumerate(columns)]
+    return TableSchema(0, fields, len(fields) - 1, [c.name for c in table.partitionKeys or []], [], options,
+                       comment)
+
+
+_HIVE_TIMESTAMP = re.compile(r"\btimestamp\b", re.I)  # Hive's timestamp has no time zone: Paimon's TIMESTAMP
 
 
 def _is_paimon(table: "ttypes.Table") -> bool:
