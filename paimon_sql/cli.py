@@ -3,12 +3,16 @@
     paimon-sql [--warehouse DIR] [--master URL] [--conf k=v]... [--catalog k=v]... [--catalog-file F]
                [-e SQL | -f FILE]
                [--output table|tsv|csv|json]
+    paimon-sql refresh [--warehouse DIR] [--master URL] [--conf k=v]... [--catalog k=v]... [--catalog-file F]
 
 ``-e``/``-f`` run one or more ``;``-separated statements; without them an interactive prompt
 reads multi-line statements ending in ``;`` (with history). Rows go to stdout in the chosen
 format (json: one line per statement, a JSON array of row objects); timings, progress and errors
 go to stderr. The first failing statement stops the script with a one-line error and exit code 1;
 at the prompt, an error (or Ctrl-C) ends the statement, not the shell.
+
+``refresh`` refreshes, once, every ACTIVATED materialized table whose freshness has lapsed, prints
+what it did with each materialized table and exits (1 when a refresh failed): run it from cron.
 """
 
 from __future__ import annotations
@@ -34,16 +38,20 @@ _TASK_FAILURE_LOGGERS = ["org.apache.spark.executor.Executor", "org.apache.spark
 _PYSPARK_FAILURE_LOGGERS = ["SQLQueryContextLogger", "DataFrameQueryContextLogger"]
 
 
-def _args(argv: Optional[List[str]]) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="paimon-sql", description="SQL over Apache Paimon tables, run by Spark.")
+def _args(argv: Optional[List[str]], refresh: bool = False) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="paimon-sql refresh" if refresh else "paimon-sql",
+                                description="Refresh the materialized tables whose freshness has lapsed."
+                                if refresh else "SQL over Apache Paimon tables, run by Spark "
+                                "(subcommand: refresh, see paimon-sql refresh --help).")
     p.add_argument("--warehouse", help="the warehouse (default: catalog option 'warehouse', "
                    "$PAIMON_SQL_WAREHOUSE, ./warehouse)")
     p.add_argument("--master", default=None, help="Spark master URL (default local[*])")
     p.add_argument("--conf", action="append", default=[], metavar="K=V", help="Spark setting")
     add_catalog_flags(p)
-    group = p.add_mutually_exclusive_group()
-    group.add_argument("-e", dest="sql", help="statements to run")
-    group.add_argument("-f", dest="file", help="file of statements to run")
+    if not refresh:
+        group = p.add_mutually_exclusive_group()
+        group.add_argument("-e", dest="sql", help="statements to run")
+        group.add_argument("-f", dest="file", help="file of statements to run")
     p.add_argument("--output", choices=["table", "tsv", "csv", "json"], default="table")
     return p.parse_args(argv)
 
@@ -204,14 +212,26 @@ def catalog_options(args) -> Optional[dict]:
     return None if from_file is None or given is None else {**from_file, **given}
 
 
+def _refresh(session, fmt: str) -> int:
+    """``paimon-sql refresh``: one pass of the freshness runner."""
+    from paimon_sql.sql.materialized_table import refresh_lapsed
+    done = refresh_lapsed(session)
+    _print(["table", "action", "detail"], done, fmt, sys.stdout)
+    return 1 if any(action == "failed" for _, action, _ in done) else 0
+
+
 def main(argv: Optional[List[str]] = None) -> int:
-    args = _args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    refresh = argv[:1] == ["refresh"]
+    args = _args(argv[1:] if refresh else argv, refresh)
     conf, catalog = _pairs("--conf", args.conf), catalog_options(args)
     if conf is None or catalog is None:
         return 2
     if args.master:
         conf["spark.master"] = args.master
-    if args.file:
+    if refresh:
+        script = None
+    elif args.file:
         try:
             with open(args.file, encoding="utf-8") as f:
                 script = f.read()
@@ -228,6 +248,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 1
     _quiet_logs(session.spark)
     try:
+        if refresh:
+            return _refresh(session, args.output)
         if script is None:
             return _interactive(session, args.output)
         for stmt in split_statements(script):

@@ -2,18 +2,22 @@
 
     paimon-sql-server --warehouse DIR [--host 127.0.0.1] [--port 10000] [--auth nosasl|none|plain]
                       [--password-file F] [--transport binary|http] [--http-path cliservice]
-                      [--ssl-cert F --ssl-key F] [--query-timeout SECONDS] [--master URL]
+                      [--ssl-cert F --ssl-key F] [--query-timeout SECONDS] [--refresh-interval SECONDS]
+                      [--master URL]
                       [--conf k=v]... [--catalog k=v]... [--catalog-file F]
     paimon-sql-server adduser --password-file F USER      (the password is read from stdin)
 
 One Spark session serves every client; each client session gets its own view of it (current database,
-SQL conf). Bad options are refused with one line before Spark starts.
+SQL conf). Bad options are refused with one line before Spark starts. Every ``--refresh-interval``
+seconds a background thread refreshes the materialized tables whose freshness has lapsed (as
+``paimon-sql refresh`` does once), on a Spark session of its own.
 """
 
 import argparse
 import getpass
 import signal
 import sys
+import threading
 from typing import List, Optional
 
 from paimon_sql import cli
@@ -48,10 +52,33 @@ def _args(argv: List[str]) -> argparse.Namespace:
     p.add_argument("--ssl-key", help="PEM private key of --ssl-cert")
     p.add_argument("--query-timeout", type=float, default=0.0, metavar="SECONDS",
                    help="cancel a statement running longer (0: no limit; a client may ask for less)")
+    p.add_argument("--refresh-interval", type=float, default=60.0, metavar="SECONDS",
+                   help="how often lapsed materialized tables are refreshed (0: never, default 60)")
     p.add_argument("--master", default=None, help="Spark master URL (default local[*])")
     p.add_argument("--conf", action="append", default=[], metavar="K=V", help="Spark setting")
     cli.add_catalog_flags(p)
     return p.parse_args(argv)
+
+
+def _refresher(session, interval: float, stop: threading.Event) -> threading.Thread:
+    """The thread refreshing lapsed materialized tables every ``interval`` seconds until ``stop``;
+    what a pass refreshed or failed to is told on stderr (a failure does not stop the thread)."""
+    from paimon_sql.session import connect
+    from paimon_sql.sql.materialized_table import refresh_lapsed
+
+    def run():
+        own = connect(session.warehouse, spark=session.spark.newSession(), catalog_options=session.catalog_options)
+        while not stop.wait(interval):
+            try:
+                done = refresh_lapsed(own)
+            except Exception as e:  # the catalog unreachable for a while: try again next time
+                done = [("*", "failed", " ".join(str(e).split()))]
+            for name, action, detail in done:
+                if action != "skipped":
+                    sys.stderr.write(f"materialized table {name}: {action} ({detail})\n")
+    thread = threading.Thread(target=run, name="materialized-table-refresh", daemon=True)
+    thread.start()
+    return thread
 
 
 def _adduser(argv: List[str]) -> int:
@@ -99,6 +126,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         tls = transport.tls_context(args.ssl_cert, args.ssl_key)
         if not args.query_timeout >= 0:  # negative or nan
             raise ValueError("--query-timeout must be 0 (no limit) or more seconds")
+        if not args.refresh_interval >= 0:
+            raise ValueError("--refresh-interval must be 0 (no refreshes) or more seconds")
     except (PaimonError, ValueError) as e:
         sys.stderr.write(f"Error: {e}\n")
         return 2
@@ -138,11 +167,15 @@ def main(argv: Optional[List[str]] = None) -> int:
         sys.stderr.write(f"paimon-sql-server listening on {args.host}:{server.port} ({args.transport}"
                          f"{' TLS' if tls else ''}, auth {args.auth})\n")
         sys.stderr.flush()
+        stop = threading.Event()
+        if args.refresh_interval:
+            _refresher(session, args.refresh_interval, stop)
         try:
             server.serve_forever()
         except KeyboardInterrupt:
             pass
         finally:
+            stop.set()
             server.shutdown()
         return 0
     finally:
