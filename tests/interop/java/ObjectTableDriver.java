@@ -1,0 +1,207 @@
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import org.apache.paimon.catalog.Catalog;
+import org.apache.paimon.catalog.CatalogContext;
+import org.apache.paimon.catalog.CatalogFactory;
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.data.GenericMap;
+import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.data.InternalMap;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.data.Timestamp;
+import org.apache.paimon.fs.FileIO;
+import org.apache.paimon.fs.FileStatus;
+import org.apache.paimon.fs.Path;
+import org.apache.paimon.options.Options;
+import org.apache.paimon.reader.RecordReader;
+import org.apache.paimon.schema.Schema;
+import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.Table;
+import org.apache.paimon.table.sink.BatchTableCommit;
+import org.apache.paimon.table.sink.BatchTableWrite;
+import org.apache.paimon.table.sink.BatchWriteBuilder;
+import org.apache.paimon.table.source.ReadBuilder;
+import org.apache.paimon.types.DataField;
+import org.apache.paimon.types.DataTypeRoot;
+import org.apache.paimon.types.DataTypes;
+import org.apache.paimon.types.RowType;
+
+/**
+ * Drives Java Paimon's side of object tables for tests/interop/test_object_table_interop.py.
+ *
+ * <p>The bundle jar the interop tests run (paimon-bundle 1.0-SNAPSHOT of 2024-09) predates Paimon 1.0.0's
+ * ObjectTable (added 2024-11): it loads an object table as the data table underneath, which is what
+ * ObjectTable delegates every read to. So this driver does what 1.0.0's AbstractCatalog.createObjectTable and
+ * ObjectRefresh do, with Java's own FileIO and writers: creates the table with ObjectTable.SCHEMA, and
+ * refreshes it by listing the location recursively with the catalog's FileIO and overwriting the table with one
+ * row per file (ObjectRefresh.toRow's values).
+ *
+ * <p>Usage: {@code java ObjectTableDriver <commands.json>}: {"warehouse": W, "commands": [...]}, run in order on
+ * one filesystem catalog, one JSON line printed per command ({"error": ...} when it failed).
+ *
+ * <pre>
+ * {"op": "create", "table": "db.t", "location": L}  creates the database if needed and the object table
+ *                                                    (ObjectTable.SCHEMA's columns), -> "ok"
+ * {"op": "refresh", "table": T}                     -> number of files listed (ObjectRefresh.refresh)
+ * {"op": "read", "table": T, "snapshot": N?}        -> rows sorted by path; timestamps as epoch millis,
+ *                                                    metadata as a JSON object
+ * {"op": "schema", "table": T}                      -> [[name, type], ...] and the options
+ * </pre>
+ */
+public class ObjectTableDriver {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** ObjectTable.SCHEMA of Paimon 1.0.0. */
+    private static final RowType SCHEMA =
+            RowType.builder()
+                    .field("path", DataTypes.STRING().notNull())
+                    .field("parent_path", DataTypes.STRING().notNull())
+                    .field("name", DataTypes.STRING().notNull())
+                    .field("length", DataTypes.BIGINT().notNull())
+                    .field("mtime", DataTypes.TIMESTAMP_WITH_LOCAL_TIME_ZONE(3))
+                    .field("atime", DataTypes.TIMESTAMP_WITH_LOCAL_TIME_ZONE(3))
+                    .field("owner", DataTypes.STRING().nullable())
+                    .field("generation", DataTypes.INT().nullable())
+                    .field("content_type", DataTypes.STRING().nullable())
+                    .field("storage_class", DataTypes.STRING().nullable())
+                    .field("md5_hash", DataTypes.STRING().nullable())
+                    .field("metadata_mtime", DataTypes.TIMESTAMP_WITH_LOCAL_TIME_ZONE(3).nullable())
+                    .field("metadata", DataTypes.MAP(DataTypes.STRING(), DataTypes.STRING()))
+                    .build();
+
+    public static void main(String[] args) throws Exception {
+        JsonNode input = JSON.readTree(Files.readAllBytes(Paths.get(args[0])));
+        Options options = new Options();
+        options.set("warehouse", input.get("warehouse").asText());
+        try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(options))) {
+            for (JsonNode cmd : input.get("commands")) {
+                Object result;
+                try {
+                    result = run(catalog, cmd);
+                } catch (Exception e) {
+                    Throwable root = e;
+                    while (root.getCause() != null) {
+                        root = root.getCause();
+                    }
+                    result = Map.of("error", e + (root == e ? "" : " <- " + root));
+                }
+                System.out.println(JSON.writeValueAsString(result));
+                System.out.flush();
+            }
+        }
+    }
+
+    private static Object run(Catalog catalog, JsonNode cmd) throws Exception {
+        String op = cmd.get("op").asText();
+        Identifier id = Identifier.fromString(cmd.get("table").asText());
+        switch (op) {
+            case "create": {
+                catalog.createDatabase(id.getDatabaseName(), true);
+                Schema schema = new Schema(SCHEMA.getFields(), Collections.emptyList(), Collections.emptyList(),
+                        Map.of("type", "object-table", "object-location", cmd.get("location").asText()), null);
+                catalog.createTable(id, schema, false);
+                return "ok";
+            }
+            case "refresh": return refresh((FileStoreTable) catalog.getTable(id));
+            case "read": {
+                Table table = catalog.getTable(id);
+                if (cmd.has("snapshot")) {
+                    table = table.copy(Collections.singletonMap("scan.snapshot-id", cmd.get("snapshot").asText()));
+                }
+                return read(table);
+            }
+            case "schema": {
+                Table table = catalog.getTable(id);
+                List<List<String>> fields = new ArrayList<>();
+                for (DataField f : table.rowType().getFields()) {
+                    fields.add(List.of(f.name(), f.type().toString()));
+                }
+                return Map.of("fields", fields, "options", table.options(), "class", table.getClass().getSimpleName());
+            }
+            default: throw new IllegalArgumentException("unknown op " + op);
+        }
+    }
+
+    /** ObjectRefresh.refresh: the files under object-location, listed with the table's FileIO, as its rows. */
+    private static long refresh(FileStoreTable table) throws Exception {
+        List<FileStatus> files = new ArrayList<>();
+        listAllFiles(table.fileIO(), new Path(table.options().get("object-location")), files);
+        BatchWriteBuilder builder = table.newBatchWriteBuilder().withOverwrite();
+        try (BatchTableWrite write = builder.newWrite(); BatchTableCommit commit = builder.newCommit()) {
+            for (FileStatus file : files) {
+                write.write(GenericRow.of(
+                        BinaryString.fromString(file.getPath().toString()),
+                        BinaryString.fromString(file.getPath().getParent().toString()),
+                        BinaryString.fromString(file.getPath().getName()),
+                        file.getLen(),
+                        Timestamp.fromEpochMillis(file.getModificationTime()),
+                        // 1.0.0's FileStatus.getAccessTime() / getOwner(), which this jar's FileStatus lacks: their
+                        // defaults, 0 and null, which LocalFileIO's status keeps
+                        Timestamp.fromEpochMillis(0),
+                        null,
+                        null, null, null, null, null,
+                        new GenericMap(Collections.emptyMap())));
+            }
+            commit.commit(write.prepareCommit());
+        }
+        return files.size();
+    }
+
+    private static void listAllFiles(FileIO fileIO, Path directory, List<FileStatus> out) throws Exception {
+        FileStatus[] files = fileIO.listStatus(directory);
+        if (files == null) {
+            return;
+        }
+        for (FileStatus file : files) {
+            if (file.isDir()) {
+                listAllFiles(fileIO, file.getPath(), out);
+            } else {
+                out.add(file);
+            }
+        }
+    }
+
+    private static List<List<Object>> read(Table table) throws Exception {
+        List<DataField> fields = table.rowType().getFields();
+        ReadBuilder builder = table.newReadBuilder();
+        List<List<Object>> out = new ArrayList<>();
+        try (RecordReader<InternalRow> reader = builder.newRead().createReader(builder.newScan().plan())) {
+            reader.forEachRemaining(row -> {
+                List<Object> values = new ArrayList<>();
+                for (int i = 0; i < fields.size(); i++) {
+                    values.add(row.isNullAt(i) ? null : value(row, i, fields.get(i).type().getTypeRoot()));
+                }
+                out.add(values);
+            });
+        }
+        out.sort((a, b) -> ((String) a.get(0)).compareTo((String) b.get(0)));
+        return out;
+    }
+
+    private static Object value(InternalRow row, int i, DataTypeRoot root) {
+        switch (root) {
+            case BIGINT: return row.getLong(i);
+            case INTEGER: return row.getInt(i);
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE: return row.getTimestamp(i, 3).getMillisecond();
+            case MAP: {
+                InternalMap map = row.getMap(i);
+                Map<String, String> out = new TreeMap<>();
+                for (int k = 0; k < map.size(); k++) {
+                    out.put(map.keyArray().getString(k).toString(),
+                            map.valueArray().isNullAt(k) ? null : map.valueArray().getString(k).toString());
+                }
+                return out;
+            }
+            default: return row.getString(i).toString();
+        }
+    }
+}

@@ -1,0 +1,109 @@
+"""Object tables against real Java Apache Paimon, both ways: Java reads the object table we created and
+refreshed, and we read the one Java created and refreshed. Each side also refreshes the other's table:
+the rows the two refreshes write must be equal, value for value (path, parent_path, name, length,
+mtime, atime, owner, ..., metadata), which is the check that we list a location as Java's FileIO does.
+
+Java runs tests/interop/java/ObjectTableDriver.java, compiled against the bundle jar java_paimon.py
+fetches. That jar (1.0-SNAPSHOT of 2024-09) predates 1.0.0's ObjectTable class, so the driver creates
+and refreshes as 1.0.0's AbstractCatalog.createObjectTable and ObjectRefresh do, with Java's FileIO,
+schema and writers (see its comment); Java's reads of the table are those ObjectTable delegates to.
+"""
+
+import json
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+from java_paimon import _jar, _tool, cache_dir, compile_driver
+from spark.conftest import rows, session, spark  # noqa: F401  (fixtures: one SparkSession per run)
+
+from paimon_sql.table.object_table import FIELDS
+
+pytestmark = pytest.mark.interop
+
+SOURCE = Path(__file__).resolve().parent / "java" / "ObjectTableDriver.java"
+COLUMNS = ", ".join(f.name for f in FIELDS)
+# our rows as the driver prints Java's: timestamps as epoch millis, the map as a dict
+OUR_ROWS = ("SELECT path, parent_path, name, length, unix_millis(mtime), unix_millis(atime), owner, generation, "
+            "content_type, storage_class, md5_hash, unix_millis(metadata_mtime), metadata FROM {} {} ORDER BY path")
+
+
+JAVA_SCHEMA = [["path", "STRING NOT NULL"], ["parent_path", "STRING NOT NULL"], ["name", "STRING NOT NULL"],
+               ["length", "BIGINT NOT NULL"], ["mtime", "TIMESTAMP(3) WITH LOCAL TIME ZONE"],
+               ["atime", "TIMESTAMP(3) WITH LOCAL TIME ZONE"], ["owner", "STRING"], ["generation", "INT"],
+               ["content_type", "STRING"], ["storage_class", "STRING"], ["md5_hash", "STRING"],
+               ["metadata_mtime", "TIMESTAMP(3) WITH LOCAL TIME ZONE"], ["metadata", "MAP<STRING, STRING>"]]
+
+
+def java(warehouse: str, commands: list) -> list:
+    """The results of driver ``commands`` run in one JVM on the filesystem catalog of ``warehouse``."""
+    cache = cache_dir()
+    jar = _jar(cache)
+    classpath = os.pathsep.join([str(jar), str(compile_driver(SOURCE, str(jar), cache))])
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+        json.dump({"warehouse": warehouse, "commands": commands}, f)
+        f.flush()
+        proc = subprocess.run([_tool("java"), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", classpath,
+                               "ObjectTableDriver", f.name], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    results = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    errors = [r["error"] for r in results if isinstance(r, dict) and "error" in r]
+    assert not errors, errors
+    return results
+
+
+def ours(session, table: str, version: str = "") -> list:
+    return [list(r[:-1]) + [dict(r[-1])] for r in rows(session, OUR_ROWS.format(table, version))]
+
+
+def fill(location: Path, names) -> None:
+    for i, name in enumerate(names):
+        (location / name).parent.mkdir(parents=True, exist_ok=True)
+        (location / name).write_bytes(b"x" * (i * 7 + 1))
+
+
+def test_java_reads_and_refreshes_our_object_table(session, tmp_path):
+    location = tmp_path / "objects"
+    fill(location, ["a.txt", "b/c.bin", "b/d/e.json", "f g.txt"])
+    session.sql("CREATE DATABASE db")
+    session.sql(f"CREATE TABLE db.obj TBLPROPERTIES ('type' = 'object-table', 'object-location' = '{location}')")
+    assert rows(session, "CALL sys.refresh_object_table(table => 'db.obj')") == [(4,)]
+    mine = ours(session, "db.obj")
+    assert [r[2] for r in mine] == ["a.txt", "c.bin", "e.json", "f g.txt"]
+    assert mine[0][:2] == [f"file:{location}/a.txt", f"file:{location}"]
+
+    schema, read, refreshed, reread, first = java(session.warehouse, [
+        {"op": "schema", "table": "db.obj"}, {"op": "read", "table": "db.obj"}, {"op": "refresh", "table": "db.obj"},
+        {"op": "read", "table": "db.obj"}, {"op": "read", "table": "db.obj", "snapshot": 1}])
+    assert schema["fields"] == JAVA_SCHEMA  # ObjectTable.SCHEMA, as Java's types print
+    assert {k: schema["options"][k] for k in ("type", "object-location")} == \
+        {"type": "object-table", "object-location": str(location)}
+    assert read == mine and first == mine
+    assert refreshed == 4 and reread == mine  # Java's own listing of the location writes the same rows
+    assert ours(session, "db.obj", "VERSION AS OF 2") == mine  # and we read Java's refresh
+
+
+def test_we_read_and_refresh_an_object_table_java_created(session, tmp_path):
+    location = tmp_path / "files"
+    fill(location, [f"p{i % 3}/obj-{i}.dat" for i in range(12)])
+    created, count, javas = java(session.warehouse, [
+        {"op": "create", "table": "db.jobj", "location": str(location)}, {"op": "refresh", "table": "db.jobj"},
+        {"op": "read", "table": "db.jobj"}])
+    assert created == "ok" and count == 12
+    assert ours(session, "db.jobj") == javas
+    assert rows(session, "SELECT count(*), sum(length) FROM db.jobj WHERE parent_path LIKE '%/p1'") == \
+        [(4, sum(i * 7 + 1 for i in range(12) if i % 3 == 1))]
+    (location / "p0" / "obj-0.dat").unlink()
+    fill(location, ["new/extra.dat"])
+    assert rows(session, "CALL sys.refresh_object_table('db.jobj')") == [(12,)]
+    assert ours(session, "db.jobj", "VERSION AS OF 1") == javas
+    after, = java(session.warehouse, [{"op": "read", "table": "db.jobj"}])
+    assert after == ours(session, "db.jobj")
+    assert "file:" + str(location / "new" / "extra.dat") in [r[0] for r in after]
+    assert "file:" + str(location / "p0" / "obj-0.dat") not in [r[0] for r in after]
+    assert rows(session, "SELECT options['type'] FROM (SELECT map_from_entries(collect_list(struct(key, value))) "
+                         "AS options FROM db.`jobj$options`)") == [("object-table",)]
+    with pytest.raises(Exception, match="object table db.jobj does not support write"):
+        session.sql(f"INSERT INTO db.jobj SELECT {COLUMNS} FROM db.jobj")
