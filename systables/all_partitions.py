@@ -3,6 +3,7 @@
 from collections import defaultdict
 
 from paimon_sql.systables.base import GlobalSystemTable, columns, file_totals, partition_spec_renderer, register
+from paimon_sql.table.format_table import FormatTable
 
 
 @register
@@ -16,7 +17,7 @@ class AllPartitionsTable(GlobalSystemTable):
     def rows(self, predicate=None):
         out = []
         for db, name, t in self.tables(predicate):
-            if not t.schema.partition_keys:
+            if not t.schema.partition_keys or isinstance(t, FormatTable):  # a format table's are directories
                 continue
             spec = partition_spec_renderer(t)
             groups = defaultdict(list)

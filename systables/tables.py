@@ -1,6 +1,7 @@
 """``sys.tables``: every table of the catalog, its kind and its size at the latest snapshot."""
 
 from paimon_sql.systables.base import GlobalSystemTable, columns, file_totals, register
+from paimon_sql.table.format_table import FormatTable
 
 
 @register
@@ -15,8 +16,9 @@ class AllTablesTable(GlobalSystemTable):
     def rows(self, predicate=None):
         out = []
         for db, name, t in self.tables(predicate):
-            records, size, count, last = file_totals(t.new_scan().plan_entries())
-            created = t.schema_manager.schema(t.schema_manager.list_ids()[0]).time_millis
+            plain = isinstance(t, FormatTable)  # plain files, no snapshots: sizes and times unknown
+            records, size, count, last = (None,) * 4 if plain else file_totals(t.new_scan().plan_entries())
+            created = None if plain else t.schema_manager.schema(t.schema_manager.list_ids()[0]).time_millis
             out.append({"database_name": db, "table_name": name, "table_type": "table",
                         "partitioned": bool(t.schema.partition_keys),
                         "primary_key": bool(t.schema.primary_keys), "owner": None,

@@ -273,8 +273,8 @@ class FormatTable:
         if item == "schema_manager":
             raise FormatTableError(f"format table {self.name}: its schema is the metastore's, ALTER TABLE is not "
                                    "supported here")
-        raise FormatTableError(f"format table {self.name} has no snapshots, tags or branches: "
-                               f"'{item}' is not supported on it")
+        raise FormatTableError(f"format table {self.name}: the statement needs what a format table does not have "
+                               f"(snapshots, tags, branches, Paimon data files: '{item}')")
 
     def __repr__(self) -> str:
         return f"FormatTable({self.name}, {self.format}, {self.path})"
