@@ -21,8 +21,9 @@ is false.
 ``metastore.partitioned-table`` (a table option) makes the metastore table partitioned by the
 partition keys and keeps its partitions (:mod:`hive_partitions`); a view is a VIRTUAL_VIEW of the
 metastore as Paimon's HiveCatalog makes one (its columns, its query as original and expanded text,
-its comment and options in the parameters), which Hive and Spark list with the tables; ``lock.enabled`` takes the commit
-lock from the metastore's lock API (default: on for object-store warehouses, as Paimon).
+its comment and options in the parameters), which Hive and Spark list with the tables;
+``lock.enabled`` takes the commit lock from the metastore's lock API (default: on for object-store
+warehouses, as Paimon).
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ so Java and we share one catalog: ``paimon_tables`` (a row per table), ``paimon_
 (a row per database property; a database exists while it has a table row or a property row, and
 Java marks each one it creates with ``exists=true`` and its ``location``), and, when the lock is
 enabled, ``paimon_distributed_locks`` (jdbc_lock.py); views are rows of ``paimon_views`` holding
-their Paimon ViewSchema JSON (Java's JdbcCatalog at HEAD; Java 1.0 has no JDBC views). Every row carries the ``catalog-key``, so
-several catalogs can share one database. Table files live at ``<warehouse>/<db>.db/<table>`` as
+their Paimon ViewSchema JSON (Java's JdbcCatalog at HEAD; Java 1.0 has no JDBC views). Every row
+carries the ``catalog-key``, so several catalogs can share one database. Table files live at ``<warehouse>/<db>.db/<table>`` as
 in every Paimon catalog; the schema files are written and read as the filesystem catalog does.
 
 Without ``uri`` the registry is an SQLite file inside a local warehouse, ``paimon-catalog.sqlite``.
@@ -123,8 +123,8 @@ class JdbcCatalog(FileSystemCatalog):
 
     def database_exists(self, name: str) -> bool:
         return bool(self.client.query(f"SELECT 1 FROM {TABLES} WHERE catalog_key = ? AND database_name = ? UNION ALL "
-                                      f"SELECT 1 FROM {PROPERTIES} WHERE catalog_key = ? AND database_name = ? UNION ALL "
-                                      f"SELECT 1 FROM {VIEWS} WHERE catalog_key = ? AND database_name = ?",
+                                      f"SELECT 1 FROM {PROPERTIES} WHERE catalog_key = ? AND database_name = ? "
+                                      f"UNION ALL SELECT 1 FROM {VIEWS} WHERE catalog_key = ? AND database_name = ?",
                                       self.catalog_key, name, self.catalog_key, name, self.catalog_key, name))
 
     def create_database(self, name: str, ignore_if_exists: bool = False, properties: Optional[dict] = None):

@@ -175,7 +175,7 @@ def drop_database(session, node: exp.Drop):
     in_spark = session.spark.catalog.databaseExists(db)
     spark_tables = [t.name for t in session.spark.catalog.listTables(db) if not t.isTemporary] if in_spark else []
     cascade = bool(node.args.get("cascade"))
-    if not cascade and (spark_tables or session.catalog.list_tables(db)):
+    if not cascade and (spark_tables or session.catalog.list_tables(db) or session.catalog.list_views(db)):
         raise DatabaseNotEmptyError(f"[SCHEMA_NOT_EMPTY] Cannot drop a schema `{db}` because it contains objects. "
                                     "Use DROP SCHEMA ... CASCADE to drop the schema and all its objects.")
     session.catalog.drop_database(db, cascade=True)

@@ -10,8 +10,8 @@ import re
 
 from sqlglot import exp
 
-from paimon_sql.sql import (alter, analyze, cache, call, ddl, dml, explain, materialized_table, merge_into, parse,
-                            query, show, views)
+from paimon_sql.sql import (alter, analyze, cache, call, catalog_views, ddl, dml, explain, materialized_table,
+                            merge_into, parse, query, show, views)
 from paimon_sql.table import object_table
 
 
@@ -30,6 +30,8 @@ def _create_view(session, node):
 
 
 def _drop_view(session, node):
+    if catalog_views.drop(session, node, node.args.get("tables") or [node.this]):
+        return None
     views.forget(session, node)
     return session.passthrough()
 
@@ -48,6 +50,8 @@ def _drop(session, node):
         materialized_table.refuse_write(table, "DROP TABLE", "DROP MATERIALIZED TABLE")
     if any(tables):
         return ddl.drop(session, node)
+    if kind == "TABLE" and catalog_views.drop(session, node, node.args.get("tables") or [node.this]):
+        return None  # Spark drops a view by DROP TABLE too
     return session.passthrough()
 
 
@@ -57,7 +61,10 @@ def _describe(session, node):
     if node.this.name.upper() == "PROCEDURE" and not node.this.this.quoted and len(node.expressions) == 1:
         return call.describe_procedure(session, node.expressions[0].sql(dialect=parse.DIALECT))
     ref = query.resolve(session, node.this) if node.this.name else None
-    return show.describe(session, node, ref) if ref is not None else session.passthrough()
+    if ref is not None:
+        return show.describe(session, node, ref)
+    view = catalog_views.target(session, node.this) if node.this.name else None
+    return show.describe_view(session, node, *view) if view else session.passthrough()
 
 
 def _insert(session, node):
@@ -84,10 +91,22 @@ _SHOW = [
     *show.PATTERNS,
     (re.compile(r"PROCEDURES", re.I), lambda s, m: call.show_procedures(s)),
     (re.compile(r"TAGS\s+(.+)", re.I | re.S), lambda s, m: alter.show_tags(s, m.group(1))),
-    (re.compile(r"CREATE\s+TABLE\s+(.+)", re.I),
-     lambda s, m: s.rows([(ddl.show_create_table(s, s.catalog.get_table(s.identifier_text(m.group(1)))),)],
-                         ["createtab_stmt"])),
+    (re.compile(r"CREATE\s+TABLE\s+(.+)", re.I), lambda s, m: _show_create_table(s, m.group(1))),
 ]
+
+
+def _show_create_table(session, name: str):
+    view = catalog_views.target(session, parse.table_reference(name))
+    text = catalog_views.show_create(*view) if view else \
+        ddl.show_create_table(session, session.catalog.get_table(session.identifier_text(name)))
+    return session.rows([(text,)], ["createtab_stmt"])
+
+
+def _alter(session, node):
+    """ALTER VIEW of a catalog view is :mod:`catalog_views`'; other ALTERs :mod:`alter`'s."""
+    if (node.args.get("kind") or "").upper() == "VIEW" and catalog_views.alter(session, node):
+        return None
+    return alter.alter(session, node)
 
 
 def _command(session, node):
@@ -134,7 +153,7 @@ HANDLERS = {
     exp.Select: _query, exp.Union: _query, exp.Intersect: _query, exp.Except: _query, exp.Values: _query,
     exp.Create: _view_or(_create, "VIEW", _create_view), exp.Drop: _view_or(_drop, "VIEW", _drop_view),
     exp.Use: lambda s, n: ddl.use(s, n), exp.Describe: _describe,
-    exp.Insert: _insert, exp.Command: _command, exp.Alter: lambda s, n: alter.alter(s, n),
+    exp.Insert: _insert, exp.Command: _command, exp.Alter: _alter,
     exp.Analyze: lambda s, n: analyze.analyze(s, n),
     exp.Update: _ours(dml.update), exp.Delete: _ours(dml.delete), exp.Merge: _ours(merge_into.merge_into),
     exp.TruncateTable: _ours(dml.truncate, lambda n: n.expressions[0]),

@@ -4,7 +4,8 @@ its own: the same columns, Spark's type names (``int``, ``struct<a:int>``, ``dec
 ``info_name``/``info_value`` pairs).
 
 A database's listings (SHOW TABLES, SHOW VIEWS, SHOW TABLE EXTENDED) merge the warehouse's tables
-with what Spark lists for the same name — its own tables there, and the session's temporary views,
+and views (SHOW TABLES lists both, as Spark lists its session catalog's) with what Spark lists for
+the same name — its own tables there, and the session's temporary views,
 which Spark lists with every database — less the front layer's internal views (``__paimon_*``).
 A statement about something neither the warehouse nor Spark has goes to Spark for its error.
 Options shown have their secret values masked (:func:`redact`).
@@ -155,9 +156,16 @@ def _listing(session, m, what: str, columns: str, extra: Callable = None):
     if db is None and not in_spark:
         return session.passthrough()
     pattern = string_literal(m.group("pattern")) if m.group("pattern") else None
-    names = [t for t in session.catalog.list_tables(db) if matches(pattern, t)] if db and what != "VIEWS" else []
+    names = [t for t in _names(session, db, what) if matches(pattern, t)] if db else []
     ours = [(db, t, False) + ((extra(session.catalog.get_table(f"`{db}`.`{t}`")),) if extra else ()) for t in names]
     return _frame(session, _merged(_spark_listing(session, what, name, in_spark, pattern), ours), columns)
+
+
+def _names(session, db: str, what: str) -> List[str]:
+    """The warehouse's names in ``db`` a listing shows: views for VIEWS, tables and views for
+    TABLES, tables for TABLE EXTENDED."""
+    tables = session.catalog.list_tables(db) if what != "VIEWS" else []
+    return sorted(tables + (session.catalog.list_views(db) if what != "TABLE EXTENDED" else []))
 
 
 def show_tables(session, m):
@@ -165,7 +173,7 @@ def show_tables(session, m):
 
 
 def show_views(session, m):
-    """The warehouse holds no views: Spark's of the same database, and the temporary ones."""
+    """The catalog's views of the database, Spark's, and the temporary ones."""
     return _listing(session, m, "VIEWS", "namespace STRING, viewName STRING, isTemporary BOOLEAN")
 
 
@@ -336,6 +344,13 @@ def describe(session, node, ref):
                  ("Partition keys", ", ".join(s.partition_keys), "")]
         rows += [(f"Option {k}", v, "") for k, v in sorted(redact(s.options).items())]
     return _frame(session, rows, _DESCRIBE_COLUMNS)
+
+
+def describe_view(session, node, ident, view):
+    """DESCRIBE [EXTENDED] of a catalog view (:func:`catalog_views.describe_rows`)."""
+    from paimon_sql.sql.catalog_views import describe_rows
+    extended = (node.args.get("style") or "").upper() in ("EXTENDED", "FORMATTED")
+    return _frame(session, describe_rows(ident, view, extended), _DESCRIBE_COLUMNS)
 
 
 def _column_rows(fields) -> List[tuple]:

@@ -9,6 +9,9 @@ with the database they resolved in (``session.views``); a statement naming such 
 that query, spliced in as a subquery, so its scans are pruned like any other. Spark holds the view
 too (made from the query's DataFrame), so SHOW VIEWS, DESCRIBE, DROP VIEW and Spark's own API see
 it as Spark's; a view Spark has cached (``CACHE TABLE v``) is read from Spark's cache.
+
+Persistent views live in the catalog (:mod:`paimon_sql.sql.catalog_views`) and are expanded here
+the same way, each read through its stored query.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import List, Optional
 from sqlglot import exp
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.sql import parse, query
+from paimon_sql.sql import catalog_views, parse, query
 
 GLOBAL_TEMP = "global_temp"  # Spark's database of global temporary views
 _MAX_DEPTH = 32  # views over views: Spark refuses cycles, this bounds them anyway
@@ -78,9 +81,10 @@ def qualified(session, tree: exp.Expression, text: str) -> str:
 
 
 def create(session, node: exp.Create, text: str):
-    """A temporary view over a query that reads Paimon tables; other views are Spark's."""
+    """A temporary view over a query that reads Paimon tables (other temporary views are Spark's);
+    a persistent one in a warehouse database goes to the catalog."""
     if not _is_temporary(node):
-        return session.passthrough()
+        return catalog_views.create(session, node, text)
     target = node.this.this if isinstance(node.this, exp.Schema) else node.this
     body = parse.query_text(text, node.args["expression"])
     if not reads_paimon(session, body):
@@ -159,15 +163,27 @@ def _live(session, key: str) -> Optional[View]:
     return None
 
 
+def _view_of(session, node: exp.Table) -> Optional[View]:
+    """The view a query's table name reads: a temporary view of the session, else a view of the
+    catalog (as the query it stores, its names qualified with its database); None for others."""
+    key = _read_key(node) if session.views else None
+    if key and key not in query.ctes_in_scope(node):
+        view = _live(session, key)
+        if view is not None:
+            return view
+    found = catalog_views.stored(session, node) if catalog_views.is_read(session, node) else None
+    if found is None:
+        return None
+    ident, schema = found
+    return View(ident.table, False, catalog_views.body(ident, schema), schema.field_names)
+
+
 def expand(session, tree: exp.Expression, text: str) -> str:
-    """``text`` with each reference to a view of the session replaced by the view's query."""
+    """``text`` with each reference to a view (the session's, the catalog's) replaced by its query."""
     for _ in range(_MAX_DEPTH):
-        if not session.views:
-            return text
         edits = []
         for node in tree.find_all(exp.Table):
-            key = _read_key(node)
-            view = _live(session, key) if key and key not in query.ctes_in_scope(node) else None
+            view = _view_of(session, node)
             if view is not None:
                 edits.append(_replacement(node, view))
         if not edits:
@@ -182,7 +198,7 @@ def _replacement(node: exp.Table, view: View):
     parts = node.parts
     span = parts[0].meta["start"], parts[-1].meta["end"] + 1
     name = "`" + node.name.replace("`", "``") + "`"
-    body = f"({view.text})"
+    body = f"({view.text}\n)"  # a line comment ending the query ends before the parenthesis
     if view.columns:
         columns = ", ".join("`" + c.replace("`", "``") + "`" for c in view.columns)
         body = f"(SELECT * FROM {body} AS {name}({columns}))"
@@ -193,7 +209,7 @@ def reads_paimon(session, text: str) -> bool:
     """Whether a query reads a Paimon table, directly or through a view of the session."""
     prepared = parse.prepare(text)
     tree = parse.parse(prepared)
-    if any(_read_key(t) and _live(session, _read_key(t)) for t in tree.find_all(exp.Table)):
+    if any(_view_of(session, t) for t in tree.find_all(exp.Table)):
         return True
     return bool(query.plain_references(session, tree)) or any(
         isinstance(t.this, exp.Anonymous) and t.this.name.lower() in query.TABLE_FUNCTIONS

@@ -1,0 +1,31 @@
+"""``paimon-sql refresh`` as cron runs it: refreshes the lapsed materialized tables, skips the rest."""
+
+import os
+import subprocess
+import sys
+import time
+
+from tests.e2e.test_cli import BIN, run
+
+
+def test_refresh_command_refreshes_lapsed_and_skips_fresh_and_suspended(warehouse):
+    setup = run(warehouse, "--output", "tsv", "-e", """
+        CREATE TABLE src (k INT, v INT);
+        INSERT INTO src VALUES (1, 10);
+        CREATE MATERIALIZED TABLE lapsed FRESHNESS = INTERVAL '1' SECOND AS SELECT k, v FROM src;
+        CREATE MATERIALIZED TABLE fresh FRESHNESS = INTERVAL '1' DAY AS SELECT k, v FROM src;
+        CREATE MATERIALIZED TABLE paused FRESHNESS = INTERVAL '1' SECOND AS SELECT k, v FROM src;
+        ALTER MATERIALIZED TABLE paused SUSPEND;
+        INSERT INTO src VALUES (2, 20)""")
+    assert setup.returncode == 0, setup.stderr[-2000:]
+    time.sleep(1.5)
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
+    proc = subprocess.run([BIN, "refresh", "--warehouse", warehouse, "--master", "local[2]", "--output", "tsv"],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert sorted(proc.stdout.splitlines()[1:]) == ["default.fresh\tskipped\tfresh",
+                                                    "default.lapsed\trefreshed\tincremental, 1 row(s) added",
+                                                    "default.paused\tskipped\tsuspended"]
+    check = run(warehouse, "--output", "tsv", "-e",
+                "SELECT count(*) FROM lapsed; SELECT count(*) FROM fresh; SELECT count(*) FROM paused")
+    assert check.stdout.split() == ["count(1)", "2", "count(1)", "1", "count(1)", "1"]
