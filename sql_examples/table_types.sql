@@ -21,3 +21,45 @@ SHOW CREATE TABLE fmt_events;
 -- == Object tables ==
 
 -- == Materialized tables ==
+-- A table that keeps a query's result (Flink's statements; refreshed by Spark batch runs).
+CREATE DATABASE IF NOT EXISTS mt_shop;
+USE mt_shop;
+CREATE TABLE mt_orders (order_id BIGINT NOT NULL, customer STRING NOT NULL, amount DECIMAL(10, 2), day STRING);
+INSERT INTO mt_orders VALUES (1, 'ann', 10.00, '2024-01-01'), (2, 'bob', 25.50, '2024-01-01'),
+                             (3, 'ann', 7.25, '2024-01-02');
+
+-- a projection/filter of an append table: refreshed by appending the new snapshots' rows
+CREATE MATERIALIZED TABLE mt_big_orders
+PARTITIONED BY (day)
+FRESHNESS = INTERVAL '10' MINUTE
+AS SELECT order_id, customer, amount, day FROM mt_orders WHERE amount >= 10;
+
+-- sum/count/min/max by NOT NULL keys: a primary-key table with the aggregation merge engine,
+-- refreshed by appending the partial aggregates of the new rows
+CREATE MATERIALIZED TABLE mt_by_customer
+FRESHNESS = INTERVAL '1' HOUR
+AS SELECT customer, count(*) AS orders, sum(amount) AS total, max(amount) AS biggest
+   FROM mt_orders GROUP BY customer;
+
+INSERT INTO mt_orders VALUES (4, 'cid', 99.00, '2024-01-02'), (5, 'ann', 12.00, '2024-01-02');
+ALTER MATERIALIZED TABLE mt_big_orders REFRESH;        -- incremental: 2 new rows
+ALTER MATERIALIZED TABLE mt_by_customer REFRESH;       -- incremental: 2 groups merged
+SELECT * FROM mt_by_customer ORDER BY customer;
+
+-- a delete is not an append: the next refresh recomputes the query (INSERT OVERWRITE)
+DELETE FROM mt_orders WHERE order_id = 2;
+ALTER MATERIALIZED TABLE mt_by_customer REFRESH;       -- full
+ALTER MATERIALIZED TABLE mt_big_orders REFRESH PARTITION (day = '2024-01-01');
+SELECT * FROM mt_big_orders ORDER BY order_id;
+
+-- it is a Paimon table: time travel and system tables work on it
+SELECT count(*) FROM mt_big_orders VERSION AS OF 1;
+SELECT snapshot_id, commit_kind FROM `mt_by_customer$snapshots` ORDER BY snapshot_id;
+SHOW CREATE TABLE mt_by_customer;
+
+-- SUSPEND: `paimon-sql refresh` and paimon-sql-server skip it until RESUME
+ALTER MATERIALIZED TABLE mt_by_customer SUSPEND;
+ALTER MATERIALIZED TABLE mt_by_customer RESUME;
+DROP MATERIALIZED TABLE mt_big_orders;
+DROP MATERIALIZED TABLE IF EXISTS mt_big_orders;
+USE default;
