@@ -198,32 +198,43 @@ def _fits(table, plan: Plan) -> bool:
 
 # -- REFRESH --------------------------------------------------------------------------------------
 
-def refresh(session, table, spec_text: Optional[str] = None):
-    """Bring ``table`` up to its query: incrementally when it can (module doc), else fully; one
-    snapshot, whose properties say up to which snapshot of each source it got. Returns one row:
-    (refresh kind, the snapshot committed or NULL, its delta record count: rows added less removed)."""
+def refresh(session, table, spec_text: Optional[str] = None, full: bool = False):
+    """Bring ``table`` up to its query: incrementally when it can (module doc) unless ``full``,
+    else fully; one snapshot, whose properties say up to which snapshot of each source it got.
+    Returns one row: (refresh kind, the snapshot committed or NULL, its delta record count: rows
+    added less removed)."""
     query = mt.definition(table).query
     tree = parse.parse(query)
-    plan = analyse(tree)
     sources = _sources(session, tree)
-    if spec_text is None and plan.kind != "full" and _fits(table, plan):
-        source = sources.get(session.identifier(plan.source))
-        last = mt.last_refresh(table)
-        latest = source.snapshot_manager.latest() if source is not None else None
-        end = latest.id if latest else 0
-        start = (last.sources or {}).get(source.name) if last and source is not None else None
-        if start is not None and not source.schema.primary_keys and mt.appends_only(source, start, end):
-            if start == end:
-                return _result(session, "unchanged", None, 0)
-            hint = f" /*+ OPTIONS('incremental-between'='{start},{end}','incremental-between-scan-mode'='delta') */"
-            at = plan.source.this.meta["end"] + 1
-            df = session.query_dataframe(None, query[:at] + hint + query[at:])
-            return _write(session, table, df, "incremental", _snapshots(sources, {source.name: end}))
+    if spec_text is None and not full:
+        done = _incremental(session, table, query, tree, sources)
+        if done is not None:
+            return done
     df = session.query_dataframe(tree, query)
     if spec_text is None:
         return _write(session, table, df, "full", _snapshots(sources), overwrite=True)
     spec, condition = _partition(table, spec_text)
     return _write(session, table, df.where(condition), "partition", None, overwrite=True, spec=spec)
+
+
+def _incremental(session, table, query: str, tree, sources: dict):
+    """The incremental refresh, when the query's shape, the table and the source's snapshots since
+    the last refresh allow one; None when they do not."""
+    plan = analyse(tree)
+    source = sources.get(session.identifier(plan.source)) if plan.kind != "full" else None
+    last = mt.last_refresh(table)
+    if source is None or source.schema.primary_keys or not _fits(table, plan) or last is None:
+        return None
+    latest = source.snapshot_manager.latest()
+    start, end = (last.sources or {}).get(source.name), latest.id if latest else 0
+    if start is None or not mt.appends_only(source, start, end):
+        return None
+    if start == end:
+        return _result(session, "unchanged", None, 0)
+    hint = f" /*+ OPTIONS('incremental-between'='{start},{end}','incremental-between-scan-mode'='delta') */"
+    at = plan.source.this.meta["end"] + 1
+    df = session.query_dataframe(None, query[:at] + hint + query[at:])
+    return _write(session, table, df, "incremental", _snapshots(sources, {source.name: end}))
 
 
 def _sources(session, tree) -> Dict[Identifier, object]:
