@@ -39,6 +39,16 @@ def test_create_refresh_read_drop(catalog_options, tmp_path):
         table.write_arrow(rows)
     catalog.drop_table("obj_db.o")
     assert "o" not in open_catalog(catalog_options).list_tables("obj_db")
+    assert sorted(p.name for p in location.rglob("f*")) == ["f1", "f2", "f3", "f4"]  # the index went, not the files
+
+
+def test_a_location_that_is_one_file_lists_it(catalog, tmp_path):
+    (tmp_path / "one.bin").write_bytes(b"abc")
+    catalog.create_table("db.o", _schema(tmp_path / "one.bin"))
+    table = catalog.get_table("db.o")
+    assert table.refresh() == 1
+    assert table.to_arrow().select(["path", "parent_path", "name", "length"]).to_pylist() == [
+        {"path": f"file:{tmp_path}/one.bin", "parent_path": f"file:{tmp_path}", "name": "one.bin", "length": 3}]
 
 
 @pytest.mark.parametrize("fields, options, error", [
