@@ -1,0 +1,108 @@
+"""Persistent views on every catalog (filesystem, SQLite, PostgreSQL, Hive, S3): the catalog calls as
+Paimon names them, and the SQL statements over a real Spark session."""
+
+import json
+import uuid
+
+import pytest
+
+from catalog.conftest import open_catalog
+from paimon_sql.exceptions import (
+    DatabaseNotEmptyError,
+    PaimonError,
+    TableAlreadyExistsError,
+    ViewAlreadyExistsError,
+    ViewNotFoundError,
+)
+from paimon_sql.format.types import DataField, parse_type
+from paimon_sql.format.view import ViewSchema
+
+VIEW = ViewSchema.of_spark([DataField(0, "id", parse_type("INT"), "the id"), DataField(1, "c", parse_type("STRING"))],
+                           "SELECT id, c FROM t WHERE id > 1", "a view", {"k": "v"})
+
+
+def _same(catalog, got: ViewSchema, want: ViewSchema) -> None:
+    """Hive keeps a view as Java's HiveCatalog does: no dialects, and the metastore's own parameters
+    (transient_lastDdlTime) among the options."""
+    assert got.fields == want.fields and got.query == want.query and got.comment == want.comment
+    if type(catalog).__name__ == "HiveCatalog":
+        assert got.dialects == {} and {k: v for k, v in got.options.items() if k != "transient_lastDdlTime"} == \
+            want.options
+    else:
+        assert got == want
+
+
+def test_view_calls(catalog_options):
+    catalog = open_catalog(catalog_options)
+    catalog.create_database("vdb")
+    catalog.create_table_from_arrow("vdb.t", __import__("pyarrow").schema([("id", "int32")]))
+    catalog.create_view("vdb.v", VIEW)
+    again = open_catalog(catalog_options)  # what the store keeps, read by a new instance
+    assert again.list_views("vdb") == ["v"] and again.list_tables("vdb") == ["t"]
+    _same(again, again.get_view("vdb.v"), VIEW)
+    with pytest.raises(ViewAlreadyExistsError):
+        again.create_view("vdb.v", VIEW)
+    again.create_view("vdb.v", VIEW, ignore_if_exists=True)
+    with pytest.raises(ViewAlreadyExistsError):
+        again.create_view("vdb.t", VIEW)  # a table's name
+    with pytest.raises(TableAlreadyExistsError):
+        again.create_table_from_arrow("vdb.v", __import__("pyarrow").schema([("id", "int32")]))
+
+    changed = ViewSchema.of_spark(VIEW.fields[:1], "SELECT id FROM t", None, {})
+    again.alter_view("vdb.v", changed)
+    _same(again, open_catalog(catalog_options).get_view("vdb.v"), changed)
+
+    again.rename_view("vdb.v", "vdb.w")
+    assert again.list_views("vdb") == ["w"]
+    with pytest.raises(ViewNotFoundError):
+        again.get_view("vdb.v")
+    with pytest.raises(DatabaseNotEmptyError):
+        again.drop_database("vdb")
+    again.drop_view("vdb.w")
+    again.drop_view("vdb.w", ignore_if_not_exists=True)
+    with pytest.raises(ViewNotFoundError):
+        again.drop_view("vdb.w")
+    again.create_view("vdb.x", VIEW)
+    again.drop_database("vdb", cascade=True)
+    assert "vdb" not in again.list_databases()
+    again.create_database("vdb")
+    assert again.list_views("vdb") == []  # the views went with their database
+
+
+def test_view_sql(catalog_session, catalog_options):
+    s = catalog_session
+    db = f"views_{uuid.uuid4().hex[:8]}"  # the Hive metastore outlives the test: its own database
+    s.sql(f"CREATE DATABASE {db}")
+    s.sql(f"USE {db}")
+    s.sql("CREATE TABLE t (id INT, c STRING)")
+    s.sql("INSERT INTO t VALUES (1, 'a'), (2, 'b')")
+    s.sql("CREATE VIEW v COMMENT 'two' AS SELECT id, c FROM t WHERE id > 1")
+    assert [tuple(r) for r in s.sql("SELECT * FROM v").collect()] == [(2, "b")]
+    s.sql("INSERT INTO t VALUES (3, 'c')")
+    assert [tuple(r) for r in s.sql("SELECT id FROM v ORDER BY id").collect()] == [(2,), (3,)]
+    assert [tuple(r) for r in s.sql("SHOW VIEWS").collect()] == [(db, "v", False)]
+    assert [tuple(r)[:2] for r in s.sql("DESCRIBE v").collect()] == [("id", "int"), ("c", "string")]
+    s.sql("ALTER VIEW v AS SELECT c FROM t WHERE id = 1")
+    s.sql("ALTER VIEW v RENAME TO w")
+    assert [tuple(r) for r in s.sql("SELECT * FROM w").collect()] == [("a",)]
+    stored = open_catalog(catalog_options).get_view(f"{db}.w")
+    assert stored.query == "SELECT c FROM t WHERE id = 1" and stored.comment == "two"
+    s.sql("DROP VIEW w")
+    assert open_catalog(catalog_options).list_views(db) == []
+    with pytest.raises(PaimonError):
+        s.sql("SELECT * FROM w")
+    s.sql("USE default")
+    s.sql(f"DROP DATABASE {db} CASCADE")
+
+
+def test_jdbc_rows_are_javas(catalog_options):
+    """The JDBC catalog's row is Java's: paimon_views (catalog_key, database_name, view_name, view_schema)."""
+    if catalog_options.get("metastore") != "jdbc":
+        pytest.skip("the JDBC catalog's table")
+    catalog = open_catalog(catalog_options)
+    catalog.create_database("default", ignore_if_exists=True)
+    catalog.create_view("default.v", VIEW)
+    rows = catalog.client.query("SELECT catalog_key, database_name, view_name, view_schema FROM paimon_views "
+                                "WHERE catalog_key = ?", catalog.catalog_key)
+    assert [r[:3] for r in rows] == [(catalog.catalog_key, "default", "v")]
+    assert json.loads(rows[0][3]) == json.loads(VIEW.to_json())
