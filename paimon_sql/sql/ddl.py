@@ -200,7 +200,9 @@ def show_create_table(session, table) -> str:
             + (f" COMMENT '{f.description}'" if f.description else "") for f in s.fields]
     if s.primary_keys:
         cols.append(f"  PRIMARY KEY ({', '.join(s.primary_keys)}) NOT ENFORCED")
-    text = f"CREATE TABLE {table.name} (\n" + ",\n".join(cols) + "\n)"
+    text = f"CREATE TABLE {table.name}"
+    if not isinstance(table, object_table.ObjectTable):  # an object table is created without its columns
+        text += " (\n" + ",\n".join(cols) + "\n)"
     if s.comment:
         text += f"\nCOMMENT '{s.comment}'"
     if s.partition_keys:

@@ -70,8 +70,7 @@ class ObjectTable(FileStoreTable):
     def refresh(self, store_options: Optional[dict] = None) -> int:
         """List ``object-location`` (reached with the catalog's ``store_options``: ``s3.*`` ...)
         and make the listing the table's rows in one OVERWRITE snapshot; returns the number of files."""
-        if self.schema.partition_keys or self.schema.primary_keys:
-            raise SchemaError(f"object table {self.name} has partition or primary keys: it cannot be refreshed here")
+        check_schema(self.schema, self.name)  # a table altered since, or made by Java with keys, is not refreshed
         rows = listing(FileIO.for_path(self.object_location, store_options), self.object_location)
         underlying = FileStoreTable(self.io, self.path, self.schema, self.name, self.branch, self.env)
         underlying.copy(self.dynamic_options).write_arrow(rows, overwrite=True)

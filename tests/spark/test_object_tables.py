@@ -78,6 +78,24 @@ def test_columns_are_paimons(session, tmp_path):
     assert rows(session, "SELECT count(*) FROM db.o2") == [(0,)]
 
 
+def test_show_create_table_gives_the_statement_back(session, tmp_path):
+    session.sql("CREATE DATABASE db")
+    session.sql(f"CREATE TABLE db.o WITH ('type' = 'object-table', 'object-location' = '{tmp_path}')")
+    shown = rows(session, "SHOW CREATE TABLE db.o")[0][0]
+    assert shown == f"CREATE TABLE db.o\nWITH (\n  'object-location' = '{tmp_path}',\n  'type' = 'object-table'\n)"
+    session.sql("DROP TABLE db.o")
+    session.sql(shown)
+    assert session.catalog.get_table("db.o").schema.fields == FIELDS
+
+
+def test_an_altered_object_table_is_not_refreshed(session, tmp_path):
+    session.sql("CREATE DATABASE db")
+    session.sql(f"CREATE TABLE db.o WITH ('type' = 'object-table', 'object-location' = '{tmp_path}')")
+    session.sql("ALTER TABLE db.o ADD COLUMN extra INT")
+    with pytest.raises(PaimonError, match=r"object table db\.o: its columns are Paimon's .*extra INT"):
+        session.sql("CALL sys.refresh_object_table('db.o')")
+
+
 def test_a_relative_object_location_is_the_warehouses(session, tmp_path):
     session.sql("CREATE DATABASE db")
     session.sql("CREATE TABLE db.data (id INT)")
