@@ -62,7 +62,7 @@ class ObjectTable(FileStoreTable):
     def write_refused(self) -> PaimonError:
         """Writes (INSERT, UPDATE, DELETE, MERGE, TRUNCATE, compaction) fail with this, as Java's do."""
         return PaimonError(f"object table {self.name} does not support write: its rows are the files "
-                                     f"under {self.object_location} (CALL sys.refresh_object_table('{self.name}'))")
+                           f"under {self.object_location} (CALL sys.refresh_object_table('{self.name}'))")
 
     def with_schema(self, schema: TableSchema, branch: Optional[str] = None) -> "ObjectTable":
         return ObjectTable(self.io, self.path, schema, self.name, branch or self.branch, self.env)
@@ -73,7 +73,7 @@ class ObjectTable(FileStoreTable):
         check_schema(self.schema, self.name)  # a table altered since, or made by Java with keys, is not refreshed
         rows = listing(FileIO.for_path(self.object_location, store_options), self.object_location)
         underlying = FileStoreTable(self.io, self.path, self.schema, self.name, self.branch, self.env)
-        underlying.copy(self.dynamic_options).write_arrow(rows, overwrite=True)
+        underlying.write_arrow(rows, overwrite=True)
         return rows.num_rows
 
 
