@@ -1,0 +1,113 @@
+"""Format tables between Java Paimon 1.0's HiveCatalog and ours on one Hive metastore: a format table we
+register is a FormatTable to Java (format, location, columns, partition keys, delimiter, comment), and one
+Hive registered (which Java serves as a format table) is one to us too, with the same columns, partition
+keys and delimiter, written and read with Spark's own file sources.
+
+Java runs tests/interop/java/FormatTableDriver.java (class path as test_hive_catalog_interop.py's driver).
+"""
+
+import glob
+import json
+import os
+import subprocess
+import uuid
+
+import pyspark
+import pytest
+from catalog.hive_metastore import shared_metastore
+from java_paimon import JavaUnavailable, _jar, _tool, cache_dir, compile_driver
+from pathlib import Path
+
+from paimon_sql.table.format_table import FormatTable
+
+pytestmark = pytest.mark.interop
+
+SOURCE = Path(__file__).resolve().parent / "java" / "FormatTableDriver.java"
+
+
+def _java(uri: str, warehouse: str):
+    """Runs one FormatTableDriver op (one JVM per call) and returns its JSON answer."""
+    cache = cache_dir()
+    jars = os.path.join(os.path.dirname(pyspark.__file__), "jars")
+    if not glob.glob(os.path.join(jars, "hive-metastore-*.jar")):
+        raise JavaUnavailable(f"no Hive client jars under {jars}")
+    path = os.pathsep.join([f"{jars}/*", str(_jar(cache))])
+    command = [_tool("java"), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp",
+               os.pathsep.join([path, str(compile_driver(SOURCE, path, cache))]), "FormatTableDriver", uri, warehouse]
+
+    def run(*args):
+        proc = subprocess.run(command + list(args), capture_output=True, text=True, timeout=300)
+        if proc.returncode != 0:
+            raise AssertionError("Java Paimon failed:\n" + proc.stderr[-4000:])
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run
+
+
+@pytest.fixture
+def setup(spark, tmp_path):
+    import paimon_sql
+    from spark.conftest import release
+    server = shared_metastore()
+    warehouse = str(tmp_path / "warehouse")
+    session = paimon_sql.connect(warehouse, spark=spark, catalog_options=dict(server.options))
+    db = f"fmt_interop_{uuid.uuid4().hex[:8]}"
+    session.catalog.create_database(db)
+    yield session, _java(server.uri, warehouse), db
+    session.catalog.drop_database(db, ignore_if_not_exists=True, cascade=True)
+    release(session)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet", "orc"])
+def test_java_sees_our_format_table(setup, fmt):
+    session, java, db = setup
+    session.sql(f"CREATE TABLE {db}.ours (id INT, name STRING, dt STRING) PARTITIONED BY (dt) COMMENT 'events' "
+                f"TBLPROPERTIES ('type' = 'format-table', 'file.format' = '{fmt}', 'field-delimiter' = '|')")
+    session.sql(f"INSERT INTO {db}.ours VALUES (1, 'a', 'd1')")
+    described = java("describe", f"{db}.ours")
+    assert described == {
+        "class": "FormatTable", "format": fmt, "location": described["location"], "partitionKeys": ["dt"],
+        "fields": [["id", "INT"], ["name", "STRING"], ["dt", "STRING"]],
+        "fieldDelimiter": "|", "comment": "events"}
+    assert described["location"].rstrip("/").endswith(f"/{db}.db/ours")
+    assert "ours" in java("list", db)
+
+
+def _hive_table(session, db: str, fmt: str) -> None:
+    """Register ``db.theirs`` (id INT, name STRING) PARTITIONED BY (dt STRING) as Hive's own CREATE TABLE ...
+    STORED AS TEXTFILE (fields terminated by ',') / PARQUET would: a plain Hive table, no Paimon parameter."""
+    from paimon_sql.catalog.hive import FORMAT_CLASSES
+    from paimon_sql.catalog.hive_client import ttypes
+    catalog = session.catalog
+    serde, input_format, output_format = FORMAT_CLASSES[fmt]
+    params = {"field.delim": ",", "serialization.format": ","} if fmt == "csv" else {"serialization.format": "1"}
+    table = ttypes.Table(
+        tableName="theirs", dbName=db, owner="hive", tableType="MANAGED_TABLE", parameters={"comment": "events"},
+        partitionKeys=[ttypes.FieldSchema(name="dt", type="string")],
+        sd=ttypes.StorageDescriptor(
+            cols=[ttypes.FieldSchema(name="id", type="int"), ttypes.FieldSchema(name="name", type="string")],
+            location=f"{catalog.database_path(db)}/theirs", inputFormat=input_format, outputFormat=output_format,
+            serdeInfo=ttypes.SerDeInfo(serializationLib=serde, parameters=params), compressed=False,
+            numBuckets=-1, bucketCols=[], sortCols=[], parameters={}, storedAsSubDirectories=False))
+    catalog.pool.call(lambda c: c.create_table(table), "create table")
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_java_and_we_serve_a_hive_table_as_format_table(setup, spark, fmt):
+    session, java, db = setup
+    _hive_table(session, db, fmt)
+    described = java("describe", f"{db}.theirs")
+    assert described["class"] == "FormatTable" and described["format"] == fmt
+    table = session.catalog.get_table(f"{db}.theirs")
+    assert isinstance(table, FormatTable) and table.format == fmt
+    assert [[f.name, str(f.type)] for f in table.schema.fields] == described["fields"] == [
+        ["id", "INT"], ["name", "STRING"], ["dt", "STRING"]]
+    assert table.schema.partition_keys == described["partitionKeys"] == ["dt"]
+    assert table.schema.comment == described["comment"] == "events"
+    if fmt == "csv":
+        assert table.spark_options()["sep"] == described["fieldDelimiter"] == ","
+    assert "theirs" in session.catalog.list_tables(db) and "theirs" in java("list", db)
+    session.sql(f"INSERT INTO {db}.theirs VALUES (1, 'a', 'd1'), (2, 'b', 'd2')")
+    assert sorted(tuple(r) for r in session.sql(f"SELECT * FROM {db}.theirs").collect()) == [
+        (1, "a", "d1"), (2, "b", "d2")]
+    plain = spark.read.format(fmt).schema("id INT, name STRING, dt STRING").load(table.path)
+    assert sorted(tuple(r) for r in plain.collect()) == [(1, "a", "d1"), (2, "b", "d2")]
