@@ -15,7 +15,7 @@ A format table (``'type' = 'format-table'``) is registered as Paimon's HiveCatal
 a plain Hive table of its file format's serde and input/output formats (``LazySimpleSerDe`` with
 ``field.delim`` for csv, ``JsonSerDe`` for json, Parquet's and ORC's), partitioned by its partition
 keys, its options in the parameters; no schema file is written. Any Hive table of those serdes is
-served as a format table, as Java serves it (:func:`_format_table`), unless ``format-table.enabled``
+served as a format table, as Java serves it (:func:`_format_schema`), unless ``format-table.enabled``
 is false.
 
 ``metastore.partitioned-table`` (a table option) makes the metastore table partitioned by the
