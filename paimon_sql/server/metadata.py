@@ -6,8 +6,8 @@ table as any query's rows). What they list is what the client's SQL sees: the wa
 databases and Paimon tables (read from the catalog: names, schemas, comments, primary keys; never
 data), and Spark's own tables, views and temporary views, as Spark's Thrift Server lists them.
 
-Table types: ``TABLE`` for Paimon tables and Spark's tables, ``VIEW`` for views and temporary
-views (a local temporary view has no schema, as in Spark's Thrift Server), and ``SYSTEM TABLE``
+Table types: ``TABLE`` for Paimon tables and Spark's tables, ``VIEW`` for the catalog's views
+(their columns and comment as stored), Spark's views and temporary views (a local temporary view has no schema, as in Spark's Thrift Server), and ``SYSTEM TABLE``
 for Paimon's system tables (``t$snapshots``, ``sys.all_table_options``), which are listed only
 when a client asks for that type (there are ~20 per table: a BI tool's table list would drown).
 GetColumns answers for system tables when the table pattern holds a ``$`` or the schema is ``sys``.
@@ -186,6 +186,23 @@ def _paimon_tables(session, db: str, pattern: re.Pattern) -> Iterator[Relation]:
                        lambda fields=table.schema.fields: _paimon_columns(fields))
 
 
+def _views_of(session, db: str) -> List[str]:
+    """The catalog's views of ``db``; none when another client dropped it since it was listed."""
+    try:
+        return session.catalog.list_views(db)
+    except LookupError:
+        return []
+
+
+def _paimon_views(session, db: str, names: List[str], pattern: re.Pattern) -> Iterator[Relation]:
+    for name in _matching(pattern, names):
+        try:
+            view = session.catalog.get_view(Identifier(db, name))
+        except LookupError:
+            continue
+        yield Relation(db, name, VIEW, view.comment or "", lambda fields=view.fields: _paimon_columns(fields))
+
+
 def _system_tables(session, db: str, pattern: re.Pattern) -> Iterator[Relation]:
     """``t$name`` of every Paimon table of ``db`` matching ``pattern``."""
     names = _tables_of(session, db)
@@ -251,11 +268,13 @@ def relations(session, schema_text: Optional[str], table_text: Optional[str],
     schemas, tables = search_pattern(schema_text, empty_is_all=True), search_pattern(table_text)
     spark_dbs = {d.lower() for d in _spark_databases(session, schemas)}  # Spark lower-cases its names
     for db in _warehouse_databases(session, schemas):
-        ours = _tables_of(session, db)
+        ours, views = _tables_of(session, db), _views_of(session, db)
         if TABLE in types:
             yield from _paimon_tables(session, db, tables)
+        if VIEW in types:
+            yield from _paimon_views(session, db, views, tables)
         if db.lower() in spark_dbs:
-            yield from (r for r in _spark_tables(session, db, tables, set(ours)) if r.type in types)
+            yield from (r for r in _spark_tables(session, db, tables, set(ours) | set(views)) if r.type in types)
         if SYSTEM_TABLE in types:
             yield from _system_tables(session, db, tables)
     if SYSTEM_TABLE in types and schemas.fullmatch(SYSTEM_DATABASE):
