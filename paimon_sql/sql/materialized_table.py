@@ -112,12 +112,13 @@ def create(session, m: re.Match):
 
 
 def _aggregation_fits(session, plan, tree, schema, layout) -> bool:
-    """Whether the table can hold the aggregates merged by Paimon: keys NOT NULL in the source
-    (they become the primary key; the user's, if given, is the same), partitioned by keys, no
-    merge engine given."""
+    """Whether the table can hold the aggregates merged by Paimon: an append-only source whose
+    keys are NOT NULL (they become the primary key; the user's, if given, is the same),
+    partitioned by keys, no merge engine given."""
     primary, partitions, options = layout
     source = session.find_table(plan.source)
-    nullable = {f.name.lower(): f.type.nullable for f in source.schema.fields} if source is not None else {}
+    nullable = {f.name.lower(): f.type.nullable for f in source.schema.fields} \
+        if source is not None and not source.schema.primary_keys else {}
     keys = [schema[i].name for i in plan.keys]
     return (all(nullable.get(tree.expressions[i].unalias().name.lower()) is False for i in plan.keys)
             and (not primary or set(primary) == set(keys)) and set(partitions) <= set(keys)
@@ -203,7 +204,7 @@ def refresh(session, table, spec_text: Optional[str] = None, full: bool = False)
     else fully; one snapshot, whose properties say up to which snapshot of each source it got.
     Returns one row: (refresh kind, the snapshot committed or NULL, its delta record count: rows
     added less removed)."""
-    query = mt.definition(table).query
+    query = parse.prepare(mt.definition(table).query)  # the text the parser's positions refer to
     tree = parse.parse(query)
     sources = _sources(session, tree)
     if spec_text is None and not full:
@@ -287,8 +288,9 @@ def _write(session, table, df, kind: str, sources: Optional[Dict[str, int]], ove
 
 
 def _result(session, kind: str, snapshot_id: Optional[int], rows: int):
-    return session.spark.createDataFrame([(kind, snapshot_id, rows)],
-                                         "refresh STRING, snapshot_id BIGINT, delta_record_count BIGINT")
+    """The refresh's row, as a local relation (no job to run for it)."""
+    return session.spark_sql(f"SELECT '{kind}' AS refresh, CAST({snapshot_id or 'NULL'} AS BIGINT) AS snapshot_id, "
+                             f"CAST({rows} AS BIGINT) AS delta_record_count")
 
 
 # -- ALTER / DROP ---------------------------------------------------------------------------------

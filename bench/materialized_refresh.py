@@ -1,0 +1,65 @@
+"""Materialized tables: an incremental refresh after a 1% append to the source vs a full refresh
+(INSERT OVERWRITE of the query's result), through Spark SQL, local[2]. Two shapes: a projection/
+filter (new rows appended) and a GROUP BY (partial aggregates merged by the aggregation engine).
+
+    PYSPARK_PYTHON=.venv/bin/python .venv/bin/python bench/materialized_refresh.py [rows]
+"""
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+import numpy as np
+from dataset import SCHEMA, best, rows
+
+import paimon_sql
+from paimon_sql.catalog import Identifier
+from paimon_sql.sql.materialized_table import refresh
+
+N = int(sys.argv[1]) if len(sys.argv) > 1 else 4_000_000
+QUERIES = {"projection/filter": "SELECT id, name, value * 2 AS v2, dt FROM b.src WHERE value >= 1",
+           "GROUP BY sum/count/max": "SELECT dt, count(*) AS n, sum(value) AS total, max(id) AS top "
+                                     "FROM b.src GROUP BY dt"}
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="paimon-mt-bench-")
+    try:
+        s = paimon_sql.connect(warehouse=os.path.join(tmp, "wh"),
+                               conf={"spark.master": "local[2]", "spark.sql.shuffle.partitions": "4"})
+        s.catalog.create_database("b", ignore_if_exists=True)
+        src = s.catalog.create_table_from_arrow("b.src", SCHEMA, options={"target-file-size": "64 mb"})
+        src.write_arrow(rows(np.arange(N, dtype=np.int64)))
+        next_id = [N]
+        print(f"source rows={N:,}; change: append of 1% ({N // 100:,} rows); Spark SQL, local[2]; seconds")
+        print(f"{'materialized query':24} {'incremental':>11} {'full':>7} {'ratio':>7}  target")
+        for i, (label, query) in enumerate(QUERIES.items()):
+            s.sql(f"CREATE MATERIALIZED TABLE b.m{i} FRESHNESS = INTERVAL '1' HOUR AS {query}")
+
+            def table():
+                return s.catalog.get_table(Identifier("b", f"m{i}"))
+
+            def incremental():
+                src.write_arrow(rows(np.arange(next_id[0], next_id[0] + N // 100, dtype=np.int64)))
+                next_id[0] += N // 100
+                start = time.perf_counter()
+                kind = refresh(s, table()).first()["refresh"]
+                took = time.perf_counter() - start
+                assert kind == "incremental", kind
+                return took
+
+            def full():
+                assert refresh(s, table(), full=True).first()["refresh"] == "full"
+            inc = min(incremental() for _ in range(3))
+            whole = best(full, repeat=3)
+            table_rows, query_rows = s.sql(f"SELECT * FROM b.m{i}"), s.sql(query)
+            assert table_rows.exceptAll(query_rows).isEmpty() and query_rows.exceptAll(table_rows).isEmpty()
+            print(f"{label:24} {inc:11.2f} {whole:7.2f} {inc / whole:6.2f}x  0.1x")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
