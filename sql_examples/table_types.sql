@@ -2,6 +2,25 @@
 -- Runs end to end with: paimon-sql --warehouse /tmp/wh -f sql_examples/table_types.sql
 
 -- == Views ==
+-- A view kept by the catalog: every session reads its query anew, at the tables' latest snapshots.
+CREATE TABLE v_orders (id INT, amount DOUBLE) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1');
+INSERT INTO v_orders VALUES (1, 10.0), (2, 20.0);
+CREATE VIEW v_big (order_id COMMENT 'the order', amount) COMMENT 'orders over 15'
+AS SELECT id, amount FROM v_orders WHERE amount > 15;
+INSERT INTO v_orders VALUES (3, 30.0);
+SELECT * FROM v_big ORDER BY order_id;
+-- system tables and time travel inside a view
+CREATE VIEW v_history AS SELECT snapshot_id, commit_kind FROM v_orders$snapshots;
+CREATE VIEW v_first AS SELECT * FROM v_orders VERSION AS OF 1;
+SELECT count(*) FROM v_history;
+SELECT count(*) FROM v_first;
+ALTER VIEW v_big AS SELECT id AS order_id, amount FROM v_orders WHERE amount > 25;
+ALTER VIEW v_big RENAME TO v_large;
+SHOW VIEWS LIKE 'v_*';
+SHOW CREATE TABLE v_large;
+DESCRIBE v_large;
+SELECT table_name, table_type FROM sys.tables WHERE startswith(table_name, 'v_') ORDER BY table_name;
+DROP VIEW v_first;
 
 -- == Format tables ==
 -- A directory of plain CSV files: Spark's own reader and writer, Hive-style dt=... directories, no snapshots.
