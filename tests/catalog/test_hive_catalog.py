@@ -99,7 +99,7 @@ def test_databases_are_metastore_databases(catalog, hms, db, tmp_path):
     assert not os.path.exists(tmp_path / "warehouse" / f"{db}.db")
 
 
-def test_a_table_is_registered_as_paimon_registers_it(catalog, hms, db, tmp_path):
+def test_a_table_is_registered_as_paimon_registers_it(catalog, hms, db, tmp_path, hive_catalog):
     catalog.create_database(db)
     columns = [("id", "INT NOT NULL", "the key"), ("name", "VARCHAR(10)", None), ("s", "STRING", None),
                ("c", "CHAR(300)", None), ("amount", "DECIMAL(10, 2)", None), ("b", "BYTES", None),
@@ -124,7 +124,8 @@ def test_a_table_is_registered_as_paimon_registers_it(catalog, hms, db, tmp_path
         ("m", "map<string,bigint>", None), ("r", "struct<x:int,y:double>", None), ("dt", "string", None)]
     assert t.partitionKeys == []  # only with metastore.partitioned-table
 
-    # only Paimon tables are listed (a plain Hive table in the same database is not ours)
+    # a plain Hive text table in the same database is a format table, as Java 1.0 serves it; with
+    # 'format-table.enabled' = 'false' only Paimon tables are listed
     hive_sd = ttypes.StorageDescriptor(cols=[ttypes.FieldSchema("x", "int")], location=str(tmp_path / "plain"),
                                        inputFormat="org.apache.hadoop.mapred.TextInputFormat",
                                        outputFormat="org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat",
@@ -132,10 +133,13 @@ def test_a_table_is_registered_as_paimon_registers_it(catalog, hms, db, tmp_path
                                                                   "lazy.LazySimpleSerDe", parameters={}))
     hms.create_table(ttypes.Table(tableName="plain", dbName=db, sd=hive_sd, partitionKeys=[], parameters={},
                                   tableType="MANAGED_TABLE"))
-    assert catalog.list_tables(db) == ["t"]
-    assert not catalog.table_exists(Identifier(db, "plain"))
+    assert catalog.list_tables(db) == ["plain", "t"]
+    assert catalog.get_table(Identifier(db, "plain")).format == "csv"
+    off = load_catalog(str(tmp_path / "warehouse"), {**hive_catalog, "format-table.enabled": "false"})
+    assert off.list_tables(db) == ["t"]
+    assert not off.table_exists(Identifier(db, "plain"))
     with pytest.raises(TableNotFoundError):
-        catalog.get_table(Identifier(db, "plain"))
+        off.get_table(Identifier(db, "plain"))
 
 
 def test_rename_and_drop_move_the_registration_and_the_files(catalog, hms, db, tmp_path):
