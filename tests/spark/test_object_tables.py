@@ -52,6 +52,7 @@ def test_a_thousand_files_refresh_and_answer_count_filters_and_time_travel(sessi
     assert rows(s, "CALL sys.refresh_object_table('db.files')") == [(995,)]
     assert rows(s, "SELECT count(*), count_if(parent_path LIKE '%/new') FROM db.files") == [(995, 5)]
     assert rows(s, "SELECT count(*) FROM db.files VERSION AS OF 1") == [(1000,)]
+    assert rows(s, "SELECT count(*) FROM db.files /*+ OPTIONS('scan.snapshot-id' = '1') */") == [(1000,)]
     assert rows(s, "SELECT count(*) FROM db.files VERSION AS OF 1 WHERE name = 'file-0100.png'") == [(1,)]
     assert rows(s, "SELECT count(*) FROM db.files WHERE name = 'file-0100.png'") == [(0,)]
     assert rows(s, "SELECT snapshot_id, commit_kind FROM db.`files$snapshots` ORDER BY snapshot_id") == \
@@ -124,6 +125,15 @@ def test_writes_are_refused_naming_the_table(session, thousand, statement):
         session.sql(statement)
     assert rows(session, "SELECT count(*) FROM db.files") == [(1000,)]
     assert session.catalog.get_table("db.files").snapshot_manager.latest_id() == 1
+
+
+def test_dataframe_writes_are_refused(session, thousand):
+    df = session.spark.read.format("paimon").option("warehouse", session.warehouse).load("db.files")
+    assert df.count() == 1000
+    with pytest.raises(Exception, match=r"object table db\.files does not support write"):
+        df.write.format("paimon").option("warehouse", session.warehouse).mode("append").save("db.files")
+    table = session.catalog.get_table("db.files")
+    assert table.snapshot_manager.latest_id() == 1 and len(os.listdir(f"{table.path}/bucket-0")) == 1
 
 
 @pytest.mark.parametrize("create, error", [
