@@ -23,6 +23,7 @@ the query allows (:func:`analyse`), full otherwise:
 from __future__ import annotations
 
 import re
+import threading
 import time
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
@@ -199,65 +200,77 @@ def _fits(table, plan: Plan) -> bool:
 
 # -- REFRESH --------------------------------------------------------------------------------------
 
+_LOCKS: Dict[str, threading.Lock] = {}
+_LOCKS_GUARD = threading.Lock()
+
+
+def _lock(table) -> threading.Lock:
+    """One refresh of a table at a time in this process (the server's refresher and its clients):
+    two incremental refreshes from the same point would both append the same rows."""
+    with _LOCKS_GUARD:
+        return _LOCKS.setdefault(table.path, threading.Lock())
+
+
 def refresh(session, table, spec_text: Optional[str] = None, full: bool = False):
     """Bring ``table`` up to its query: incrementally when it can (module doc) unless ``full``,
-    else fully; one snapshot, whose properties say up to which snapshot of each source it got.
-    Returns one row: (refresh kind, the snapshot committed or NULL, its delta record count: rows
-    added less removed)."""
-    query = parse.prepare(mt.definition(table).query)  # the text the parser's positions refer to
-    tree = parse.parse(query)
-    sources = _sources(session, tree)
-    if spec_text is None and not full:
-        done = _incremental(session, table, query, tree, sources)
-        if done is not None:
-            return done
-    df = session.query_dataframe(tree, query)
-    if spec_text is None:
-        return _write(session, table, df, "full", _snapshots(sources), overwrite=True)
-    spec, condition = _partition(table, spec_text)
-    return _write(session, table, df.where(condition), "partition", None, overwrite=True, spec=spec)
+    else fully; one snapshot, whose properties say up to which snapshot of each source it got
+    (each source is read at that snapshot). Returns one row: (refresh kind, the snapshot
+    committed or NULL, its delta record count: rows added less removed)."""
+    with _lock(table):
+        query = parse.prepare(mt.definition(table).query)  # the text the parser's positions refer to
+        tree = parse.parse(query)
+        refs = _sources(session, tree)
+        ids = {t.name: (t.snapshot_manager.latest_id() or 0) for _, t in refs}
+        if spec_text is None and not full:
+            done = _incremental(session, table, query, tree, refs, ids)
+            if done is not None:
+                return done
+        pins = [(node, f"'scan.snapshot-id'='{ids[t.name]}'") for node, t in refs
+                if ids[t.name] and not node.comments and not node.args.get("version")]
+        df = session.query_dataframe(None, _hinted(query, pins))
+        if spec_text is None:
+            return _write(session, table, df, "full", ids, overwrite=True)
+        spec, condition = _partition(table, spec_text)
+        return _write(session, table, df.where(condition), "partition", None, overwrite=True, spec=spec)
 
 
-def _incremental(session, table, query: str, tree, sources: dict):
+def _incremental(session, table, query: str, tree, refs: list, ids: Dict[str, int]):
     """The incremental refresh, when the query's shape, the table and the source's snapshots since
     the last refresh allow one; None when they do not."""
     plan = analyse(tree)
-    source = sources.get(session.identifier(plan.source)) if plan.kind != "full" else None
+    source = next((t for node, t in refs if node is plan.source), None)
     last = mt.last_refresh(table)
     if source is None or source.schema.primary_keys or not _fits(table, plan) or last is None:
         return None
-    latest = source.snapshot_manager.latest()
-    start, end = (last.sources or {}).get(source.name), latest.id if latest else 0
+    start, end = (last.sources or {}).get(source.name), ids[source.name]
     if start is None or not mt.appends_only(source, start, end):
         return None
     if start == end:
         return _result(session, "unchanged", None, 0)
-    hint = f" /*+ OPTIONS('incremental-between'='{start},{end}','incremental-between-scan-mode'='delta') */"
-    at = plan.source.this.meta["end"] + 1
-    df = session.query_dataframe(None, query[:at] + hint + query[at:])
-    return _write(session, table, df, "incremental", _snapshots(sources, {source.name: end}))
+    hint = f"'incremental-between'='{start},{end}','incremental-between-scan-mode'='delta'"
+    df = session.query_dataframe(None, _hinted(query, [(plan.source, hint)]))
+    return _write(session, table, df, "incremental", ids)
 
 
-def _sources(session, tree) -> Dict[Identifier, object]:
-    """The Paimon tables the query reads, by name (a view or Spark table is not one: the refresh
-    of a query over one is always full)."""
+def _sources(session, tree) -> List[Tuple[exp.Table, object]]:
+    """The query's references to Paimon tables, each with the table it names (a view or Spark
+    table is not one: the refresh of a query over one is always full)."""
     ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
-    out = {}
-    for t in tree.find_all(exp.Table):
-        if t.name and "$" not in t.name and t.name.lower() not in ctes:
-            found = session.find_table(t)
+    out = []
+    for node in tree.find_all(exp.Table):
+        if node.name and "$" not in node.name and node.name.lower() not in ctes:
+            found = session.find_table(node)
             if found is not None:
-                out[session.identifier(t)] = found
+                out.append((node, found))
     return out
 
 
-def _snapshots(sources: dict, known: Optional[Dict[str, int]] = None) -> Dict[str, int]:
-    """Each source's latest snapshot id (0: none yet), as the refresh reads them."""
-    out = {}
-    for table in sources.values():
-        latest = table.snapshot_manager.latest()
-        out[table.name] = latest.id if latest else 0
-    return {**out, **(known or {})}
+def _hinted(query: str, hints: List[Tuple[exp.Table, str]]) -> str:
+    """``query`` with ``/*+ OPTIONS(<options>) */`` after the name of each table reference given."""
+    for node, options in sorted(hints, key=lambda h: -h[0].this.meta["end"]):
+        at = node.this.meta["end"] + 1
+        query = f"{query[:at]} /*+ OPTIONS({options}) */{query[at:]}"
+    return query
 
 
 def _partition(table, spec_text: str) -> Tuple[dict, str]:
