@@ -271,10 +271,10 @@ def relations(session, schema_text: Optional[str], table_text: Optional[str],
         ours, views = _tables_of(session, db), _views_of(session, db)
         if TABLE in types:
             yield from _paimon_tables(session, db, tables)
-        if VIEW in types:
-            yield from _paimon_views(session, db, views, tables)
         if db.lower() in spark_dbs:
             yield from (r for r in _spark_tables(session, db, tables, set(ours) | set(views)) if r.type in types)
+        if VIEW in types:
+            yield from _paimon_views(session, db, views, tables)
         if SYSTEM_TABLE in types:
             yield from _system_tables(session, db, tables)
     if SYSTEM_TABLE in types and schemas.fullmatch(SYSTEM_DATABASE):
