@@ -48,12 +48,10 @@ CSV_OPTIONS = {
     ("csv.null-literal",): ("nullValue", ""),
     ("csv.mode",): ("mode", "PERMISSIVE"),
 }
-JSON_OPTIONS = {
-    ("json.line-delimiter",): ("lineSep", "\n"),
-}
-# JSON options Spark's maps make moot: a Spark map never has a null key
-JSON_MOOT = {"json.map-null-key-mode": ("FAIL", "DROP", "LITERAL"), "json.map-null-key-literal": None}
+JSON_LINE_DELIMITER = "json.line-delimiter"  # Spark's lineSep
 JSON_PARSE_ERRORS = "json.ignore-parse-errors"  # true: malformed lines dropped; false: the read fails
+# JSON options Spark's maps make moot: a Spark map never has a null key
+JSON_NULL_KEY_MODE, JSON_NULL_KEY_LITERAL = "json.map-null-key-mode", "json.map-null-key-literal"
 COMPRESSION_KEYS = ("file.compression", "format-table.file.compression", "compression")  # CoreOptions' order
 DEFAULT_COMPRESSION = {"parquet": "snappy", "orc": "zstd", "csv": "none", "json": "none"}
 # the codecs Spark's writers have without native libraries
@@ -63,8 +61,11 @@ CODECS = {"parquet": ("none", "uncompressed", "snappy", "gzip", "zstd", "lz4", "
           "json": ("none", "uncompressed", "gzip", "bzip2", "deflate", "snappy", "lz4")}
 CSV_MODES = ("PERMISSIVE", "DROPMALFORMED", "FAILFAST")  # CsvOptions.Mode, as Spark names them
 
-_OWN_KEYS = {"type", "file.format", JSON_PARSE_ERRORS, *COMPRESSION_KEYS, *JSON_MOOT,
-             *(k for keys in (*CSV_OPTIONS, *JSON_OPTIONS) for k in keys)}
+# the options each format takes (any other Paimon option, or a csv/json one on another format, is refused)
+_COMMON_KEYS = {"type", "file.format", *COMPRESSION_KEYS}
+FORMAT_KEYS = {"parquet": _COMMON_KEYS, "orc": _COMMON_KEYS,
+               "csv": _COMMON_KEYS | {k for keys in CSV_OPTIONS for k in keys},
+               "json": _COMMON_KEYS | {JSON_LINE_DELIMITER, JSON_PARSE_ERRORS, JSON_NULL_KEY_MODE, JSON_NULL_KEY_LITERAL}}
 
 
 class FormatTableError(PaimonError, AttributeError):
@@ -137,10 +138,10 @@ def spark_options(options: Mapping[str, str]) -> Dict[str, str]:
         if not out["sep"]:
             raise InvalidOptionError("option 'csv.field-delimiter' of a csv format table cannot be empty")
     elif fmt == "json":
-        out["lineSep"] = _first(options, ("json.line-delimiter",)) or "\n"
+        out["lineSep"] = options.get(JSON_LINE_DELIMITER) or "\n"
         out["mode"] = "DROPMALFORMED" if _flag(options, JSON_PARSE_ERRORS) else "FAILFAST"
-        mode = options.get("json.map-null-key-mode", "FAIL").strip().upper()
-        if mode not in JSON_MOOT["json.map-null-key-mode"]:
+        mode = options.get(JSON_NULL_KEY_MODE, "FAIL").strip().upper()
+        if mode not in ("FAIL", "DROP", "LITERAL"):
             raise InvalidOptionError(f"option 'json.map-null-key-mode' must be FAIL, DROP or LITERAL, got {mode!r}")
     return out
 
@@ -149,14 +150,17 @@ def check_options(options: Mapping[str, str], name: str) -> None:
     """Refuse what a format table cannot honour: a data-table option of Paimon's, an option of another
     file format, a value Spark's reader or writer cannot take."""
     fmt = file_format(options)
-    registry = opts.registry()
+    registry, own = opts.registry(), FORMAT_KEYS[fmt]
     for key in options:
-        own = key in _OWN_KEYS and (fmt == "csv" or not key.startswith("csv.") and key != "field-delimiter") \
-            and (fmt == "json" or not key.startswith("json."))
-        if key.startswith(("csv.", "json.")) and not own or key in registry and key not in _OWN_KEYS:
-            raise InvalidOptionError(f"option '{key}' is not supported by a {fmt} format table{_named(name)} (plain "
+        paimons = key in registry or key.startswith(("csv.", "json.")) or key == "field-delimiter"
+        if paimons and key not in own:
+            raise InvalidOptionError(f"option '{key}' is not supported by {_article(fmt)} format table{_named(name)} (plain "
                                      "files, read and written by Spark's own readers and writers)")
     spark_options(options)
+
+
+def _article(fmt: str) -> str:
+    return f"{'an' if fmt == 'orc' else 'a'} {fmt}"
 
 
 def _named(name: str) -> str:
