@@ -13,8 +13,8 @@ partitions the PARTITION clause names (static), or those the query writes (dynam
 from __future__ import annotations
 
 import uuid
-from typing import Dict, List, Optional
-from urllib.parse import urlparse
+from typing import Dict, List, Optional, Tuple
+from urllib.parse import unquote, urlparse
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -22,14 +22,8 @@ from pyspark.sql import functions as F
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.spark.types import spark_ddl, spark_type
 from paimon_sql.table.format_table import FormatTable
-
-HIVE_DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__"  # Spark's directory name of a null partition value
-# the characters Spark's ExternalCatalogUtils.escapePathName writes as %XX in a partition directory name
-_ESCAPED = {chr(c) for c in range(1, 0x20)} | set("\"#%'*/:=?\\\x7f{[]^")
-
-
-def escape_path_name(text: str) -> str:
-    return "".join(f"%{ord(c):02X}" if c in _ESCAPED else c for c in text)
+from paimon_sql.table.migrate import HIVE_DEFAULT_PARTITION
+from paimon_sql.table.paths import escape_path_name
 
 
 def _hidden(name: str) -> bool:
@@ -120,6 +114,15 @@ def _partition_dirs(io, root: str, depth: int, prefix: str = "") -> List[str]:
             for d in _partition_dirs(io, root, depth - 1, f"{prefix}{name}/")]
 
 
+def partition_values(table: FormatTable) -> List[Tuple[Optional[str], ...]]:
+    """Each partition directory's values, as their names say them (NULL for Spark's default name)."""
+    out = []
+    for d in _partition_dirs(table.io, table.path, len(table.schema.partition_keys)):
+        texts = (unquote(seg.split("=", 1)[1]) for seg in d.split("/"))
+        out.append(tuple(None if t == HIVE_DEFAULT_PARTITION else t for t in texts))
+    return sorted(out, key=lambda values: [v or "" for v in values])
+
+
 def _partitions_replaced(spark, table: FormatTable, spec: Dict[str, object], dynamic: bool, written: set) -> List[str]:
     """What INSERT OVERWRITE removes before the new files move in: "" (every data file) for a whole
     table, else partition directories (relative to the location)."""
@@ -146,6 +149,12 @@ def _dir_names(spark, table: FormatTable, spec: Dict[str, object]) -> Dict[str, 
 
 
 def truncate(spark: SparkSession, table: FormatTable, spec: Dict[str, object]) -> None:
-    """TRUNCATE TABLE [PARTITION (...)]: the table's data files, or the partitions' directories."""
-    for rel in _partitions_replaced(spark, table, spec, False, set()):
-        _remove(table.io, table.path, rel)
+    """TRUNCATE TABLE [PARTITION (...)]: the data files of the table or of the partitions named go,
+    their directories stay (as Spark truncates its tables: the partitions remain, empty)."""
+    keys = table.schema.partition_keys
+    folders = _partitions_replaced(spark, table, spec, False, set()) if spec else \
+        _partition_dirs(table.io, table.path, len(keys)) if keys else [""]
+    for folder in folders:
+        root = f"{table.path}/{folder}" if folder else table.path
+        for rel in _files(table.io, root):
+            table.io.delete(f"{root}/{rel}")

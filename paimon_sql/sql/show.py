@@ -28,6 +28,8 @@ from paimon_sql.format.types import MAX_LENGTH, AtomicType, DataType
 from paimon_sql.spark.types import spark_ddl
 from paimon_sql.sql import parse
 from paimon_sql.systables import SystemTable
+from paimon_sql.table.format_table import FormatTable
+from paimon_sql.table.migrate import HIVE_DEFAULT_PARTITION
 from paimon_sql.table.paths import partition_value_text, shown_partition
 from paimon_sql.table.statistics import read_statistics
 
@@ -248,6 +250,9 @@ def _spec(table, text: str) -> Dict[str, str]:
 def _partitions(table) -> List[List[Tuple[str, object]]]:
     """The partitions holding live files, each as (key, value) pairs, in key order."""
     keys = table.schema.partition_keys
+    if isinstance(table, FormatTable):  # its k=v/ directories, values as their names say
+        from paimon_sql.spark.format_table import partition_values
+        return [list(zip(keys, values)) for values in partition_values(table)]
     types = [f.type for f in table.schema.fields_of(keys)]
     seen = {e.partition for e in table.new_scan().plan_entries()}
     return sorted((list(zip(keys, binary_row.from_bytes(p, types))) for p in seen),
@@ -288,7 +293,8 @@ def show_partitions(session, m):
     table = _table(session, m.group("table"))
     if table is None:
         return session.passthrough()
-    keys, default = table.schema.partition_keys, table.paths.default_partition_name
+    keys = table.schema.partition_keys
+    default = HIVE_DEFAULT_PARTITION if isinstance(table, FormatTable) else table.paths.default_partition_name
     rows = [(shown_partition(keys, [v for _, v in kv], default),) for kv in _selected(table, m.group("spec"))]
     return _frame(session, rows, "partition STRING")
 

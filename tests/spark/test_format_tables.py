@@ -59,7 +59,8 @@ def test_same_statements_as_plain_spark_table(session, spark, tmp_path, fmt):
         "SET spark.sql.sources.partitionOverwriteMode = static",
         "TRUNCATE TABLE {t} PARTITION (dt = 'd4')",
     ]
-    queries = ["SELECT * FROM {t}", "SELECT dt, count(*), max(id) FROM {t} WHERE dt >= 'd2' GROUP BY dt"]
+    queries = ["SELECT * FROM {t}", "SELECT dt, count(*), max(id) FROM {t} WHERE dt >= 'd2' GROUP BY dt",
+               "SHOW PARTITIONS {t}"]
     try:
         for text in statements:
             for t in ("ours", "sp.theirs"):
