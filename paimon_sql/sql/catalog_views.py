@@ -41,8 +41,8 @@ def identifier(session, node: exp.Table) -> Optional[Identifier]:
     if not node.name or "$" in node.name or isinstance(node.this, exp.Anonymous) or node.catalog \
             and node.catalog.lower() != CATALOG:
         return None
-    db = session.database_name(node.db) if node.db else session.current_database
-    if db is None or not session.catalog.database_exists(db):
+    db = session.database_name(node.db or session.current_database)
+    if db is None:
         return None
     return Identifier(db, node.name if _case_sensitive(session) else node.name.lower())
 

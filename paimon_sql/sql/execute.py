@@ -10,6 +10,7 @@ import re
 
 from sqlglot import exp
 
+from paimon_sql.exceptions import PaimonError
 from paimon_sql.sql import (alter, analyze, cache, call, catalog_views, ddl, dml, explain, materialized_table,
                             merge_into, parse, query, show, views)
 from paimon_sql.table import object_table
@@ -72,6 +73,9 @@ def _insert(session, node):
     table = session.find_table(target)
     materialized_table.refuse_write(table, "INSERT")
     object_table.refuse_write(table)
+    if table is None and catalog_views.target(session, target):
+        raise PaimonError(f"[EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE] 'INSERT' expects a table, but "
+                          f"{target.sql(dialect=parse.DIALECT)} is a view.")
     return dml.insert(session, node) if table else session.passthrough()
 
 

@@ -121,6 +121,8 @@ def test_create_replace_if_not_exists_and_errors(t):
         t.sql("CREATE TABLE v (a INT)")
     with pytest.raises(PaimonError):
         t.sql("CREATE VIEW bad AS SELECT * FROM no_such_table")
+    with pytest.raises(PaimonError, match="EXPECT_TABLE_NOT_VIEW"):
+        t.sql("INSERT INTO v VALUES (5)")
     assert t.catalog.list_views("default") == ["v"]
 
 
