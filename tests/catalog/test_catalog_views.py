@@ -106,3 +106,34 @@ def test_jdbc_rows_are_javas(catalog_options):
                                 "WHERE catalog_key = ?", catalog.catalog_key)
     assert [r[:3] for r in rows] == [(catalog.catalog_key, "default", "v")]
     assert json.loads(rows[0][3]) == json.loads(VIEW.to_json())
+
+
+HIVE_READER = """
+import sys
+from pyspark.sql import SparkSession
+spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
+         .config("spark.sql.catalogImplementation", "hive").config("hive.metastore.uris", sys.argv[1]).getOrCreate())
+print([tuple(r) for r in spark.sql(f"SELECT * FROM {sys.argv[2]}").collect()])
+print([tuple(r) for r in spark.sql(f"DESCRIBE {sys.argv[2]}").collect()])
+"""
+
+
+def test_hive_reads_our_view(catalog_options):
+    """A view of the Hive catalog is a VIRTUAL_VIEW Hive's own clients read: Spark's Hive catalog
+    (the Hive 2.3 client) lists its columns and runs its query."""
+    if catalog_options.get("metastore") != "hive":
+        pytest.skip("the Hive catalog's registration")
+    import subprocess
+    import sys
+    catalog = open_catalog(catalog_options)
+    db = f"hive_view_{uuid.uuid4().hex[:8]}"
+    catalog.create_database(db)
+    try:
+        catalog.create_view(f"{db}.v", ViewSchema.of_spark([DataField(0, "one", parse_type("INT"), "c1")],
+                                                           "SELECT 1 AS one", "a view"))
+        done = subprocess.run([sys.executable, "-c", HIVE_READER, catalog_options["uri"], f"{db}.v"],
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert done.stdout.strip().splitlines()[-2:] == ["[(1,)]", "[('one', 'int', 'c1')]"]
+    finally:
+        catalog.drop_database(db, cascade=True)
