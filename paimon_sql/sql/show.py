@@ -225,9 +225,17 @@ def show_columns(session, m):
                               f"`{db}` != `{target.db}`")
         target.set("db", parse.table_reference(f"`{db}`.x").args["db"])
     table = session.find_table(target)
-    if table is None:
+    view = _view(session, target) if table is None else None
+    if table is None and view is None:
         return session.passthrough()
-    return _frame(session, [(n,) for n in table.schema.field_names], "col_name STRING")
+    names = table.schema.field_names if table is not None else view[1].field_names
+    return _frame(session, [(n,) for n in names], "col_name STRING")
+
+
+def _view(session, node):
+    """(identifier, view) of a catalog view a statement names (:mod:`catalog_views`), else None."""
+    from paimon_sql.sql.catalog_views import target
+    return target(session, node)
 
 
 def _quoted(table) -> str:
@@ -302,13 +310,15 @@ def show_partitions(session, m):
 def show_tblproperties(session, m):
     """``SHOW TBLPROPERTIES t [('key')]``: (key, value) rows sorted by key, as Spark prints them."""
     table = _table(session, m.group("table"))
-    if table is None:
+    view = _view(session, parse.table_reference(m.group("table"))) if table is None else None
+    if table is None and view is None:
         return session.passthrough()
-    shown = properties(table)
+    shown = properties(table) if table is not None else dict(redact(view[1].options))
+    name = table.name if table is not None else str(view[0])
     key = m.group("key")
     if key:
         key = string_literal(key) if key[0] in "'\"" else _unquote(key)
-        shown = {key: shown.get(key, f"Table {CATALOG}.{table.name} does not have property: {key}")}
+        shown = {key: shown.get(key, f"Table {CATALOG}.{name} does not have property: {key}")}
     return _frame(session, sorted(shown.items()), "key STRING, value STRING")
 
 

@@ -160,7 +160,8 @@ def test_statements_agree_with_spark(t, spark, plain):
         run(CREATE)
         run("CREATE VIEW w AS SELECT c FROM t")
     for statement in ["SELECT * FROM v ORDER BY x", "DESCRIBE v", "SHOW VIEWS LIKE 'v|w'", "SHOW TABLES",
-                      "SHOW VIEWS", "SELECT y, count(*) FROM v GROUP BY y ORDER BY y"]:
+                      "SHOW VIEWS", "SELECT y, count(*) FROM v GROUP BY y ORDER BY y", "SHOW TBLPROPERTIES v",
+                      "SHOW TBLPROPERTIES v ('k1')", "SHOW COLUMNS IN v"]:
         ours, theirs = rows(t, statement), _spark(spark, plain, statement)
         assert [tuple(plain if x == "default" else x for x in r) for r in ours] == theirs, statement
     ours = rows(t, "SHOW CREATE TABLE v")[0][0]
