@@ -70,11 +70,11 @@ def write(spark: SparkSession, df: DataFrame, table: FormatTable, overwrite: boo
         (df.write.format(table.format).options(**table.spark_options()).partitionBy(*keys)
          .mode("errorifexists").save(spark_path(spark, staging)))
         files = _files(io, staging)
+        written = {rel.rsplit("/", 1)[0] for rel in files if "/" in rel}  # the partition directories
         if overwrite:
-            written = {rel.rsplit("/", 1)[0] for rel in files if "/" in rel}
             for rel in _partitions_replaced(spark, table, partition_spec or {}, dynamic, written):
                 _remove(io, table.path, rel)
-        for folder in {rel.rsplit("/", 1)[0] for rel in files if "/" in rel}:
+        for folder in written:
             io.mkdirs(f"{table.path}/{folder}")
         for rel in files:
             io.rename(f"{staging}/{rel}", f"{table.path}/{rel}")
