@@ -29,3 +29,27 @@ def test_refresh_command_refreshes_lapsed_and_skips_fresh_and_suspended(warehous
     check = run(warehouse, "--output", "tsv", "-e",
                 "SELECT count(*) FROM lapsed; SELECT count(*) FROM fresh; SELECT count(*) FROM paused")
     assert check.stdout.split() == ["count(1)", "2", "count(1)", "1", "count(1)", "1"]
+
+
+def test_server_refreshes_lapsed_tables_in_the_background(warehouse):
+    from paimon_sql.catalog import Identifier, load_catalog
+    from tests.e2e.server_support import start_server
+    setup = run(warehouse, "-e", """
+        CREATE TABLE src (k INT, v INT);
+        INSERT INTO src VALUES (1, 10);
+        CREATE MATERIALIZED TABLE lapsed FRESHNESS = INTERVAL '1' SECOND AS SELECT k, v FROM src;
+        CREATE MATERIALIZED TABLE paused FRESHNESS = INTERVAL '1' SECOND AS SELECT k, v FROM src;
+        ALTER MATERIALIZED TABLE paused SUSPEND;
+        INSERT INTO src VALUES (2, 20)""")
+    assert setup.returncode == 0, setup.stderr[-2000:]
+    catalog = load_catalog(warehouse, {})
+
+    def snapshots(name):
+        return catalog.get_table(Identifier("default", name)).snapshot_manager.latest_id()
+    with start_server(warehouse, "--refresh-interval", "1"):
+        deadline = time.monotonic() + 120
+        while snapshots("lapsed") == 1 and time.monotonic() < deadline:
+            time.sleep(0.5)
+    assert snapshots("lapsed") == 2 and snapshots("paused") == 1
+    latest = catalog.get_table(Identifier("default", "lapsed")).snapshot_manager.latest()
+    assert latest.commit_kind == "APPEND" and latest.delta_record_count == 1
