@@ -22,18 +22,14 @@ from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
 from paimon_sql.exceptions import PaimonError, SchemaError, ViewAlreadyExistsError
+from paimon_sql.format.options import redact
 from paimon_sql.format.types import DataField
 from paimon_sql.format.view import ViewSchema
 from paimon_sql.sql import parse, query
-from paimon_sql.format.options import redact
 from paimon_sql.sql.show import CATALOG
 
 
 # -- names --------------------------------------------------------------------------------------
-
-def _case_sensitive(session) -> bool:
-    return session.spark.conf.get("spark.sql.caseSensitive", "false").lower() == "true"
-
 
 def identifier(session, node: exp.Table) -> Optional[Identifier]:
     """The catalog identifier a view name means, or None when its database is not the warehouse's
@@ -44,7 +40,7 @@ def identifier(session, node: exp.Table) -> Optional[Identifier]:
     db = session.database_name(node.db or session.current_database)
     if db is None:
         return None
-    return Identifier(db, node.name if _case_sensitive(session) else node.name.lower())
+    return Identifier(db, node.name if session._case_sensitive() else node.name.lower())
 
 
 def stored(session, node: exp.Table) -> Optional[Tuple[Identifier, ViewSchema]]:
@@ -100,13 +96,13 @@ def _quote(name: str) -> str:
 
 def create(session, node: exp.Create, text: str):
     """CREATE [OR REPLACE] VIEW [IF NOT EXISTS] v [(cols)] [COMMENT c] [TBLPROPERTIES (...)] AS query."""
-    target = node.this.this if isinstance(node.this, exp.Schema) else node.this
-    ident = identifier(session, target)
+    name = node.this.this if isinstance(node.this, exp.Schema) else node.this
+    ident = identifier(session, name)
     if ident is None:
         return session.passthrough()
     replace, if_not_exists = bool(node.args.get("replace")), bool(node.args.get("exists"))
     if replace and if_not_exists:
-        raise PaimonError(f"[CREATE_VIEW_WITH_IF_NOT_EXISTS_AND_REPLACE] CREATE VIEW {target.name} with both "
+        raise PaimonError(f"[CREATE_VIEW_WITH_IF_NOT_EXISTS_AND_REPLACE] CREATE VIEW {name.name} with both "
                           "IF NOT EXISTS and REPLACE is not allowed.")
     exists = session.catalog.view_exists(ident)
     if exists and if_not_exists:
