@@ -60,3 +60,19 @@ def test_format_tables_disabled(catalog_options, catalog_session):
         off.create_table_from_arrow("default.g", __import__("pyarrow").schema([("a", "int32")]),
                                     options={"type": "format-table"})
     assert sorted(open_catalog(catalog_options).list_tables("default")) == ["d", "f"]
+
+
+def test_rename_and_alter(catalog_session, catalog_options):
+    s = catalog_session
+    s.sql("CREATE TABLE a (id INT) TBLPROPERTIES ('type' = 'format-table', 'file.format' = 'json')")
+    s.sql("ALTER TABLE a RENAME TO b")
+    catalog = open_catalog(catalog_options)
+    assert "b" in catalog.list_tables("default") and "a" not in catalog.list_tables("default")
+    assert catalog.get_table("default.b").format == "json"
+    if catalog_options.get("metastore") == "hive":  # the metastore keeps the schema
+        with pytest.raises(PaimonError, match="format table default.b: its schema is the metastore's") as e:
+            s.sql("ALTER TABLE b SET TBLPROPERTIES ('json.ignore-parse-errors' = 'true')")
+        assert "\n" not in str(e.value)
+    else:
+        s.sql("ALTER TABLE b SET TBLPROPERTIES ('json.ignore-parse-errors' = 'true')")
+        assert open_catalog(catalog_options).get_table("default.b").spark_options()["mode"] == "DROPMALFORMED"
