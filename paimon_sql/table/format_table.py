@@ -65,7 +65,8 @@ CSV_MODES = ("PERMISSIVE", "DROPMALFORMED", "FAILFAST")  # CsvOptions.Mode, as S
 _COMMON_KEYS = {"type", "file.format", *COMPRESSION_KEYS}
 FORMAT_KEYS = {"parquet": _COMMON_KEYS, "orc": _COMMON_KEYS,
                "csv": _COMMON_KEYS | {k for keys in CSV_OPTIONS for k in keys},
-               "json": _COMMON_KEYS | {JSON_LINE_DELIMITER, JSON_PARSE_ERRORS, JSON_NULL_KEY_MODE, JSON_NULL_KEY_LITERAL}}
+               "json": _COMMON_KEYS | {JSON_LINE_DELIMITER, JSON_PARSE_ERRORS, JSON_NULL_KEY_MODE,
+                                       JSON_NULL_KEY_LITERAL}}
 
 
 class FormatTableError(PaimonError, AttributeError):
@@ -154,8 +155,9 @@ def check_options(options: Mapping[str, str], name: str) -> None:
     for key in options:
         paimons = key in registry or key.startswith(("csv.", "json.")) or key == "field-delimiter"
         if paimons and key not in own:
-            raise InvalidOptionError(f"option '{key}' is not supported by {_article(fmt)} format table{_named(name)} (plain "
-                                     "files, read and written by Spark's own readers and writers)")
+            raise InvalidOptionError(f"option '{key}' is not supported by {_article(fmt)} format table"
+                                     f"{_named(name)} (plain files, read and written by Spark's own readers and "
+                                     "writers)")
     spark_options(options)
 
 
@@ -178,8 +180,8 @@ def check_schema(schema: TableSchema, name: str = "") -> None:
         bad = [f.name for f in schema.fields
                if not isinstance(f.type, AtomicType) or f.type.name in ("BINARY", "VARBINARY", "VARIANT")]
         if bad:
-            raise SchemaError(f"a csv format table{_named(name)} cannot hold column(s) {', '.join(bad)} (nested or binary "
-                              "types): use parquet, orc or json")
+            raise SchemaError(f"a csv format table{_named(name)} cannot hold column(s) {', '.join(bad)} (nested or "
+                              "binary types): use parquet, orc or json")
 
 
 @dataclass(frozen=True)
@@ -211,8 +213,9 @@ class FormatSchemaManager(SchemaManager):
                 getattr(c, "value", None) != (latest.options.get(c.key) if latest else None)
             if fixed or not isinstance(c, (sc.SetOption, sc.RemoveOption, sc.UpdateComment, sc.AddColumn)) \
                     or isinstance(c, sc.AddColumn) and (c.position is not None or not isinstance(c.name, str)):
-                raise FormatTableError(f"format table at {self.paths.root}: ALTER TABLE can set options, the comment "
-                                       f"and add columns at the end, not {type(c).__name__} (its files stay as written)")
+                raise FormatTableError(f"format table at {self.paths.root}: ALTER TABLE can set options, the "
+                                       f"comment and add columns at the end, not {type(c).__name__} (its files stay "
+                                       "as written)")
         return super().commit_changes(changes)
 
 

@@ -53,7 +53,7 @@ def test_same_statements_as_plain_spark_table(session, spark, tmp_path, fmt):
         "INSERT INTO {t} VALUES (1, 'a', 'd1'), (2, 'b', 'd2'), (3, 'c', 'd3')",
         "INSERT INTO {t} PARTITION (dt = 'd1') VALUES (4, 'd')",
         "INSERT OVERWRITE {t} PARTITION (dt = 'd2') VALUES (5, 'e')",
-        "INSERT OVERWRITE {t} PARTITION (dt = 'd9') SELECT id * 10, name FROM VALUES (1, 'a'), (2, NULL) AS v(id, name)",
+        "INSERT OVERWRITE {t} PARTITION (dt = 'd9') SELECT id * 10, name FROM VALUES (1, 'a'), (2, NULL) v(id, name)",
         "SET spark.sql.sources.partitionOverwriteMode = dynamic",
         "INSERT OVERWRITE {t} VALUES (6, 'f', 'd3'), (7, 'g', 'd4')",
         "SET spark.sql.sources.partitionOverwriteMode = static",
