@@ -93,7 +93,13 @@ def create(session, m: re.Match):
         raise PaimonError(f"a materialized table is a Paimon table, not USING {using}")
     primary = [c.name for pk in head.this.find_all(exp.PrimaryKey) for c in pk.expressions] \
         if isinstance(head.this, exp.Schema) else []
-    query = qualified(parse.prepare(m["query"]), session.current_database)
+    written = parse.prepare(m["query"])
+    temporary = [t.name for t in parse.parse(written).find_all(exp.Table)
+                 if not t.db and t.name and session.is_temp_view(t.name)]
+    if temporary:
+        raise PaimonError(f"the query of materialized table {ident} reads temporary view {temporary[0]}: it is "
+                          "refreshed from any session, where that view is not")
+    query = qualified(written, session.current_database)
     tree = parse.parse(query)
     schema = session.query_dataframe(tree, query).schema
     fields = [DataField(i, f.name, paimon_type_from_sql(f.dataType.simpleString())) for i, f in enumerate(schema)]

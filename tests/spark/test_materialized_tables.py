@@ -199,10 +199,22 @@ def test_drop(src):
     ("CREATE MATERIALIZED TABLE m2 FRESHNESS = INTERVAL '1' WEEK AS SELECT 1 AS a", "FRESHNESS unit"),
     ("CREATE MATERIALIZED TABLE m2 AS SELECT 1 AS a", "cannot read CREATE MATERIALIZED TABLE"),
     ("CREATE MATERIALIZED TABLE mf FRESHNESS = INTERVAL '1' MINUTE AS SELECT 1 AS a", "already exists"),
+    ("CREATE MATERIALIZED TABLE m2 FRESHNESS = INTERVAL '1' MINUTE AS SELECT * FROM tv", "reads temporary view tv"),
 ])
 def test_refusals(src, statement, message):
     src.sql(f"CREATE MATERIALIZED TABLE mf FRESHNESS = INTERVAL '1' HOUR AS {FILTER}")
+    src.sql("CREATE TEMPORARY VIEW tv AS SELECT 1 AS a")
     with pytest.raises(PaimonError, match=message):
         src.sql(statement)
     same(src, "mf", FILTER)
     assert not src.catalog.table_exists(Identifier("default", "m2"))
+
+
+def test_names_resolve_in_the_database_current_at_create(src):
+    src.sql("CREATE DATABASE other")
+    src.sql("CREATE TABLE other.src (k INT NOT NULL, v INT, p STRING)")  # a namesake the query must not read
+    src.sql(f"CREATE MATERIALIZED TABLE other.mf FRESHNESS = INTERVAL '1' HOUR AS {FILTER}")
+    src.sql("USE other")
+    src.sql("INSERT INTO default.src VALUES (4, 40, 'a')")
+    assert refresh(src, "mf")[0] == "incremental"
+    assert len(same(src, "mf", FILTER.replace("FROM src", "FROM default.src"))) == 3
