@@ -37,6 +37,7 @@ from paimon_sql.format.types import DataField
 from paimon_sql.spark.types import paimon_type_from_sql
 from paimon_sql.sql import ddl, parse
 from paimon_sql.table import materialized_table as mt
+from paimon_sql.table.commit import BASE_SNAPSHOT
 from paimon_sql.table.schema_change import SetOption
 
 STATEMENT = re.compile(r"\s*MATERIALIZED\s+TABLE\b", re.I)
@@ -253,9 +254,10 @@ def _incremental(session, table, query: str, tree, refs: list, ids: Dict[str, in
         return None
     if start == end:
         return _result(session, "unchanged", None, 0)
+    base = table.snapshot_manager.latest_id() or 0  # another refresh committing first fails this one
     hint = f"'incremental-between'='{start},{end}','incremental-between-scan-mode'='delta'"
     df = session.query_dataframe(None, _hinted(query, [(plan.source, hint)]))
-    return _write(session, table, df, "incremental", ids)
+    return _write(session, table, df, "incremental", ids, base=base)
 
 
 def _sources(session, tree) -> List[Tuple[exp.Table, object]]:
@@ -295,9 +297,12 @@ def _partition(table, spec_text: str) -> Tuple[dict, str]:
 
 
 def _write(session, table, df, kind: str, sources: Optional[Dict[str, int]], overwrite: bool = False,
-           spec: Optional[dict] = None):
+           spec: Optional[dict] = None, base: Optional[int] = None):
+    """Commit a refresh; ``base``: the table's snapshot an incremental refresh was planned on (its
+    commit fails if another process's refresh committed since: both would append the same rows)."""
     from paimon_sql.spark.write import by_name
-    target = table.copy(mt.refresh_properties(kind, sources))
+    target = table.copy({**mt.refresh_properties(kind, sources), **({BASE_SNAPSHOT: str(base)} if base is not None
+                                                                      else {})})
     before = table.snapshot_manager.latest()
     session.write(by_name(df, target), target, overwrite=overwrite, partition_spec=spec)
     last = mt.last_refresh(table)

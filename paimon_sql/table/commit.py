@@ -43,13 +43,16 @@ from paimon_sql.table.partition_expire import expire_partitions_after_commit
 from paimon_sql.table.partition_names import specs_predicate
 from paimon_sql.table.scan import in_partitions
 from paimon_sql.table.tag_auto_creation import tags_after_commit
-from paimon_sql.table.write import CommitMessage, delete_files, delete_index_files
+from paimon_sql.table.write import CommitMessage, delete_files
 
 _ROLL_CHECK = 1000  # Paimon's rolling writers check a file's size every this many records
 LAST_SAFE_SNAPSHOT = "commit.strict-mode.last-safe-snapshot"
 # a write's own (dynamic) option, never stored: a JSON object the snapshot keeps as its ``properties``
 # (Paimon's ManifestCommittable properties), e.g. what a materialized table's refresh read
 SNAPSHOT_PROPERTIES = "paimon-sql.snapshot-properties"
+# a write's own option: the snapshot id (0: none) the write was planned on. Its commit fails, never
+# retried, once another commit came after it (an incremental refresh appends what it read since then)
+BASE_SNAPSHOT = "paimon-sql.commit.base-snapshot"
 
 
 def _entries(kind: int, messages, files_of) -> List[ManifestEntry]:
@@ -155,6 +158,7 @@ class TableCommit:
         retries = table.options.commit_max_retries
         for attempt in range(retries + 1):
             latest = table.snapshot_manager.latest()
+            self._check_base(latest)
             attempt_files: List[str] = []
             try:
                 adds, deletes, index_changes, changelog, overwrite = changes(latest)
@@ -180,6 +184,12 @@ class TableCommit:
             time.sleep(min(0.01 * (2 ** attempt), 1.0))
         raise CommitConflictError(f"table {table.name}: gave up committing after {retries} retries "
                                   "(other writers kept committing first)")
+
+    def _check_base(self, latest: Optional[Snapshot]) -> None:
+        base = self.table.dynamic_options.get(BASE_SNAPSHOT)
+        if base is not None and (latest.id if latest else 0) != int(base):
+            raise CommitConflictError(f"table {self.table.name}: snapshot {latest.id if latest else 0} was committed "
+                                      f"after snapshot {base}, which this write was planned on; nothing was committed")
 
     def _check_catalog(self) -> None:
         """A table whose partitions a metastore keeps is committed only through a catalog keeping them."""

@@ -7,6 +7,7 @@ import pytest
 from support import SCHEMA
 
 from paimon_sql.exceptions import CommitConflictError
+from paimon_sql.table.commit import BASE_SNAPSHOT
 
 
 def batch(ids, dt="d"):
@@ -27,6 +28,22 @@ def test_newer_snapshot_means_rebase(catalog):
     assert t.new_commit().commit(first) == 2  # prepared against no snapshot, committed on top of 1
     assert sorted(r["id"] for r in t.new_scan().to_arrow().to_pylist()) == [1, 2]
     assert t.snapshot_manager.snapshot(2).total_record_count == 2
+
+
+def test_a_write_planned_on_a_snapshot_fails_once_another_commit_came_after_it(catalog):
+    """paimon-sql.commit.base-snapshot (a materialized table's incremental refresh): no rebase, no
+    retry, nothing committed; on the snapshot it was planned on, it commits."""
+    t = catalog.create_table_from_arrow("db.a", SCHEMA)
+    t.write_arrow(batch([1]))
+    planned = t.copy({BASE_SNAPSHOT: "1"})
+    messages = prepared(planned, batch([2]))
+    t.write_arrow(batch([3]))  # another writer commits snapshot 2 first
+    with pytest.raises(CommitConflictError, match="snapshot 2 was committed after snapshot 1"):
+        planned.new_commit().commit(messages)
+    assert t.snapshot_manager.latest_id() == 2
+    assert sorted(r["id"] for r in t.new_scan().to_arrow().to_pylist()) == [1, 3]
+    again = t.copy({BASE_SNAPSHOT: "2"})
+    assert again.new_commit().commit(prepared(again, batch([4]))) == 3
 
 
 def test_deleting_a_file_already_gone_fails_cleanly(catalog):
