@@ -72,23 +72,37 @@ def compile_driver(source: Path, classpath: str, cache: Path) -> Path:
     return out
 
 
+def hive_client_jars() -> str:
+    """The Hive metastore client jars pip's pyspark ships, for drivers of Java's HiveCatalog."""
+    import pyspark
+    jars = os.path.join(os.path.dirname(pyspark.__file__), "jars")
+    if not any(Path(jars).glob("hive-metastore-*.jar")):
+        raise JavaUnavailable(f"no Hive client jars under {jars}")
+    return f"{jars}/*"
+
+
+def driver_command(source: Path, before=(), after=()) -> list:
+    """The ``java`` command line of driver ``source`` (its class named as the file), compiled and run
+    against the Paimon bundle with the classpath entries ``before`` and ``after`` it."""
+    cache = cache_dir()
+    classpath = os.pathsep.join([*before, str(_jar(cache))])
+    classes = compile_driver(source, classpath, cache)
+    return [_tool("java"), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp",
+            os.pathsep.join([classpath, str(classes), *after]), source.stem]
+
+
 class JavaPaimon:
     """Runs lists of driver commands (see PaimonDriver.java) in one JVM and returns their results."""
 
     def __init__(self):
-        cache = cache_dir()
-        self.java = _tool("java")
-        jar = _jar(cache)
-        self.classpath = f"{jar}{os.pathsep}{compile_driver(SOURCE, str(jar), cache)}"
+        self.command = driver_command(SOURCE)
 
     def run(self, commands: list) -> list:
         """Results in order; a command that failed gives ``{"error": "<exception>"}`` (see ``ok``)."""
         with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
             json.dump(commands, f)
             f.flush()
-            proc = subprocess.run([self.java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", self.classpath,
-                                   "PaimonDriver", f.name],
-                                  capture_output=True, text=True, timeout=300)
+            proc = subprocess.run(self.command + [f.name], capture_output=True, text=True, timeout=300)
         if proc.returncode != 0:
             errors = [line for line in proc.stderr.splitlines() if "SLF4J" not in line and "StatusLogger" not in line]
             raise AssertionError("Java Paimon failed:\n" + "\n".join(errors)[-4000:])

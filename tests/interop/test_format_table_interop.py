@@ -6,16 +6,13 @@ keys and delimiter, written and read with Spark's own file sources.
 Java runs tests/interop/java/FormatTableDriver.java (class path as test_hive_catalog_interop.py's driver).
 """
 
-import glob
 import json
-import os
 import subprocess
 import uuid
 
-import pyspark
 import pytest
 from catalog.hive_metastore import shared_metastore
-from java_paimon import JavaUnavailable, _jar, _tool, cache_dir, compile_driver
+from java_paimon import driver_command, hive_client_jars
 from pathlib import Path
 
 from paimon_sql.table.format_table import FormatTable
@@ -27,13 +24,7 @@ SOURCE = Path(__file__).resolve().parent / "java" / "FormatTableDriver.java"
 
 def _java(uri: str, warehouse: str):
     """Runs one FormatTableDriver op (one JVM per call) and returns its JSON answer."""
-    cache = cache_dir()
-    jars = os.path.join(os.path.dirname(pyspark.__file__), "jars")
-    if not glob.glob(os.path.join(jars, "hive-metastore-*.jar")):
-        raise JavaUnavailable(f"no Hive client jars under {jars}")
-    path = os.pathsep.join([f"{jars}/*", str(_jar(cache))])
-    command = [_tool("java"), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp",
-               os.pathsep.join([path, str(compile_driver(SOURCE, path, cache))]), "FormatTableDriver", uri, warehouse]
+    command = driver_command(SOURCE, before=[hive_client_jars()]) + [uri, warehouse]
 
     def run(*args):
         proc = subprocess.run(command + list(args), capture_output=True, text=True, timeout=300)

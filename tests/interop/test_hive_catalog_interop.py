@@ -8,9 +8,7 @@ fetches, with the Hive 2.3 client and Hadoop jars the pip pyspark ships (first o
 the bundle's own older Hadoop classes lack what the Hive client needs).
 """
 
-import glob
 import json
-import os
 import subprocess
 import threading
 import uuid
@@ -18,10 +16,9 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pyarrow as pa
-import pyspark
 import pytest
 from catalog.hive_metastore import shared_metastore
-from java_paimon import JavaUnavailable, _jar, _tool, cache_dir, compile_driver
+from java_paimon import driver_command, hive_client_jars
 from pymetastore.hive_metastore import ThriftHiveMetastore
 from thrift.protocol.TBinaryProtocol import TBinaryProtocol
 from thrift.transport import TSocket, TTransport
@@ -39,14 +36,7 @@ class JavaHiveCatalog:
     """Runs HiveCatalogDriver ops on Java's HiveCatalog (one JVM per call)."""
 
     def __init__(self, uri: str, warehouse: str):
-        cache = cache_dir()
-        jars = os.path.join(os.path.dirname(pyspark.__file__), "jars")
-        if not glob.glob(os.path.join(jars, "hive-metastore-*.jar")):
-            raise JavaUnavailable(f"no Hive client jars under {jars}")
-        path = os.pathsep.join([f"{jars}/*", str(_jar(cache))])
-        classes = compile_driver(SOURCE, path, cache)
-        self.command = [_tool("java"), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp",
-                        os.pathsep.join([path, str(classes)]), "HiveCatalogDriver", uri, warehouse]
+        self.command = driver_command(SOURCE, before=[hive_client_jars()]) + [uri, warehouse]
 
     def start(self, *args) -> subprocess.Popen:
         return subprocess.Popen(self.command + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

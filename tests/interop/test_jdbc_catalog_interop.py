@@ -24,7 +24,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 from catalog.postgres_server import start_postgres
-from java_paimon import JavaUnavailable, _jar, _tool, cache_dir, compile_driver
+from java_paimon import JavaUnavailable, driver_command
 
 from paimon_sql.catalog import load_catalog
 from paimon_sql.exceptions import PaimonError
@@ -44,11 +44,7 @@ class JavaJdbcCatalog:
         jar, package = DRIVERS[backend]
         if not os.path.exists(jar):
             raise JavaUnavailable(f"{jar} is missing: apt-get install {package}")
-        cache = cache_dir()
-        bundle = _jar(cache)
-        classes = compile_driver(SOURCE, str(bundle), cache)
-        self.command = [_tool("java"), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp",
-                        os.pathsep.join([str(bundle), str(classes), jar]), "JdbcCatalogDriver"]
+        self.command = driver_command(SOURCE, after=[jar])
 
     def start(self, catalog: dict, commands: list) -> subprocess.Popen:
         f = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)

@@ -10,13 +10,12 @@ schema and writers (see its comment); Java's reads of the table are those Object
 """
 
 import json
-import os
 import subprocess
 import tempfile
 from pathlib import Path
 
 import pytest
-from java_paimon import _jar, _tool, cache_dir, compile_driver
+from java_paimon import driver_command
 from spark.conftest import rows, session, spark  # noqa: F401  (fixtures: one SparkSession per run)
 
 from paimon_sql.table.object_table import FIELDS
@@ -39,14 +38,10 @@ JAVA_SCHEMA = [["path", "STRING NOT NULL"], ["parent_path", "STRING NOT NULL"], 
 
 def java(warehouse: str, commands: list) -> list:
     """The results of driver ``commands`` run in one JVM on the filesystem catalog of ``warehouse``."""
-    cache = cache_dir()
-    jar = _jar(cache)
-    classpath = os.pathsep.join([str(jar), str(compile_driver(SOURCE, str(jar), cache))])
     with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
         json.dump({"warehouse": warehouse, "commands": commands}, f)
         f.flush()
-        proc = subprocess.run([_tool("java"), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", classpath,
-                               "ObjectTableDriver", f.name], capture_output=True, text=True, timeout=300)
+        proc = subprocess.run(driver_command(SOURCE) + [f.name], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-4000:]
     results = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
     errors = [r["error"] for r in results if isinstance(r, dict) and "error" in r]
