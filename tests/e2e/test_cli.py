@@ -107,6 +107,46 @@ def test_views_cache_explain_example_script(warehouse):
     assert count == [{"rows_after_explain": 4}]
 
 
+def test_table_types_example_script(warehouse):
+    """sql_examples/table_types.sql: catalog views, format tables, object tables and materialized tables."""
+    script = Path(__file__).resolve().parents[2] / "sql_examples" / "table_types.sql"
+    proc = run(warehouse, "-f", str(script), "--output", "json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = [json.loads(x) for x in proc.stdout.strip().splitlines()]
+    (big, history, first, views, create_view, describe, tables,
+     fmt_day, fmt_parquet, fmt_create,
+     obj_describe, obj_refreshed, obj_csv, obj_refreshed_again, obj_by_day, obj_before, obj_snapshots,
+     mt_big, mt_agg, by_customer, mt_full, mt_partition, big_orders, mt_v1, mt_snapshots, mt_create) = out
+    # views: the third order, inserted after CREATE VIEW, is seen; history and time travel inside views
+    assert big == [{"order_id": 2, "amount": 20.0}, {"order_id": 3, "amount": 30.0}]
+    assert history == [{"count(1)": 2}] and first == [{"count(1)": 2}]
+    assert [v["viewName"] for v in views] == ["v_first", "v_history", "v_large"]
+    assert "WHERE amount > 25" in create_view[0]["createtab_stmt"]
+    assert [d["col_name"] for d in describe] == ["order_id", "amount"]
+    assert {(t["table_name"], t["table_type"]) for t in tables} >= {("v_large", "view"), ("v_orders", "table")}
+    # format tables: the overwritten partition and the other one, the same rows as Parquet
+    assert fmt_day == [{"id": 2, "name": "b", "dt": "2024-01-02"}, {"id": 3, "name": None, "dt": "2024-01-02"}]
+    assert fmt_parquet == [{"dt": "2024-01-01", "n": 1}, {"dt": "2024-01-02", "n": 2}]
+    assert "'type' = 'format-table'" in fmt_create[0]["createtab_stmt"]
+    cols = [c["col_name"] for c in obj_describe]
+    assert cols[:4] == ["path", "parent_path", "name", "length"] and "metadata" in cols
+    # object tables: the format table's files, a new partition's file after the second refresh
+    assert obj_csv[0]["files"] == 2 and obj_refreshed_again[0]["file_number"] > obj_refreshed[0]["file_number"]
+    assert obj_by_day == [{"dt": d, "csv_files": 1} for d in ("2024-01-01", "2024-01-02", "2024-01-03")]
+    assert obj_before == [{"count(1)": 0}]
+    assert [s["commit_kind"] for s in obj_snapshots] == ["OVERWRITE", "OVERWRITE"]
+    # materialized tables: incremental after appends, full after a delete, equal to their queries
+    assert mt_big[0]["refresh"] == mt_agg[0]["refresh"] == "incremental"
+    assert by_customer == [{"customer": "ann", "orders": 3, "total": "29.25", "biggest": "12.00"},
+                           {"customer": "bob", "orders": 1, "total": "25.50", "biggest": "25.50"},
+                           {"customer": "cid", "orders": 1, "total": "99.00", "biggest": "99.00"}]
+    assert mt_full[0]["refresh"] == "full" and mt_partition[0]["refresh"] == "partition"
+    assert [r["order_id"] for r in big_orders] == [1, 4, 5]
+    assert mt_v1 == [{"count(1)": 2}]
+    assert [s["commit_kind"] for s in mt_snapshots] == ["OVERWRITE", "APPEND", "OVERWRITE"]
+    assert "materialized-table.definition-query" in mt_create[0]["createtab_stmt"]
+
+
 def test_maintenance_example_script(warehouse):
     """sql_examples/maintenance.sql: compact, tag, expire_snapshots, rollback, remove_orphan_files, SHOW/DESCRIBE
     PROCEDURE(S), through the binary on a fresh warehouse."""
