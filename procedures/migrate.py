@@ -25,7 +25,7 @@ from paimon_sql.format import binary_row
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.format.types import DataField
 from paimon_sql.procedures.base import Procedure, optional, register, required
-from paimon_sql.spark.types import paimon_type_from_sql
+from paimon_sql.format.types import paimon_type_from_sql
 from paimon_sql.table import migrate as core
 
 SOURCE_TYPES = ("hive",) + core.FORMATS

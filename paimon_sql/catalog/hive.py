@@ -53,7 +53,8 @@ from paimon_sql.exceptions import (
 )
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.format.view import ViewSchema
-from paimon_sql.format.types import ArrayType, AtomicType, DataField, MapType, MultisetType, RowType, parse_type
+from paimon_sql.format.types import (ArrayType, AtomicType, DataField, MapType, MultisetType, RowType,
+                                     paimon_type_from_sql, parse_type)
 from paimon_sql.table import format_table
 from paimon_sql.table.catalog_environment import CatalogEnvironment, unlocked
 from paimon_sql.table.format_table import FormatTable
@@ -523,7 +524,6 @@ def _format_schema(table: "ttypes.Table", fmt: str) -> TableSchema:
     then the partition keys, the parameters as options (``comment`` the comment), a text table's
     ``field.delim`` (Hive's default \\u0001) as ``field-delimiter``. Not checked as a new table's
     options are: what a read cannot honour fails when it is read."""
-    from paimon_sql.spark.types import paimon_type_from_sql  # Hive's type names are Spark's
     options = dict(table.parameters or {})
     comment = options.pop("comment", None)
     options.update({"type": format_table.FORMAT_TABLE, "file.format": fmt})

@@ -379,3 +379,15 @@ def fields_from_arrow(schema: pa.Schema) -> List[DataField]:
 
 def arrow_schema(fields: List[DataField]) -> pa.Schema:
     return pa.schema([f.to_arrow() for f in fields])
+
+def paimon_type_from_sql(text: str) -> DataType:
+    """A column type written in DDL: Spark's spellings first, Flink/Paimon ones otherwise."""
+    upper = " ".join(text.upper().split())
+    base = upper.split(" NOT NULL")[0]
+    if base == "TIMESTAMP" or base == "TIMESTAMP_LTZ":
+        return parse_type(upper.replace(base, "TIMESTAMP_LTZ(6)", 1))
+    if base == "TIMESTAMP_NTZ":
+        return parse_type(upper.replace(base, "TIMESTAMP(6)", 1))
+    if base == "BINARY":
+        return parse_type(upper.replace(base, f"VARBINARY({MAX_LENGTH})", 1))
+    return parse_type(text)

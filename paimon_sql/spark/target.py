@@ -21,7 +21,7 @@ from paimon_sql.exceptions import PaimonError, SchemaError, TableNotFoundError
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.format.types import DataField
 from paimon_sql.spark.source import is_location, store_options
-from paimon_sql.spark.types import paimon_type_from_sql
+from paimon_sql.format.types import paimon_type_from_sql
 from paimon_sql.spark.write import EXPLICIT_CAST, MERGE_SCHEMA, by_name, merge_schema, write_dataframe
 
 LAYOUT_KEYS = ("primary-key", "partition")  # describe a table's layout: given when creating it, never per write

@@ -13,14 +13,12 @@ import pyarrow as pa
 from pyspark.sql import types as T
 
 from paimon_sql.format.types import (
-    MAX_LENGTH,
     ArrayType,
     AtomicType,
     DataField,
     DataType,
     MapType,
     MultisetType,
-    parse_type,
 )
 
 _SIMPLE = {"BOOLEAN": "BOOLEAN", "TINYINT": "TINYINT", "SMALLINT": "SMALLINT", "INT": "INT", "BIGINT": "BIGINT",
@@ -106,15 +104,4 @@ def to_spark_arrow(table: pa.Table, fields: List[DataField]) -> pa.Table:
     return pa.Table.from_arrays([table.column(f.name).cast(schema.field(f.name).type) for f in fields], schema=schema)
 
 
-def paimon_type_from_sql(text: str) -> DataType:
-    """A column type written in DDL: Spark's spellings first, Flink/Paimon ones otherwise."""
-    upper = " ".join(text.upper().split())
-    base = upper.split(" NOT NULL")[0]
-    if base == "TIMESTAMP" or base == "TIMESTAMP_LTZ":
-        return parse_type(upper.replace(base, "TIMESTAMP_LTZ(6)", 1))
-    if base == "TIMESTAMP_NTZ":
-        return parse_type(upper.replace(base, "TIMESTAMP(6)", 1))
-    if base == "BINARY":
-        return parse_type(upper.replace(base, f"VARBINARY({MAX_LENGTH})", 1))
-    return parse_type(text)
 

@@ -26,10 +26,11 @@ from pyspark.sql.types import IntegerType, StructField, StructType
 
 from paimon_sql.exceptions import SchemaError
 from paimon_sql.format import binary_row
-from paimon_sql.format.types import MAX_LENGTH, ArrayType, AtomicType, DataField, DataType, MapType, MultisetType
+from paimon_sql.format.types import (MAX_LENGTH, ArrayType, AtomicType, DataField, DataType, MapType, MultisetType,
+                                     paimon_type_from_sql)
 from paimon_sql.spark import native_write
 from paimon_sql.spark.source import BUCKET_COLUMN, ROWKIND_COLUMN
-from paimon_sql.spark.types import can_store_assign, paimon_type_from_sql, spark_datatype
+from paimon_sql.spark.types import can_store_assign, spark_datatype
 from paimon_sql.table.paths import MAIN_BRANCH
 from paimon_sql.table.schema_change import AddColumn
 

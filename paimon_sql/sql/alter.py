@@ -18,7 +18,7 @@ from typing import List, Tuple
 from sqlglot import exp
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.spark.types import paimon_type_from_sql
+from paimon_sql.format.types import paimon_type_from_sql
 from paimon_sql.sql import parse, show
 from paimon_sql.sql.ddl import _columns, _literal_text
 from paimon_sql.table import schema_change as sc

@@ -23,7 +23,7 @@ from sqlglot import exp
 from paimon_sql.catalog import Identifier
 from paimon_sql.exceptions import PaimonError, SchemaError, ViewAlreadyExistsError
 from paimon_sql.format.options import redact
-from paimon_sql.format.types import DataField
+from paimon_sql.format.types import DataField, paimon_type_from_sql
 from paimon_sql.format.view import ViewSchema
 from paimon_sql.sql import parse, query
 from paimon_sql.sql.show import CATALOG
@@ -155,7 +155,6 @@ def _analysed(session, ident: Identifier, text: str, columns, comment, options) 
             raise PaimonError(f"[INVALID_TEMP_OBJ_REFERENCE] Cannot create the persistent object "
                               f"`{CATALOG}`.`{ident.database}`.`{ident.table}` of the type VIEW because it references "
                               f"to the temporary object `{node.name}` of the type VIEW.")
-    from paimon_sql.spark.types import paimon_type_from_sql
     schema = session.query_dataframe(None, body(ident, ViewSchema.of_spark([], text))).schema
     if columns is not None and len(columns) != len(schema.fields):
         reason = "too many data columns" if len(schema.fields) > len(columns) else "not enough data columns"

@@ -19,8 +19,8 @@ from paimon_sql.catalog.base import DEFAULT_DATABASE
 from paimon_sql.exceptions import DatabaseNotEmptyError, PaimonError, SchemaError, TableAlreadyExistsError
 from paimon_sql.format.options import redact
 from paimon_sql.format.schema import TableSchema
-from paimon_sql.format.types import DataField
-from paimon_sql.spark.types import paimon_type_from_sql, spark_type
+from paimon_sql.format.types import DataField, paimon_type_from_sql
+from paimon_sql.spark.types import spark_type
 from paimon_sql.sql import parse
 from paimon_sql.table import object_table
 

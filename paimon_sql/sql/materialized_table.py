@@ -34,7 +34,7 @@ from paimon_sql.catalog import Identifier
 from paimon_sql.exceptions import PaimonError, SchemaError, TableAlreadyExistsError, TableNotFoundError
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.format.types import DataField
-from paimon_sql.spark.types import paimon_type_from_sql
+from paimon_sql.format.types import paimon_type_from_sql
 from paimon_sql.sql import ddl, parse
 from paimon_sql.table import materialized_table as mt
 from paimon_sql.table.commit import BASE_SNAPSHOT
