@@ -21,6 +21,7 @@ from pathlib import Path
 WHEEL = "paimon-python-ali==0.1.1"
 JAR_IN_WHEEL = "paimon_python_java/java_dependencies/paimon-python-java-bridge.jar"
 SOURCE = Path(__file__).resolve().parent / "java" / "PaimonDriver.java"
+SUPPORT = SOURCE.parent / "DriverSupport.java"
 
 
 class JavaUnavailable(RuntimeError):
@@ -56,14 +57,16 @@ def _jar(cache: Path) -> Path:
 
 
 def compile_driver(source: Path, classpath: str, cache: Path) -> Path:
-    """The classes of a Java driver ``source`` compiled against ``classpath``, in a directory named
-    by the source's hash (a changed source compiles anew)."""
-    digest = hashlib.sha256(source.read_bytes()).hexdigest()[:16]
+    """The classes of a Java driver ``source`` (with java/DriverSupport.java, which drivers share)
+    compiled against ``classpath``, in a directory named by the sources' hash (a changed source
+    compiles anew)."""
+    sources = [source, SUPPORT] if source != SUPPORT else [source]
+    digest = hashlib.sha256(b"".join(s.read_bytes() for s in sources)).hexdigest()[:16]
     out = cache / f"{source.stem}-{digest}"
     if (out / f"{source.stem}.class").exists():
         return out
     tmp = Path(tempfile.mkdtemp(dir=cache))
-    proc = subprocess.run([_tool("javac"), "-nowarn", "-cp", classpath, "-d", str(tmp), str(source)],
+    proc = subprocess.run([_tool("javac"), "-nowarn", "-cp", classpath, "-d", str(tmp), *map(str, sources)],
                           capture_output=True, text=True)
     if proc.returncode != 0:
         shutil.rmtree(tmp)

@@ -58,18 +58,7 @@ public class JdbcCatalogDriver {
         input.get("catalog").fields().forEachRemaining(e -> options.put(e.getKey(), e.getValue().asText()));
         try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(Options.fromMap(options)))) {
             for (JsonNode cmd : input.get("commands")) {
-                Object result;
-                try {
-                    result = run(catalog, options, cmd);
-                } catch (Exception e) {
-                    Throwable root = e;
-                    while (root.getCause() != null) {
-                        root = root.getCause();
-                    }
-                    result = Map.of("error", e + (root == e ? "" : " <- " + root));
-                }
-                System.out.println(JSON.writeValueAsString(result));
-                System.out.flush();
+                DriverSupport.answer(() -> run(catalog, options, cmd));
             }
         }
     }

@@ -84,18 +84,7 @@ public class ObjectTableDriver {
         options.set("warehouse", input.get("warehouse").asText());
         try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(options))) {
             for (JsonNode cmd : input.get("commands")) {
-                Object result;
-                try {
-                    result = run(catalog, cmd);
-                } catch (Exception e) {
-                    Throwable root = e;
-                    while (root.getCause() != null) {
-                        root = root.getCause();
-                    }
-                    result = Map.of("error", e + (root == e ? "" : " <- " + root));
-                }
-                System.out.println(JSON.writeValueAsString(result));
-                System.out.flush();
+                DriverSupport.answer(() -> run(catalog, cmd));
             }
         }
     }

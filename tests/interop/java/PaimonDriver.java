@@ -95,17 +95,7 @@ public class PaimonDriver {
             String warehouse = cmd.get("warehouse").asText();
             Catalog catalog = catalogs.computeIfAbsent(warehouse,
                     w -> CatalogFactory.createCatalog(CatalogContext.create(new Path(w))));
-            Object result;
-            try {
-                result = run(catalog, cmd);
-            } catch (Exception e) {
-                Throwable root = e;
-                while (root.getCause() != null) {
-                    root = root.getCause();
-                }
-                result = Map.of("error", e + (root == e ? "" : " <- " + root));
-            }
-            System.out.println(JSON.writeValueAsString(result));
+            DriverSupport.answer(() -> run(catalog, cmd));
         }
         for (Catalog c : catalogs.values()) {
             c.close();
