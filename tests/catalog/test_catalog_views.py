@@ -95,10 +95,9 @@ def test_view_sql(catalog_session, catalog_options):
     s.sql(f"DROP DATABASE {db} CASCADE")
 
 
+@pytest.mark.parametrize("catalog_options", ["sqlite", "postgres"], indirect=True)
 def test_jdbc_rows_are_javas(catalog_options):
     """The JDBC catalog's row is Java's: paimon_views (catalog_key, database_name, view_name, view_schema)."""
-    if catalog_options.get("metastore") != "jdbc":
-        pytest.skip("the JDBC catalog's table")
     catalog = open_catalog(catalog_options)
     catalog.create_database("default", ignore_if_exists=True)
     catalog.create_view("default.v", VIEW)
@@ -118,11 +117,10 @@ print([tuple(r) for r in spark.sql(f"DESCRIBE {sys.argv[2]}").collect()])
 """
 
 
+@pytest.mark.parametrize("catalog_options", ["hive"], indirect=True)
 def test_hive_reads_our_view(catalog_options):
     """A view of the Hive catalog is a VIRTUAL_VIEW Hive's own clients read: Spark's Hive catalog
     (the Hive 2.3 client) lists its columns and runs its query."""
-    if catalog_options.get("metastore") != "hive":
-        pytest.skip("the Hive catalog's registration")
     import subprocess
     import sys
     catalog = open_catalog(catalog_options)
