@@ -97,8 +97,9 @@ def driver_command(source: Path, before=(), after=()) -> list:
 class JavaPaimon:
     """Runs lists of driver commands (see PaimonDriver.java) in one JVM and returns their results."""
 
-    def __init__(self):
-        self.command = driver_command(SOURCE)
+    def __init__(self, after=()):
+        """``after``: more classpath entries (a codec the bundle leaves to its host)."""
+        self.command = driver_command(SOURCE, after=after)
 
     def run(self, commands: list) -> list:
         """Results in order; a command that failed gives ``{"error": "<exception>"}`` (see ``ok``)."""

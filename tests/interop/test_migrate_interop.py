@@ -20,14 +20,11 @@ def java():
     """Java Paimon with Spark's snappy-java on its classpath: Spark writes Snappy-compressed files by
     default, and the Paimon bundle leaves that codec to its host (Flink, Spark, Hive ship it)."""
     import pyspark
+    jars = os.path.join(os.path.dirname(pyspark.__file__), "jars")
     try:
-        driver = JavaPaimon()
+        return JavaPaimon(after=[os.path.join(jars, j) for j in os.listdir(jars) if j.startswith("snappy-java")])
     except JavaUnavailable as e:
         pytest.fail(f"Java Paimon is needed for these tests: {e}", pytrace=False)
-    jars = os.path.join(os.path.dirname(pyspark.__file__), "jars")
-    snappy = [os.path.join(jars, j) for j in os.listdir(jars) if j.startswith("snappy-java")]
-    driver.classpath = os.pathsep.join([driver.classpath] + snappy)
-    return driver
 
 
 def saved_table(spark, fmt, partitions):
