@@ -12,11 +12,9 @@ import org.apache.paimon.catalog.DelegateCatalog;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
-import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.jdbc.JdbcCatalog;
 import org.apache.paimon.jdbc.JdbcCatalogLock;
 import org.apache.paimon.options.Options;
-import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
@@ -24,7 +22,6 @@ import org.apache.paimon.table.Table;
 import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.BatchTableWrite;
 import org.apache.paimon.table.sink.BatchWriteBuilder;
-import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.types.DataField;
 import org.apache.paimon.types.DataTypeJsonParser;
 import org.apache.paimon.types.DataTypeRoot;
@@ -100,7 +97,7 @@ public class JdbcCatalogDriver {
             case "rename": catalog.renameTable(id, Identifier.fromString(cmd.get("to").asText()), false); return "ok";
             case "drop": catalog.dropTable(id, false); return "ok";
             case "write": return write(catalog.getTable(id), cmd.get("rows"));
-            case "read": return read(catalog.getTable(id));
+            case "read": return DriverSupport.rows(catalog.getTable(id));
             case "hold_lock": {
                 Catalog jdbc = catalog instanceof DelegateCatalog ? ((DelegateCatalog) catalog).wrapped() : catalog;
                 JdbcCatalogLock lock = new JdbcCatalogLock(((JdbcCatalog) jdbc).getConnections(),
@@ -134,23 +131,5 @@ public class JdbcCatalogDriver {
             commit.commit(write.prepareCommit());
         }
         return "ok";
-    }
-
-    private static List<List<Object>> read(Table table) throws Exception {
-        List<DataField> fields = table.rowType().getFields();
-        ReadBuilder builder = table.newReadBuilder();
-        List<List<Object>> out = new ArrayList<>();
-        try (RecordReader<InternalRow> reader = builder.newRead().createReader(builder.newScan().plan())) {
-            reader.forEachRemaining(row -> {
-                List<Object> values = new ArrayList<>();
-                for (int i = 0; i < fields.size(); i++) {
-                    DataTypeRoot root = fields.get(i).type().getTypeRoot();
-                    values.add(row.isNullAt(i) ? null : root == DataTypeRoot.BIGINT ? (Object) row.getLong(i)
-                            : root == DataTypeRoot.INTEGER ? (Object) row.getInt(i) : row.getString(i).toString());
-                }
-                out.add(values);
-            });
-        }
-        return out;
     }
 }

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
@@ -13,14 +12,11 @@ import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericMap;
 import org.apache.paimon.data.GenericRow;
-import org.apache.paimon.data.InternalMap;
-import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.data.Timestamp;
 import org.apache.paimon.fs.FileIO;
 import org.apache.paimon.fs.FileStatus;
 import org.apache.paimon.fs.Path;
 import org.apache.paimon.options.Options;
-import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
@@ -29,9 +25,7 @@ import org.apache.paimon.table.Table;
 import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.BatchTableWrite;
 import org.apache.paimon.table.sink.BatchWriteBuilder;
-import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.types.DataField;
-import org.apache.paimon.types.DataTypeRoot;
 import org.apache.paimon.types.DataTypes;
 import org.apache.paimon.types.RowType;
 
@@ -160,37 +154,8 @@ public class ObjectTableDriver {
     }
 
     private static List<List<Object>> read(Table table) throws Exception {
-        List<DataField> fields = table.rowType().getFields();
-        ReadBuilder builder = table.newReadBuilder();
-        List<List<Object>> out = new ArrayList<>();
-        try (RecordReader<InternalRow> reader = builder.newRead().createReader(builder.newScan().plan())) {
-            reader.forEachRemaining(row -> {
-                List<Object> values = new ArrayList<>();
-                for (int i = 0; i < fields.size(); i++) {
-                    values.add(row.isNullAt(i) ? null : value(row, i, fields.get(i).type().getTypeRoot()));
-                }
-                out.add(values);
-            });
-        }
+        List<List<Object>> out = DriverSupport.rows(table);
         out.sort((a, b) -> ((String) a.get(0)).compareTo((String) b.get(0)));
         return out;
-    }
-
-    private static Object value(InternalRow row, int i, DataTypeRoot root) {
-        switch (root) {
-            case BIGINT: return row.getLong(i);
-            case INTEGER: return row.getInt(i);
-            case TIMESTAMP_WITH_LOCAL_TIME_ZONE: return row.getTimestamp(i, 3).getMillisecond();
-            case MAP: {
-                InternalMap map = row.getMap(i);
-                Map<String, String> out = new TreeMap<>();
-                for (int k = 0; k < map.size(); k++) {
-                    out.put(map.keyArray().getString(k).toString(),
-                            map.valueArray().isNullAt(k) ? null : map.valueArray().getString(k).toString());
-                }
-                return out;
-            }
-            default: return row.getString(i).toString();
-        }
     }
 }
