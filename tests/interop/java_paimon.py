@@ -125,4 +125,4 @@ def ok(result):
 
 
 if __name__ == "__main__":
-    print(JavaPaimon().classpath)
+    print(" ".join(JavaPaimon().command))
