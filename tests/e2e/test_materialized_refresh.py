@@ -5,19 +5,24 @@ import subprocess
 import sys
 import time
 
-from tests.e2e.test_cli import BIN, run
+from spark.conftest import rows, session, spark  # noqa: F401  (fixtures: one SparkSession per run)
+from tests.e2e.test_cli import BIN
 
 
-def test_refresh_command_refreshes_lapsed_and_skips_fresh_and_suspended(warehouse):
-    setup = run(warehouse, "--output", "tsv", "-e", """
-        CREATE TABLE src (k INT, v INT);
-        INSERT INTO src VALUES (1, 10);
-        CREATE MATERIALIZED TABLE lapsed FRESHNESS = INTERVAL '1' SECOND AS SELECT k, v FROM src;
-        CREATE MATERIALIZED TABLE fresh FRESHNESS = INTERVAL '1' DAY AS SELECT k, v FROM src;
-        CREATE MATERIALIZED TABLE paused FRESHNESS = INTERVAL '1' SECOND AS SELECT k, v FROM src;
-        ALTER MATERIALIZED TABLE paused SUSPEND;
-        INSERT INTO src VALUES (2, 20)""")
-    assert setup.returncode == 0, setup.stderr[-2000:]
+def setup(session, *tables):
+    """A source with one row, materialized tables ``(name, freshness)`` over it (``paused`` suspended),
+    then a second source row: every table but the suspended one is one row behind. The setup runs in
+    the test run's Spark; the command and the server under test run in their own processes."""
+    session.sql("CREATE TABLE src (k INT, v INT)")
+    session.sql("INSERT INTO src VALUES (1, 10)")
+    for name, freshness in tables:
+        session.sql(f"CREATE MATERIALIZED TABLE {name} FRESHNESS = INTERVAL {freshness} AS SELECT k, v FROM src")
+    session.sql("ALTER MATERIALIZED TABLE paused SUSPEND")
+    session.sql("INSERT INTO src VALUES (2, 20)")
+
+
+def test_refresh_command_refreshes_lapsed_and_skips_fresh_and_suspended(session, warehouse):
+    setup(session, ("lapsed", "'1' SECOND"), ("fresh", "'1' DAY"), ("paused", "'1' SECOND"))
     time.sleep(1.5)
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
     proc = subprocess.run([BIN, "refresh", "--warehouse", warehouse, "--master", "local[2]", "--output", "tsv"],
@@ -26,22 +31,14 @@ def test_refresh_command_refreshes_lapsed_and_skips_fresh_and_suspended(warehous
     assert sorted(proc.stdout.splitlines()[1:]) == ["default.fresh\tskipped\tfresh",
                                                     "default.lapsed\trefreshed\tincremental, 1 row(s) added",
                                                     "default.paused\tskipped\tsuspended"]
-    check = run(warehouse, "--output", "tsv", "-e",
-                "SELECT count(*) FROM lapsed; SELECT count(*) FROM fresh; SELECT count(*) FROM paused")
-    assert check.stdout.split() == ["count(1)", "2", "count(1)", "1", "count(1)", "1"]
+    counts = [rows(session, f"SELECT count(*) FROM {t}") for t in ("lapsed", "fresh", "paused")]
+    assert counts == [[(2,)], [(1,)], [(1,)]]
 
 
-def test_server_refreshes_lapsed_tables_in_the_background(warehouse):
+def test_server_refreshes_lapsed_tables_in_the_background(session, warehouse):
     from paimon_sql.catalog import Identifier, load_catalog
     from tests.e2e.server_support import start_server
-    setup = run(warehouse, "-e", """
-        CREATE TABLE src (k INT, v INT);
-        INSERT INTO src VALUES (1, 10);
-        CREATE MATERIALIZED TABLE lapsed FRESHNESS = INTERVAL '1' SECOND AS SELECT k, v FROM src;
-        CREATE MATERIALIZED TABLE paused FRESHNESS = INTERVAL '1' SECOND AS SELECT k, v FROM src;
-        ALTER MATERIALIZED TABLE paused SUSPEND;
-        INSERT INTO src VALUES (2, 20)""")
-    assert setup.returncode == 0, setup.stderr[-2000:]
+    setup(session, ("lapsed", "'1' SECOND"), ("paused", "'1' SECOND"))
     catalog = load_catalog(warehouse, {})
 
     def snapshots(name):
