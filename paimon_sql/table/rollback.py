@@ -6,11 +6,13 @@ every file only they referenced (data, manifests, manifest lists, index and stat
 files shared with anything kept (snapshots up to the target, earlier tags, branches) stay.
 pypaimon's rollback leaves those files behind; Paimon's and ours do not.
 
-Order, so that an interrupted rollback is completed by running it again and readers of the
-target never miss a file: files before the metadata naming them (data, index and statistics
-files, then manifests, then manifest lists), then the snapshot files from the newest down (the
-latest is always a whole snapshot), the tags and changelogs, then the LATEST/EARLIEST hints. A
-re-run reads what is left leniently and deletes the rest.
+Order, as Paimon's RollbackHelper: the snapshot files first, from the newest down, so that
+whenever the process dies the latest snapshot is a whole one (never one whose files are half
+deleted); then the tags and changelogs; then the files only they named (data, index and
+statistics files, then manifests, then manifest lists); then the LATEST hint. Rolling back to an
+expired tag writes the tag's snapshot and the EARLIEST hint before anything is deleted. A rollback
+interrupted before its files are gone leaves them unreferenced: running it again completes what
+is still named, and ``remove_orphan_files`` removes the rest.
 """
 
 from __future__ import annotations
@@ -75,19 +77,19 @@ def _rollback(table, target: Snapshot) -> Tuple[int, int]:
         doomed |= later.whole(snap)
     doomed -= kept
 
-    for phase in _phases(table, doomed):
-        for path in phase:
-            io.delete(path)
-    remove_empty_dirs(table, {posixpath.dirname(p) for p in doomed})
+    if not io.exists(sm.paths.snapshot_path(target.id)):  # rolled back to an expired tag
+        io.write_bytes(sm.paths.snapshot_path(target.id), target.to_json().encode("utf-8"))
+        io.write_bytes(f"{sm.paths.snapshot_dir}/EARLIEST", str(target.id).encode())
     for sid in sorted(doomed_ids, reverse=True):
         io.delete(sm.paths.snapshot_path(sid))
     for name in doomed_tags:
         table.tag_manager.delete(name, ignore_if_missing=True)
     for cid in doomed_changelogs:
         io.delete(changelog_path(table, cid))
-    if not io.exists(sm.paths.snapshot_path(target.id)):  # rolled back to an expired tag
-        io.write_bytes(sm.paths.snapshot_path(target.id), target.to_json().encode("utf-8"))
-        io.write_bytes(f"{sm.paths.snapshot_dir}/EARLIEST", str(target.id).encode())
+    for phase in _phases(table, doomed):
+        for path in phase:
+            io.delete(path)
+    remove_empty_dirs(table, {posixpath.dirname(p) for p in doomed})
     io.write_bytes(f"{sm.paths.snapshot_dir}/LATEST", str(target.id).encode())
     return previous, target.id
 

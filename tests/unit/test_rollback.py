@@ -2,12 +2,14 @@
 later snapshots, their tags and the files only they referenced are gone, shared files stay."""
 
 import os
+import time
 from dataclasses import replace
 
 import pyarrow as pa
 import pytest
 
 from paimon_sql.exceptions import SnapshotNotFoundError
+from paimon_sql.table.orphan_files import remove_orphan_files
 from paimon_sql.table.references import snapshot_files
 from paimon_sql.table.rollback import (rollback_to_snapshot, rollback_to_tag, rollback_to_timestamp,
                                        rollback_to_watermark)
@@ -121,6 +123,9 @@ def test_unknown_targets_are_one_line_errors_and_change_nothing(table):
 
 
 def test_interrupted_rollback_completes_when_run_again(table, monkeypatch):
+    """The snapshot files go first (as Paimon's): killed at any deletion, the latest snapshot is a
+    whole one; running the rollback again completes it, and the files the interrupted run had not
+    deleted yet, which nothing names any more, are what orphan removal removes."""
     expected = _rows(table, 2)
     io = table.io
     real_delete, calls = io.delete, []
@@ -135,14 +140,16 @@ def test_interrupted_rollback_completes_when_run_again(table, monkeypatch):
     with pytest.raises(OSError):
         rollback_to_snapshot(table, 2)
     monkeypatch.setattr(io, "delete", real_delete)
-    assert _rows(table, 2) == expected  # readers of the target miss nothing meanwhile
+    assert [os.path.basename(p) for p in calls[:3]] == ["snapshot-5", "snapshot-4", "snapshot-3"]
+    assert _rows(table) == expected  # the latest snapshot is whole: here already the target
     rollback_to_snapshot(table, 2)
     assert _rows(table) == expected and table.snapshot_manager.listed_ids() == [1, 2]
+    remove_orphan_files(table, older_than_millis=int(time.time() * 1000))
     referenced = set()
     for sid in (1, 2):
         referenced |= snapshot_files(table, table.snapshot_manager.snapshot(sid))
     data = {os.path.join(table.path, f) for f in _files(table.path) if "/bucket-" in f}
-    assert data <= referenced  # no file of the removed snapshots was left behind
+    assert data <= referenced and _rows(table) == expected  # no file of the removed snapshots was left
 
 
 def test_a_branch_keeps_the_files_of_the_snapshot_it_was_made_from(table):
