@@ -1,8 +1,11 @@
 """SnapshotManager: find, read and publish snapshots of one table directory.
 
-``LATEST`` and ``EARLIEST`` are hints: writers update them after a commit and may die before,
-so the latest id is the hint followed by probing ``snapshot-(hint+1)...`` until one is missing,
-and without a hint the ids listed in ``snapshot/``.
+``LATEST`` and ``EARLIEST`` are hints, never trusted blindly: writers, expiry and rollback
+update them after the snapshot files and may die before, and a hint may be garbage. A hint counts
+only when its snapshot exists; the latest id is then the hint followed by probing
+``snapshot-(hint+1)...`` until one is missing, the earliest the hint followed by probing
+``snapshot-(hint-1)...`` down (snapshot ids are consecutive); without a usable hint, the ids
+listed in ``snapshot/``.
 """
 
 from __future__ import annotations
@@ -49,6 +52,8 @@ class SnapshotManager:
     def earliest_id(self) -> Optional[int]:
         hint = self._hint("EARLIEST")
         if hint is not None and self.io.exists(self.paths.snapshot_path(hint)):
+            while hint > 1 and self.io.exists(self.paths.snapshot_path(hint - 1)):
+                hint -= 1
             return hint
         ids = self.listed_ids()
         return ids[0] if ids else None
