@@ -323,3 +323,53 @@ def test_kills_at_every_point(crasher, tmp_path):
     assert kills >= len(CASES) * per_point + random_kills
     record("crashes", kills=kills, points=len(CASES), random_kills=killed, rows_lost=0,
            orphans_removed=sum(c.orphans_removed for c in cases + randoms), live_files_removed=0)
+
+
+LATEST_DAMAGE = {"missing": None, "stale": b"4", "expired": b"1", "ahead": b"999", "empty": b"",
+                 "text": b"latest", "bytes": b"\xff\xfe\x00", "negative": b"-6",
+                 "huge": b"9" * 30}
+EARLIEST_DAMAGE = {**LATEST_DAMAGE, "stale": None}  # stale: the second snapshot (see below)
+
+
+def test_hints_never_trusted_blindly(tmp_path):
+    """LATEST and EARLIEST missing, stale (naming a live or an expired snapshot), ahead of the
+    snapshots or garbage: the latest and earliest ids are still those of the snapshot files, the
+    table reads its latest snapshot, the next commit gets the next id and rewrites LATEST, expiry
+    expires from the true earliest, and orphan removal deletes nothing."""
+    case = Case(str(tmp_path / "warehouse"), "hints", "write", "append", seed=19)
+    for _ in range(5):
+        case.commit()
+    table = case.table()
+    expire_snapshots(table, retain_max=4, retain_min=1)
+    hints = f"{table.paths.snapshot_dir}"
+    sm = table.snapshot_manager
+    assert sm.listed_ids() == [3, 4, 5, 6]
+
+    def damage(name: str, content) -> None:
+        path = f"{hints}/{name}"
+        if content is None:
+            os.remove(path)
+        else:
+            with open(path, "wb") as f:
+                f.write(content)
+
+    for what, content in LATEST_DAMAGE.items():
+        latest = sm.latest_id()
+        damage("LATEST", content)
+        assert sm.latest_id() == latest == sm.listed_ids()[-1], f"LATEST {what}: latest {sm.latest_id()}"
+        assert canonical(case.table().to_arrow()) == case.model.history[latest], f"LATEST {what}"
+        assert case.commit() == latest + 1
+        assert open(f"{hints}/LATEST").read() == str(sm.latest_id()), f"LATEST {what} was not rewritten"
+        assert remove_orphan_files(case.table(), older_than_millis=now_millis()) == (0, 0)
+
+    for what, content in EARLIEST_DAMAGE.items():
+        earliest = sm.listed_ids()[0]
+        damage("EARLIEST", str(earliest + 1).encode() if what == "stale" else content)
+        assert sm.earliest_id() == earliest, f"EARLIEST {what}: earliest {sm.earliest_id()}, files {sm.listed_ids()}"
+        assert remove_orphan_files(case.table(), older_than_millis=now_millis()) == (0, 0)
+        case.commit()
+        ids = sm.listed_ids()
+        expire_snapshots(case.table(), retain_max=4, retain_min=1)
+        assert sm.listed_ids() == ids[-4:], f"EARLIEST {what}: expiry left {sm.listed_ids()}"
+        assert sm.earliest_id() == ids[-4] and open(f"{hints}/EARLIEST").read() == str(ids[-4])
+    case._check_reads(case.table(), 0, "after the damaged hints")
