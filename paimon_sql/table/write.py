@@ -26,7 +26,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from paimon_sql.exceptions import PaimonError, SchemaError
+from paimon_sql.exceptions import PaimonError, SchemaError, SnapshotNotFoundError
 from paimon_sql.format import binary_row, row_kind
 from paimon_sql.format.manifest import ADD, DataFileMeta, IndexManifestEntry
 from paimon_sql.format.schema import SEQUENCE_NUMBER, VALUE_KIND
@@ -386,15 +386,20 @@ class TableWrite:
         msg.compact_changelog += result.changelog
 
     def _full_compaction_due(self) -> bool:
-        """``full-compaction.delta-commits = N``: this commit is the N-th since the last COMPACT."""
+        """``full-compaction.delta-commits = N``: this commit is the N-th since the last COMPACT.
+        When expiry kept fewer snapshots than that and none of them is a COMPACT, the count went
+        with the expired ones: the compaction is due (rather than never, or a failed write)."""
         n = self.options.get("full-compaction.delta-commits")
         if not n:
             return False
         sm = self.table.snapshot_manager
         sid, count = sm.latest_id(), 1
         while sid is not None and count < n and sid >= 1:
-            if sm.snapshot(sid).commit_kind == "COMPACT":
-                break
+            try:
+                if sm.snapshot(sid).commit_kind == "COMPACT":
+                    return False
+            except SnapshotNotFoundError:
+                return True
             count, sid = count + 1, sid - 1
         return count >= n
 
