@@ -166,7 +166,14 @@ class TableSchema:
         return json.dumps(d, indent=2)
 
     @staticmethod
-    def from_json(text: str) -> "TableSchema":
+    def read(io, path: str) -> "TableSchema":
+        """The schema file at ``path``; a damaged one fails naming it (a missing one raises
+        FileNotFoundError, for the caller to name as the schema id it wanted)."""
+        return TableSchema.from_json(io.read_bytes(path), f"schema file {path}")
+
+    @staticmethod
+    def from_json(text, where: str = "schema JSON") -> "TableSchema":
+        """``text``: str or UTF-8 bytes; ``where`` names it in the error when it is not a schema."""
         try:
             d = json.loads(text)
             options = dict(d.get("options") or {})
@@ -186,8 +193,8 @@ class TableSchema:
                 time_millis=d.get("timeMillis", 0),
                 version=version,
             )
-        except (KeyError, TypeError, ValueError) as e:
-            raise CorruptMetadataError(f"schema JSON is malformed: {e}") from None
+        except (AttributeError, KeyError, TypeError, ValueError) as e:  # ValueError: also bytes not UTF-8
+            raise CorruptMetadataError(f"{where} is malformed: {type(e).__name__}: {e}") from None
 
     # -- derived ---------------------------------------------------------------------------
 

@@ -65,18 +65,26 @@ class Snapshot:
         return json.dumps(self.to_dict(), indent=2)
 
     @staticmethod
-    def from_json(text: str) -> "Snapshot":
-        try:
-            return Snapshot.from_dict(json.loads(text))
-        except (TypeError, ValueError) as e:
-            raise CorruptMetadataError(f"snapshot JSON is malformed: {e}") from None
+    def read(io, path: str) -> "Snapshot":
+        """The snapshot (or changelog) file at ``path``; a damaged one fails naming it. A missing one
+        raises FileNotFoundError: callers tell an expired id or a stale hint from damage."""
+        return Snapshot.from_json(io.read_bytes(path), f"snapshot file {path}")
 
     @staticmethod
-    def from_dict(d: dict) -> "Snapshot":
+    def from_json(text, where: str = "snapshot JSON") -> "Snapshot":
+        """``text``: str or UTF-8 bytes; ``where`` names it in the error when it is not a snapshot."""
+        try:
+            d = json.loads(text)
+        except ValueError as e:  # also bytes that are not UTF-8
+            raise CorruptMetadataError(f"{where} is malformed: {e}") from None
+        return Snapshot.from_dict(d, where)
+
+    @staticmethod
+    def from_dict(d: dict, where: str = "snapshot JSON") -> "Snapshot":
         """Keys Java adds that we do not model (``uuid``, ``writerVersion``, a tag's own) are ignored."""
         try:
             known = {f.name for f in fields(Snapshot)}
             kwargs = {attr: d[key] for attr, key in _JSON_KEYS if key in d and attr in known}
             return Snapshot(**kwargs)
         except (TypeError, ValueError) as e:
-            raise CorruptMetadataError(f"snapshot JSON is malformed: {e}") from None
+            raise CorruptMetadataError(f"{where} is malformed: {e}") from None

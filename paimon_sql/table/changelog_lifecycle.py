@@ -82,7 +82,7 @@ def commit(table, changelog: Snapshot) -> None:
 
 def read(table, cid: int) -> Optional[Snapshot]:
     try:
-        return Snapshot.from_json(table.io.read_text(changelog_path(table, cid)))
+        return Snapshot.read(table.io, changelog_path(table, cid))
     except _MISSING:
         return None
 

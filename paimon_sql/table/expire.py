@@ -43,7 +43,7 @@ def _long_lived_changelogs(table) -> List[Snapshot]:
     out = []
     for cid in changelog_ids(table):
         try:
-            out.append(Snapshot.from_json(table.io.read_text(changelog_path(table, cid))))
+            out.append(Snapshot.read(table.io, changelog_path(table, cid)))
         except _MISSING:
             continue  # expired meanwhile
     return out

@@ -114,7 +114,7 @@ class References:
         for cid in changelog_ids(t):
             if cid not in skip_ids:
                 path = changelog_path(t, cid)
-                out |= self._kept(lambda p=path: Snapshot.from_json(t.io.read_text(p)),
+                out |= self._kept(lambda p=path: Snapshot.read(t.io, p),
                                   lambda p=path: t.io.exists(p), f"changelog {cid}")
         return out
 

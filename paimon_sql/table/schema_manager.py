@@ -31,10 +31,9 @@ class SchemaManager:
         if schema_id not in self._cache:
             path = self.paths.schema_path(schema_id)
             try:
-                text = self.io.read_text(path)
-            except (FileNotFoundError, OSError):
+                self._cache[schema_id] = TableSchema.read(self.io, path)
+            except FileNotFoundError:
                 raise CorruptMetadataError(f"schema {schema_id} is missing ({path})") from None
-            self._cache[schema_id] = TableSchema.from_json(text)
         return self._cache[schema_id]
 
     def commit_changes(self, changes) -> TableSchema:

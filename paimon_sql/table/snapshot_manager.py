@@ -61,10 +61,9 @@ class SnapshotManager:
     def snapshot(self, snapshot_id: int) -> Snapshot:
         path = self.paths.snapshot_path(snapshot_id)
         try:
-            text = self.io.read_text(path)
+            return Snapshot.read(self.io, path)
         except (FileNotFoundError, OSError):
             raise SnapshotNotFoundError(f"snapshot {snapshot_id} does not exist ({path})") from None
-        return Snapshot.from_json(text)
 
     def latest(self) -> Optional[Snapshot]:
         sid = self.latest_id()
