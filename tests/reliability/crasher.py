@@ -110,6 +110,11 @@ def _is_table_file(path: str) -> bool:
     return "/manifest/" in path or "/bucket-" in path
 
 
+def _rewrote(message) -> bool:
+    """Whether a compaction wrote new files (not only moved files up a level)."""
+    return bool({f.file_name for f in message.compact_after} - {f.file_name for f in message.compact_before})
+
+
 def _nth_delete(n: int, which) -> None:
     """Die after the ``n``-th deleted file for which ``which(path)`` holds."""
     count = [0]
@@ -134,7 +139,7 @@ def install(point: str, nth: int) -> None:
     elif point == "after_hint":  # committed and hinted; the caller never hears of it
         _after(SnapshotManager, "try_commit", lambda args, created: created)
     elif point == "mid_compaction":  # one bucket's compacted files written, the other's in flight
-        _after(compact_module, "compact_unit")
+        _after(compact_module, "compact_unit", lambda args, message: message is not None and _rewrote(message))
     elif point in ("mid_expire", "mid_rollback"):  # some data files / manifests deleted
         _nth_delete(nth, _is_table_file)
     elif point in ("mid_expire_snapshots", "mid_rollback_snapshots"):  # some snapshot files deleted
