@@ -33,7 +33,7 @@ from paimon_sql.table import compact as compact_module
 from paimon_sql.table.commit import TableCommit
 from paimon_sql.table.compact import compact_table
 from paimon_sql.table.expire import expire_snapshots
-from paimon_sql.table.rollback import rollback_to_snapshot
+from paimon_sql.table.rollback import rollback_to_snapshot, rollback_to_tag
 from paimon_sql.table.snapshot_manager import SnapshotManager
 
 APPEND_SCHEMA = pa.schema([pa.field("id", pa.int64(), False), ("v", pa.int64())])
@@ -72,7 +72,7 @@ def run(task: dict):
     if op == "expire":
         return expire_snapshots(table, retain_max=EXPIRE_RETAIN, retain_min=1)
     if op == "rollback":
-        return rollback_to_snapshot(table, task["target"])[1]
+        return (rollback_to_tag(table, task["tag"]) if "tag" in task else rollback_to_snapshot(table, task["target"]))[1]
     raise ValueError(f"unknown operation {op}")
 
 
@@ -142,7 +142,7 @@ def install(point: str, nth: int) -> None:
         _after(compact_module, "compact_unit", lambda args, message: message is not None and _rewrote(message))
     elif point in ("mid_expire", "mid_rollback"):  # some data files / manifests deleted
         _nth_delete(nth, _is_table_file)
-    elif point in ("mid_expire_snapshots", "mid_rollback_snapshots"):  # some snapshot files deleted
+    elif point in ("mid_expire_snapshots", "mid_rollback_snapshots", "mid_rollback_to_tag"):  # some snapshot files deleted
         _nth_delete(nth, _is_snapshot)
     elif point != "random":
         raise ValueError(f"unknown crash point {point}")

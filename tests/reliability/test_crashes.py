@@ -37,7 +37,7 @@ from paimon_sql.table.compact import compact_table
 from paimon_sql.table.expire import expire_snapshots
 from paimon_sql.table.orphan_files import remove_orphan_files
 from paimon_sql.table.references import referenced_files
-from paimon_sql.table.rollback import rollback_to_snapshot
+from paimon_sql.table.rollback import rollback_to_snapshot, rollback_to_tag
 from reliability.conftest import record, size
 from reliability.crasher import APPEND_SCHEMA, EXPIRE_RETAIN, PK_SCHEMA, open_table, write_rows
 
@@ -51,7 +51,8 @@ CASES = ([(p, "write", kind) for kind in ("append", "pk") for p in COMMIT_POINTS
          + [("mid_compaction", "compact", "pk"), ("before_snapshot", "compact", "pk"),
             ("after_snapshot", "compact", "pk"),
             ("mid_expire", "expire", "pk"), ("mid_expire_snapshots", "expire", "pk"),
-            ("mid_rollback_snapshots", "rollback", "append"), ("mid_rollback", "rollback", "append")])
+            ("mid_rollback_snapshots", "rollback", "append"), ("mid_rollback", "rollback", "append"),
+            ("mid_rollback_to_tag", "rollback", "append")])
 RANDOM = (("write", "append"), ("write", "pk"), ("compact", "pk"), ("expire", "pk"), ("rollback", "append"))
 
 
@@ -190,6 +191,13 @@ class Case:
             self.model.seen([table.snapshot_manager.latest_id()])
             self.commit()
             return {"op": "expire"}
+        if self.point == "mid_rollback_to_tag":  # to a tag whose snapshot expired
+            for _ in range(4):
+                self.commit()
+            table = self.table()
+            tag = table.tag_manager.create(f"back{self.round}", table.snapshot_manager.snapshot(self.commit() - 4))
+            expire_snapshots(table, retain_max=3, retain_min=1)
+            return {"op": "rollback", "tag": tag.name, "target": tag.snapshot.id}
         for _ in range(3):
             self.commit()
         table = self.table()
@@ -254,6 +262,9 @@ class Case:
             assert target <= latest <= previous, f"{where}: latest {latest} outside the rollback's range"
             if task["point"] == "mid_rollback_snapshots":  # the newest snapshots go first
                 assert latest == previous - task["nth"], f"{where}: latest {latest}, rolled back from {previous}"
+            elif task["point"] == "mid_rollback_to_tag":  # the tag's snapshot is written back first
+                assert sm.listed_ids() == [target, *range(previous - 2, previous - task["nth"] + 1)], \
+                    f"{where}: snapshots {sm.listed_ids()} after rolling back from {previous} to tag snapshot {target}"
             elif task["point"] == "mid_rollback":  # files go after every snapshot file
                 assert latest == target, f"{where}: files deleted while snapshot {latest} > {target} was live"
             self.model.back_to(latest)
@@ -287,7 +298,10 @@ class Case:
             expire_snapshots(table, retain_max=EXPIRE_RETAIN, retain_min=1)
             assert len(table.snapshot_manager.listed_ids()) == EXPIRE_RETAIN, f"{where}: expiry did not complete"
         elif task["op"] == "rollback":
-            rollback_to_snapshot(table, task["target"])
+            if "tag" in task:
+                rollback_to_tag(table, task["tag"])
+            else:
+                rollback_to_snapshot(table, task["target"])
             assert table.snapshot_manager.latest_id() == task["target"]
             self.model.back_to(task["target"])
         else:
