@@ -26,12 +26,13 @@ Rebasing is where concurrent writers meet (each message names the snapshot it wa
 from __future__ import annotations
 
 import json
+import random
 import time
 import uuid
 from dataclasses import replace
 from typing import Dict, List, Optional
 
-from paimon_sql.exceptions import CommitConflictError, InvalidOptionError, PaimonError
+from paimon_sql.exceptions import CommitConflictError, InvalidOptionError, PaimonError, SnapshotNotFoundError
 from paimon_sql.format import binary_row, manifest, stats
 from paimon_sql.format.manifest import ADD, DELETE, IndexManifestEntry, ManifestEntry, ManifestFileMeta
 from paimon_sql.index import deletion_vector as dv
@@ -68,6 +69,7 @@ class TableCommit:
         self.table = table
         self.commit_user = commit_user or str(uuid.uuid4())
         self.compression = table.options.manifest_compression
+        self.attempts = 0  # snapshot publish attempts of this committer so far (Paimon's lastCommitAttempts metric)
         self._part_fields = table.schema.fields_of(table.schema.partition_keys)
 
     # -- public ---------------------------------------------------------------------------
@@ -155,35 +157,73 @@ class TableCommit:
         """``changes(latest)`` rebases onto the latest snapshot and returns (adds, deletes, index
         changes, changelog, overwrite); it runs again each time another commit wins the race."""
         table = self.table
-        retries = table.options.commit_max_retries
+        retries, started = table.options.commit_max_retries, time.monotonic()
         for attempt in range(retries + 1):
+            self.attempts += 1
             latest = table.snapshot_manager.latest()
             self._check_base(latest)
             attempt_files: List[str] = []
             try:
-                adds, deletes, index_changes, changelog, overwrite = changes(latest)
-                self._check_append_only(kind, deletes)
-                entries = list(deletes)
-                if overwrite is not None or entries:
-                    live = self._live_entries(latest)
-                    if overwrite is not None:
-                        entries += self._overwrite_deletes(live, overwrite, messages)
-                        self._check_last_safe_snapshot(entries, latest)
-                    self._check_deletes(live, entries)
-                snapshot = self._build_snapshot(latest, adds + entries, index_changes, changelog, kind, identifier,
-                                                attempt_files, statistics, merge_all)
-                if snapshot is None:
-                    return None
-                if table.snapshot_manager.try_commit(snapshot):
-                    self._tell_catalog(snapshot, adds + entries)
-                    return snapshot.id
+                try:
+                    snapshot, entries = self._prepare(latest, kind, identifier, changes, messages, attempt_files,
+                                                      statistics, merge_all)
+                except (SnapshotNotFoundError, FileNotFoundError):
+                    if self._still_latest(latest):
+                        raise
+                    # ``latest`` was expired while this attempt read it: newer snapshots won the race
+                else:
+                    if snapshot is None:
+                        return None
+                    if self._still_latest(latest) and table.snapshot_manager.try_commit(snapshot):
+                        self._tell_catalog(snapshot, entries)
+                        return snapshot.id
             except BaseException:
                 self._delete(attempt_files)
                 raise
             self._delete(attempt_files)  # lost the race for this id: rebase on the newer snapshot
-            time.sleep(min(0.01 * (2 ** attempt), 1.0))
-        raise CommitConflictError(f"table {table.name}: gave up committing after {retries} retries "
-                                  "(other writers kept committing first)")
+            if attempt < retries:
+                self._back_off(attempt, started)
+        raise CommitConflictError(f"table {table.name}: gave up committing after {retries} retries ({retries + 1} "
+                                  f"attempts, 'commit.max-retries' = {retries}): other writers kept committing "
+                                  "first; nothing was committed")
+
+    def _still_latest(self, latest: Optional[Snapshot]) -> bool:
+        """Whether no snapshot came after ``latest`` yet. Publishing checks only that its id is free,
+        which it is again once expiry deleted it: a snapshot committed after ``latest`` and expired
+        meanwhile (a slow attempt beside ``expire_snapshots``) would else be replaced by ours, out of
+        order. Paimon has that window open for the whole attempt; this narrows it to the publish."""
+        return self.table.snapshot_manager.latest_id() == (latest.id if latest else None)
+
+    def _prepare(self, latest: Optional[Snapshot], kind: str, identifier: int, changes, messages, written: List[str],
+                 statistics: Optional[str], merge_all: bool):
+        """One attempt's snapshot on ``latest`` (None: nothing to commit) and its file entries; the
+        manifests it writes are listed in ``written``."""
+        adds, deletes, index_changes, changelog, overwrite = changes(latest)
+        self._check_append_only(kind, deletes)
+        entries = list(deletes)
+        if overwrite is not None or entries:
+            live = self._live_entries(latest)
+            if overwrite is not None:
+                entries += self._overwrite_deletes(live, overwrite, messages)
+                self._check_last_safe_snapshot(entries, latest)
+            self._check_deletes(live, entries)
+        entries = adds + entries
+        return self._build_snapshot(latest, entries, index_changes, changelog, kind, identifier, written,
+                                    statistics, merge_all), entries
+
+    def _back_off(self, retry: int, started: float) -> None:
+        """Wait before retry number ``retry + 1``, as Paimon's RetryWaiter: ``commit.min-retry-wait``
+        doubled per retry up to ``commit.max-retry-wait``, plus up to 20% random jitter, so writers
+        that lost together do not collide again in lockstep. Once ``commit.timeout`` has passed since
+        the first attempt, the commit gives up instead (as Paimon, checked after each lost attempt)."""
+        options = self.table.options
+        timeout, elapsed = options.get("commit.timeout"), int((time.monotonic() - started) * 1000)
+        if timeout is not None and elapsed > timeout:
+            raise CommitConflictError(f"table {self.table.name}: gave up committing after {retry + 1} attempts "
+                                      f"in {elapsed} ms ('commit.timeout' = {timeout} ms): other writers kept "
+                                      "committing first; nothing was committed")
+        wait = min(options.get("commit.min-retry-wait") * 2 ** retry, options.get("commit.max-retry-wait"))
+        time.sleep((wait + random.randrange(max(1, wait // 5))) / 1000)
 
     def _check_base(self, latest: Optional[Snapshot]) -> None:
         base = self.table.dynamic_options.get(BASE_SNAPSHOT)
@@ -236,20 +276,25 @@ class TableCommit:
                 _entries(ADD, messages, lambda m: m.compact_changelog), None)
 
     def _changes_since(self, base: Optional[int], latest: Optional[Snapshot], partition: bytes,
-                       bucket: int) -> List[ManifestEntry]:
+                       bucket: int) -> Optional[List[ManifestEntry]]:
         """The file changes other commits made to one bucket after snapshot ``base`` (a writer's own
-        earlier commits, under this commit user, are no news to it)."""
+        earlier commits, under this commit user, are no news to it). None when they can no longer be
+        known: a snapshot of that range expired while the write ran (a long write beside
+        ``expire_snapshots``); callers then assume the worst of every live file of the bucket."""
         if base is None or latest is None or latest.id <= base:
             return []
         sm = self.table.snapshot_manager
         out = []
-        for sid in range(base + 1, latest.id + 1):
-            snap = latest if sid == latest.id else sm.snapshot(sid)
-            if snap.commit_user == self.commit_user:
-                continue
-            for meta in self.table.manifest_list(snap.delta_manifest_list):
-                out += [e for e in self.table.manifest_entries(meta.file_name)
-                        if e.bucket == bucket and e.partition == partition]
+        try:
+            for sid in range(base + 1, latest.id + 1):
+                snap = latest if sid == latest.id else sm.snapshot(sid)
+                if snap.commit_user == self.commit_user:
+                    continue
+                for meta in self.table.manifest_list(snap.delta_manifest_list):
+                    out += [e for e in self.table.manifest_entries(meta.file_name)
+                            if e.bucket == bucket and e.partition == partition]
+        except (SnapshotNotFoundError, FileNotFoundError):  # expiry deletes manifests first, then snapshots
+            return None
         return out
 
     def _rebase_sequences(self, m: CommitMessage, latest: Optional[Snapshot], redo) -> None:
@@ -257,8 +302,10 @@ class TableCommit:
         ours = m.new_files + m.changelog_files
         if not ours:
             return
-        theirs = [e.file.max_sequence_number for e in self._changes_since(m.base_snapshot, latest, m.partition,
-                                                                          m.bucket) if e.kind == ADD]
+        changes = self._changes_since(m.base_snapshot, latest, m.partition, m.bucket)
+        if changes is None:  # history expired: any live file of the bucket may be a concurrent commit's
+            changes = [e for e in self._live_entries(latest) if (e.partition, e.bucket) == (m.partition, m.bucket)]
+        theirs = [e.file.max_sequence_number for e in changes if e.kind == ADD]
         first = min(f.min_sequence_number for f in ours)
         if not theirs or max(theirs) < first:
             return
@@ -281,7 +328,11 @@ class TableCommit:
     def _check_upper_levels(self, m: CommitMessage, latest: Optional[Snapshot]) -> None:
         """Merge-on-write: a compaction looked up old rows in the bucket's upper levels and marked
         them deleted; another commit that changed those levels since makes it stale."""
-        changed = [e for e in self._changes_since(m.base_snapshot, latest, m.partition, m.bucket) if e.file.level > 0]
+        changes = self._changes_since(m.base_snapshot, latest, m.partition, m.bucket)
+        if changes is None:
+            raise CommitConflictError(f"table {self.table.name}: snapshots after {m.base_snapshot}, which the "
+                                      f"compaction of bucket {m.bucket} was planned on, expired meanwhile")
+        changed = [e for e in changes if e.file.level > 0]
         if changed:
             raise CommitConflictError(f"table {self.table.name}: bucket {m.bucket} was compacted by a concurrent "
                                       f"commit ({changed[0].file.file_name})")
@@ -295,7 +346,8 @@ class TableCommit:
         for m in messages:
             if not any(c.index_type == dv.INDEX_TYPE for c in m.index_changes):
                 continue
-            removed = any(e.kind == DELETE for e in self._changes_since(m.base_snapshot, latest, m.partition, m.bucket))
+            changes = self._changes_since(m.base_snapshot, latest, m.partition, m.bucket)
+            removed = changes is None or any(e.kind == DELETE for e in changes)
             if removed or self._index_stale(m.index_changes, current):
                 from paimon_sql.table.row_delete import rebase_vectors
                 live = [e.file.file_name for e in self._live_entries(latest)
@@ -352,11 +404,16 @@ class TableCommit:
             return
         doomed = {e.file.file_name for e in entries if e.kind == DELETE}
         for sid in range(int(safe) + 1, latest.id + 1):
-            snap = self.table.snapshot_manager.snapshot(sid)
-            if snap.commit_user == self.commit_user:
-                continue
-            added = {e.file.file_name for m in self.table.manifest_list(snap.delta_manifest_list)
-                     for e in self.table.manifest_entries(m.file_name) if e.kind == ADD}
+            try:
+                snap = self.table.snapshot_manager.snapshot(sid)
+                if snap.commit_user == self.commit_user:
+                    continue
+                added = {e.file.file_name for m in self.table.manifest_list(snap.delta_manifest_list)
+                         for e in self.table.manifest_entries(m.file_name) if e.kind == ADD}
+            except (SnapshotNotFoundError, FileNotFoundError):
+                raise CommitConflictError(f"table {self.table.name}: snapshot {sid}, committed after snapshot {safe} "
+                                          "which this overwrite read, expired meanwhile: what it added cannot be "
+                                          "checked; nothing was committed") from None
             if added & doomed:
                 raise CommitConflictError(
                     f"table {self.table.name}: snapshot {sid} ({snap.commit_kind}) of another writer changed the "
