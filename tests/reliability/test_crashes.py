@@ -3,8 +3,9 @@
 Writers (append and primary-key tables), compaction, ``expire_snapshots`` and rollback run in
 child processes (``crasher.py``) that die by SIGKILL at every named point — after the data
 files, after the manifests, before the snapshot file, after it (before the LATEST hint), after
-the hint, mid-compaction, mid-expire, mid-rollback — or at a random time. Each point has its own
-table, killed again and again. After every kill:
+the hint, mid-compaction, mid-expire, mid-rollback (to a snapshot, to a tag whose snapshot
+expired) — or at a random time. Each point has its own table, killed again and again. After
+every kill:
 
 - the table opens; its latest snapshot id is the highest snapshot file whatever the hints say;
 - every snapshot still live reads exactly the rows of the acknowledged commits up to it (a
@@ -15,8 +16,8 @@ table, killed again and again. After every kill:
 - an interrupted expiry or rollback, run again, completes; the next commit gets the next id.
 
 ``test_hints_never_trusted_blindly`` damages LATEST and EARLIEST directly (missing, stale,
-ahead, garbage). Size: CI 1 kill per named point plus random kills (~30 in all); full size
-(``PAIMON_SQL_RELIABILITY=full``) 8 per point plus 90 random (200+).
+ahead, garbage). Size: CI 1 kill per named point plus 13 random kills (31); full size
+(``PAIMON_SQL_RELIABILITY=full``) 8 per point plus 90 random (234).
 """
 
 from __future__ import annotations
@@ -192,10 +193,10 @@ class Case:
             self.commit()
             return {"op": "expire"}
         if self.point == "mid_rollback_to_tag":  # to a tag whose snapshot expired
-            for _ in range(4):
-                self.commit()
+            for _ in range(5):
+                latest = self.commit()
             table = self.table()
-            tag = table.tag_manager.create(f"back{self.round}", table.snapshot_manager.snapshot(self.commit() - 4))
+            tag = table.tag_manager.create(f"back{self.round}", table.snapshot_manager.snapshot(latest - 4))
             expire_snapshots(table, retain_max=3, retain_min=1)
             return {"op": "rollback", "tag": tag.name, "target": tag.snapshot.id}
         for _ in range(3):
@@ -335,7 +336,7 @@ def test_kills_at_every_point(crasher, tmp_path):
             durations[case.name] = reply["seconds"]
     kills = sum(c.kills for c in cases + randoms)
     assert kills >= len(CASES) * per_point + random_kills
-    record("crashes", kills=kills, points=len(CASES), random_kills=killed, rows_lost=0,
+    record("crashes", kills=kills, points=len(CASES), random_kills=killed, random_runs=attempts, rows_lost=0,
            orphans_removed=sum(c.orphans_removed for c in cases + randoms), live_files_removed=0)
 
 
