@@ -10,9 +10,9 @@ random delay instead.
 
 Starting a Python process that imports pyarrow and paimon_sql costs ~1 s, more than the whole
 operation, so ``python crasher.py`` is a fork server: it imports once, then per task (one JSON line
-on stdin) forks a child that runs the operation, kills it after ``delay`` seconds when asked, and
-answers one JSON line: the child's pid, whether SIGKILL ended it, and its result when it finished.
-The children import nothing new (no Spark).
+on stdin) forks a child that runs the operation, kills it ``delay`` seconds after the operation
+began (its table open) when asked, and answers one JSON line: the child's pid, whether SIGKILL
+ended it, and its result when it finished. The children import nothing new (no Spark).
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from paimon_sql.table.snapshot_manager import SnapshotManager
 APPEND_SCHEMA = pa.schema([pa.field("id", pa.int64(), False), ("v", pa.int64())])
 PK_SCHEMA = pa.schema([pa.field("k", pa.int32(), False), ("v", pa.int64())])
 EXPIRE_RETAIN = 2  # the expire task keeps the latest two snapshots
+STARTED = b"."  # what a child writes to its parent once its table is open
 
 
 # -- the operations (the parent runs the same ones in process for acknowledged commits) ---------
@@ -62,8 +63,10 @@ def write_rows(table, rows, user: str):
     return table.new_commit(user).commit_or_abort(messages)
 
 
-def run(task: dict):
+def run(task: dict, started=lambda: None):
+    """Run ``task``; ``started()`` once the table is open (the operation proper begins)."""
     table = open_table(task["warehouse"], task["table"])
+    started()
     op = task["op"]
     if op == "write":
         return write_rows(table, task["rows"], task["user"])
@@ -153,7 +156,7 @@ def install(point: str, nth: int) -> None:
 def _child(task: dict, out: int) -> None:
     try:
         install(task["point"], task.get("nth", 1))
-        reply = {"result": run(task)}
+        reply = {"result": run(task, lambda: os.write(out, STARTED))}
         code = 0
     except BaseException:  # noqa: BLE001 - reported to the test, which fails on it
         reply, code = {"error": traceback.format_exc()}, 1
@@ -165,12 +168,13 @@ def _serve_one(task: dict, delay) -> dict:
     read_end, write_end = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
-    start = time.monotonic()
     pid = os.fork()
     if pid == 0:
         os.close(read_end)
         _child(task, write_end)
     os.close(write_end)
+    first = os.read(read_end, len(STARTED))  # the table is open (or the child failed): the clock starts
+    start = time.monotonic()
     status = None
     if delay is not None:
         while status is None and time.monotonic() - start < delay:
@@ -182,7 +186,7 @@ def _serve_one(task: dict, delay) -> dict:
         if status is None:
             os.kill(pid, signal.SIGKILL)
     with os.fdopen(read_end, "rb") as f:
-        text = f.read()  # until the child is gone
+        text = (b"" if first == STARTED else first) + f.read()  # until the child is gone
     if status is None:
         _, status = os.waitpid(pid, 0)
     reply = json.loads(text) if text else {}

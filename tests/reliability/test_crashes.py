@@ -28,6 +28,7 @@ import random
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pyarrow as pa
@@ -151,6 +152,7 @@ class Case:
         self.model = Model(kind)
         self.round = 0
         self.kills = self.orphans_removed = 0
+        self.random_outcomes = Counter()  # where random kills landed: snapshots changed? orphans left?
         catalog = load_catalog(warehouse)
         catalog.create_database("db", ignore_if_exists=True)
         if kind == "pk":
@@ -217,6 +219,7 @@ class Case:
         assert not orphans(table), f"{self.name}: orphan files before round {self.round}"
         files_before = all_files(table)
         previous = table.snapshot_manager.latest_id()
+        listed_before = table.snapshot_manager.listed_ids()
         reply = server.run(task, delay)
         where = f"{self.name} round {self.round} ({task['point']}, {reply.get('seconds', 0):.3f} s)"
         assert "error" not in reply, f"{where}: the operation failed:\n{reply['error']}"
@@ -241,6 +244,9 @@ class Case:
         if task["point"] in COMMIT_POINTS[:3] or task["point"] == "mid_compaction":
             new = all_files(table) - files_before
             assert new and new <= leftovers, f"{where}: the files the kill left are not all orphans: {new - leftovers}"
+        if delay is not None and reply["killed"]:
+            changed = "snapshots changed" if listed != listed_before else "snapshots unchanged"
+            self.random_outcomes[f"{changed}, {'orphans left' if leftovers else 'no orphan'}"] += 1
         files = all_files(table)
         removed, _ = remove_orphan_files(table, older_than_millis=now_millis())
         assert removed == len(leftovers) and all_files(table) == files - leftovers, \
@@ -336,7 +342,8 @@ def test_kills_at_every_point(crasher, tmp_path):
             durations[case.name] = reply["seconds"]
     kills = sum(c.kills for c in cases + randoms)
     assert kills >= len(CASES) * per_point + random_kills
-    record("crashes", kills=kills, points=len(CASES), random_kills=killed, random_runs=attempts, rows_lost=0,
+    record("crashes", kills=kills, points=len(CASES), random_kills=killed, random_runs=attempts,
+           random_outcomes=dict(sum((c.random_outcomes for c in randoms), Counter())), rows_lost=0,
            orphans_removed=sum(c.orphans_removed for c in cases + randoms), live_files_removed=0)
 
 
