@@ -298,6 +298,9 @@ def spark_error(e: BaseException, text: str = "") -> PaimonError:
         return parse.spark_syntax_error(near, text, int(m.group(1)), int(m.group(2))) if m \
             else parse.syntax_error(near)
     line = _one_line(e, text)
+    if isinstance(e, RecursionError) or line.startswith("java.lang.StackOverflowError"):
+        return SparkSqlError(f"statement nested too deeply to run (parentheses, subqueries or expressions inside "
+                             f"one another): {line}")
     name, _, message = line.partition(": ")
     if name.startswith("paimon_sql.exceptions."):
         return getattr(exceptions, name.rsplit(".", 1)[1], PaimonError)(message)

@@ -22,7 +22,11 @@ DIALECT = "spark"
 # sqlglot warns when it keeps a statement as a raw Command (SHOW TAGS, ALTER ... CREATE TAG):
 # those are ours to match, not a user's mistake
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
-_SKIP = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`(?:[^`]|``)*`|--[^\n]*|/\*.*?\*/", re.S)
+# string literals, quoted names and comments, which the pre-pass and the statement splitter leave alone
+# (written as "unrolled loops", linear in a 1 MB literal, where an alternation per character is not)
+_LITERALS = r"'[^'\\]*(?:\\.[^'\\]*)*'|\"[^\"\\]*(?:\\.[^\"\\]*)*\"|`[^`]*(?:``[^`]*)*`|--[^\n]*|/\*.*?\*/"
+_SKIP = re.compile(_LITERALS, re.S)
+_STATEMENT_END = re.compile(_LITERALS + "|;", re.S)
 _DOLLAR_IDENT = re.compile(r"\b([A-Za-z_][A-Za-z_0-9]*)((?:\$[A-Za-z_][A-Za-z_0-9]*)+)")
 
 
@@ -43,7 +47,7 @@ def quote_system_tables(text: str) -> str:
 def split_statements(text: str) -> List[str]:
     """Split a script at ``;`` outside literals and comments; empty statements are dropped."""
     parts, start = [], 0
-    for m in re.finditer(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`(?:[^`]|``)*`|--[^\n]*|/\*.*?\*/|;", text, re.S):
+    for m in _STATEMENT_END.finditer(text):
         if m.group(0) == ";":
             parts.append(text[start:m.start()])
             start = m.end()
@@ -111,7 +115,12 @@ def parse(text: str) -> exp.Expression:
         raise _parse_error(text, prepared, e.errors[0] if e.errors else {}) from None
     except TokenError as e:
         raise _token_error(text, prepared, e) from None
+    except RecursionError:  # sqlglot's parser recurses per nesting level: Spark's may still read it
+        raise SqlSyntaxError("statement nested too deeply to parse (parentheses, subqueries or expressions "
+                             "inside one another)") from None
     statements = [s for s in statements if s is not None]
+    if not statements:
+        raise SqlSyntaxError("empty statement: no SQL to run (only blanks, comments or ';')")
     if len(statements) != 1:
         raise SqlSyntaxError(f"expected one statement, got {len(statements)}; use sql_script for several")
     return statements[0]
