@@ -276,6 +276,8 @@ class IndexManifestEntry:
 _CODECS = {"zstd": "zstandard", "zstandard": "zstandard", "snappy": "snappy", "deflate": "deflate",
            "none": "null", "null": "null", "uncompressed": "null"}
 
+_FILE_KINDS = {"ManifestEntry": "manifest", "ManifestFileMeta": "manifest list", "IndexManifestEntry": "index manifest"}
+
 _RECORD_TYPES = {
     "ManifestEntry": (MANIFEST_ENTRY_SCHEMA, ManifestEntry),
     "ManifestFileMeta": (MANIFEST_FILE_META_SCHEMA, ManifestFileMeta),
@@ -297,7 +299,8 @@ def read_records(data: bytes, record_type: str, name: str = "") -> list:
     try:
         return [cls.from_avro(r) for r in fastavro.reader(io.BytesIO(data))]
     except Exception as e:  # a damaged file fails in the decoder of its codec (zstd, ...) or in Avro's
-        raise CorruptMetadataError(f"cannot read {record_type} file {name or ''}: {e}") from None
+        raise CorruptMetadataError(f"{_FILE_KINDS[record_type]} {name or '(unnamed)'} cannot be read: "
+                                   f"{type(e).__name__}: {e}") from None
 
 
 def merge_entries(entries: List[ManifestEntry]) -> List[ManifestEntry]:
