@@ -75,7 +75,9 @@ def run(task: dict, started=lambda: None):
     if op == "expire":
         return expire_snapshots(table, retain_max=EXPIRE_RETAIN, retain_min=1)
     if op == "rollback":
-        return (rollback_to_tag(table, task["tag"]) if "tag" in task else rollback_to_snapshot(table, task["target"]))[1]
+        if "tag" in task:
+            return rollback_to_tag(table, task["tag"])[1]
+        return rollback_to_snapshot(table, task["target"])[1]
     raise ValueError(f"unknown operation {op}")
 
 
@@ -145,7 +147,7 @@ def install(point: str, nth: int) -> None:
         _after(compact_module, "compact_unit", lambda args, message: message is not None and _rewrote(message))
     elif point in ("mid_expire", "mid_rollback"):  # some data files / manifests deleted
         _nth_delete(nth, _is_table_file)
-    elif point in ("mid_expire_snapshots", "mid_rollback_snapshots", "mid_rollback_to_tag"):  # some snapshot files deleted
+    elif point in ("mid_expire_snapshots", "mid_rollback_snapshots", "mid_rollback_to_tag"):  # snapshot files
         _nth_delete(nth, _is_snapshot)
     elif point != "random":
         raise ValueError(f"unknown crash point {point}")
