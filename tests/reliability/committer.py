@@ -4,14 +4,18 @@ It opens the warehouse (local or S3, the config's catalog ``options``), says it 
 (``<barrier>/ready-<proc>``) and waits for ``<barrier>/go`` so that all processes start together.
 Then, by ``role``:
 
-- ``core``: ``commits`` commits (a random pause of up to ``pause`` seconds after each) into each of the append table ``db.events`` and the primary-key
-  table ``db.kv`` (alternating), through the core API (TableWrite, then TableCommit under the
-  commit's own user, its tag); ``options`` of the config's ``write_options`` apply to its writes
-  (e.g. ``commit.max-retries`` = 0, a writer that gives up at its first lost race);
+- ``core``: ``commits`` commits into each of the append table ``db.events`` and the primary-key
+  table ``db.kv`` (alternating; a random pause of up to ``pause`` seconds after each), through the
+  core API (TableWrite, then TableCommit under the commit's own user, its tag); the config's
+  ``write_options`` apply to its writes (e.g. ``commit.max-retries`` = 0: it gives up at its first
+  lost race);
 - ``sql``: the same rows as INSERT statements of a paimon_sql Session (one Spark JVM);
 - ``maintain``: until every writer is done (``<barrier>/done-<proc>``), rounds of compaction
-  (``CALL sys.compact``'s core: compact_table) and ``expire_snapshots`` (retain ``retain``) of
-  both tables.
+  (``CALL sys.compact``'s core, under the maintainer's own commit users) and ``expire_snapshots``
+  (``retain`` snapshots kept) of both tables, ``pause`` seconds apart.
+
+Before the barrier each process writes once to tables of its own (the first write of a process
+loads most of the code, seconds a writer would otherwise spend outside the race).
 
 Each commit's outcome is one JSON line of the process's log (``log``): table, tag, status ``ok``
 or ``failed``, its data snapshot id (the APPEND snapshot its rows are in, found among the
@@ -96,7 +100,7 @@ class Committer:
 
     # -- the roles ------------------------------------------------------------------------------
 
-    def write(self, write) -> None:
+    def run_writes(self, write) -> None:
         rng = random.Random(f"{self.config['seed']}:{self.proc}")
         for n in range(self.config["commits"]):
             for name in (EVENTS, KV):
@@ -129,7 +133,7 @@ class Committer:
                     entry.update(status="failed", error=type(e).__name__, message=str(e))
                 self.record(**entry)
             n += 1
-            time.sleep(0.1)  # a round every few commits, not a busy loop taking the writers' CPU
+            time.sleep(self.config["pause"])  # a round every few commits, not a busy loop taking the writers' CPU
 
 
 def core_write(table, tag: str, rows: list, entry: dict):
@@ -152,8 +156,7 @@ def core_write(table, tag: str, rows: list, entry: dict):
 
 
 def warm_up(config: dict) -> None:
-    """One commit into each kind of table of a scratch warehouse, before the race: a process's first
-    write loads most of the code (seconds), which would otherwise keep it out of the race's start."""
+    """One commit into each kind of table of a scratch warehouse of this process's own."""
     from paimon_sql.catalog import load_catalog
     catalog = load_catalog(str(Path(config["barrier"]).parent / f"warm-{config['proc']}"))
     create_tables(catalog)
@@ -164,7 +167,7 @@ def warm_up(config: dict) -> None:
 
 def sql_write(config: dict):
     """A paimon_sql Session's INSERT statements (its Spark JVM starts here, before the race, and
-    writes once to each kind of table: the first statements load a lot)."""
+    writes once to a copy of each table)."""
     import paimon_sql
     session = paimon_sql.connect(config["warehouse"], catalog_options=config["options"], conf={
         "spark.master": "local[1]", "spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "1"})
@@ -182,8 +185,11 @@ def sql_write(config: dict):
 
 def main(config: dict) -> None:
     committer = Committer(config)
-    write = {"core": lambda: warm_up(config) or core_write, "sql": lambda: sql_write(config),
-             "maintain": lambda: warm_up(config)}[config["role"]]()
+    if config["role"] == "sql":
+        write = sql_write(config)
+    else:
+        warm_up(config)
+        write = core_write
     barrier = Path(config["barrier"])
     (barrier / f"ready-{config['proc']}").touch()
     deadline = time.time() + 300
@@ -191,10 +197,10 @@ def main(config: dict) -> None:
         if time.time() > deadline:
             raise SystemExit("committer: no start signal within 300 s")
         time.sleep(0.005)
-    if write is None:
+    if config["role"] == "maintain":
         committer.maintain()
     else:
-        committer.write(write)
+        committer.run_writes(write)
 
 
 if __name__ == "__main__":
