@@ -21,6 +21,7 @@ from paimon_sql import exceptions
 from paimon_sql.catalog import Identifier, load_catalog
 from paimon_sql.catalog.base import DEFAULT_DATABASE
 from paimon_sql.exceptions import PaimonError, SparkSqlError, TableNotFoundError, UnsupportedStatementError
+from paimon_sql.format.options import scrub
 from paimon_sql.spark import hooks
 from paimon_sql.sql import cache, execute, parse, query, views
 from paimon_sql.systables import SystemTable
@@ -66,6 +67,16 @@ def connect(warehouse: Optional[str] = None, spark: Optional[SparkSession] = Non
 
 
 _SPARK_SQL, _SPARK_TABLE = SparkSession.sql, SparkSession.table
+
+
+def _scrubbed(error: PaimonError, text: str) -> PaimonError:
+    """``error`` without the credentials ``text`` writes (docs/security.md): an error may quote any
+    part of the statement, and its message reaches logs and the server's clients."""
+    message = str(error)
+    clean = scrub(message, text)
+    if clean != message:
+        error.args = (clean,)
+    return error
 
 
 def route(spark: SparkSession, session: Optional["Session"]) -> None:
@@ -129,10 +140,10 @@ class Session:
             except parse.SqlSyntaxError as error:
                 return self._spark_only(text, error)
             return execute.execute(self, node)
-        except PaimonError:
-            raise
+        except PaimonError as e:
+            raise _scrubbed(e, text)
         except Exception as e:  # Spark's: analysis, and the jobs of statements that run one (INSERT)
-            raise _unsupported(self, e, text) or spark_error(e, text) from e
+            raise _scrubbed(_unsupported(self, e, text) or spark_error(e, text), text) from e
 
     def _spark_only(self, text: str, error: PaimonError) -> DataFrame:
         """A statement sqlglot cannot read (``DESCRIBE QUERY ...``) is Spark's when Spark reads it;

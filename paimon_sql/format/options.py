@@ -41,9 +41,17 @@ COMPRESSION_CODECS: Dict[str, Tuple[str, ...]] = {
     "avro": ("none", "uncompressed", "snappy", "deflate", "zstd"),
 }
 
-# Spark's spark.redaction.regex default, also matching the '-'/'_' spellings (s3.access-key) and Azure's
-# storage account keys (fs.azure.account.key)
-SECRET_KEY = re.compile(r"secret|password|token|access[._-]?key|account[._-]?key", re.IGNORECASE)
+# Spark's spark.redaction.regex default (secret|password|token|access.key), also matching the '-'/'_'
+# spellings (s3.access-key), storage account, private and API keys (fs.azure.account.key.<account>,
+# fs.gs.auth.service.account.private.key[.id]), Azure SAS keys (fs.azure.sas.<container>.<account>) and
+# HTTP authorization headers (a REST catalog's header.Authorization)
+SECRET_KEY = re.compile(r"secret|passw(?:or)?d|token|(?:access|account|private|api)[._-]?key|(?:^|[._-])sas(?:[._-]|$)"
+                        r"|authorization", re.IGNORECASE)
+# the secret part of a value that is a URI: a password parameter (jdbc:...?password=x) or user info (http://u:x@h)
+SECRET_IN_URI = re.compile(r"(?i)(?<![\w.-])(?:password|passwd|pwd|secret|token)=([^&;\s'\"]+)"
+                           r"|//[^/:@\s'\"]*:([^/@\s'\"]+)@")
+# a key = value pair as a statement writes it: 'k' = 'v' (WITH, TBLPROPERTIES, OPTIONS), k=v (a CALL's options)
+_WRITTEN_PAIR = re.compile(r"""(['"`])([^'"`]+)\1\s*=\s*(['"])(.*?)\3|([\w.-]+)\s*=\s*([^,'"\s)]+)""")
 MASK = "******"
 
 
@@ -403,8 +411,32 @@ def rename_column(options: Mapping[str, str], old: str, new: str) -> Dict[str, s
 
 def redact(options: Mapping[str, Any]) -> Dict[str, Any]:
     """``options`` as shown to users: the value of every key that looks secret masked (Spark's
-    redaction rule), so that SHOW/DESCRIBE and system tables never print credentials."""
-    return {k: MASK if SECRET_KEY.search(k) else v for k, v in options.items()}
+    redaction rule), and the password or user info of a URI value, so that SHOW/DESCRIBE and
+    system tables never print credentials."""
+    return {k: MASK if SECRET_KEY.search(k) else _masked_uri(v) for k, v in options.items()}
+
+
+def _masked_uri(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    return SECRET_IN_URI.sub(lambda m: m.group(0).replace(m.group(1) or m.group(2), MASK), value)
+
+
+def secret_values(statement: str) -> List[str]:
+    """The credentials a statement writes: the values of its secret-looking keys and the secret parts
+    of URIs in it, longest first (what :func:`scrub` takes out of an error about the statement)."""
+    found = {m.group(4) if m.group(2) else m.group(6) for m in _WRITTEN_PAIR.finditer(statement)
+             if SECRET_KEY.search(m.group(2) or m.group(5))}
+    found |= {m.group(1) or m.group(2) for m in SECRET_IN_URI.finditer(statement)}
+    return sorted((v for v in found if v), key=len, reverse=True)
+
+
+def scrub(message: str, statement: str) -> str:
+    """``message`` (an error about ``statement``) with every credential the statement writes masked:
+    an error may quote any part of the statement (a syntax error its token, a CALL its arguments)."""
+    for value in secret_values(statement):
+        message = message.replace(value, MASK)
+    return message
 
 
 class CoreOptions:

@@ -15,6 +15,7 @@ seconds a background thread refreshes the materialized tables whose freshness ha
 
 import argparse
 import getpass
+import ipaddress
 import signal
 import sys
 import threading
@@ -25,7 +26,18 @@ from paimon_sql.exceptions import PaimonError
 from paimon_sql.server import auth, transport
 
 
-_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+def exposure_warning(host: str, auth_mode: str, tls: bool) -> Optional[str]:
+    """The warning printed when the server listens beyond this machine (``host`` not a loopback
+    address: ``0.0.0.0``, ``::``, an interface's address or a host name) without both passwords
+    and TLS; None on loopback (127.0.0.0/8, ``::1``, ``localhost``), where only local users reach it."""
+    try:
+        loopback = ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        loopback = host.lower().rstrip(".") == "localhost"
+    if loopback or (auth_mode == "plain" and tls):
+        return None
+    return (f"Warning: listening on {host} (beyond this machine) without "
+            f"{'passwords (--auth plain)' if auth_mode != 'plain' else 'TLS (--ssl-cert)'}")
 
 
 def _port(text: str) -> int:
@@ -161,9 +173,9 @@ def main(argv: Optional[List[str]] = None) -> int:
                                       transport=args.transport, http_path=args.http_path, tls=tls)
         except OSError as e:
             return _cannot_listen(args, e)
-        if args.host not in _LOOPBACK and (args.auth != "plain" or not tls):
-            sys.stderr.write(f"Warning: listening on {args.host} (beyond this machine) without "
-                             f"{'passwords (--auth plain)' if args.auth != 'plain' else 'TLS (--ssl-cert)'}\n")
+        warning = exposure_warning(args.host, args.auth, tls is not None)
+        if warning:
+            sys.stderr.write(warning + "\n")
         sys.stderr.write(f"paimon-sql-server listening on {args.host}:{server.port} ({args.transport}"
                          f"{' TLS' if tls else ''}, auth {args.auth})\n")
         sys.stderr.flush()

@@ -91,6 +91,8 @@ def _set(action: exp.AlterSet) -> List[sc.SchemaChange]:
     return out
 
 
+# SET LOCATION / SERDE / FILEFORMAT ...: a table lives where its catalog puts it, its files are Paimon's
+_SET_OTHER = tuple(k for k in exp.AlterSet.arg_types if k != "expressions")
 _ACTIONS = {exp.ColumnDef: _add, exp.Schema: _add_many, exp.RenameColumn: _rename_column, exp.Drop: _drop,
             exp.AlterColumn: _alter_column, exp.AlterSet: _set}
 
@@ -121,7 +123,7 @@ def alter(session, node: exp.Alter):
     changes = []
     for action in actions:
         handler = _ACTIONS.get(type(action))
-        if handler is None:
+        if handler is None or (isinstance(action, exp.AlterSet) and any(action.args.get(k) for k in _SET_OTHER)):
             raise PaimonError(f"unsupported ALTER TABLE action on Paimon table {table.name}: {action.sql('spark')}")
         changes += handler(action)
     table.schema_manager.commit_changes(changes)

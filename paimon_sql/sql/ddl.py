@@ -16,7 +16,8 @@ from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
 from paimon_sql.catalog.base import DEFAULT_DATABASE
-from paimon_sql.exceptions import DatabaseNotEmptyError, PaimonError, SchemaError, TableAlreadyExistsError
+from paimon_sql.exceptions import (DatabaseNotEmptyError, InvalidOptionError, PaimonError, SchemaError,
+                                   TableAlreadyExistsError)
 from paimon_sql.format.options import redact
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.format.types import DataField, paimon_type_from_sql
@@ -87,6 +88,10 @@ def create(session, node: exp.Create):
     options, partitions, _, comment, like = _properties(node)
     target = node.this.this if isinstance(node.this, exp.Schema) else node.this
     ident = Identifier.parse(f"`{target.db or session.current_database}`.`{target.name}`")
+    props = node.args.get("properties")
+    if any(isinstance(p, exp.LocationProperty) for p in (props.expressions if props else [])):
+        raise InvalidOptionError(f"CREATE TABLE {ident}: a LOCATION is not supported (a table lives where its "
+                                 "catalog puts it, <warehouse>/<db>.db/<table>)")
     exists, replace = bool(node.args.get("exists")), bool(node.args.get("replace"))
     if like is not None:
         source = session.catalog.get_table(session.identifier(like))
