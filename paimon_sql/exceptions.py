@@ -62,6 +62,12 @@ class CorruptMetadataError(PaimonError):
     """A metadata file (schema, snapshot, manifest) that cannot be decoded."""
 
 
+class MissingMetadataFileError(CorruptMetadataError, FileNotFoundError):
+    """A manifest list, manifest or index manifest a snapshot names that is gone: named like any
+    damaged metadata file, and still a FileNotFoundError for the callers that expect files of an
+    expired snapshot to vanish (a commit's rebase, expiry's reference walk)."""
+
+
 class CorruptDataFileError(PaimonError):
     """A data file that is missing, of another size than its manifest entry records, or that cannot be
     read or decoded: a read fails rather than return fewer rows."""

@@ -19,7 +19,7 @@ from typing import List, Optional, Tuple
 
 import fastavro
 
-from paimon_sql.exceptions import CorruptMetadataError
+from paimon_sql.exceptions import CorruptMetadataError, MissingMetadataFileError
 from paimon_sql.format.stats import SimpleStats
 
 ADD, DELETE = 0, 1
@@ -291,6 +291,15 @@ def write_records(records: list, record_type: str, compression: str = "zstd") ->
     buf = io.BytesIO()
     fastavro.writer(buf, _parsed(schema), [r.to_avro() for r in records], codec=_CODECS.get(compression, "zstandard"))
     return buf.getvalue()
+
+
+def read_file(io, path: str, record_type: str) -> list:
+    """The records of the manifest-family file at ``path``; a missing or damaged one fails naming it."""
+    try:
+        data = io.read_bytes(path)
+    except FileNotFoundError:
+        raise MissingMetadataFileError(f"{_FILE_KINDS[record_type]} {path} is missing") from None
+    return read_records(data, record_type, path)
 
 
 def read_records(data: bytes, record_type: str, name: str = "") -> list:

@@ -133,7 +133,7 @@ class FileStoreTable:
         return self.schema if schema_id == self.schema.id else self.schema_manager.schema(schema_id)
 
     def _read_records(self, name: str, record_type: str) -> tuple:
-        return tuple(manifest.read_records(self.io.read_bytes(self.paths.manifest_path(name)), record_type, name))
+        return tuple(manifest.read_file(self.io, self.paths.manifest_path(name), record_type))
 
     def _read_list(self, name: str) -> tuple:
         return self._read_records(name, "ManifestFileMeta")

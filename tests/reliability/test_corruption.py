@@ -12,7 +12,7 @@ import os
 import re
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -33,7 +33,7 @@ HOWS = ("truncated", "garbled", "emptied", "missing")
 # is a stale LATEST hint, read past by design; an embedded index has no file of its own)
 KINDS = {
     "snapshot": HOWS[:3], "schema": HOWS, "manifest-list": HOWS, "manifest": HOWS,
-    "parquet": HOWS, "orc": HOWS, "avro": HOWS, "dv": HOWS,
+    "parquet": HOWS, "orc": HOWS, "avro": HOWS, "dv": HOWS, "index-manifest": HOWS,
     "index": HOWS, "embedded-index": ("garbled", "emptied"),
 }
 READ_PAST = ("index", "embedded-index")  # a damaged file index rules nothing out: rows are still right
@@ -45,9 +45,10 @@ CLIENT_CASES = CASES if FULL else [(kind, hows[i % len(hows)]) for i, (kind, how
 CORE_ERROR = {kind: exceptions.CorruptDataFileError if kind in ("parquet", "orc", "avro")
               else exceptions.CorruptMetadataError for kind in KINDS}
 SCHEMA = pa.schema([("id", pa.int64()), ("s", pa.string())])
+DV = {"deletion-vectors.enabled": "true"}
 BLOOM = {"file-index.bloom-filter.columns": "s", "file-index.bloom-filter.s.items": "100"}
 OPTIONS = {
-    "orc": {"file.format": "orc"}, "avro": {"file.format": "avro"}, "dv": {"deletion-vectors.enabled": "true"},
+    "orc": {"file.format": "orc"}, "avro": {"file.format": "avro"}, "dv": DV, "index-manifest": DV,
     "index": {**BLOOM, "file-index.in-manifest-threshold": "1"},
     "embedded-index": {**BLOOM, "file-index.in-manifest-threshold": "10000", "manifest.compression": "none"},
 }
@@ -107,6 +108,8 @@ def victims(t, kind, how):
     if kind == "dv":
         (entry,) = t.index_manifest_entries(snap.index_manifest)
         return [t.paths.index_path(entry.file_name)]
+    if kind == "index-manifest":
+        return [t.paths.manifest_path(snap.index_manifest)]
     if kind == "index":  # every file's: an index that wrongly rules its file out would lose the row
         return [path + ".index" for path in data]
     return data[:1]
@@ -123,7 +126,7 @@ def build(path):
         t = cat.create_table_from_arrow(f"default.{table_name(kind, how)}", SCHEMA, options=OPTIONS.get(kind, {}))
         t.write_arrow(batch(range(5)))
         t.write_arrow(batch(range(5, 10)))
-        if kind == "dv":
+        if kind in ("dv", "index-manifest"):
             t.delete_where(P.equal("id", 3))
         if kind == "schema":  # schema-1 is the table's; its data files' schema-0 is read too
             t.schema_manager.commit_changes([SetOption("snapshot.num-retained.max", "50")])
@@ -164,7 +167,7 @@ def corrupted(tmp_path_factory):
     with ThreadPoolExecutor(2) as pool, contextlib.ExitStack() as stack:
         port = pool.submit(stack.enter_context, start_server(path, "--master", "local[1]", "--refresh-interval", "0"))
         yield Warehouse(path, named, pool.submit(shell_run, path), port)
-        port.result()  # started (or failed) before the stack stops it
+        wait([port])  # started (test_server reports a failure) before the stack stops it
 
 
 @pytest.fixture
