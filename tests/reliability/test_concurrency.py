@@ -20,12 +20,14 @@ and the processes' logs:
 Deterministic tests provoke the race that keeps losing (a rival commits a snapshot just before each
 publish attempt) and check the backoff (``commit.min-retry-wait`` doubled up to
 ``commit.max-retry-wait``, plus up to 20% jitter), ``commit.max-retries`` and ``commit.timeout``.
-Sizes: 4 × 6 commits per table locally (the SQL writer 3; 4 × 2 on S3) in CI, 4 × 50 with ``scripts/reliability.sh``.
+Sizes: 4 × 6 commits per table locally (the SQL writer 3; 4 × 2 on S3) in CI, 4 × 50 with
+``scripts/reliability.sh`` (then one writer on S3 uses SQL too).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -38,6 +40,7 @@ import pyarrow.fs as pafs
 import pytest
 from reliability.committer import EVENTS, KV, MAINTAINER, create_tables
 from reliability.conftest import FULL, record, size
+from spark.conftest import session, spark  # noqa: F401  (fixtures)
 
 from paimon_sql.catalog import load_catalog
 from paimon_sql.exceptions import CommitConflictError
@@ -61,23 +64,29 @@ def run_committers(warehouse: str, options: dict, work: Path, roles: list, retai
     for p, role in enumerate(roles):
         config = {"warehouse": warehouse, "options": options, "proc": p, "seed": 19, "barrier": str(barrier),
                   "writers": writers, "retain": retain, "log": str(work / f"log-{p}.jsonl"), **role}
-        procs.append(subprocess.Popen([sys.executable, str(COMMITTER), json.dumps(config)], cwd=str(ROOT),
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        with open(work / f"out-{p}.txt", "w") as out:  # a file, not a pipe: Spark's chatter never blocks it
+            procs.append(subprocess.Popen([sys.executable, str(COMMITTER), json.dumps(config)], cwd=str(ROOT),
+                                          stdout=out, stderr=subprocess.STDOUT))
+
+    def crashed():
+        return [(p, (work / f"out-{p}.txt").read_text()[-3000:]) for p, proc in enumerate(procs)
+                if proc.poll() not in (None, 0)]
     try:
         deadline = time.time() + 180
         while len(list(barrier.glob("ready-*"))) < len(roles):
-            assert all(p.poll() is None for p in procs), [p.communicate()[1][-3000:] for p in procs if p.poll()]
+            assert not crashed(), f"committer process(es) crashed: {crashed()}"
             assert time.time() < deadline, "committers not ready within 180 s"
             time.sleep(0.01)
         (barrier / "go").touch()
-        outputs = [p.communicate(timeout=300 + 10 * max(r.get("commits", 0) for r in roles)) for p in procs]
+        deadline = time.time() + 300 + 10 * max(r.get("commits", 0) for r in roles)
+        for proc in procs:
+            proc.wait(timeout=max(1, deadline - time.time()))
     finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-    crashed = [(i, outputs[i][1][-3000:]) for i, p in enumerate(procs) if p.returncode != 0]
-    assert not crashed, f"committer process(es) crashed: {crashed}"
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert not crashed(), f"committer process(es) crashed: {crashed()}"
     return [json.loads(line) for p in range(len(roles)) for line in (work / f"log-{p}.jsonl").read_text().splitlines()]
 
 
@@ -284,6 +293,25 @@ def test_commit_timeout_bounds_the_retrying(rival_race):
                             "committed")
     assert 150 <= took < 150 + 1000 and len(waits) == attempts - 1
     assert_nothing_visible(table, attempts)
+
+
+def test_an_sql_insert_that_keeps_losing_fails_with_the_named_error(session, warehouse):
+    """Through SQL (the run's Spark session): every attempt finds ``snapshot-2`` taken by a rival
+    whose file never becomes readable (a dangling link); the INSERT fails after its one retry with
+    the core's one-line error and leaves no row, snapshot or file."""
+    session.sql("CREATE TABLE t (id BIGINT) TBLPROPERTIES ('commit.max-retries' = '1')")
+    session.sql("INSERT INTO t VALUES (1)")
+    table = load_catalog(warehouse).get_table("default.t")
+    taken = Path(table.path, "snapshot", "snapshot-2")
+    os.symlink(Path(table.path, "nowhere"), taken)
+    with pytest.raises(CommitConflictError) as failed:
+        session.sql("INSERT INTO t VALUES (2)")
+    assert str(failed.value) == ("table default.t: gave up committing after 1 retries (2 attempts, 'commit.max-retries'"
+                                 " = 1): other writers kept committing first; nothing was committed")
+    taken.unlink()
+    assert table.snapshot_manager.listed_ids() == [1]
+    assert table.new_scan().to_arrow().column("id").to_pylist() == [1]
+    assert remove_orphan_files(table, int(time.time() * 1000), dry_run=True) == (0, 0)
 
 
 # -- expiry beside a commit ---------------------------------------------------------------------
