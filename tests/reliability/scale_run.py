@@ -190,9 +190,12 @@ def run(session, warehouse: str, rows: int, commits: int, commit_rows: int) -> d
                           "--commits", str(commits), "--commit-rows", str(commit_rows)],
                          check=True, capture_output=True, text=True)
     expected = json.loads(out.stdout)
-    with PeakRss() as peak:
-        figures = {**insert(session, rows), **compact(session, warehouse, commits, expected)}
-    return {**figures, "rss_mb": {**peak.figures(), "writer": expected["writer_mb"]}}
+    with PeakRss() as inserting:
+        figures = insert(session, rows)
+    with PeakRss() as compacting:
+        figures.update(compact(session, warehouse, commits, expected))
+    return {**figures, "rss_mb": {"insert": inserting.figures(), "compact": compacting.figures(),
+                                  "writer": expected["writer_mb"]}}
 
 
 def main() -> None:
