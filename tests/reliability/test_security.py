@@ -260,7 +260,7 @@ def _failing_with_secrets() -> list:
             f"CALL sys.compact(table => 'db.c', options => 's3.secret-key={SECRETS['s3.secret-key']},bucket=zz')",
             f"CALL sys.expire_snapshots(table => 'db.c', options => 'fs.s3a.secret.key = "
             f"{SECRETS['fs.s3a.secret.key']}', retain_max => -1)",
-            f"CALL sys.compact('db.c', '{SECRETS['jdbc.password']}' ,, )",
+            f"CALL sys.compact(table => 'db.c', options => 'jdbc.password={SECRETS['jdbc.password']}' || 'x')",
             f"CREATE VIEW db.bad WITH ('password' = '{SECRETS['jdbc.password']}') AS SELECT nope"]
 
 
@@ -302,10 +302,11 @@ def _catalog_flags():
     return [f for k, v in SECRETS.items() for f in ("--catalog", f"{k}={v}")]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module", autouse=True)
 def processes():
-    """The shell (one script) and the server, started together so their Spark startups overlap
-    (the module's two subprocesses); the server listens on the default host."""
+    """The shell (one script) and the server, started with the module so that their Spark startups
+    overlap the in-process tests (the module's two subprocesses); the server listens on the default
+    host."""
     work = tempfile.mkdtemp(prefix="paimon-security-")
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
     opts = _options_clause()
