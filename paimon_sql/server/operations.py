@@ -376,14 +376,24 @@ def as_operation_error(e: BaseException, text: str) -> OperationError:
 
 
 def _java_root(e: BaseException):
-    """The innermost cause of the Java exception behind ``e`` (py4j's or PySpark's), if any."""
+    """The innermost cause of the Java exception behind ``e`` (py4j's or PySpark's), if any; but a
+    FAILED_READ_FILE on the way, which names the damaged file its cause (a decoder's) does not."""
     java = getattr(e, "java_exception", None) or getattr(e, "_origin", None)
     for _ in range(20):
+        if java is not None and _condition(java).startswith("FAILED_READ_FILE"):
+            break
         cause = java.getCause() if java is not None else None
         if cause is None:
             break
         java = cause
     return java
+
+
+def _condition(java) -> str:
+    try:
+        return java.getCondition() or ""
+    except Exception:  # not a SparkThrowable
+        return ""
 
 
 def _sql_state(error) -> str:
