@@ -48,7 +48,7 @@ from reliability.conftest import FULL, record, size
 from spark.conftest import session, spark  # noqa: F401  (fixtures: one SparkSession per run)
 
 SHELL = str(Path(sys.executable).parent / "paimon-sql")
-CASES = {"session": size(80, 3000), "shell": size(25, 1000), "server": size(30, 1000)}  # + the examples
+CASES = {"session": size(60, 3000), "shell": size(25, 1000), "server": size(30, 1000)}  # + the examples
 PROBE_EVERY = 20
 # Errors Spark raises while it computes a result's rows (Session.sql has returned its DataFrame by then):
 # a statement's expressions failing on its values under ANSI mode — 1/0 and overflow, a cast of text
