@@ -48,6 +48,9 @@ from reliability.conftest import FULL, record, size
 from spark.conftest import session, spark  # noqa: F401  (fixtures: one SparkSession per run)
 
 SHELL = str(Path(sys.executable).parent / "paimon-sql")
+# the shell's and the server's JVMs: the quick compiler and the serial GC, for half the CPU of a default
+# JVM's start-up on the two cores CI has (their statements are short; start-up is most of their work)
+QUICK_JVM = ["--master", "local[1]", "--conf", "spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"]
 CASES = {"session": size(60, 3000), "shell": size(25, 1000), "server": size(30, 1000)}  # + the examples
 PROBE_EVERY = 20
 # Errors Spark raises while it computes a result's rows (Session.sql has returned its DataFrame by then):
@@ -355,7 +358,7 @@ class Shell:
     def __init__(self, warehouse: str, cwd: str):
         env = dict(os.environ, PYSPARK_PYTHON=sys.executable, HOME=cwd)
         self.proc = subprocess.Popen(
-            [SHELL, "--warehouse", warehouse, "--master", "local[1]", "--conf", "spark.sql.shuffle.partitions=1",
+            [SHELL, "--warehouse", warehouse, *QUICK_JVM, "--conf", "spark.sql.shuffle.partitions=1",
              "--conf", "spark.ui.enabled=false", "--output", "json"], stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, encoding="utf-8", env=env, cwd=cwd)
         self.lines: queue.Queue = queue.Queue()
@@ -421,7 +424,7 @@ def subprocesses(tmp_path_factory):
     shell_wh, server_wh = str(root / "shell_wh"), str(root / "server_wh")
     make_fixed_tables(shell_wh)
     make_fixed_tables(server_wh)
-    server = start_server(server_wh, "--master", "local[1]")
+    server = start_server(server_wh, *QUICK_JVM)
     shell, port = Background(Shell, shell_wh, str(root)), Background(server.__enter__)
     try:
         yield {"shell": (shell, shell_wh), "server": (port, server_wh)}
