@@ -145,3 +145,11 @@ def s3_server():
            "s3.region": "us-east-1"}
     proc.terminate()
     proc.wait(timeout=10)
+
+
+def s3_bucket(s3_server: dict, name: str) -> dict:
+    """Creates bucket ``name`` on the run's S3 server; returns the server's catalog options."""
+    import pyarrow.fs as pafs
+    pafs.S3FileSystem(access_key="test", secret_key="test", endpoint_override=s3_server["s3.endpoint"].split("//")[1],
+                      scheme="http", allow_bucket_creation=True).create_dir(name)
+    return s3_server

@@ -211,8 +211,10 @@ class FileStoreTable:
         check_usable(self.schema.options, "read")
         return TableScan(self)
 
-    def write_arrow(self, data: pa.Table, overwrite: bool = False, row_kinds=None) -> Optional[int]:
-        """Write and commit in one call (batch); returns the new snapshot id."""
+    def write_arrow(self, data: pa.Table, overwrite: bool = False, row_kinds=None,
+                    commit_user: Optional[str] = None) -> Optional[int]:
+        """Write and commit in one call (batch), as ``commit_user`` (default: a new one); returns the
+        last snapshot id the commit made."""
         write = self.new_write(overwrite)
         try:
             write.write_arrow(data, row_kinds=row_kinds)
@@ -220,7 +222,7 @@ class FileStoreTable:
         except BaseException:
             write.abort()
             raise
-        commit = self.new_commit()
+        commit = self.new_commit(commit_user)
         try:
             return commit.overwrite(messages) if overwrite else commit.commit(messages)
         except BaseException:

@@ -8,9 +8,9 @@ The server is moto's, run single-threaded (tests/conftest.py ``s3_server``), so 
 import uuid
 
 import pyarrow as pa
-import pyarrow.fs as pafs
 import pytest
 from catalog.committers import assert_nothing_lost, commit_concurrently
+from conftest import s3_bucket
 
 from paimon_sql.catalog import load_catalog
 from paimon_sql.exceptions import InvalidOptionError
@@ -21,10 +21,7 @@ PROCS, COMMITS = 3, 6
 @pytest.fixture(scope="module")
 def serial_s3(s3_server):
     """The run's S3 server (single-threaded, so its If-None-Match check is exact) with a bucket."""
-    endpoint = s3_server["s3.endpoint"].split("//")[1]
-    pafs.S3FileSystem(access_key="test", secret_key="test", endpoint_override=endpoint, scheme="http",
-                      allow_bucket_creation=True).create_dir("commits")
-    return s3_server
+    return s3_bucket(s3_server, "commits")
 
 
 def _table(warehouse: str, options: dict):

@@ -53,14 +53,7 @@ def write_rows(table, rows, user: str):
     (a primary-key write may compact too: a second snapshot)."""
     schema = PK_SCHEMA if table.schema.is_primary_key_table else APPEND_SCHEMA
     data = pa.table({schema.names[0]: [r[0] for r in rows], "v": [r[1] for r in rows]}, schema=schema)
-    write = table.new_write()
-    try:
-        write.write_arrow(data)
-        messages = write.prepare_commit()
-    except BaseException:
-        write.abort()
-        raise
-    return table.new_commit(user).commit_or_abort(messages)
+    return table.write_arrow(data, commit_user=user)
 
 
 def run(task: dict, started=lambda: None):

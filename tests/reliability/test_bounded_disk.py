@@ -28,7 +28,6 @@ import time
 
 import numpy as np
 import pyarrow as pa
-import pytest
 
 from paimon_sql.table.references import referenced_files
 from reliability.conftest import record, size

@@ -36,8 +36,8 @@ from collections import Counter
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.fs as pafs
 import pytest
+from conftest import s3_bucket
 from reliability.committer import EVENTS, KV, MAINTAINER, create_tables
 from reliability.conftest import FULL, record, size
 from spark.conftest import session, spark  # noqa: F401  (fixtures)
@@ -190,10 +190,7 @@ def test_concurrent_committers_on_the_local_filesystem(tmp_path):
 
 @pytest.fixture(scope="module")
 def s3(s3_server):
-    endpoint = s3_server["s3.endpoint"].split("//")[1]
-    pafs.S3FileSystem(access_key="test", secret_key="test", endpoint_override=endpoint, scheme="http",
-                      allow_bucket_creation=True).create_dir("reliability")
-    return s3_server
+    return s3_bucket(s3_server, "reliability")
 
 
 def test_concurrent_committers_on_s3(s3, tmp_path):
