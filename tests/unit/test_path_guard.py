@@ -26,6 +26,17 @@ def test_bad_segments_are_refused_in_one_line(name):
     assert "\n" not in str(err.value) and str(err.value).startswith(f"invalid tag name {name!r}")
 
 
+def test_names_longer_than_a_path_segment_takes_are_refused_in_one_line(catalog):
+    """File systems take 255 bytes a segment: a longer name is ours to refuse, not an OS error."""
+    assert check_segment("table", "t" * 240) == "t" * 240
+    for name in ("t" * 241, "é" * 121):
+        with pytest.raises(InvalidIdentifierError, match="at most 240 bytes") as err:
+            check_segment("table", name)
+        assert "\n" not in str(err.value) and len(str(err.value)) < 200
+    with pytest.raises(InvalidIdentifierError, match="invalid table name 'xxx"):
+        catalog.create_table_from_arrow("db." + "x" * 300, pa.schema([("id", pa.int64())]))
+
+
 @pytest.mark.parametrize("name", GOOD)
 def test_good_segments_stay_one_directory_below_their_parent(name):
     assert check_segment("table", name) == name
