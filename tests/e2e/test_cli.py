@@ -9,10 +9,15 @@ from pathlib import Path
 BIN = str(Path(sys.executable).parent / "paimon-sql")
 
 
+# the JIT's quick tier and the serial collector: a short script's JVM spends most of its CPU
+# compiling and collecting, and the test run shares 2 cores with it
+QUICK_JVM = "spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+
 def run(warehouse, *args, timeout=300, master="local[2]"):
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
     return subprocess.run([BIN, "--warehouse", warehouse, "--master", master,
-                           "--conf", "spark.sql.shuffle.partitions=2", *args],
+                           "--conf", "spark.sql.shuffle.partitions=2", "--conf", QUICK_JVM, *args],
                           capture_output=True, text=True, timeout=timeout, env=env)
 
 
