@@ -23,6 +23,7 @@ from paimon_sql.format.types import DataField
 from paimon_sql.spark.source import is_location, store_options
 from paimon_sql.format.types import paimon_type_from_sql
 from paimon_sql.spark.write import EXPLICIT_CAST, MERGE_SCHEMA, by_name, merge_schema, write_dataframe
+from paimon_sql.table import materialized_table as mt
 
 LAYOUT_KEYS = ("primary-key", "partition")  # describe a table's layout: given when creating it, never per write
 _WRITE_KEYS = {"warehouse", "path", "table", "branch", "checkpointlocation", "partitionoverwritemode", "queryname",
@@ -162,6 +163,7 @@ def write_into(session, df: DataFrame, table, target: Target, options: dict, ove
                partition_spec: Optional[dict] = None, dynamic: bool = False) -> None:
     """Write ``df`` by column name into ``table`` as one snapshot, with the write's options;
     ``write.merge-schema`` first adds the data's new columns to the table."""
+    mt.refuse_write(table, "a DataFrame write")
     given = write_options(options)
     table = merge_schema(table.copy(given), df.schema)
     aligned = by_name(df, table, case_sensitive(session))

@@ -13,7 +13,7 @@ from sqlglot import exp
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.sql import (alter, analyze, cache, call, catalog_views, ddl, dml, explain, materialized_table,
                             merge_into, parse, query, show, views)
-from paimon_sql.table import object_table
+from paimon_sql.table import materialized_table as mt, object_table
 
 
 def _query(session, node):
@@ -48,7 +48,7 @@ def _drop(session, node):
         return ddl.drop_database(session, node)
     tables = [session.find_table(t) for t in node.args.get("tables") or [node.this]] if kind == "TABLE" else []
     for table in tables:
-        materialized_table.refuse_write(table, "DROP TABLE", "DROP MATERIALIZED TABLE")
+        mt.refuse_write(table, "DROP TABLE", "DROP MATERIALIZED TABLE")
     if any(tables):
         return ddl.drop(session, node)
     if kind == "TABLE" and catalog_views.drop(session, node, node.args.get("tables") or [node.this]):
@@ -71,7 +71,7 @@ def _describe(session, node):
 def _insert(session, node):
     target = node.this.this if isinstance(node.this, exp.Schema) else node.this
     table = session.find_table(target)
-    materialized_table.refuse_write(table, "INSERT")
+    mt.refuse_write(table, "INSERT")
     object_table.refuse_write(table)
     if table is None and catalog_views.target(session, target):
         raise PaimonError(f"[EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE] 'INSERT' expects a table, but "
@@ -83,7 +83,7 @@ def _ours(handler, target_of=lambda node: node.this):
     """A handler for statements writing one table: ours when the warehouse has the table, else Spark's."""
     def run(session, node):
         table = session.find_table(target_of(node))
-        materialized_table.refuse_write(table, type(node).__name__.upper().replace("TABLE", ""))
+        mt.refuse_write(table, type(node).__name__.upper().replace("TABLE", ""))
         object_table.refuse_write(table)
         return handler(session, node) if table else session.passthrough()
     return run
@@ -101,8 +101,12 @@ _SHOW = [
 
 def _show_create_table(session, name: str):
     view = catalog_views.target(session, parse.table_reference(name))
-    text = catalog_views.show_create(*view) if view else \
-        ddl.show_create_table(session, session.catalog.get_table(session.identifier_text(name)))
+    if view:
+        text = catalog_views.show_create(*view)
+    else:
+        table = session.catalog.get_table(session.identifier_text(name))
+        text = materialized_table.show_create(table) if mt.is_materialized(table) else \
+            ddl.show_create_table(session, table)
     return session.rows([(text,)], ["createtab_stmt"])
 
 

@@ -32,6 +32,7 @@ from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
 from paimon_sql.exceptions import PaimonError, SchemaError, TableAlreadyExistsError, TableNotFoundError
+from paimon_sql.format.options import redact
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.format.types import DataField
 from paimon_sql.format.types import paimon_type_from_sql
@@ -61,12 +62,6 @@ def run(session, verb: str, text: str):
             "ALTER": "ALTER MATERIALIZED TABLE t REFRESH [PARTITION (...)] | SUSPEND | RESUME",
             "DROP": "DROP MATERIALIZED TABLE [IF EXISTS] t"}.get(verb, "CREATE, ALTER or DROP"))
     return handler(session, m)
-
-
-def refuse_write(table, verb: str, instead: str = "ALTER MATERIALIZED TABLE ... REFRESH") -> None:
-    """Only a refresh writes a materialized table (its rows are its query's), and it is dropped as one."""
-    if table is not None and mt.is_materialized(table):
-        raise PaimonError(f"{verb} on materialized table {table.name} is not supported: use {instead}")
 
 
 # -- CREATE ---------------------------------------------------------------------------------------
@@ -345,6 +340,36 @@ def drop(session, m: re.Match):
     if table is not None:
         session.catalog.drop_table(Identifier.parse(table.name))
     return None
+
+
+def show_create(table) -> str:
+    """The CREATE MATERIALIZED TABLE statement that makes ``table`` again (SHOW CREATE TABLE): its
+    definition, and the options given at CREATE. Those the statement itself derives are left out
+    (``type``, ``materialized-table.*``, and the aggregation layout, which a CREATE given them
+    would take for the user's own merge engine)."""
+    s, o = table.schema, table.schema.options
+    plan = analyse(parse.parse(parse.prepare(mt.definition(table).query)))
+    derived = {"type", "merge-engine", *(f"fields.{s.field_names[i]}.aggregate-function" for i in plan.functions)} \
+        if plan.kind == "aggregate" and _fits(table, plan) else {"type"}
+    given = {k: v for k, v in o.items() if k not in derived and not k.startswith("materialized-table.")}
+    text = f"CREATE MATERIALIZED TABLE {table.name}"
+    if s.primary_keys and "merge-engine" not in derived:
+        text += f" (PRIMARY KEY ({', '.join(s.primary_keys)}) NOT ENFORCED)"
+    if s.comment:
+        text += f"\nCOMMENT {_literal(s.comment)}"
+    if s.partition_keys:
+        text += f"\nPARTITIONED BY ({', '.join(s.partition_keys)})"
+    if given:
+        text += "\nWITH (\n" + ",\n".join(f"  {_literal(k)} = {_literal(v)}" for k, v in sorted(redact(given).items()))
+        text += "\n)"
+    text += f"\nFRESHNESS = INTERVAL '{o[mt.INTERVAL_FRESHNESS]}' {o[mt.FRESHNESS_TIME_UNIT]}"
+    if o.get(mt.LOGICAL_REFRESH_MODE) == "FULL":
+        text += "\nREFRESH_MODE = FULL"
+    return f"{text}\nAS {o[mt.DEFINITION_QUERY]}"
+
+
+def _literal(text: str) -> str:
+    return exp.Literal.string(text).sql(dialect=parse.DIALECT)
 
 
 # -- the freshness runner -------------------------------------------------------------------------

@@ -40,6 +40,13 @@ def is_materialized(table) -> bool:
     return table_type(table.schema) == TYPE
 
 
+def refuse_write(table, verb: str, instead: str = "ALTER MATERIALIZED TABLE ... REFRESH") -> None:
+    """Only a refresh writes a materialized table (its rows are its query's), whether by SQL or
+    by the DataFrame API, and it is dropped as one."""
+    if table is not None and is_materialized(table):
+        raise PaimonError(f"{verb} on materialized table {table.name} is not supported: use {instead}")
+
+
 @dataclass(frozen=True)
 class Definition:
     query: str

@@ -186,6 +186,40 @@ def test_drop(src):
         src.sql("DROP MATERIALIZED TABLE mf")
 
 
+@pytest.mark.parametrize("create", [
+    f"CREATE MATERIALIZED TABLE m COMMENT 'the big ones' PARTITIONED BY (p) WITH ('bucket' = '2', 'bucket-key' = "
+    f"'k', 's3.secret-key' = 'hidden') FRESHNESS = INTERVAL '5' MINUTE AS {FILTER}",
+    f"CREATE MATERIALIZED TABLE m FRESHNESS = INTERVAL '1' DAY REFRESH_MODE = FULL AS {AGGREGATE}",
+    f"CREATE MATERIALIZED TABLE m (PRIMARY KEY (k) NOT ENFORCED) WITH ('bucket' = '1') FRESHNESS = INTERVAL '1' "
+    f"HOUR AS SELECT k, max(v) AS top FROM src GROUP BY k",
+])
+def test_show_create_table_makes_it_again(src, create):
+    src.sql(create)
+    shown, before = rows(src, "SHOW CREATE TABLE m")[0][0], table(src, "m").schema
+    assert shown.startswith("CREATE MATERIALIZED TABLE default.m") and "hidden" not in shown
+    src.sql("DROP MATERIALIZED TABLE m")
+    src.sql(shown.replace("'******'", "'hidden'"))  # secrets are masked in the listing
+    after = table(src, "m").schema
+    assert (after.options, after.primary_keys, after.partition_keys, after.comment, after.fields) == \
+        (before.options, before.primary_keys, before.partition_keys, before.comment, before.fields)
+
+
+def test_dataframe_api_writes_are_refused(src, tmp_path):
+    src.sql(f"CREATE MATERIALIZED TABLE mf FRESHNESS = INTERVAL '1' HOUR AS {FILTER}")
+    spark, before = src.spark, table(src, "mf").snapshot_manager.latest_id()
+    df = spark.createDataFrame([(7, 70, "z")], "k INT, v2 INT, p STRING")
+    with pytest.raises(PaimonError, match=r"a DataFrame write on materialized table default\.mf is not supported"):
+        df.write.format("paimon").mode("append").save("default.mf")
+    with pytest.raises(PaimonError, match="a DataFrame write on materialized table default.mf"):
+        df.writeTo("default.mf").append()
+    (tmp_path / "in").mkdir()
+    stream = spark.readStream.schema("k INT, v2 INT, p STRING").json(str(tmp_path / "in"))
+    with pytest.raises(PaimonError, match="a streaming write on materialized table default.mf"):
+        stream.writeStream.format("paimon").option("checkpointLocation", str(tmp_path / "cp")).start("default.mf")
+    assert table(src, "mf").snapshot_manager.latest_id() == before
+    same(src, "mf", FILTER)
+
+
 @pytest.mark.parametrize("statement,message", [
     ("INSERT INTO mf VALUES (1, 2, 'a')", "INSERT on materialized table default.mf is not supported"),
     ("INSERT OVERWRITE mf SELECT 1, 2, 'a'", "INSERT on materialized table"),
