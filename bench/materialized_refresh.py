@@ -2,7 +2,10 @@
 (INSERT OVERWRITE of the query's result), through Spark SQL, local[2]. Two shapes: a projection/
 filter (new rows appended) and a GROUP BY (partial aggregates merged by the aggregation engine).
 
-    PYSPARK_PYTHON=.venv/bin/python .venv/bin/python bench/materialized_refresh.py [rows]
+    PYSPARK_PYTHON=.venv/bin/python .venv/bin/python bench/materialized_refresh.py [rows] [query]
+
+``query``: run only the queries whose label contains it (``"4 groups"``), e.g. at a size where the
+others' full refreshes would take long.
 """
 
 import os
@@ -19,6 +22,7 @@ from paimon_sql.catalog import Identifier
 from paimon_sql.sql.materialized_table import refresh
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 4_000_000
+ONLY = sys.argv[2] if len(sys.argv) > 2 else ""
 QUERIES = {"projection/filter": "SELECT id, name, value * 2 AS v2, dt FROM b.src WHERE value >= 1",
            "GROUP BY dt (4 groups)": "SELECT dt, count(*) AS n, sum(value) AS total, max(id) AS top "
                                      "FROM b.src GROUP BY dt",
@@ -41,6 +45,8 @@ def main():
         print(f"source rows={N:,}; change: append of 1% ({N // 100:,} rows); Spark SQL, local[2]; seconds")
         print(f"{'materialized query':26} {'incremental':>11} {'full':>7} {'ratio':>7}  target")
         for i, (label, query) in enumerate(QUERIES.items()):
+            if ONLY not in label:
+                continue
             s.sql(f"CREATE MATERIALIZED TABLE b.m{i} {WITH.get(label, '')}FRESHNESS = INTERVAL '1' HOUR AS {query}")
 
             def table():

@@ -7,6 +7,7 @@ surface as STRING. MULTISET<e> surfaces as MAP<e, INT>.
 
 from __future__ import annotations
 
+import functools
 from typing import List
 
 import pyarrow as pa
@@ -41,7 +42,14 @@ def spark_type(t: DataType) -> str:
 
 def spark_datatype(t: DataType) -> T.DataType:
     """The Spark type object of a Paimon type (parsed by Spark, so equal to what its analyzer sees)."""
-    return T.DataType.fromDDL(spark_type(t))
+    return _parsed(spark_type(t))
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed(ddl: str) -> T.DataType:
+    """Spark's parse of a type, once per process: each parse is a JVM call (~2-8 ms), and every
+    write casts each column to its table type."""
+    return T.DataType.fromDDL(ddl)
 
 
 _DATETIME = (T.DateType, T.TimestampType, T.TimestampNTZType)

@@ -50,7 +50,7 @@ def spliced_dataframe(session, tree: exp.Expression, text: str):
     planned = [r for r in refs if not _cached(session, r, hidden)]
     try:
         if planned:
-            for r, need in zip(planned, _needs(session, tree, text, spliced, planned, fields)):
+            for r, need in zip(planned, _needs(session, tree, text, spliced, refs, planned, fields)):
                 columns = need.columns or [fields[r.view][0].name]
                 _scan(session, r.ref, columns, need.predicate).createOrReplaceTempView(r.view)
         return session.spark_sql(spliced)
@@ -61,14 +61,17 @@ def spliced_dataframe(session, tree: exp.Expression, text: str):
 _PLANNED_QUERIES = 256  # per session: the needs of this many query texts are remembered
 
 
-def _needs(session, tree, text: str, spliced: str, planned: list, fields: dict) -> list:
+def _needs(session, tree, text: str, spliced: str, refs: list, planned: list, fields: dict) -> list:
     """What the query needs of each planned reference (:func:`pushdown.needs_of`), learned by
-    analyzing it over zero-row stand-ins. That depends only on the query's text and the columns of
-    its references, so it is remembered per session under both: a BI tool's repeated queries skip
-    the stand-in planning (~30 ms). The rows are always read from the scans planned anew."""
+    analyzing it over zero-row stand-ins. That depends only on the query's text outside its
+    references (their hints and time travel pick rows, not columns) and on the columns they read,
+    so it is remembered per session under both: a BI tool's repeated queries, and a materialized
+    table's incremental refreshes (a new ``incremental-between`` each), skip the stand-in planning
+    (~30-150 ms). The rows are always read from the scans planned anew."""
     from paimon_sql.spark import pushdown
     from paimon_sql.spark.types import spark_ddl
-    key = (text, tuple(spark_ddl(fields[r.view]) for r in planned))
+    shape = apply_edits(text, [(r.edit[0], f"\0{i}") for i, r in enumerate(refs)])
+    key = (shape, tuple((refs.index(r), spark_ddl(fields[r.view])) for r in planned))
     known = session.planned_needs.pop(key, None)
     if known is None:
         stand_ins = {}
