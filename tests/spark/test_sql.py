@@ -180,9 +180,9 @@ def test_connect_takes_catalog_options(spark, warehouse):
 
 
 def test_a_repeated_query_is_planned_over_stand_ins_once(session, monkeypatch):
-    """What a query needs of its tables is remembered for its text and the tables' columns: the
-    same query again skips the stand-in planning; after ALTER TABLE the columns differ and it is
-    planned anew, and the rows are the table's as they are now."""
+    """What a query needs of its tables is remembered for its text outside the references and the
+    tables' columns: the same query again, or read at another snapshot, skips the stand-in planning;
+    after ALTER TABLE the columns differ and it is planned anew, and the rows are the table's as they are now."""
     from paimon_sql.spark import pushdown
     planned = []
     needs_of = pushdown.needs_of
@@ -194,8 +194,14 @@ def test_a_repeated_query_is_planned_over_stand_ins_once(session, monkeypatch):
     session.sql("INSERT INTO rq VALUES (3, 'c')")
     assert rows(session, query + " ORDER BY v") == [("b",), ("c",)] and len(planned) == 2
     assert rows(session, query + " ORDER BY v") == [("b",), ("c",)] and len(planned) == 2
+    # the reference's hint or time travel picks rows, not columns: the same needs, the rows read anew
+    assert rows(session, "SELECT v FROM rq VERSION AS OF 1 WHERE id > 1") == [("b",)] and len(planned) == 2
+    assert rows(session, "SELECT v FROM rq /*+ OPTIONS('scan.snapshot-id' = '1') */ WHERE id > 1 ORDER BY v") == \
+        [("b",)] and len(planned) == 2
+    assert rows(session, "SELECT v FROM rq VERSION AS OF 1 WHERE id > 0 ORDER BY v") == [("a",), ("b",)]
+    assert len(planned) == 3  # another filter
     session.sql("ALTER TABLE rq ADD COLUMN w INT")
-    assert rows(session, query + " ORDER BY v") == [("b",), ("c",)] and len(planned) == 3
+    assert rows(session, query + " ORDER BY v") == [("b",), ("c",)] and len(planned) == 4
 
 
 def test_repeated_queries_reuse_the_scan_until_the_table_changes(session):
