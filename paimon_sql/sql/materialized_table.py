@@ -4,6 +4,7 @@
         [PARTITIONED BY (p)] [WITH ('k'='v')] FRESHNESS = INTERVAL 'n' SECOND|MINUTE|HOUR|DAY
         [REFRESH_MODE = FULL] AS <query>
     ALTER MATERIALIZED TABLE t REFRESH [PARTITION (p=v, ...)] | SUSPEND | RESUME
+    ALTER MATERIALIZED TABLE t AS <query>
     DROP MATERIALIZED TABLE [IF EXISTS] t
 
 The columns are Spark's analysis of the query; the query is stored (Paimon's option
@@ -39,7 +40,7 @@ from paimon_sql.format.types import paimon_type_from_sql
 from paimon_sql.sql import ddl, parse
 from paimon_sql.table import materialized_table as mt
 from paimon_sql.table.commit import BASE_SNAPSHOT
-from paimon_sql.table.schema_change import SetOption
+from paimon_sql.table.schema_change import AddColumn, SetOption
 
 STATEMENT = re.compile(r"\s*MATERIALIZED\s+TABLE\b", re.I)
 _CREATE = re.compile(r"\s*MATERIALIZED\s+TABLE\s+(?P<exists>IF\s+NOT\s+EXISTS\s+)?(?P<head>.*?)\s*"
@@ -47,6 +48,7 @@ _CREATE = re.compile(r"\s*MATERIALIZED\s+TABLE\s+(?P<exists>IF\s+NOT\s+EXISTS\s+
                      r"(?:REFRESH_MODE\s*=\s*(?P<mode>\w+)\s+)?AS\s+(?P<query>.+)", re.I | re.S)
 _ALTER = re.compile(r"\s*MATERIALIZED\s+TABLE\s+(?P<name>[\w.`$]+)\s+(?:(?P<action>SUSPEND|RESUME)|REFRESH"
                     r"(?:\s+PARTITION\s*(?P<spec>\(.*\)))?)\s*", re.I | re.S)
+_ALTER_QUERY = re.compile(r"\s*MATERIALIZED\s+TABLE\s+(?P<name>[\w.`$]+)\s+AS\s+(?P<query>.+)", re.I | re.S)
 _DROP = re.compile(r"\s*MATERIALIZED\s+TABLE\s+(?P<exists>IF\s+EXISTS\s+)?(?P<name>[\w.`$]+)\s*", re.I)
 _AGGREGATES = {exp.Sum: "sum", exp.Count: "sum", exp.Min: "min", exp.Max: "max"}
 
@@ -56,10 +58,13 @@ def run(session, verb: str, text: str):
     forms = {"CREATE": (_CREATE, create), "ALTER": (_ALTER, alter), "DROP": (_DROP, drop)}
     pattern, handler = forms.get(verb, (None, None))
     m = pattern.fullmatch(text) if pattern else None
+    if m is None and verb == "ALTER":
+        pattern, handler = _ALTER_QUERY, alter_query
+        m = pattern.fullmatch(text)
     if m is None:
         raise parse.SqlSyntaxError(f"cannot read {verb} MATERIALIZED TABLE statement: expected " + {
             "CREATE": "CREATE MATERIALIZED TABLE t [...] FRESHNESS = INTERVAL 'n' SECOND|MINUTE|HOUR|DAY AS <query>",
-            "ALTER": "ALTER MATERIALIZED TABLE t REFRESH [PARTITION (...)] | SUSPEND | RESUME",
+            "ALTER": "ALTER MATERIALIZED TABLE t REFRESH [PARTITION (...)] | SUSPEND | RESUME | AS <query>",
             "DROP": "DROP MATERIALIZED TABLE [IF EXISTS] t"}.get(verb, "CREATE, ALTER or DROP"))
     return handler(session, m)
 
@@ -89,15 +94,7 @@ def create(session, m: re.Match):
         raise PaimonError(f"a materialized table is a Paimon table, not USING {using}")
     primary = [c.name for pk in head.this.find_all(exp.PrimaryKey) for c in pk.expressions] \
         if isinstance(head.this, exp.Schema) else []
-    written = parse.prepare(m["query"])
-    temporary = [t.name for t in parse.parse(written).find_all(exp.Table)
-                 if not t.db and t.name and session.is_temp_view(t.name)]
-    if temporary:
-        raise PaimonError(f"the query of materialized table {ident} reads temporary view {temporary[0]}: it is "
-                          "refreshed from any session, where that view is not")
-    query = qualified(written, session.current_database)
-    tree = parse.parse(query)
-    schema = session.query_dataframe(tree, query).schema
+    query, tree, schema = _definition(session, ident, m["query"])
     fields = [DataField(i, f.name, paimon_type_from_sql(f.dataType.simpleString())) for i, f in enumerate(schema)]
     plan = analyse(tree)
     if plan.kind == "aggregate" and _aggregation_fits(session, plan, tree, schema, (primary, partitions, options)):
@@ -112,6 +109,19 @@ def create(session, m: re.Match):
         session.catalog.drop_table(ident, ignore_if_not_exists=True)
         raise
     return None
+
+
+def _definition(session, ident, text: str):
+    """(the query as stored, its tree, Spark's schema of its result) of a query given for ``ident``."""
+    written = parse.prepare(text)
+    temporary = [t.name for t in parse.parse(written).find_all(exp.Table)
+                 if not t.db and t.name and session.is_temp_view(t.name)]
+    if temporary:
+        raise PaimonError(f"the query of materialized table {ident} reads temporary view {temporary[0]}: it is "
+                          "refreshed from any session, where that view is not")
+    query = qualified(written, session.current_database)
+    tree = parse.parse(query)
+    return query, tree, session.query_dataframe(tree, query).schema
 
 
 def _aggregation_fits(session, plan, tree, schema, layout) -> bool:
@@ -242,7 +252,8 @@ def _incremental(session, table, query: str, tree, refs: list, ids: Dict[str, in
     plan = analyse(tree)
     source = next((t for node, t in refs if node is plan.source), None)
     last = mt.last_refresh(table)
-    if source is None or source.schema.primary_keys or not _fits(table, plan) or last is None:
+    if source is None or source.schema.primary_keys or not _fits(table, plan) or last is None \
+            or _redefined_since(table, last.snapshot.schema_id):
         return None
     start, end = (last.sources or {}).get(source.name), ids[source.name]
     if start is None or not mt.appends_only(source, start, end):
@@ -253,6 +264,14 @@ def _incremental(session, table, query: str, tree, refs: list, ids: Dict[str, in
     hint = f"'incremental-between'='{start},{end}','incremental-between-scan-mode'='delta'"
     df = session.query_dataframe(None, _hinted(query, [(plan.source, hint)]))
     return _write(session, table, df, "incremental", ids, base=base)
+
+
+def _redefined_since(table, schema_id: int) -> bool:
+    """Whether the table's query or columns changed since the schema a refresh was made under
+    (ALTER ... AS whose refresh failed): its rows are the old query's."""
+    then = table.schema_manager.schema(schema_id)
+    return then.fields != table.schema.fields or \
+        then.options.get(mt.DEFINITION_QUERY) != table.schema.options.get(mt.DEFINITION_QUERY)
 
 
 def _sources(session, tree) -> List[Tuple[exp.Table, object]]:
@@ -332,6 +351,30 @@ def alter(session, m: re.Match):
         return refresh(session, table, m["spec"])
     status = mt.SUSPENDED if action == "SUSPEND" else mt.ACTIVATED
     table.schema_manager.commit_changes([SetOption(mt.REFRESH_STATUS, status)])
+    return None
+
+
+def alter_query(session, m: re.Match):
+    """ALTER MATERIALIZED TABLE t AS <query>: a new definition whose result keeps the table's
+    columns, in order and of their types, and may add columns at the end (Flink's rule); the
+    table is refreshed fully at once, so that it equals its new query."""
+    table = _materialized(session, m["name"])
+    query, tree, schema = _definition(session, table.name, m["query"])
+    old = table.schema.fields
+    given = [(f.name, paimon_type_from_sql(f.dataType.simpleString())) for f in schema]
+    shown = ", ".join(f"{f.name} {f.type.copy(True)}" for f in old)
+    for i, f in enumerate(old):
+        if i >= len(given) or given[i][0] != f.name or given[i][1].copy(True) != f.type.copy(True):
+            got = f"{given[i][0]} {given[i][1]}" if i < len(given) else "no column"
+            raise SchemaError(f"the new query of materialized table {table.name} must keep its columns ({shown}) "
+                              f"in order and may only add columns after them: column {i + 1} is {got}")
+    changes = [AddColumn(name, t) for name, t in given[len(old):]] + [SetOption(mt.DEFINITION_QUERY, query)]
+    plan = analyse(tree)
+    if table.schema.options.get("merge-engine") == "aggregation" and plan.kind == "aggregate":
+        changes += [SetOption(f"fields.{given[i][0]}.aggregate-function", f) for i, f in plan.functions.items()
+                    if i >= len(old)]  # new aggregates merge as the old ones do
+    table.schema_manager.commit_changes(changes)
+    refresh(session, session.find_table(parse.table_reference(table.name)), full=True)
     return None
 
 

@@ -81,7 +81,9 @@ def query_text(text: str, query: exp.Expression) -> str:
 
 _RESET = re.compile(r"RESET\b\s*(.*)", re.I | re.S)
 # Flink's CREATE/DROP MATERIALIZED TABLE, which sqlglot misreads: a command of ours, as ALTER's is
-_MATERIALIZED = re.compile(r"(?:\s+|--[^\n]*|/\*.*?\*/)*(CREATE|DROP)\s+(MATERIALIZED\s+TABLE\b.*)", re.I | re.S)
+# (comments before it are passed whole: one that mentions the statement is not it)
+_MATERIALIZED = re.compile(r"(?:\s+|--[^\n]*\n|/\*(?:(?!\*/).)*\*/)*(CREATE|DROP)\s+(MATERIALIZED\s+TABLE\b.*)",
+                           re.I | re.S)
 
 
 def prepare(text: str) -> str:

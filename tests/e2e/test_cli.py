@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BIN = str(Path(sys.executable).parent / "paimon-sql")
 
 
@@ -60,33 +62,74 @@ def test_interactive_prompt_multiline(warehouse):
     os.makedirs(warehouse, exist_ok=True)
     stdin = ("CREATE TABLE t (a INT);\nINSERT INTO t\n  VALUES (7);\nSELECT a * 6\n AS x FROM t;\n"
              "SELEC;\nSELECT 1 AS y;\nquit\n")
-    proc = subprocess.run([BIN, "--warehouse", warehouse, "--master", "local[2]", "--output", "tsv"], input=stdin,
+    proc = subprocess.run([BIN, "--warehouse", warehouse, "--master", "local[2]", "--conf", QUICK_JVM,
+                           "--output", "tsv"], input=stdin,
                           capture_output=True, text=True, timeout=300, env=env)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "x\n42\n" in proc.stdout and "y\n1\n" in proc.stdout  # an error does not end the session
     assert sum(1 for ln in proc.stderr.splitlines() if ln.startswith("Error:")) == 1
 
 
-def test_lsm_example_script(warehouse):
-    """sql_examples/lsm.sql: merge engines, UPDATE / DELETE / MERGE INTO, through the binary."""
-    script = Path(__file__).resolve().parents[2] / "sql_examples" / "lsm.sql"
+# Each example script starts in database ``default`` and keeps to databases of its own, so several run in
+# one shell, one after another over one warehouse: a shell start (a JVM, a Spark) costs more than most
+# scripts. history.sql runs in the second shell: it reads what quickstart.sql wrote, from a new process.
+EXAMPLES = Path(__file__).resolve().parents[2] / "sql_examples"
+EXAMPLE_SHELLS = (("quickstart.sql", "lsm.sql", "views_cache_explain.sql", "table_types.sql"),
+                  ("history.sql", "maintenance.sql", "branches_and_tags.sql"))
+
+
+def _run_examples(warehouse, script, names):
+    """{name: its statements' results, or the shell's error if it did not get through it}: the scripts
+    ``names`` run by one shell, each after a ``USE default`` and a ``SELECT`` of its name (the marker
+    that splits the shell's JSON lines by script)."""
+    script.write_text("".join(f"USE default;\nSELECT '{name}' AS example;\n{(EXAMPLES / name).read_text()}\n"
+                              for name in names) + "SELECT '' AS example;\n")
     proc = run(warehouse, "-f", str(script), "--output", "json")
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    stock, profile, orders = [json.loads(x) for x in proc.stdout.strip().splitlines()]
+    sections, current = {}, None
+    for line in proc.stdout.strip().splitlines():
+        rows = json.loads(line)
+        if len(rows) == 1 and list(rows[0]) == ["example"]:
+            current = rows[0]["example"]
+            sections[current] = []
+        else:
+            sections[current].append(rows)
+    failed = f"the shell stopped (exit {proc.returncode}) before the end of the script:\n{proc.stderr[-2000:]}"
+    return {name: sections[name] if following in sections else failed
+            for name, following in zip(names, names[1:] + ("",))}
+
+
+class Examples:
+    """Every example script's results (``examples[name]``), run as EXAMPLE_SHELLS says over ``warehouse``."""
+
+    def __init__(self, tmp):
+        self.warehouse, self.results = str(tmp / "warehouse"), {}
+        for i, names in enumerate(EXAMPLE_SHELLS):
+            self.results.update(_run_examples(self.warehouse, tmp / f"shell{i}.sql", names))
+
+    def __getitem__(self, name):
+        assert not isinstance(self.results[name], str), self.results[name]
+        return self.results[name]
+
+
+@pytest.fixture(scope="module")
+def examples(tmp_path_factory):
+    return Examples(tmp_path_factory.mktemp("examples"))
+
+
+def test_lsm_example_script(examples):
+    """sql_examples/lsm.sql: merge engines, UPDATE / DELETE / MERGE INTO, through the binary."""
+    stock, profile, orders = examples["lsm.sql"]
     assert stock == [{"item": "apple", "qty": 13, "price": 1.0}, {"item": "pear", "qty": 3, "price": 2.5}]
     assert profile == [{"id": 1, "name": "ann", "city": "oslo"}]
     assert orders == [{"id": 1, "status": "shipped", "amount": 11.0}, {"id": 2, "status": "paid", "amount": 20.0},
                       {"id": 4, "status": "new", "amount": 40.0}]
 
 
-def test_quickstart_then_history_example_scripts(warehouse):
-    """sql_examples/quickstart.sql then history.sql: system tables, tags, incremental, ALTER TABLE."""
-    examples = Path(__file__).resolve().parents[2] / "sql_examples"
-    assert run(warehouse, "-f", str(examples / "quickstart.sql"), "--output", "json").returncode == 0
-    proc = run(warehouse, "-f", str(examples / "history.sql"), "--output", "json")
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    out = [json.loads(x) for x in proc.stdout.strip().splitlines()]
-    snapshots, files, partitions, tags, at_tag, delta, audit, evolved, schemas = out
+def test_quickstart_then_history_example_scripts(examples):
+    """sql_examples/quickstart.sql then history.sql (in the next shell): system tables, tags, incremental,
+    ALTER TABLE."""
+    examples["quickstart.sql"]  # ran to its end
+    snapshots, files, partitions, tags, at_tag, delta, audit, evolved, schemas = examples["history.sql"]
     assert [s["commit_kind"] for s in snapshots] == ["APPEND", "APPEND"]
     assert sum(p["record_count"] for p in partitions) == sum(f["record_count"] for f in files) == 5
     assert tags == [{"tag": "first_load"}] and at_tag == [{"orders_at_first_load": 3}]
@@ -97,13 +140,9 @@ def test_quickstart_then_history_example_scripts(warehouse):
     assert [s["schema_id"] for s in schemas] == [0, 1]
 
 
-def test_views_cache_explain_example_script(warehouse):
+def test_views_cache_explain_example_script(examples):
     """sql_examples/views_cache_explain.sql: temporary views, CACHE TABLE and EXPLAIN over Paimon tables."""
-    script = Path(__file__).resolve().parents[2] / "sql_examples" / "views_cache_explain.sql"
-    proc = run(warehouse, "-f", str(script), "--output", "json")
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    before, after, totals, cached, daily, plan, insert_plan, count = \
-        [json.loads(x) for x in proc.stdout.strip().splitlines()]
+    before, after, totals, cached, daily, plan, insert_plan, count = examples["views_cache_explain.sql"]
     assert before == [{"purchases_before": 2}] and after == [{"purchases_after": 3}]
     assert totals == [{"day": "2024-06-01", "total": 10.0}, {"day": "2024-06-02", "total": 70.0}]
     assert cached == [{"id": 1, "amount": 11.0}]
@@ -113,12 +152,9 @@ def test_views_cache_explain_example_script(warehouse):
     assert count == [{"rows_after_explain": 4}]
 
 
-def test_table_types_example_script(warehouse):
+def test_table_types_example_script(examples):
     """sql_examples/table_types.sql: catalog views, format tables, object tables and materialized tables."""
-    script = Path(__file__).resolve().parents[2] / "sql_examples" / "table_types.sql"
-    proc = run(warehouse, "-f", str(script), "--output", "json")
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    out = [json.loads(x) for x in proc.stdout.strip().splitlines()]
+    out = examples["table_types.sql"]
     (big, history, first, views, create_view, describe, tables,
      fmt_day, fmt_parquet, fmt_create,
      obj_describe, obj_refreshed, obj_csv, obj_refreshed_again, obj_by_day, obj_before, obj_snapshots,
@@ -150,18 +186,17 @@ def test_table_types_example_script(warehouse):
     assert [r["order_id"] for r in big_orders] == [1, 4, 5]
     assert mt_v1 == [{"count(1)": 2}]
     assert [s["commit_kind"] for s in mt_snapshots] == ["OVERWRITE", "APPEND", "OVERWRITE"]
-    assert "materialized-table.definition-query" in mt_create[0]["createtab_stmt"]
+    assert mt_create[0]["createtab_stmt"].startswith("CREATE MATERIALIZED TABLE mt_shop.mt_by_customer")
+    assert "min(amount) AS smallest" in mt_create[0]["createtab_stmt"]  # the query ALTER ... AS gave
 
 
-def test_maintenance_example_script(warehouse):
+def test_maintenance_example_script(examples):
     """sql_examples/maintenance.sql: compact, tag, expire_snapshots, rollback, remove_orphan_files, SHOW/DESCRIBE
-    PROCEDURE(S), through the binary on a fresh warehouse."""
-    script = Path(__file__).resolve().parents[2] / "sql_examples" / "maintenance.sql"
-    proc = run(warehouse, "-f", str(script), "--output", "json")
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    PROCEDURE(S), through the binary, in a database of its own."""
+    warehouse = examples.warehouse
     (snaps, files, compacted, snaps_compact, files_compact, events_compacted, events_files, expired, snaps_expired,
      after_delete, rolled_back, after_rollback, snaps_rollback, orphans, procedures, describe) = \
-        [json.loads(x) for x in proc.stdout.strip().splitlines()]
+        examples["maintenance.sql"]
     assert [s["commit_kind"] for s in snaps] == ["APPEND"] * 3 and snaps[-1]["total_record_count"] == 4
     assert sorted((f["partition"], f["level"]) for f in files) == [("{2024-06-01}", 0)] * 2 + [("{2024-06-02}", 0)]
     # full compaction of dt=2024-06-01 only: one COMPACT snapshot, its two runs now one file at the top level
@@ -188,16 +223,13 @@ def test_maintenance_example_script(warehouse):
     assert describe[1]["procedure_desc"].startswith("Signature: sys.compact(table STRING, [partitions STRING]")
 
 
-def test_branches_and_tags_example_script(warehouse):
+def test_branches_and_tags_example_script(examples):
     """sql_examples/branches_and_tags.sql: tag, branch from the tag, branch writes apart from main,
-    fast_forward, consumers, delete_branch, a fallback branch and merge_branch, through the binary
-    on a fresh warehouse."""
-    script = Path(__file__).resolve().parents[2] / "sql_examples" / "branches_and_tags.sql"
-    proc = run(warehouse, "-f", str(script), "--output", "json")
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    fast_forward, consumers, delete_branch, a fallback branch and merge_branch, through the binary,
+    in a database of its own."""
+    warehouse = examples.warehouse
     (tagged, created, branches, on_branch, on_main, forwarded, after_ff, snaps, reset1, reset2, consumers, cleared,
-     left, deleted, no_branches, backfill, with_fallback, merged_branch, merged) = [
-        json.loads(x) for x in proc.stdout.strip().splitlines()]
+     left, deleted, no_branches, backfill, with_fallback, merged_branch, merged) = examples["branches_and_tags.sql"]
     assert [tagged, created, forwarded, reset1, reset2, cleared, deleted] == [[{"result": True}]] * 7
     assert branches == [{"branch_name": "dev"}]
     assert [(r["id"], r["price"]) for r in on_branch] == [(1, 1.0), (2, 2.5), (4, 4.0)]

@@ -4,9 +4,11 @@ query allows (new snapshots of an append-only source) and fully otherwise, alway
 import pytest
 
 from paimon_sql.catalog import Identifier
-from paimon_sql.exceptions import PaimonError
+from paimon_sql.exceptions import PaimonError, SchemaError
+from paimon_sql.format.types import paimon_type_from_sql
 from paimon_sql.sql.materialized_table import refresh_lapsed
 from paimon_sql.table import materialized_table as mt
+from paimon_sql.table.schema_change import AddColumn, SetOption
 from tests.spark.conftest import rows
 
 
@@ -123,6 +125,47 @@ def test_over_primary_key_table_stays_equal_to_its_query(session, query):
         same(session, "m", query)
 
 
+def test_alter_as_adds_columns_and_refreshes(src):
+    src.sql(f"CREATE MATERIALIZED TABLE ma FRESHNESS = INTERVAL '1' HOUR AS {AGGREGATE}")
+    query = AGGREGATE.replace(" FROM src", ", sum(v * 2) AS s2, avg(v) AS mean FROM src")
+    src.sql(f"ALTER MATERIALIZED TABLE ma AS {query}")
+    schema = table(src, "ma").schema
+    assert schema.field_names == ["k", "s", "c", "lo", "hi", "s2", "mean"]
+    assert schema.options["materialized-table.definition-query"] == query.replace("FROM src", "FROM `default`.src")
+    same(src, "ma", query)
+    src.sql("INSERT INTO src VALUES (1, 7, 'a')")
+    assert refresh(src, "ma")[0] == "full"  # avg: not merged incrementally
+    same(src, "ma", query)
+    narrower = AGGREGATE.replace(" FROM src", ", sum(v * 2) AS s2 FROM src")
+    src.sql(f"CREATE MATERIALIZED TABLE mb FRESHNESS = INTERVAL '1' HOUR AS {narrower}")
+    src.sql(f"ALTER MATERIALIZED TABLE mb AS {query.replace(', avg(v) AS mean', ', max(v * 3) AS hi3')}")
+    assert table(src, "mb").schema.options["fields.hi3.aggregate-function"] == "max"
+    src.sql("INSERT INTO src VALUES (1, 8, 'a'), (4, 1, 'b')")
+    assert refresh(src, "mb")[0] == "incremental"  # the new column's aggregate merges as the others
+    same(src, "mb", query.replace(", avg(v) AS mean", ", max(v * 3) AS hi3"))
+    for bad, message in [("SELECT k, count(*) AS c FROM src GROUP BY k", "column 2 is c BIGINT"),
+                         (AGGREGATE.replace("sum(v) AS s", "sum(v) AS total"), "column 2 is total BIGINT"),
+                         ("SELECT k, sum(v) AS s FROM src GROUP BY k", "column 3 is no column")]:
+        with pytest.raises(SchemaError, match=r"must keep its columns \(k INT, s BIGINT, c BIGINT, lo INT, hi INT, "
+                                              r"s2 BIGINT, mean DOUBLE\) in order .*: " + message):
+            src.sql(f"ALTER MATERIALIZED TABLE ma AS {bad}")
+    assert table(src, "ma").schema.field_names == schema.field_names
+    assert refresh(src, "ma")[0] == "full"
+    same(src, "ma", query)
+
+
+def test_a_refresh_made_under_another_definition_is_not_continued(src):
+    """Had ALTER ... AS failed after its schema change, the rows are the old query's: the next
+    refresh is full, though the source only appended."""
+    src.sql(f"CREATE MATERIALIZED TABLE mf FRESHNESS = INTERVAL '1' HOUR AS {FILTER}")
+    query = FILTER.replace(" FROM src", ", v AS raw FROM src")
+    table(src, "mf").schema_manager.commit_changes(
+        [AddColumn("raw", paimon_type_from_sql("INT")), SetOption(mt.DEFINITION_QUERY, query)])
+    src.sql("INSERT INTO src VALUES (4, 40, 'a')")
+    assert refresh(src, "mf")[0] == "full"
+    same(src, "mf", query)
+
+
 def test_source_schema_change_makes_a_full_refresh(src):
     src.sql(f"CREATE MATERIALIZED TABLE mf FRESHNESS = INTERVAL '1' HOUR AS {FILTER}")
     src.sql("ALTER TABLE src ADD COLUMN extra INT")
@@ -202,6 +245,14 @@ def test_show_create_table_makes_it_again(src, create):
     after = table(src, "m").schema
     assert (after.options, after.primary_keys, after.partition_keys, after.comment, after.fields) == \
         (before.options, before.primary_keys, before.partition_keys, before.comment, before.fields)
+
+
+def test_comments_naming_the_statements_are_not_read_as_them(src):
+    src.sql(f"-- CREATE MATERIALIZED TABLE x\n/* DROP MATERIALIZED TABLE y */ CREATE MATERIALIZED TABLE mf "
+            f"FRESHNESS = INTERVAL '1' HOUR AS {FILTER}")
+    assert rows(src, "-- CREATE MATERIALIZED TABLE ... AS <the query>\nSELECT count(*) FROM mf") == [(2,)]
+    src.sql("/* a CREATE MATERIALIZED TABLE */ ALTER MATERIALIZED TABLE mf SUSPEND")
+    assert mt.definition(table(src, "mf")).status == "SUSPENDED"
 
 
 def test_dataframe_api_writes_are_refused(src, tmp_path):
