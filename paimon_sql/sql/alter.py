@@ -21,7 +21,7 @@ from paimon_sql.exceptions import PaimonError
 from paimon_sql.format.types import paimon_type_from_sql
 from paimon_sql.sql import parse, show
 from paimon_sql.sql.ddl import _columns, _literal_text
-from paimon_sql.table import schema_change as sc
+from paimon_sql.table import materialized_table as mt, schema_change as sc
 from paimon_sql.table.tag_manager import TagError
 
 # -- exp.Alter actions -> schema changes ------------------------------------------------------
@@ -126,7 +126,7 @@ def alter(session, node: exp.Alter):
         if handler is None or (isinstance(action, exp.AlterSet) and any(action.args.get(k) for k in _SET_OTHER)):
             raise PaimonError(f"unsupported ALTER TABLE action on Paimon table {table.name}: {action.sql('spark')}")
         changes += handler(action)
-    table.schema_manager.commit_changes(changes)
+    _commit(table, changes)
     return None
 
 
@@ -215,7 +215,7 @@ def _path_text(text: str) -> sc.ColumnName:
 
 def _column_position(session, table, m):
     where = "FIRST" if m.group("first") else f"AFTER {_unquote(m.group('after'))}"
-    table.schema_manager.commit_changes([sc.UpdateColumnPosition(_path_text(m.group("col")), where)])
+    _commit(table, [sc.UpdateColumnPosition(_path_text(m.group("col")), where)])
 
 
 def _nested_column(session, table, m):
@@ -228,13 +228,23 @@ def _nested_column(session, table, m):
         change = sc.UpdateColumnComment(name, show.string_literal(m.group("comment")))
     else:
         change = sc.UpdateColumnNullability(name, m.group("null").upper() == "DROP")
-    table.schema_manager.commit_changes([change])
+    _commit(table, [change])
 
 
 def _unset(session, table, m):
     keys = re.findall(r"'((?:[^'\\]|\\.)*)'", m.group("keys"))
-    table.schema_manager.commit_changes([sc.UpdateComment(None) if k == "comment" else sc.RemoveOption(k)
+    _commit(table, [sc.UpdateComment(None) if k == "comment" else sc.RemoveOption(k)
                                          for k in keys])
+
+
+def _commit(table, changes: List[sc.SchemaChange]) -> None:
+    """Commit ALTER TABLE's changes; a materialized table's columns are its query's, so only
+    ALTER MATERIALIZED TABLE ... AS changes them (options and the comment may change)."""
+    if mt.is_materialized(table) and not all(isinstance(c, (sc.SetOption, sc.RemoveOption, sc.UpdateComment))
+                                             for c in changes):
+        raise PaimonError(f"ALTER TABLE on the columns of materialized table {table.name} is not supported: they "
+                          "are its query's (use ALTER MATERIALIZED TABLE ... AS <query>)")
+    table.schema_manager.commit_changes(changes)
 
 
 _COMMANDS = [

@@ -39,6 +39,7 @@ from paimon_sql.format.types import DataField
 from paimon_sql.format.types import paimon_type_from_sql
 from paimon_sql.sql import ddl, parse
 from paimon_sql.table import materialized_table as mt
+from paimon_sql.table.format_table import FormatTable
 from paimon_sql.table.commit import BASE_SNAPSHOT
 from paimon_sql.table.schema_change import AddColumn, SetOption
 
@@ -275,14 +276,14 @@ def _redefined_since(table, schema_id: int) -> bool:
 
 
 def _sources(session, tree) -> List[Tuple[exp.Table, object]]:
-    """The query's references to Paimon tables, each with the table it names (a view or Spark
-    table is not one: the refresh of a query over one is always full)."""
+    """The query's references to Paimon tables with snapshots, each with the table it names (a
+    view, a format table or a Spark table is not one: the refresh of a query over one is always full)."""
     ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
     out = []
     for node in tree.find_all(exp.Table):
         if node.name and "$" not in node.name and node.name.lower() not in ctes:
             found = session.find_table(node)
-            if found is not None:
+            if found is not None and not isinstance(found, FormatTable):
                 out.append((node, found))
     return out
 

@@ -166,6 +166,20 @@ def test_a_refresh_made_under_another_definition_is_not_continued(src):
     same(src, "mf", query)
 
 
+def test_over_a_format_table_and_its_options(session):
+    """A format table has no snapshots: a query over one is refreshed fully. ALTER TABLE may set
+    the materialized table's options (not its columns)."""
+    session.sql("CREATE TABLE f (id INT, dt STRING) TBLPROPERTIES ('type' = 'format-table', 'file.format' = 'csv')")
+    session.sql("INSERT INTO f VALUES (1, 'x'), (2, 'y')")
+    query = "SELECT dt, count(*) AS n FROM f GROUP BY dt"
+    session.sql(f"CREATE MATERIALIZED TABLE mf FRESHNESS = INTERVAL '1' HOUR AS {query}")
+    session.sql("INSERT INTO f VALUES (3, 'x')")
+    assert refresh(session, "mf")[0] == "full"
+    same(session, "mf", query)
+    session.sql("ALTER TABLE mf SET TBLPROPERTIES ('snapshot.num-retained.max' = '5')")
+    assert table(session, "mf").schema.options["snapshot.num-retained.max"] == "5"
+
+
 def test_source_schema_change_makes_a_full_refresh(src):
     src.sql(f"CREATE MATERIALIZED TABLE mf FRESHNESS = INTERVAL '1' HOUR AS {FILTER}")
     src.sql("ALTER TABLE src ADD COLUMN extra INT")
@@ -279,6 +293,9 @@ def test_dataframe_api_writes_are_refused(src, tmp_path):
     ("TRUNCATE TABLE mf", "TRUNCATE on materialized table"),
     ("MERGE INTO mf USING src ON mf.k = src.k WHEN MATCHED THEN DELETE", "MERGE on materialized table"),
     ("ALTER MATERIALIZED TABLE src REFRESH", "not a materialized table"),
+    ("ALTER TABLE mf ADD COLUMN z INT", "ALTER TABLE on the columns of materialized table default.mf is not supported"),
+    ("ALTER TABLE mf RENAME COLUMN k TO kk", "use ALTER MATERIALIZED TABLE ... AS"),
+    ("ALTER TABLE mf ALTER COLUMN v2 FIRST", "columns of materialized table default.mf"),
     ("CREATE MATERIALIZED TABLE m2 FRESHNESS = INTERVAL '1' MINUTE REFRESH_MODE = CONTINUOUS AS SELECT 1 AS a",
      "CONTINUOUS needs a streaming job"),
     ("CREATE MATERIALIZED TABLE m2 FRESHNESS = INTERVAL '1' WEEK AS SELECT 1 AS a", "FRESHNESS unit"),
