@@ -13,7 +13,8 @@ BIN = str(Path(sys.executable).parent / "paimon-sql")
 
 # the JIT's quick tier and the serial collector: a short script's JVM spends most of its CPU
 # compiling and collecting, and the test run shares 2 cores with it
-QUICK_JVM = "spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+QUICK_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+QUICK_JVM = f"spark.driver.extraJavaOptions={QUICK_OPTS}"
 
 
 def run(warehouse, *args, timeout=300, master="local[2]"):

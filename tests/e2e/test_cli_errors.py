@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-from e2e.test_cli import BIN, run
+from e2e.test_cli import BIN, QUICK_JVM, run
 
 
 def after_startup(stderr):
@@ -31,7 +31,8 @@ def test_interactive_prompt_survives_every_error(warehouse):
     stdin = ("CREATE TABLE t (a INT, b STRING);\nINSERT INTO t VALUES (1, 'x');\n"
              "SELECT a / 0 FROM t;\nSELECT CAST(b AS INT) FROM t;\nSELECT * FROM t WHERE a = = 1;\n"
              "MSCK REPAIR TABLE t;\nSELECT a AS y FROM t;\nquit\n")
-    proc = subprocess.run([BIN, "--warehouse", warehouse, "--master", "local[2]", "--output", "tsv"], input=stdin,
+    proc = subprocess.run([BIN, "--warehouse", warehouse, "--master", "local[2]", "--conf", QUICK_JVM,
+                           "--output", "tsv"], input=stdin,
                           capture_output=True, text=True, timeout=300, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "y\n1\n" in proc.stdout

@@ -1,6 +1,8 @@
 """INSERT and SELECT on a Spark standalone cluster (a master and two workers on 127.0.0.1) give
 the same result as local mode: nothing may hide in the driver process. CALL sys.compact runs each
-bucket's compaction in a task on the executors, as Spark's event log shows."""
+bucket's compaction in a task on the executors, as Spark's event log shows. One script does both, run
+once on the cluster and once locally: each run starts a Spark application (a driver and, on the
+cluster, an executor per worker), which costs more than its statements."""
 
 import json
 import os
@@ -8,21 +10,27 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import pyspark
 import pytest
 from support import free_port
 
-from e2e.test_cli import run
+from e2e.test_cli import QUICK_OPTS, run
 
 SPARK_CLASS = Path(pyspark.__file__).parent / "bin" / "spark-class"
 SCRIPT = ("CREATE TABLE t (id BIGINT, v STRING, dt STRING, PRIMARY KEY (id, dt) NOT ENFORCED) "
           "PARTITIONED BY (dt) WITH ('bucket' = '3'); "
-          "INSERT INTO t SELECT id, concat('v', id), CASE WHEN id % 2 = 0 THEN 'a' ELSE 'b' END FROM range(200); "
-          "INSERT INTO t SELECT id, 'new', CASE WHEN id % 2 = 0 THEN 'a' ELSE 'b' END FROM range(150, 250); "
-          "SELECT dt, count(*) AS n, sum(CASE WHEN v = 'new' THEN 1 ELSE 0 END) AS updated FROM t "
-          "GROUP BY dt ORDER BY dt")
+          "INSERT INTO t SELECT id, concat('v', id), IF(id % 2 = 0, 'a', 'b') FROM range(200); "
+          "INSERT INTO t SELECT id, 'new', IF(id % 2 = 0, 'a', 'b') FROM range(150, 250); "
+          "SELECT dt, count(*) AS n, sum(IF(v = 'new', 1, 0)) AS updated FROM t GROUP BY dt ORDER BY dt; "
+          "SELECT count(*) AS n, sum(id) AS ids, sum(IF(v = 'new', 1, 0)) AS updated FROM t; "
+          "SELECT count(*) AS files, count(DISTINCT partition, bucket) AS buckets, max(level) AS top FROM t$files; "
+          "CALL sys.compact(table => 't'); "
+          "SELECT count(*) AS n, sum(id) AS ids, sum(IF(v = 'new', 1, 0)) AS updated FROM t; "
+          "SELECT count(*) AS files, count(DISTINCT partition, bucket) AS buckets, min(level) AS low FROM t$files; "
+          "SELECT commit_kind FROM t$snapshots ORDER BY snapshot_id")
 
 
 def _wait_port(port, proc, seconds=60):
@@ -38,14 +46,29 @@ def _wait_port(port, proc, seconds=60):
     raise RuntimeError(f"nothing listens on {port}")
 
 
+def _wait_workers(webui, count, seconds=120):
+    """Until the master's status page lists ``count`` ALIVE workers."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{webui}/json/", timeout=5) as page:
+                if sum(w["state"] == "ALIVE" for w in json.load(page)["workers"]) >= count:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.3)
+    raise RuntimeError(f"fewer than {count} workers registered with the master")
+
+
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("cluster")
     env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=sys.executable,
-               SPARK_WORKER_DIR=str(tmp_path / "work"), SPARK_LOG_DIR=str(tmp_path / "logs"))
-    port = free_port()
+               SPARK_WORKER_DIR=str(tmp_path / "work"), SPARK_LOG_DIR=str(tmp_path / "logs"),
+               SPARK_DAEMON_JAVA_OPTS=QUICK_OPTS)  # the master's and the workers' JVMs, as the shell's
+    port, webui = free_port(), free_port()
     procs = [subprocess.Popen([str(SPARK_CLASS), "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
-                               "--port", str(port), "--webui-port", str(free_port())], env=env,
+                               "--port", str(port), "--webui-port", str(webui)], env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
     try:
         _wait_port(port, procs[0])
@@ -54,35 +77,13 @@ def cluster(tmp_path_factory):
                 [str(SPARK_CLASS), "org.apache.spark.deploy.worker.Worker", f"spark://127.0.0.1:{port}",
                  "--host", "127.0.0.1", "--cores", "1", "--memory", "1g", "--webui-port", str(free_port())],
                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        time.sleep(5)
+        _wait_workers(webui, 2)
         yield f"spark://127.0.0.1:{port}"
     finally:
         for p in procs:
             p.terminate()
         for p in procs:
             p.wait(timeout=30)
-
-
-def test_cluster_matches_local(cluster, tmp_path):
-    local = run(str(tmp_path / "local"), "--output", "json", "-e", SCRIPT)
-    assert local.returncode == 0, local.stderr[-2000:]
-    env_args = ["--conf", f"spark.pyspark.python={sys.executable}", "--conf", "spark.executor.memory=768m"]
-    remote = run(str(tmp_path / "cluster"), "--output", "json", *env_args, "-e", SCRIPT, master=cluster)
-    assert remote.returncode == 0, remote.stderr[-2000:]
-    assert json.loads(remote.stdout) == json.loads(local.stdout) == [
-        {"dt": "a", "n": 125, "updated": 50}, {"dt": "b", "n": 125, "updated": 50}]
-
-
-COMPACT_SCRIPT = ("CREATE TABLE t (id BIGINT, v STRING, dt STRING, PRIMARY KEY (id, dt) NOT ENFORCED) "
-                  "PARTITIONED BY (dt) WITH ('bucket' = '3'); "
-                  "INSERT INTO t SELECT id, concat('v', id), IF(id % 2 = 0, 'a', 'b') FROM range(200); "
-                  "INSERT INTO t SELECT id, 'new', IF(id % 2 = 0, 'a', 'b') FROM range(150, 250); "
-                  "SELECT count(*) AS n, sum(id) AS ids, sum(IF(v = 'new', 1, 0)) AS updated FROM t; "
-                  "SELECT count(*) AS files, count(DISTINCT partition, bucket) AS buckets, max(level) AS top FROM t$files; "
-                  "CALL sys.compact(table => 't'); "
-                  "SELECT count(*) AS n, sum(id) AS ids, sum(IF(v = 'new', 1, 0)) AS updated FROM t; "
-                  "SELECT count(*) AS files, count(DISTINCT partition, bucket) AS buckets, min(level) AS low FROM t$files; "
-                  "SELECT commit_kind FROM t$snapshots ORDER BY snapshot_id")
 
 
 def _events(log_dir):
@@ -93,15 +94,34 @@ def _events(log_dir):
     return [json.loads(line) for log in logs for line in log.read_text().splitlines()]
 
 
-def test_compact_runs_each_bucket_in_an_executor_task(cluster, tmp_path):
-    log_dir = tmp_path / "events"
+def _results(proc):
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return [json.loads(x) for x in proc.stdout.splitlines()]
+
+
+@pytest.fixture(scope="module")
+def runs(cluster, tmp_path_factory):
+    """(the cluster run's results, the local run's results, the cluster run's event log directory)."""
+    tmp = tmp_path_factory.mktemp("runs")
+    log_dir = tmp / "events"
     log_dir.mkdir()
     conf = ["--conf", f"spark.pyspark.python={sys.executable}", "--conf", "spark.executor.memory=768m",
+            "--conf", f"spark.executor.extraJavaOptions={QUICK_OPTS}",  # short-lived, as the driver
             "--conf", "spark.eventLog.enabled=true", "--conf", f"spark.eventLog.dir={log_dir.as_uri()}",
             "--conf", "spark.eventLog.compress=false"]
-    proc = run(str(tmp_path / "wh"), "--output", "json", *conf, "-e", COMPACT_SCRIPT, master=cluster)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    before, files_before, called, after, files_after, kinds = [json.loads(x) for x in proc.stdout.splitlines()]
+    remote = run(str(tmp / "cluster"), "--output", "json", *conf, "-e", SCRIPT, master=cluster)
+    local = run(str(tmp / "local"), "--output", "json", "-e", SCRIPT)
+    return _results(remote), _results(local), log_dir
+
+
+def test_cluster_matches_local(runs):
+    remote, local, _ = runs
+    assert remote == local
+    assert remote[0] == [{"dt": "a", "n": 125, "updated": 50}, {"dt": "b", "n": 125, "updated": 50}]
+
+
+def test_compact_runs_each_bucket_in_an_executor_task(runs):
+    (_, before, files_before, called, after, files_after, kinds), _, log_dir = runs
     assert before == after == [{"n": 250, "ids": sum(range(250)), "updated": 100}]
     assert files_before == [{"files": 12, "buckets": 6, "top": 0}]  # two level-0 files in each of 6 buckets
     assert called == [{"result": True}]
