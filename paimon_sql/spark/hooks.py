@@ -29,6 +29,7 @@ from pyspark.sql.readwriter import DataFrameWriter
 from pyspark.sql.streaming.readwriter import DataStreamWriter
 
 from paimon_sql.exceptions import PaimonError, TableAlreadyExistsError
+from paimon_sql.spark import jvm
 from paimon_sql.spark.target import (
     Target,
     case_sensitive,
@@ -72,12 +73,11 @@ def _session_of(spark):
 
 def _options(spark, jwriter) -> dict:
     """The options set on a (stream) writer, with their keys as the user wrote them."""
-    converters = spark._jvm.scala.jdk.javaapi.CollectionConverters
-    return dict(converters.asJava(jwriter.extraOptions().originalMap()))
+    return jvm.scala_map(spark._jvm, jwriter.extraOptions().originalMap())
 
 
 def _column_list(spark, option) -> Optional[list]:
-    return list(spark._jvm.scala.jdk.javaapi.CollectionConverters.asJava(option.get())) if option.isDefined() else None
+    return jvm.scala_seq(spark._jvm, option.get()) if option.isDefined() else None
 
 
 def _is_paimon(jwriter) -> bool:

@@ -14,9 +14,7 @@ in the warehouse (Spark's own tables, ``range(10)``) is left to Spark.
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import itertools
-import json
 import re
 from dataclasses import dataclass
 
@@ -26,6 +24,7 @@ from sqlglot import exp
 from paimon_sql import systables
 from paimon_sql.catalog import Identifier
 from paimon_sql.exceptions import PaimonError
+from paimon_sql.spark import jvm
 from paimon_sql.sql import parse, star
 from paimon_sql.systables import SystemTable
 from paimon_sql.table import format_table, metadata_columns
@@ -361,17 +360,9 @@ def session_options(session, table) -> dict:
 
 
 def _session_conf(spark) -> dict:
-    """Spark's session conf in one JVM call, as JSON: ``spark.conf.getAll`` walks the Java map one
-    py4j call per entry and ends on a Java exception (~60 ms of every query on a Paimon table)."""
-    return json.loads(_json_mapper(spark.sparkContext._jvm).writeValueAsString(
-        spark._jsparkSession.conf().getAllAsJava()))
-
-
-@functools.lru_cache(maxsize=None)
-def _json_mapper(jvm):
-    """Jackson's ObjectMapper in the JVM, made once: naming a class through py4j costs a round trip
-    per package of its name."""
-    return jvm.com.fasterxml.jackson.databind.ObjectMapper()
+    """Spark's session conf in one JVM call (``spark.conf.getAll`` makes one per entry: ~60 ms of
+    every query on a Paimon table)."""
+    return jvm.java_map(spark.sparkContext._jvm, spark._jsparkSession.conf().getAllAsJava())
 
 
 # table-valued functions of Paimon's Spark integration → the option they set
