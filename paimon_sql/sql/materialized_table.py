@@ -39,8 +39,8 @@ from paimon_sql.format.types import DataField
 from paimon_sql.format.types import paimon_type_from_sql
 from paimon_sql.sql import ddl, parse
 from paimon_sql.table import materialized_table as mt
-from paimon_sql.table.format_table import FormatTable
 from paimon_sql.table.commit import BASE_SNAPSHOT
+from paimon_sql.table.format_table import FormatTable
 from paimon_sql.table.schema_change import AddColumn, SetOption
 
 STATEMENT = re.compile(r"\s*MATERIALIZED\s+TABLE\b", re.I)
