@@ -244,11 +244,11 @@ def test_drop(src):
 
 
 @pytest.mark.parametrize("create", [
-    f"CREATE MATERIALIZED TABLE m COMMENT 'the big ones' PARTITIONED BY (p) WITH ('bucket' = '2', 'bucket-key' = "
+    "CREATE MATERIALIZED TABLE m COMMENT 'the big ones' PARTITIONED BY (p) WITH ('bucket' = '2', 'bucket-key' = "
     f"'k', 's3.secret-key' = 'hidden') FRESHNESS = INTERVAL '5' MINUTE AS {FILTER}",
     f"CREATE MATERIALIZED TABLE m FRESHNESS = INTERVAL '1' DAY REFRESH_MODE = FULL AS {AGGREGATE}",
-    f"CREATE MATERIALIZED TABLE m (PRIMARY KEY (k) NOT ENFORCED) WITH ('bucket' = '1') FRESHNESS = INTERVAL '1' "
-    f"HOUR AS SELECT k, max(v) AS top FROM src GROUP BY k",
+    "CREATE MATERIALIZED TABLE m (PRIMARY KEY (k) NOT ENFORCED) WITH ('bucket' = '1') FRESHNESS = INTERVAL '1' "
+    "HOUR AS SELECT k, max(v) AS top FROM src GROUP BY k",
 ])
 def test_show_create_table_makes_it_again(src, create):
     src.sql(create)
