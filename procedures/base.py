@@ -32,6 +32,7 @@ from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple
 
 from paimon_sql.exceptions import PaimonError, TableNotFoundError
 from paimon_sql.systables.base import columns  # noqa: F401  (output columns are declared with it)
+from paimon_sql.table.format_table import FormatTable
 from paimon_sql.table.partition_names import spec_values
 
 PROCEDURES: Dict[str, type] = {}
@@ -88,9 +89,11 @@ class Procedure:
         """The one-line error for a bad argument: the problem, then the signature to call it by."""
         return ProcedureError(f"CALL sys.{cls.name}: {problem}; expected {cls.signature()}")
 
-    @staticmethod
-    def table(session, name: str):
-        """The Paimon table ``name`` (``db.t``, ``t``, ``t$branch_b``) means in this session."""
+    @classmethod
+    def table(cls, session, name: str, format_tables: bool = False):
+        """The Paimon table ``name`` (``db.t``, ``t``, ``t$branch_b``) means in this session. A
+        format table has no snapshots, manifests or Paimon data files for a procedure to work on:
+        it is refused in one line unless ``format_tables`` (a caller walking a database skips it)."""
         from paimon_sql.sql import parse
         try:
             found = session.find_table(parse.table_reference(name))
@@ -98,6 +101,9 @@ class Procedure:
             raise ProcedureError(f"table '{name}': {e}") from None
         if found is None:
             raise TableNotFoundError(f"table '{name}' not found")
+        if isinstance(found, FormatTable) and not format_tables:
+            raise cls.fail(f"table '{name}' is a format table (plain {found.format} files, without snapshots): "
+                           "it has nothing this procedure works on")
         return found
 
     @classmethod

@@ -6,7 +6,8 @@ Names are chosen by Java regular expressions matched against the whole name (Pyt
 ``including_tables`` (default ``.*``) and ``excluding_tables`` against ``db.table``. Each table is
 compacted as ``CALL sys.compact(table => 'db.t', options => options)`` would (full compaction, each
 bucket in a Spark task, one COMPACT snapshot per table). A table that fails is logged and counted,
-and the others still run; the result is Paimon's line ``Compact database finished. Success: N,
+and the others still run; a format table is passed by, counted neither way (as Paimon passes by
+what is not a data table); the result is Paimon's line ``Compact database finished. Success: N,
 Failed: M``.
 """
 
@@ -17,6 +18,7 @@ import re
 
 from paimon_sql.procedures.base import Procedure, bind, columns, optional, register
 from paimon_sql.procedures.compact import CompactProcedure
+from paimon_sql.table.format_table import FormatTable
 
 
 @register
@@ -36,16 +38,20 @@ class CompactDatabaseProcedure(Procedure):
         chosen = [f"{db}.{t}" for db in catalog.list_databases() if databases.fullmatch(db)
                   for t in catalog.list_tables(db)
                   if including.fullmatch(f"{db}.{t}") and not (excluding and excluding.fullmatch(f"{db}.{t}"))]
-        failed = 0
+        failed, skipped = 0, 0
         for name in chosen:
             db, table = name.split(".", 1)
+            if isinstance(self.table(session, f"`{db}`.`{table}`", format_tables=True), FormatTable):
+                skipped += 1  # as Paimon: only data tables compact; passed by, neither success nor failure
+                logging.getLogger(__name__).warning("compact_database: %s is a format table, not compacted", name)
+                continue
             try:
                 CompactProcedure().call(session, bind(CompactProcedure, [], [
                     ("table", f"`{db}`.`{table}`"), ("options", args["options"])]))
             except Exception as e:  # as Paimon: one table's failure is logged and counted, the rest go on
                 failed += 1
                 logging.getLogger(__name__).error("compact_database: table %s failed: %s", name, e)
-        return [(f"Compact database finished. Success: {len(chosen) - failed}, Failed: {failed}",)]
+        return [(f"Compact database finished. Success: {len(chosen) - failed - skipped}, Failed: {failed}",)]
 
     def pattern(self, args, name: str, default):
         text = args[name]

@@ -14,6 +14,7 @@ import datetime as dt
 
 from paimon_sql.procedures.base import Procedure, columns, optional, register, required
 from paimon_sql.spark import orphan_files as distributed
+from paimon_sql.table.format_table import FormatTable
 from paimon_sql.table.orphan_files import remove_orphan_files
 
 MODES = ("local", "distributed")
@@ -52,8 +53,10 @@ class RemoveOrphanFilesProcedure(Procedure):
             raise self.fail(f"older_than must be a timestamp such as '2024-05-01 12:00:00', got '{text}'") from None
 
     def tables(self, session, name: str):
-        """``db.*``: every table of ``db``; else the one table."""
+        """``db.*``: every table of ``db`` but its format tables (whose directories hold only the
+        user's own files: none is an orphan); else the one table."""
         name = name.strip()
         if not name.endswith(".*"):
             return [self.table(session, name)]
-        return [self.table(session, t) for t in self.table_names(session, name[:-2])]
+        found = [self.table(session, t, format_tables=True) for t in self.table_names(session, name[:-2])]
+        return [t for t in found if not isinstance(t, FormatTable)]

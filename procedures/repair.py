@@ -2,11 +2,10 @@
 RepairEarliestSnapshotProcedure.
 
 In Paimon, ``repair`` makes a metastore (Hive, JDBC) agree with the tables on the filesystem; its
-filesystem catalog has nothing to repair (and refuses). With only the filesystem catalog here,
-``repair`` mends what a filesystem table can get wrong by itself: the ``snapshot/LATEST`` and
-``snapshot/EARLIEST`` hints of the table and of each of its branches, which a writer that died
-between its snapshot and its hint, an interrupted expiry or a copy by hand leave missing or
-wrong. ``LATEST`` becomes the newest snapshot file; ``EARLIEST`` the first snapshot of the
+filesystem catalog has nothing to repair (and refuses). Here, on every catalog, ``repair`` mends
+what a table can get wrong by itself: the ``snapshot/LATEST`` and ``snapshot/EARLIEST`` hints
+of the table and of each of its branches, which a writer that died between its snapshot and its
+hint, an interrupted expiry or a copy by hand leave missing or wrong. ``LATEST`` becomes the newest snapshot file; ``EARLIEST`` the first snapshot of the
 unbroken run that holds the snapshot it names (the oldest listed when that one is gone), so a
 hint moved past a gap by ``repair_earliest_snapshot`` stays. ``''`` repairs every table of the
 catalog, ``db`` every table of a database, ``db.t`` one table; several, comma-separated.
@@ -15,6 +14,9 @@ On a Hive catalog the metastore is first made to agree with the warehouse, as Pa
 ``repairCatalog/Database/Table``: databases and tables the warehouse holds are registered, a
 table's columns and parameters brought up to its schema, and (``metastore.partitioned-table``)
 its partitions added.
+
+A format table has no snapshot hints: its metastore entry is synced as any table's, and the
+rest of ``repair`` passes it by.
 
 ``repair_earliest_snapshot(table, snapshot_id)``: when snapshot files were lost and the history
 has a gap, ``EARLIEST`` is moved to ``snapshot_id``, which must start the unbroken run of
@@ -28,6 +30,7 @@ from __future__ import annotations
 from typing import List, Optional
 
 from paimon_sql.procedures.base import Procedure, columns, register, required
+from paimon_sql.table.format_table import FormatTable
 from paimon_sql.table.references import branch_tables
 
 
@@ -66,7 +69,8 @@ class RepairProcedure(Procedure):
         self.sync_metastore(session.catalog, args["database_or_table"])
         tables = []  # every name is resolved before anything is changed
         for name in self.names(session, args["database_or_table"]):
-            tables += branch_tables(self.table(session, name))
+            table = self.table(session, name, format_tables=True)
+            tables += [] if isinstance(table, FormatTable) else branch_tables(table)
         for table in tables:
             repair_hints(table)
         return [(True,)]

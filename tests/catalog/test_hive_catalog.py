@@ -309,7 +309,15 @@ def test_spark_sql_on_the_hive_catalog(catalog_session, hms, db):
     hms.drop_partition(db, "sold", ["d2"], False)
     assert [tuple(r) for r in s.sql(f"CALL sys.repair('{db}.sold')").collect()] == [(True,)]
     assert hms.get_partition_names(db, "sold", -1) == ["dt=d2"]
+    # a database's Hive-format tables (format tables) are synced and passed by, not refused
+    s.sql(f"CREATE TABLE {db}.plain (a INT) TBLPROPERTIES ('type' = 'format-table', 'file.format' = 'csv')")
+    s.sql(f"INSERT INTO {db}.plain VALUES (7)")
+    hms.drop_partition(db, "sold", ["d2"], False)
+    assert [tuple(r) for r in s.sql(f"CALL sys.repair('{db}')").collect()] == [(True,)]
+    assert hms.get_partition_names(db, "sold", -1) == ["dt=d2"]
+    assert [tuple(r) for r in s.sql(f"SELECT * FROM {db}.plain").collect()] == [(7,)]
 
+    s.sql(f"DROP TABLE {db}.plain")
     s.sql(f"DROP TABLE {db}.sold")
     assert hms.get_all_tables(db) == []
 

@@ -3,6 +3,7 @@ by Spark's own file sources, so a table written by us is read by plain ``spark.r
 writes into the directory are read through the table; the same statements on a plain Spark ``USING <fmt>``
 table give the same rows; what needs snapshots is refused naming the table."""
 
+import datetime
 import os
 
 import pytest
@@ -138,13 +139,39 @@ def test_alter_table_options_and_add_column(session):
     ("UPDATE t SET name = 'z'", "format table default.t: UPDATE is not supported"),
     ("DELETE FROM t WHERE id = 1", "format table default.t: DELETE is not supported"),
     ("MERGE INTO t USING t AS s ON t.id = s.id WHEN MATCHED THEN DELETE", "format table default.t"),
-    ("CALL sys.create_tag(table => 'default.t', tag => 'x')", "format table default.t"),
+    ("CALL sys.create_tag(table => 'default.t', tag => 'x')",
+     "CALL sys.create_tag: table 'default.t' is a format table \\(plain csv files"),
+    ("CALL sys.compact(table => 'default.t')", "CALL sys.compact: table 'default.t' is a format table"),
+    ("CALL sys.expire_partitions(table => 'default.t', expiration_time => '1 d')",
+     "CALL sys.expire_partitions: table 'default.t' is a format table"),
 ])
 def test_what_needs_snapshots_is_refused(session, text, message):
     _create(session, "t", "csv")
     with pytest.raises(PaimonError, match=message) as e:
         session.sql(text)
     assert "\n" not in str(e.value)
+
+
+def test_database_wide_procedures_pass_format_tables_by(session):
+    """A database's format tables are neither compacted (not counted, as Paimon's compact_database)
+    nor searched for orphans: every file in their directories is the user's."""
+    table = _create(session, "t", "csv")
+    session.sql("INSERT INTO t VALUES (1, 'a', 'd1')")
+    with open(os.path.join(table.path, "dt=d1", "by-hand.csv"), "w") as f:
+        f.write("9,z\n")  # a file no snapshot names: the user's, not an orphan
+    session.sql("CREATE TABLE p (a INT)")
+    session.sql("INSERT INTO p VALUES (1)")
+    stray = os.path.join(session.catalog.get_table("default.p").path, "bucket-0", "data-stray.parquet")
+    with open(stray, "wb") as f:
+        f.write(b"12345")
+    assert rows(session, "CALL sys.compact_database(including_databases => 'default')") == \
+        [("Compact database finished. Success: 1, Failed: 0",)]
+    now = datetime.datetime.now().isoformat(sep=" ")
+    assert rows(session, f"CALL sys.remove_orphan_files(table => 'default.*', older_than => '{now}')") == [(1, 5)]
+    assert not os.path.exists(stray)
+    assert rows(session, "CALL sys.repair('default')") == [(True,)]
+    assert rows(session, "SELECT * FROM t ORDER BY id") == [(1, "a", "d1"), (9, "z", "d1")]
+    assert rows(session, "SELECT * FROM p") == [(1,)]
 
 
 @pytest.mark.parametrize("props, message", [
