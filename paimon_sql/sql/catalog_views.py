@@ -155,6 +155,7 @@ def _analysed(session, ident: Identifier, text: str, columns, comment, options) 
             raise PaimonError(f"[INVALID_TEMP_OBJ_REFERENCE] Cannot create the persistent object "
                               f"`{CATALOG}`.`{ident.database}`.`{ident.table}` of the type VIEW because it references "
                               f"to the temporary object `{node.name}` of the type VIEW.")
+    _refuse_cycle(session, ident, body(ident, ViewSchema.of_spark([], text)), [ident])
     schema = session.query_dataframe(None, body(ident, ViewSchema.of_spark([], text))).schema
     if columns is not None and len(columns) != len(schema.fields):
         reason = "too many data columns" if len(schema.fields) > len(columns) else "not enough data columns"
@@ -167,6 +168,24 @@ def _analysed(session, ident: Identifier, text: str, columns, comment, options) 
     if len({f.name.lower() for f in fields}) != len(fields):
         raise SchemaError(f"[COLUMN_ALREADY_EXISTS] view {ident}: its columns {[f.name for f in fields]} repeat a name")
     return ViewSchema.of_spark(fields, text, comment, options)
+
+
+def _refuse_cycle(session, ident: Identifier, text: str, path: List[Identifier]) -> None:
+    """Refuse a view ``ident`` whose query (``text``, names qualified) reads it again through the
+    views it reads, as Spark refuses a recursive view when it is created or altered (it would
+    fail only when queried)."""
+    for node in parse.parse(text).find_all(exp.Table):
+        if node.name.lower() in query.ctes_in_scope(node):
+            continue
+        found = stored(session, node)
+        if found is None:
+            continue
+        if found[0] == ident:
+            cycle = " -> ".join(f"`{CATALOG}`.`{i.database}`.`{i.table}`" for i in path + [ident])
+            raise PaimonError(f"[RECURSIVE_VIEW] Recursive view `{CATALOG}`.`{ident.database}`.`{ident.table}` "
+                              f"detected (cycle: {cycle}).")
+        if found[0] not in path:
+            _refuse_cycle(session, ident, body(*found), path + [found[0]])
 
 
 def drop(session, node: exp.Drop, tables: List[exp.Table]) -> bool:

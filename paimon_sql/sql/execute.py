@@ -31,8 +31,14 @@ def _create_view(session, node):
 
 
 def _drop_view(session, node):
-    if catalog_views.drop(session, node, node.args.get("tables") or [node.this]):
+    names = node.args.get("tables") or [node.this]
+    if catalog_views.drop(session, node, names):
         return None
+    for name in names:  # a temporary view shadows a table of its unqualified name
+        table = None if not name.db and session.is_temp_view(name.name) else session.find_table(name)
+        if table is not None:
+            raise PaimonError(f"[WRONG_COMMAND_FOR_OBJECT_TYPE] The operation DROP VIEW requires a VIEW. But "
+                              f"{table.name} is a Paimon table. Use DROP TABLE instead.")
     views.forget(session, node)
     return session.passthrough()
 

@@ -174,6 +174,28 @@ def test_statements_agree_with_spark(t, spark, plain):
     assert extended["View Catalog and Namespace"] == "spark_catalog.default"
 
 
+@pytest.mark.parametrize("statement", [
+    "ALTER VIEW v AS SELECT * FROM w",                              # v -> w -> v
+    "CREATE OR REPLACE VIEW v AS SELECT * FROM v",                  # v -> v
+    "ALTER VIEW v AS WITH x AS (SELECT * FROM w) SELECT * FROM x",  # through a CTE
+    "DROP VIEW t",                                                  # a table
+])
+def test_refusals_agree_with_spark(t, spark, plain, statement):
+    """The same error condition as Spark's for its own views, raised when the statement runs and
+    leaving the views as they were."""
+    for db in ("default", plain):
+        run = (lambda q: rows(t, q)) if db == "default" else (lambda q: _spark(spark, plain, q))
+        run("CREATE VIEW v AS SELECT id FROM t")
+        run("CREATE VIEW w AS SELECT * FROM v")
+    with pytest.raises(Exception) as theirs:
+        _spark(spark, plain, statement)
+    with pytest.raises(PaimonError) as ours:
+        t.sql(statement)
+    condition = re.match(r"\[[A-Z_.]+\]", str(theirs.value)).group(0)
+    assert str(ours.value).startswith(condition) and "\n" not in str(ours.value), (str(ours.value), condition)
+    assert rows(t, "SELECT * FROM w ORDER BY id") == [(1,), (2,)]
+
+
 def test_view_names_ignore_case(t):
     t.sql("CREATE VIEW MyView AS SELECT id FROM t")
     assert t.catalog.list_views("default") == ["myview"]
