@@ -55,6 +55,11 @@ _WRITTEN_PAIR = re.compile(r"""(['"`])([^'"`]+)\1\s*=\s*(['"])(.*?)\3|([\w.-]+)\
 MASK = "******"
 
 
+def table_type(options: Mapping[str, str]) -> str:
+    """The option ``type`` (Paimon's TableType): table, format-table, object-table or materialized-table."""
+    return options.get("type", "table").strip().lower()
+
+
 def parse_memory_size(text: str) -> int:
     """``'128 mb'`` → bytes."""
     m = re.fullmatch(r"\s*(\d+)\s*([a-zA-Z]*)\s*", str(text))

@@ -244,6 +244,10 @@ def _commit(table, changes: List[sc.SchemaChange]) -> None:
                                              for c in changes):
         raise PaimonError(f"ALTER TABLE on the columns of materialized table {table.name} is not supported: they "
                           "are its query's (use ALTER MATERIALIZED TABLE ... AS <query>)")
+    definition = [c.key for c in changes if isinstance(c, (sc.SetOption, sc.RemoveOption)) and mt.is_definition(c.key)]
+    if mt.is_materialized(table) and definition:
+        raise PaimonError(f"ALTER TABLE on option '{definition[0]}' of materialized table {table.name} is not "
+                          "supported: ALTER MATERIALIZED TABLE ... AS <query> | SUSPEND | RESUME changes its definition")
     table.schema_manager.commit_changes(changes)
 
 

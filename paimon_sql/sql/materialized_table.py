@@ -91,6 +91,10 @@ def create(session, m: re.Match):
             return None
         raise TableAlreadyExistsError(f"table {ident} already exists")
     options, partitions, using, comment, _ = ddl._properties(head)
+    given = [k for k in options if mt.is_definition(k)]
+    if given:
+        raise PaimonError(f"CREATE MATERIALIZED TABLE {ident}: option '{given[0]}' is the statement's own "
+                          "(FRESHNESS, REFRESH_MODE and the query set the definition)")
     if using not in (None, "paimon"):
         raise PaimonError(f"a materialized table is a Paimon table, not USING {using}")
     primary = [c.name for pk in head.this.find_all(exp.PrimaryKey) for c in pk.expressions] \

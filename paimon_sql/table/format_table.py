@@ -75,7 +75,7 @@ class FormatTableError(PaimonError, AttributeError):
 
 
 def is_format_table(schema: TableSchema) -> bool:
-    return schema.options.get("type", "table").strip().lower() == FORMAT_TABLE
+    return opts.table_type(schema.options) == FORMAT_TABLE
 
 
 def enabled(catalog_options: Mapping[str, str]) -> bool:

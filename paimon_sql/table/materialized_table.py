@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Dict, Optional
 
-from paimon_sql.exceptions import PaimonError
+from paimon_sql.exceptions import PaimonError, SchemaError
 from paimon_sql.format.manifest import ADD
 from paimon_sql.table.commit import SNAPSHOT_PROPERTIES
 from paimon_sql.table.table_type import table_type
@@ -40,6 +40,12 @@ def is_materialized(table) -> bool:
     return table_type(table.schema) == TYPE
 
 
+def is_definition(key: str) -> bool:
+    """Whether option ``key`` is part of a materialized table's definition, which only the
+    MATERIALIZED TABLE statements set."""
+    return key == "type" or key.startswith("materialized-table.")
+
+
 def refuse_write(table, verb: str, instead: str = "ALTER MATERIALIZED TABLE ... REFRESH") -> None:
     """Only a refresh writes a materialized table (its rows are its query's), whether by SQL or
     by the DataFrame API, and it is dropped as one."""
@@ -55,13 +61,29 @@ class Definition:
 
 
 def definition(table) -> Definition:
-    o = table.schema.options
+    return _definition(table.schema.options, table.name)
+
+
+def _definition(o, name: str) -> Definition:
     try:
         seconds = int(o[INTERVAL_FRESHNESS]) * TIME_UNITS[o[FRESHNESS_TIME_UNIT].upper()]
+        if not o[DEFINITION_QUERY].strip() or seconds <= 0:
+            raise ValueError
         return Definition(o[DEFINITION_QUERY], seconds, o.get(REFRESH_STATUS, ACTIVATED).upper())
     except (KeyError, ValueError):
-        raise PaimonError(f"materialized table {table.name} lacks a valid definition query or freshness "
+        raise PaimonError(f"materialized table {name} lacks a valid definition query or freshness "
                           f"('{DEFINITION_QUERY}', '{INTERVAL_FRESHNESS}', '{FRESHNESS_TIME_UNIT}')") from None
+
+
+def check_schema(schema, name: str) -> None:
+    """At CREATE: a materialized table holds its definition, which CREATE MATERIALIZED TABLE
+    stores; ``'type' = 'materialized-table'`` given to CREATE TABLE would make one that never
+    refreshes."""
+    try:
+        _definition(schema.options, name)
+    except PaimonError:
+        raise SchemaError(f"table {name}: 'type' = '{TYPE}' is made by CREATE MATERIALIZED TABLE ... FRESHNESS = "
+                          "INTERVAL 'n' unit AS <query>, which stores its definition") from None
 
 
 def options(query: str, interval: int, unit: str, logical_mode: str) -> Dict[str, str]:

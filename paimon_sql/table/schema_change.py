@@ -29,6 +29,8 @@ from paimon_sql.format.types import ArrayType, AtomicType, DataField, DataType, 
 # options fixed at CREATE: changing them would re-key, re-bucket or re-merge existing files
 IMMUTABLE_OPTIONS = frozenset({"primary-key", "partition", "bucket-key", "merge-engine", "sequence.field",
                                "rowkind.field", "path"})
+# the table's type (table, format-table, ...) is fixed too: files of one type are not another's
+TYPE = "type"
 
 
 @dataclass(frozen=True)
@@ -222,7 +224,7 @@ def _set_option(d: _Draft, ch: SetOption) -> None:
 
 
 def _remove_option(d: _Draft, ch: RemoveOption) -> None:
-    if ch.key in IMMUTABLE_OPTIONS and ch.key in d.options:
+    if ch.key in IMMUTABLE_OPTIONS and ch.key in d.options or ch.key == TYPE and opts.table_type(d.options) != "table":
         raise SchemaError(f"option '{ch.key}' cannot be removed after the table is created")
     if ch.key == "bucket" and d.options.get("bucket") not in (None, "-1"):
         raise SchemaError("option 'bucket' cannot be removed from a fixed-bucket table")
@@ -344,7 +346,8 @@ def check_option_changes(options: Mapping[str, str], changes: Mapping[str, str])
     The values themselves are validated before. A fixed bucket count may change (a rescale);
     dynamic and fixed modes place keys differently."""
     for key, value in changes.items():
-        if key in IMMUTABLE_OPTIONS and options.get(key) != value:
+        changed = opts.table_type(changes) != opts.table_type(options) if key == TYPE else options.get(key) != value
+        if (key in IMMUTABLE_OPTIONS or key == TYPE) and changed:
             raise SchemaError(f"option '{key}' cannot be changed after the table is created")
     old, new = opts.CoreOptions(options).bucket, opts.CoreOptions({**options, **changes}).bucket
     if old != new and (old < 0 or new < 0):

@@ -7,6 +7,7 @@ table whose options also hold its definition; object and format tables have clas
 
 from __future__ import annotations
 
+from paimon_sql.format import options as opts
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.io import FileIO
 from paimon_sql.table.catalog_environment import NO_CATALOG, CatalogEnvironment
@@ -21,12 +22,19 @@ TABLE_TYPES = {
     "object-table": ObjectTable,
 }
 
+
+
+def _check_materialized(schema: TableSchema, name: str) -> None:
+    from paimon_sql.table import materialized_table  # it reads a table's type with this module
+    materialized_table.check_schema(schema, name)
+
+
 # what a table of each type must be at CREATE, beyond a data table's checks (Paimon's AbstractCatalog.createTable)
-CREATE_CHECKS = {"object-table": check_schema}
+CREATE_CHECKS = {"object-table": check_schema, "materialized-table": _check_materialized}
 
 
 def table_type(schema: TableSchema) -> str:
-    return schema.options.get("type", "table").strip().lower()
+    return opts.table_type(schema.options)
 
 
 def table_of(io: FileIO, path: str, schema: TableSchema, name: str, env: CatalogEnvironment = NO_CATALOG):

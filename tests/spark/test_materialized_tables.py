@@ -302,6 +302,21 @@ def test_dataframe_api_writes_are_refused(src, tmp_path):
     ("CREATE MATERIALIZED TABLE m2 AS SELECT 1 AS a", "cannot read CREATE MATERIALIZED TABLE"),
     ("CREATE MATERIALIZED TABLE mf FRESHNESS = INTERVAL '1' MINUTE AS SELECT 1 AS a", "already exists"),
     ("CREATE MATERIALIZED TABLE m2 FRESHNESS = INTERVAL '1' MINUTE AS SELECT * FROM tv", "reads temporary view tv"),
+    # the definition is the MATERIALIZED TABLE statements' alone
+    ("ALTER TABLE mf SET TBLPROPERTIES ('materialized-table.definition-query' = 'SELECT 1 AS k')",
+     "option 'materialized-table.definition-query' of materialized table default.mf is not supported"),
+    ("ALTER TABLE mf SET TBLPROPERTIES ('materialized-table.refresh-status' = 'SUSPENDED')", "SUSPEND \\| RESUME"),
+    ("ALTER TABLE mf UNSET TBLPROPERTIES ('materialized-table.interval-freshness')", "ALTER TABLE on option"),
+    ("ALTER TABLE mf SET TBLPROPERTIES ('type' = 'table')", "ALTER TABLE on option 'type' of materialized"),
+    ("ALTER TABLE src SET TBLPROPERTIES ('type' = 'materialized-table')", "option 'type' cannot be changed"),
+    ("ALTER TABLE src SET TBLPROPERTIES ('type' = 'format-table')", "option 'type' cannot be changed"),
+    ("CREATE TABLE m2 (a INT) TBLPROPERTIES ('type' = 'materialized-table')",
+     "is made by CREATE MATERIALIZED TABLE ... FRESHNESS"),
+    ("CREATE TABLE m2 TBLPROPERTIES ('type' = 'materialized-table') AS SELECT 1 AS a", "is made by CREATE MATERIALIZED"),
+    ("CREATE MATERIALIZED TABLE m2 WITH ('type' = 'table') FRESHNESS = INTERVAL '1' HOUR AS SELECT 1 AS a",
+     "option 'type' is the statement's own"),
+    ("CREATE MATERIALIZED TABLE m2 WITH ('materialized-table.refresh-status' = 'SUSPENDED') "
+     "FRESHNESS = INTERVAL '1' HOUR AS SELECT 1 AS a", "option 'materialized-table.refresh-status' is the statement"),
 ])
 def test_refusals(src, statement, message):
     src.sql(f"CREATE MATERIALIZED TABLE mf FRESHNESS = INTERVAL '1' HOUR AS {FILTER}")
@@ -310,6 +325,9 @@ def test_refusals(src, statement, message):
         src.sql(statement)
     same(src, "mf", FILTER)
     assert not src.catalog.table_exists(Identifier("default", "m2"))
+    assert mt.is_materialized(table(src, "mf")) and not mt.is_materialized(table(src, "src"))
+    assert mt.definition(table(src, "mf")) == mt.Definition(FILTER.replace("FROM src", "FROM `default`.src"), 3600,
+                                                           mt.ACTIVATED)
 
 
 def test_names_resolve_in_the_database_current_at_create(src):
