@@ -21,7 +21,7 @@ from paimon_sql.exceptions import PaimonError
 from paimon_sql.format.types import paimon_type_from_sql
 from paimon_sql.sql import parse, show
 from paimon_sql.sql.ddl import _columns, _literal_text
-from paimon_sql.table import materialized_table as mt, schema_change as sc
+from paimon_sql.table import format_table, materialized_table as mt, schema_change as sc
 from paimon_sql.table.tag_manager import TagError
 
 # -- exp.Alter actions -> schema changes ------------------------------------------------------
@@ -119,6 +119,7 @@ def alter(session, node: exp.Alter):
     if drops:
         if len(drops) < len(actions):
             raise PaimonError("ALTER TABLE ... DROP PARTITION cannot be combined with other changes")
+        format_table.refuse(table, "ALTER TABLE ... DROP PARTITION")
         return _drop_partitions(table, drops)
     changes = []
     for action in actions:

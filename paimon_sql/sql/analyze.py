@@ -12,6 +12,7 @@ from sqlglot import exp
 
 from paimon_sql.exceptions import SchemaError
 from paimon_sql.format.types import AtomicType
+from paimon_sql.table import format_table
 from paimon_sql.table.statistics import write_statistics
 
 _LENGTHS = ("CHAR", "VARCHAR", "BINARY", "VARBINARY")
@@ -22,6 +23,7 @@ def analyze(session, node: exp.Analyze):
     table = session.find_table(target) if isinstance(target, exp.Table) else None
     if table is None:
         return session.passthrough()
+    format_table.refuse(table, "ANALYZE TABLE")  # statistics are kept in a snapshot
     spec = node.args.get("expression")
     which = str(spec.this or "").upper() if spec is not None else ""
     if which == "FOR ALL COLUMNS":

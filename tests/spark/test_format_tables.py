@@ -142,6 +142,8 @@ def test_alter_table_options_and_add_column(session):
     ("CALL sys.create_tag(table => 'default.t', tag => 'x')",
      "CALL sys.create_tag: table 'default.t' is a format table \\(plain csv files"),
     ("CALL sys.compact(table => 'default.t')", "CALL sys.compact: table 'default.t' is a format table"),
+    ("ANALYZE TABLE t COMPUTE STATISTICS", "format table default.t: ANALYZE TABLE is not supported"),
+    ("ALTER TABLE t DROP PARTITION (dt = 'd1')", "format table default.t: ALTER TABLE ... DROP PARTITION is not"),
     ("CALL sys.expire_partitions(table => 'default.t', expiration_time => '1 d')",
      "CALL sys.expire_partitions: table 'default.t' is a format table"),
 ])
