@@ -291,7 +291,8 @@ class Session:
         table = table.copy({**query.session_options(self, table), **table.dynamic_options})
         if isinstance(table, FormatTable):  # plain files: Spark's own writer, no snapshot
             from paimon_sql.spark import format_table
-            return format_table.write(self.spark, df, table, overwrite, partition_spec, dynamic)
+            format_table.write(self.spark, df, table, overwrite, partition_spec, dynamic)
+            return cache.refresh(self, table)
         write_dataframe(df, table, self.warehouse, overwrite, partition_spec, dynamic,
                         {**self.catalog_options, **table.dynamic_options})
 

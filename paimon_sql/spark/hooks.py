@@ -40,7 +40,7 @@ from paimon_sql.spark.target import (
     write_options,
 )
 from paimon_sql.spark.write import PLANNED, by_name, distribute, location_options, merge_schema, source_name
-from paimon_sql.table import materialized_table as mt
+from paimon_sql.table import format_table, materialized_table as mt
 
 _SESSION = "_paimon_sql_session"  # the attribute of a SparkSession naming its connected paimon-sql session
 _ORIGINAL: dict = {}
@@ -205,6 +205,7 @@ def start_stream(session, writer: DataStreamWriter, target: Target, options: dic
         table = target.create(new_schema(writer._df, options, partition_by))
     else:
         mt.refuse_write(table, "a streaming write")
+        format_table.refuse(table, "a streaming write")  # a micro-batch commits a snapshot
         check_layout(table, options, partition_by)
     table = merge_schema(table.copy(write_options(options)), writer._df.schema)
     rows = distribute(by_name(writer._df, table, case_sensitive(session)), table)

@@ -23,7 +23,7 @@ from paimon_sql.format.types import DataField
 from paimon_sql.spark.source import is_location, store_options
 from paimon_sql.format.types import paimon_type_from_sql
 from paimon_sql.spark.write import EXPLICIT_CAST, MERGE_SCHEMA, by_name, merge_schema, write_dataframe
-from paimon_sql.table import materialized_table as mt
+from paimon_sql.table import format_table, materialized_table as mt
 
 LAYOUT_KEYS = ("primary-key", "partition")  # describe a table's layout: given when creating it, never per write
 _WRITE_KEYS = {"warehouse", "path", "table", "branch", "checkpointlocation", "partitionoverwritemode", "queryname",
@@ -165,6 +165,12 @@ def write_into(session, df: DataFrame, table, target: Target, options: dict, ove
     ``write.merge-schema`` first adds the data's new columns to the table."""
     mt.refuse_write(table, "a DataFrame write")
     given = write_options(options)
+    if isinstance(table, format_table.FormatTable):  # plain files, written as INSERT writes them
+        if given.get(MERGE_SCHEMA, "false").lower() == "true":
+            raise SchemaError(f"option '{MERGE_SCHEMA}' is not supported by format table {table.name} (add its "
+                              "columns with ALTER TABLE ... ADD COLUMNS first)")
+        table = table.copy(given)
+        return session.write(by_name(df, table, case_sensitive(session)), table, overwrite, partition_spec, dynamic)
     table = merge_schema(table.copy(given), df.schema)
     aligned = by_name(df, table, case_sensitive(session))
     write_dataframe(aligned, table, target.warehouse, overwrite, partition_spec, dynamic, {**target.store, **given})

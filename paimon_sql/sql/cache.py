@@ -6,9 +6,11 @@ latest snapshot reads the cached rows (Spark prunes columns and filters over the
 relation). Spark refreshes the cache of a table its own writes change; here a query that finds the
 cache holding an older snapshot than the table's latest caches the table anew (lazily), whoever
 wrote the new snapshot, so a cached table never answers with rows a commit replaced. ``REFRESH
-TABLE t`` does so at once. ``UNCACHE TABLE t`` and Spark's ``CLEAR CACHE`` drop the cache.
-``CACHE TABLE name AS <query>`` over Paimon tables caches the query's rows under a temporary view
-``name``, as Spark does, and caches them anew when a table the query reads has a newer snapshot.
+TABLE t`` does so at once. ``UNCACHE TABLE t`` and Spark's ``CLEAR CACHE`` drop the cache. A
+format table's cache has no snapshot to date it: it lasts until a write through the session or
+REFRESH TABLE, as Spark's cache of its own file tables. ``CACHE TABLE name AS <query>`` over
+Paimon tables caches the query's rows under a temporary view ``name``, as Spark does, and caches
+them anew when a table the query reads has a newer snapshot.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from pyspark.sql import DataFrame
 from sqlglot import exp
 
 from paimon_sql.exceptions import PaimonError
+from paimon_sql.spark import format_table as spark_format_table
 from paimon_sql.sql import parse, views
+from paimon_sql.table.format_table import FormatTable
 
 _DEFAULT_LEVEL = "MEMORY_AND_DISK"  # Spark's default for CACHE TABLE
 
@@ -34,11 +38,13 @@ class Cached:
 
 
 def _key(table) -> tuple:
-    return table.path, table.branch
+    return table.path, None if isinstance(table, FormatTable) else table.branch
 
 
 def _latest_id(table) -> Optional[int]:
-    snap = table.snapshot_manager.latest()
+    """The snapshot a cache holds; None for a format table (plain files: as Spark caches its own file
+    tables, its cache lasts until a write through this session or REFRESH TABLE)."""
+    snap = None if isinstance(table, FormatTable) else table.snapshot_manager.latest()
     return snap.id if snap else None
 
 
@@ -55,8 +61,12 @@ def _storage_level(node: exp.Cache) -> str:
 def _persist(session, table, level: str, lazy: bool) -> Cached:
     """The table's rows at its latest snapshot, all columns, in Spark's cache."""
     snapshot_id = _latest_id(table)
-    pinned = table.travel({"scan.snapshot-id": str(snapshot_id)}) if snapshot_id else table
-    df = session.scan_dataframe(pinned, None, None).persist(getattr(StorageLevel, level))
+    if isinstance(table, FormatTable):
+        df = spark_format_table.read(session.spark, table)
+    else:
+        pinned = table.travel({"scan.snapshot-id": str(snapshot_id)}) if snapshot_id else table
+        df = session.scan_dataframe(pinned, None, None)
+    df = df.persist(getattr(StorageLevel, level))
     if not lazy:
         df.count()
     entry = session.cached_tables[_key(table)] = Cached(snapshot_id, df, level)
@@ -123,7 +133,13 @@ def refresh_table(session, node: exp.Expression):
     table = session.find_table(node.this)
     if table is None:
         return session.passthrough()
+    refresh(session, table)
+    return None
+
+
+def refresh(session, table) -> None:
+    """A cached table cached anew (lazily): REFRESH TABLE, and a write into a format table (whose
+    cache no snapshot dates), as Spark re-caches a file table its own write changed."""
     entry = _uncache(session, table)
     if entry is not None:
         _persist(session, table, entry.level, lazy=True)
-    return None

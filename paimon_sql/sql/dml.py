@@ -33,7 +33,7 @@ from paimon_sql.format.types import RowType
 from paimon_sql.spark.source import ROWKIND_COLUMN
 from paimon_sql.spark.types import spark_type
 from paimon_sql.spark.write import EXPLICIT_CAST, MERGE_SCHEMA, add_columns, assign, option_enabled
-from paimon_sql.sql import parse
+from paimon_sql.sql import cache, parse
 from paimon_sql.sql.alter import column_path
 from paimon_sql.sql.query import scan_options
 from paimon_sql.table import fallback_read, format_table
@@ -135,6 +135,10 @@ def insert(session, node: exp.Insert):
     Spark's rules and fail with its condition names."""
     target, columns = _target(node)
     table = session.find_table(target).copy(scan_options(target))  # /*+ OPTIONS(...) */ after the name
+    if node.args.get("where") is not None:  # as Spark for its own file tables, not taken as a plain INSERT
+        raise PaimonError(f"[UNSUPPORTED_FEATURE.TABLE_OPERATION] The feature is not supported: Table {table.name} "
+                          "does not support INSERT INTO ... REPLACE WHERE (use INSERT OVERWRITE ... PARTITION (...), "
+                          "or DELETE and INSERT)")
     spec = _partition_spec(target)
     unknown = [k for k in spec if k not in table.schema.partition_keys]
     if unknown:
@@ -291,7 +295,8 @@ def truncate(session, node: exp.TruncateTable):
                           f"is not a partition column of the table")
     if isinstance(table, format_table.FormatTable):  # its files, or its partitions' directories, go
         from paimon_sql.spark import format_table as spark_format_table
-        return spark_format_table.truncate(session.spark, table, spec)
+        spark_format_table.truncate(session.spark, table, spec)
+        return cache.refresh(session, table)
     table.new_commit().overwrite([], partition=spec or None)
     return None
 

@@ -207,7 +207,7 @@ def _cached(session, r: Reference, hidden: bool) -> bool:
     """Register the cached rows of a table read at its latest snapshot (``CACHE TABLE``) as the
     relation; False when the table is not cached (then it is scanned), or when the statement names
     metadata columns, which cached rows lack."""
-    df = session.cached_rows(r.ref) if not isinstance(r.ref, (SystemTable, FormatTable)) and not hidden else None
+    df = session.cached_rows(r.ref) if not isinstance(r.ref, SystemTable) and not hidden else None
     if df is not None:
         df.createOrReplaceTempView(r.view)
     return df is not None

@@ -144,6 +144,8 @@ def test_alter_table_options_and_add_column(session):
     ("CALL sys.compact(table => 'default.t')", "CALL sys.compact: table 'default.t' is a format table"),
     ("ANALYZE TABLE t COMPUTE STATISTICS", "format table default.t: ANALYZE TABLE is not supported"),
     ("ALTER TABLE t DROP PARTITION (dt = 'd1')", "format table default.t: ALTER TABLE ... DROP PARTITION is not"),
+    ("INSERT INTO t REPLACE WHERE dt = 'd1' SELECT 9, 'r', 'd1'",
+     "Table default.t does not support INSERT INTO ... REPLACE WHERE"),
     ("CALL sys.expire_partitions(table => 'default.t', expiration_time => '1 d')",
      "CALL sys.expire_partitions: table 'default.t' is a format table"),
 ])
@@ -152,6 +154,46 @@ def test_what_needs_snapshots_is_refused(session, text, message):
     with pytest.raises(PaimonError, match=message) as e:
         session.sql(text)
     assert "\n" not in str(e.value)
+
+
+def test_dataframe_api_writes(session, spark):
+    """save / writeTo write a format table as INSERT does (by column name); what needs snapshots is refused."""
+    from pyspark.sql import functions as F
+    _create(session, "t", "csv")
+    df = spark.createDataFrame([(1, "a", "d1")], SCHEMA)
+    df.select("dt", "name", "id").write.format("paimon").mode("append").save("default.t")
+    df.withColumn("id", F.lit(2)).writeTo("default.t").append()
+    assert rows(session, "SELECT * FROM t ORDER BY id") == [(1, "a", "d1"), (2, "a", "d1")]
+    df.withColumn("id", F.lit(3)).write.format("paimon").mode("overwrite").save("default.t")
+    assert rows(session, "SELECT * FROM t") == [(3, "a", "d1")]
+    with pytest.raises(PaimonError, match="'write.merge-schema' is not supported by format table default.t"):
+        df.withColumn("z", F.lit(1)).write.format("paimon").option("write.merge-schema", "true") \
+            .mode("append").save("default.t")
+    stream = spark.readStream.format("rate").load().selectExpr("CAST(value AS INT) id", "'s' name", "'d' dt")
+    with pytest.raises(PaimonError, match="format table default.t: a streaming write is not supported"):
+        stream.writeStream.format("paimon").option("checkpointLocation", "/nonexistent/ck").start("default.t")
+    assert rows(session, "SELECT * FROM t") == [(3, "a", "d1")]
+
+
+def test_cache_table_lasts_until_a_write_or_refresh(session):
+    """As Spark's cache of its own file tables: kept over files added behind its back, renewed by a
+    write through the session and by REFRESH TABLE."""
+    table = _create(session, "t", "json")
+    session.sql("INSERT INTO t VALUES (1, 'a', 'd1')")
+    session.sql("CACHE TABLE t")
+    assert "InMemoryRelation" in "\n".join(r[0] for r in rows(session, "EXPLAIN SELECT * FROM t"))
+    session.sql("INSERT INTO t VALUES (2, 'b', 'd1')")
+    assert rows(session, "SELECT count(*) FROM t") == [(2,)]
+    os.makedirs(os.path.join(table.path, "dt=d9"))
+    with open(os.path.join(table.path, "dt=d9", "by-hand.json"), "w") as f:
+        f.write('{"id": 9, "name": "h"}\n')
+    assert rows(session, "SELECT count(*) FROM t") == [(2,)]
+    session.sql("REFRESH TABLE t")
+    assert rows(session, "SELECT count(*) FROM t") == [(3,)]
+    session.sql("TRUNCATE TABLE t")
+    assert rows(session, "SELECT count(*) FROM t") == [(0,)]
+    session.sql("UNCACHE TABLE t")
+    assert "InMemoryRelation" not in "\n".join(r[0] for r in rows(session, "EXPLAIN SELECT * FROM t"))
 
 
 def test_database_wide_procedures_pass_format_tables_by(session):

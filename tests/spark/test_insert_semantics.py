@@ -26,6 +26,7 @@ CASES = {
     "arity": (ABC, ["INSERT INTO {t} SELECT 8", "INSERT INTO {t} SELECT 1, 'x', 2, 3",
                     "INSERT INTO {t} (a, b) SELECT 1", "INSERT INTO {t} (a) VALUES (1, 2)"]),
     "column-list-errors": (ABC, ["INSERT INTO {t} (a, zz) VALUES (1, 2)", "INSERT INTO {t} (a, a) VALUES (1, 2)"]),
+    "replace-where": (ABC, ["INSERT INTO {t} VALUES (1, 'x', 1)", "INSERT INTO {t} REPLACE WHERE a = 1 SELECT 2, 'y', 2"]),
     "by-name": (ABC, ["INSERT INTO {t} BY NAME SELECT 'q' AS B, 3 AS c, 1 AS A",
                       "INSERT INTO {t} BY NAME SELECT 1 AS c, 'r' AS b"]),
     "by-name-errors": (ABC, ["INSERT INTO {t} BY NAME SELECT 1 AS a, 'q' AS b, 3 AS c, 4 AS d",
