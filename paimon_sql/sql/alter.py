@@ -22,6 +22,7 @@ from paimon_sql.format.types import paimon_type_from_sql
 from paimon_sql.sql import parse, show
 from paimon_sql.sql.ddl import _columns, _literal_text
 from paimon_sql.table import format_table, materialized_table as mt, schema_change as sc
+from paimon_sql.table.object_table import ObjectTable
 from paimon_sql.table.tag_manager import TagError
 
 # -- exp.Alter actions -> schema changes ------------------------------------------------------
@@ -240,11 +241,15 @@ def _unset(session, table, m):
 
 def _commit(table, changes: List[sc.SchemaChange]) -> None:
     """Commit ALTER TABLE's changes; a materialized table's columns are its query's, so only
-    ALTER MATERIALIZED TABLE ... AS changes them (options and the comment may change)."""
-    if mt.is_materialized(table) and not all(isinstance(c, (sc.SetOption, sc.RemoveOption, sc.UpdateComment))
-                                             for c in changes):
+    ALTER MATERIALIZED TABLE ... AS changes them, and an object table's are Paimon's fixed ones
+    (options and the comment may change)."""
+    columns = not all(isinstance(c, (sc.SetOption, sc.RemoveOption, sc.UpdateComment)) for c in changes)
+    if columns and mt.is_materialized(table):
         raise PaimonError(f"ALTER TABLE on the columns of materialized table {table.name} is not supported: they "
                           "are its query's (use ALTER MATERIALIZED TABLE ... AS <query>)")
+    if columns and isinstance(table, ObjectTable):
+        raise PaimonError(f"ALTER TABLE on the columns of object table {table.name} is not supported: they are "
+                          "Paimon's, one per file attribute its refresh lists")
     definition = [c.key for c in changes if isinstance(c, (sc.SetOption, sc.RemoveOption)) and mt.is_definition(c.key)]
     if mt.is_materialized(table) and definition:
         raise PaimonError(f"ALTER TABLE on option '{definition[0]}' of materialized table {table.name} is not "
