@@ -41,11 +41,11 @@ class CompactDatabaseProcedure(Procedure):
         failed, skipped = 0, 0
         for name in chosen:
             db, table = name.split(".", 1)
-            if isinstance(self.table(session, f"`{db}`.`{table}`", format_tables=True), FormatTable):
-                skipped += 1  # as Paimon: only data tables compact; passed by, neither success nor failure
-                logging.getLogger(__name__).warning("compact_database: %s is a format table, not compacted", name)
-                continue
             try:
+                if isinstance(self.table(session, f"`{db}`.`{table}`", format_tables=True), FormatTable):
+                    skipped += 1  # as Paimon: only data tables compact; passed by, neither success nor failure
+                    logging.getLogger(__name__).warning("compact_database: %s is a format table, not compacted", name)
+                    continue
                 CompactProcedure().call(session, bind(CompactProcedure, [], [
                     ("table", f"`{db}`.`{table}`"), ("options", args["options"])]))
             except Exception as e:  # as Paimon: one table's failure is logged and counted, the rest go on

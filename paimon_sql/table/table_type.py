@@ -23,7 +23,6 @@ TABLE_TYPES = {
 }
 
 
-
 def _check_materialized(schema: TableSchema, name: str) -> None:
     from paimon_sql.table import materialized_table  # it reads a table's type with this module
     materialized_table.check_schema(schema, name)
