@@ -5,9 +5,10 @@ In Paimon, ``repair`` makes a metastore (Hive, JDBC) agree with the tables on th
 filesystem catalog has nothing to repair (and refuses). Here, on every catalog, ``repair`` mends
 what a table can get wrong by itself: the ``snapshot/LATEST`` and ``snapshot/EARLIEST`` hints
 of the table and of each of its branches, which a writer that died between its snapshot and its
-hint, an interrupted expiry or a copy by hand leave missing or wrong. ``LATEST`` becomes the newest snapshot file; ``EARLIEST`` the first snapshot of the
-unbroken run that holds the snapshot it names (the oldest listed when that one is gone), so a
-hint moved past a gap by ``repair_earliest_snapshot`` stays. ``''`` repairs every table of the
+hint, an interrupted expiry or a copy by hand leave missing or wrong. ``LATEST`` becomes the
+newest snapshot file; ``EARLIEST`` the first snapshot of the unbroken run that holds the
+snapshot it names (the oldest listed when that one is gone), so a hint moved past a gap by
+``repair_earliest_snapshot`` stays. ``''`` repairs every table of the
 catalog, ``db`` every table of a database, ``db.t`` one table; several, comma-separated.
 
 On a Hive catalog the metastore is first made to agree with the warehouse, as Paimon's
