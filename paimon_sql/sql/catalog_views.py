@@ -155,8 +155,9 @@ def _analysed(session, ident: Identifier, text: str, columns, comment, options) 
             raise PaimonError(f"[INVALID_TEMP_OBJ_REFERENCE] Cannot create the persistent object "
                               f"`{CATALOG}`.`{ident.database}`.`{ident.table}` of the type VIEW because it references "
                               f"to the temporary object `{node.name}` of the type VIEW.")
-    _refuse_cycle(session, ident, body(ident, ViewSchema.of_spark([], text)), [ident])
-    schema = session.query_dataframe(None, body(ident, ViewSchema.of_spark([], text))).schema
+    qualified = body(ident, ViewSchema.of_spark([], text))
+    _refuse_cycle(session, ident, qualified, [ident])
+    schema = session.query_dataframe(None, qualified).schema
     if columns is not None and len(columns) != len(schema.fields):
         reason = "too many data columns" if len(schema.fields) > len(columns) else "not enough data columns"
         raise SchemaError(f"[CREATE_VIEW_COLUMN_ARITY_MISMATCH] Cannot create view `{CATALOG}`.`{ident.database}`."

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from typing import Dict, Optional
 
 from paimon_sql.exceptions import PaimonError, SchemaError
+from paimon_sql.format import options as opts
 from paimon_sql.format.manifest import ADD
 from paimon_sql.table.commit import SNAPSHOT_PROPERTIES
-from paimon_sql.table.table_type import table_type
 
 TYPE = "materialized-table"
 DEFINITION_QUERY = "materialized-table.definition-query"
@@ -37,7 +37,7 @@ REFRESHED = "materialized-table.refresh.kind"
 
 
 def is_materialized(table) -> bool:
-    return table_type(table.schema) == TYPE
+    return opts.table_type(table.schema.options) == TYPE
 
 
 def is_definition(key: str) -> bool:

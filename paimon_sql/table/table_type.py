@@ -10,6 +10,7 @@ from __future__ import annotations
 from paimon_sql.format import options as opts
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.io import FileIO
+from paimon_sql.table import materialized_table
 from paimon_sql.table.catalog_environment import NO_CATALOG, CatalogEnvironment
 from paimon_sql.table.format_table import FormatTable
 from paimon_sql.table.object_table import ObjectTable, check_schema
@@ -23,13 +24,8 @@ TABLE_TYPES = {
 }
 
 
-def _check_materialized(schema: TableSchema, name: str) -> None:
-    from paimon_sql.table import materialized_table  # it reads a table's type with this module
-    materialized_table.check_schema(schema, name)
-
-
 # what a table of each type must be at CREATE, beyond a data table's checks (Paimon's AbstractCatalog.createTable)
-CREATE_CHECKS = {"object-table": check_schema, "materialized-table": _check_materialized}
+CREATE_CHECKS = {"object-table": check_schema, "materialized-table": materialized_table.check_schema}
 
 
 def table_type(schema: TableSchema) -> str:
