@@ -5,7 +5,7 @@
 #   bash scripts/reliability.sh [pytest args]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup-tests.sh
 figures="${PAIMON_SQL_RELIABILITY_FIGURES:-$PWD/reliability-figures.jsonl}"
 : > "$figures"
 export PAIMON_SQL_RELIABILITY=full PAIMON_SQL_RELIABILITY_FIGURES="$figures" PYSPARK_PYTHON="$PWD/.venv/bin/python"

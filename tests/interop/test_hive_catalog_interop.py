@@ -3,7 +3,7 @@ each lists and reads what the other registered, a table registered by either loo
 metastore (parameters, columns, partition keys, formats, partitions), read with the Thrift client
 library directly, and each waits for the other's commit lock (HiveCatalogLock).
 
-Java runs tests/interop/java/HiveCatalogDriver.java, compiled against the bundle jar java_paimon.py
+Java runs tests/interop/java/HiveCatalogDriver.java, compiled against the Paimon 1.0 bundle that tests/oracles
 fetches, with the Hive 2.3 client and Hadoop jars the pip pyspark ships (first on the class path:
 the bundle's own older Hadoop classes lack what the Hive client needs).
 """

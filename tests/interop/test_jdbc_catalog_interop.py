@@ -8,8 +8,8 @@ Java's own lock, which opens its own connections) waits until that catalog close
 commits under lock.enabled fail on such a file, and the lock is exercised here through Java's
 JdbcCatalogLock on the catalog's own connection, one process at a time writing.
 
-Java runs tests/interop/java/JdbcCatalogDriver.java (compiled against the bundle jar that
-java_paimon.py fetches) with Debian's JDBC drivers (libxerial-sqlite-jdbc-java,
+Java runs tests/interop/java/JdbcCatalogDriver.java (compiled against the Paimon 1.0 bundle that
+tests/oracles fetches) with Debian's JDBC drivers (libxerial-sqlite-jdbc-java,
 libpostgresql-jdbc-java): missing ones fail the test, naming the package.
 """
 

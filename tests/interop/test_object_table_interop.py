@@ -3,7 +3,7 @@ refreshed, and we read the one Java created and refreshed. Each side also refres
 the rows the two refreshes write must be equal, value for value (path, parent_path, name, length,
 mtime, atime, owner, ..., metadata), which is the check that we list a location as Java's FileIO does.
 
-Java runs tests/interop/java/ObjectTableDriver.java, compiled against the bundle jar java_paimon.py
+Java runs tests/interop/java/ObjectTableDriver.java, compiled against the Paimon 1.0 bundle that tests/oracles
 fetches. That jar (1.0-SNAPSHOT of 2024-09) predates 1.0.0's ObjectTable class, so the driver creates
 and refreshes as 1.0.0's AbstractCatalog.createObjectTable and ObjectRefresh do, with Java's FileIO,
 schema and writers (see its comment); Java's reads of the table are those ObjectTable delegates to.

@@ -1,5 +1,5 @@
 """A warehouse on Azure Blob Storage, served by Azurite (Microsoft's emulator, installed by
-scripts/setup.sh under .venv/azurite) on 127.0.0.1: tables through pyarrow's AzureFileSystem,
+scripts/setup-tests.sh under .venv/azurite) on 127.0.0.1: tables through pyarrow's AzureFileSystem,
 snapshots created by Put Blob with If-None-Match: *, concurrent committers losing nothing."""
 
 import uuid
@@ -23,7 +23,7 @@ KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr
 @pytest.fixture(scope="module")
 def azurite(tmp_path_factory):
     if not AZURITE.exists():
-        pytest.fail(f"Azurite is not installed at {AZURITE}: run scripts/setup.sh")
+        pytest.fail(f"Azurite is not installed at {AZURITE}: run scripts/setup-tests.sh")
     port = free_port()
     proc = serve([str(AZURITE), "--blobHost", "127.0.0.1", "--blobPort", str(port), "--silent", "--loose",
                   "--skipApiVersionCheck", "--location", str(tmp_path_factory.mktemp("azurite"))], port, "Azurite", 60)

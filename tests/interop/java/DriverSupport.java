@@ -15,7 +15,7 @@ import org.apache.paimon.types.DataTypeRoot;
 /**
  * What the command drivers share: running a command (its result printed as one JSON line, or,
  * when it throws, {"error": "<exception> <- <root cause>"} so the test sees Java's reason), and
- * reading a table's rows as JSON values. Compiled with each driver (java_paimon.py compile_driver).
+ * reading a table's rows as JSON values. Compiled with each driver (tests/oracles/paimon_java.py compile_driver).
  */
 final class DriverSupport {
     static final ObjectMapper JSON = new ObjectMapper();

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Create .venv with paimon-sql (editable) and its runtime dependencies only: no test stack, no root.
+# Needs Python 3.10+ and Java 17+ (PySpark runs Spark in a JVM). Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY="${PYTHON:-python3}"
+"$PY" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null || {
+  echo "paimon-sql needs Python 3.10 or newer as '$PY': set PYTHON=/path/to/python3.10+" >&2
+  exit 1; }
+JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+java_major=$("$JAVA" -version 2>&1 | sed -n 's/.* version "\([0-9]*\).*/\1/p' | head -1) || true
+[ "${java_major:-0}" -ge 17 ] 2>/dev/null || {
+  echo "paimon-sql needs Java 17 or newer for PySpark: '$JAVA' is ${java_major:+Java }${java_major:-missing}; install a JDK 17+ (Debian: apt-get install openjdk-17-jre-headless) or set JAVA_HOME" >&2
+  exit 1; }
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+.venv/bin/python -m pip install -q --disable-pip-version-check -e .

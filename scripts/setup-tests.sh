@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Install everything the tests need, beside paimon-sql itself (scripts/install.sh). Idempotent.
+# Needs root for apt-get (Debian), npm and Maven; a fetch that fails stops here with its reason.
+#   .venv                 paimon-sql with its test extra (pytest, hypothesis, moto, BI clients, ...)
+#   apt-get               PostgreSQL and MariaDB servers and JDBC drivers (catalog tests), Maven
+#   .venv/azurite         Azurite, Azure Storage's emulator, from npm (Azure warehouse tests)
+#   .venv-pypaimon        pypaimon 2.1 in its own venv (the Python oracle)
+#   ~/.cache/paimon-sql   Java Paimon 1.0 (PyPI wheel) and 2.0 (Maven Central), drivers compiled
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install.sh
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
+need=()
+ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || need+=(postgresql)
+[ -x /usr/sbin/mariadbd ] || need+=(mariadb-server)
+[ -f /usr/share/java/sqlite-jdbc.jar ] || need+=(libxerial-sqlite-jdbc-java)
+[ -f /usr/share/java/postgresql.jar ] || need+=(libpostgresql-jdbc-java)
+command -v mvn >/dev/null || need+=(maven)
+command -v javac >/dev/null || need+=(openjdk-17-jdk-headless)
+command -v npm >/dev/null || need+=(npm)
+if [ ${#need[@]} -gt 0 ]; then
+  [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null || {
+    echo "the tests need Debian's ${need[*]}: run this script as root on Debian (apt-get), or install them" >&2
+    exit 1; }
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+[ -x .venv/azurite/node_modules/.bin/azurite-blob ] || \
+  npm install -s --prefix .venv/azurite --no-audit --no-fund azurite@3.37.0 >/dev/null
+PY="${PYTHON:-python3}"
+[ -x .venv-pypaimon/bin/python ] || "$PY" -m venv .venv-pypaimon
+.venv-pypaimon/bin/python -c "import pypaimon" 2>/dev/null || \
+  .venv-pypaimon/bin/python -m pip install -q --disable-pip-version-check 'pypaimon==2.1.0'
+(cd tests && ../.venv/bin/python -m oracles >/dev/null)

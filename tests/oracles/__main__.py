@@ -1,0 +1,26 @@
+"""``python -m oracles`` (from tests/): fetch every Java oracle and compile its drivers ahead of the
+tests, printing what is cached where. Exits 1 naming the first oracle that cannot be had."""
+
+import sys
+from pathlib import Path
+
+from oracles import OracleUnavailable
+from oracles.paimon_java import VERSIONS, driver_command
+
+DRIVERS = Path(__file__).resolve().parent.parent / "interop" / "java"
+AHEAD = {"1.0": "PaimonDriver.java", "2.0": "ReadDriver.java"}  # the others compile on first use
+
+
+def main() -> int:
+    try:
+        for version in VERSIONS:
+            command = driver_command(DRIVERS / AHEAD[version], version=version)
+            print(f"Java Paimon {version}: {command[command.index('-cp') + 1]}")
+    except OracleUnavailable as e:
+        print(f"oracles: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
