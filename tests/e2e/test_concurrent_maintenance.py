@@ -6,19 +6,22 @@ no read failed and no file a kept snapshot names is missing.
 Expiry keeps snapshots whose successor is younger than two seconds (``older_than``), as
 ``snapshot.time-retained`` would: a reader's snapshot must outlive its read (docs/snapshot-lifecycle.md).
 Orphan removal runs with its default ``older_than`` (one day ago), which is what protects the
-writer's staged, not yet committed files; the last test shows what a short one does to them. So
-that it has old files to judge, the maintainer makes the latest snapshot's files and a stray look
-two days old before each run: only the references keep the committed ones."""
+writer's staged, not yet committed files; the last test shows what a short one does to them
+(in one process, deterministically: file times are set, not waited for). So that it has old files
+to judge, the maintainer makes the latest snapshot's files and a stray look two days old before
+each run: only the references keep the committed ones."""
 
 import json
 import os
 import subprocess
 import sys
 import textwrap
+import time
 
 import pyarrow as pa
 import pytest
 
+from paimon_sql.table.orphan_files import remove_orphan_files
 from paimon_sql.table.references import References, branch_tables
 from paimon_sql.table.table import table_at
 
@@ -50,9 +53,7 @@ WORKER = textwrap.dedent('''
                 ids = list(range(n * 10, n * 10 + 3))
                 write = table.new_write()
                 write.write_arrow(pa.table({"id": ids, "v": [n] * 3, "dt": ["ab"[n % 2]] * 3}, schema=schema))
-                messages = write.prepare_commit()
-                time.sleep(extra.get("stage_seconds", 0))  # a long write: staged files age before the commit
-                table.new_commit().commit(messages)
+                table.new_commit().commit(write.prepare_commit())
                 emit(committed=ids)
                 if n % 7 == 0:
                     table.compact(full=n % 14 == 0)
@@ -68,8 +69,7 @@ WORKER = textwrap.dedent('''
                         os.utime(f, (old, old))
                 now = int(time.time() * 1000)
                 expired = expire_snapshots(table, retain_min=2, older_than=now - 2000)
-                older = now - extra["orphan_age_ms"] if "orphan_age_ms" in extra else None
-                removed, _ = remove_orphan_files(table, older_than_millis=older)
+                removed, _ = remove_orphan_files(table)
                 emit(expired=expired, removed=removed, planted=planted)
             else:
                 snap = table.snapshot_manager.latest_id()
@@ -136,15 +136,30 @@ def test_commits_beside_expiry_and_orphan_removal_lose_nothing(table, tmp_path):
           f"{len(logs['maintainer'])} maintenance runs, {removed} old orphans removed")
 
 
-def test_a_short_older_than_deletes_a_slow_writers_staged_files(table, tmp_path):
+def test_a_short_older_than_deletes_a_writers_staged_files(table):
     """Paimon documents the risk: orphan removal with ``older_than`` shorter than a write takes
-    deletes the files the write has staged and not committed yet. Here a write stages for 1.5 s
-    and removal runs with ``older_than`` = 1 s: a commit then names files that are gone, and the
-    table cannot be read. The default (one day) is what keeps writers safe."""
-    logs = run(table.path, tmp_path, 8, writer={"stage_seconds": 1.5}, maintainer={"orphan_age_ms": 1000})
-    removed = sum(r.get("removed", 0) for r in logs["maintainer"])
+    deletes the files the write has staged and not committed yet. Here a write stages its files,
+    they are made to look two hours old (as a long write's would), and removal runs: with its
+    default (one day ago) it keeps them, with ``older_than`` one hour ago it deletes them, and the
+    commit then names files that are gone: the table cannot be read."""
+    table.write_arrow(pa.table({"id": [1, 2], "v": [1, 1], "dt": ["a", "b"]}, schema=SCHEMA))
+    committed = set(data_files(table.path))
+    write = table.new_write()
+    write.write_arrow(pa.table({"id": [3, 4], "v": [2, 2], "dt": ["a", "b"]}, schema=SCHEMA))
+    messages = write.prepare_commit()
+    staged = sorted(set(data_files(table.path)) - committed)
+    old = time.time() - 2 * 3600
+    for f in data_files(table.path):
+        os.utime(f, (old, old))
+    assert remove_orphan_files(table)[0] == 0
+    removed, _ = remove_orphan_files(table, older_than_millis=int((time.time() - 3600) * 1000))
+    assert removed == len(staged) > 0
+    table.new_commit().commit(messages)
     t = table_at(table.path)
-    lost = missing_files(t)
-    print(f"{removed} staged files removed; {len(lost)} files named by kept snapshots missing; errors: "
-          f"{sorted({r['error'][:90] for role in logs.values() for r in role if 'error' in r})[:4]}")
-    assert removed > 0 and lost
+    assert sorted(missing_files(t)) == staged
+    with pytest.raises(Exception, match="missing"):
+        t.to_arrow()
+
+
+def data_files(path):
+    return [os.path.join(d, n) for d, _, names in os.walk(path) for n in names if n.startswith("data-")]
