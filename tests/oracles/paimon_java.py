@@ -13,6 +13,7 @@ Example: ``driver_command(Path("tests/interop/java/ReadDriver.java"), version="2
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -73,8 +74,12 @@ def compile_driver(source: Path, classpath: str, version: str) -> Path:
     proc = subprocess.run([tool("javac", INSTALL_JDK), "-nowarn", "-cp", classpath, "-d", str(tmp),
                            *map(str, sources)], capture_output=True, text=True)
     if proc.returncode != 0:
+        shutil.rmtree(tmp)
         raise OracleUnavailable(f"javac failed on {source.name} against Paimon {version}:\n{proc.stderr[-3000:]}")
-    os.replace(tmp, out)
+    try:
+        os.replace(tmp, out)
+    except OSError:  # another test process compiled the same sources first: theirs are as good
+        shutil.rmtree(tmp)
     return out
 
 
