@@ -23,7 +23,7 @@ from typing import Iterator, Optional
 import pyarrow as pa
 from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 
-from paimon_sql.exceptions import InvalidOptionError
+from paimon_sql.exceptions import InvalidOptionError, SnapshotNotFoundError
 from paimon_sql.spark.source import ROW_KIND_OUTPUTS
 from paimon_sql.spark.types import to_spark_arrow
 from paimon_sql.table import incremental
@@ -77,8 +77,23 @@ class PaimonStreamReader(DataSourceStreamReader):
             return _offset(snapshot_at(self.table, int(raw["scan.timestamp-millis"])).id)
         raise InvalidOptionError(f"scan.mode '{mode}' cannot start a streaming read")
 
-    def latestOffset(self) -> dict:
-        return _offset(self._latest())
+    def latestOffset(self, start: Optional[dict] = None, limit=None) -> dict:
+        """Up to the latest snapshot, but a batch stops before a snapshot whose changes are gone
+        (expired, or in a hole a fast-forward left) and the stream then fails there with a one-line
+        error: Java's stream waits at such a hole for ever, yet no commit can fill it (new ones take
+        ids after the latest). Spark before 4.2 passes no ``start``: its batch fails in
+        :meth:`partitions` instead. ``limit`` is not used: a batch reads all that is available."""
+        latest = self._latest()
+        if start is None or latest <= start["snapshot"]:
+            return _offset(latest)
+        until = incremental.readable_until(self.table, start["snapshot"], latest)
+        if until == start["snapshot"] and not start.get("full"):
+            later = next((i for i in self.table.snapshot_manager.listed_ids() if i > until), latest)
+            raise SnapshotNotFoundError(
+                f"cannot stream table {self.table.name} on after snapshot {until}: "
+                f"{incremental.missing_snapshot(self.table, until + 1)}; start a new stream from snapshot {later} "
+                f"('scan.mode' = 'from-snapshot-full', 'scan.snapshot-id' = '{later}')")
+        return _offset(until)
 
     def partitions(self, start: dict, end: dict):
         scan = self.table.new_scan()

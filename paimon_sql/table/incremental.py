@@ -14,18 +14,21 @@ says what to return:
   changelog producer and ``delta`` for the others.
 
 As in Paimon's batch incremental read, retractions (-U, -D) are not returned; ``$audit_log``
-over the same options shows them.
+over the same options shows them. ``delta`` and ``changelog`` read every snapshot of the range, so
+one that is gone (expired, or in a hole a fast-forward left, docs/branches.md) fails the read with a
+one-line error, as Java's does; ``diff`` reads only the two ends.
 """
 
 from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple
 
-from paimon_sql.exceptions import InvalidOptionError
+from paimon_sql.exceptions import InvalidOptionError, SnapshotNotFoundError
 from paimon_sql.format import manifest
 from paimon_sql.format.manifest import ADD, DataFileMeta
 from paimon_sql.mergetree.interval_partition import sections
 from paimon_sql.table.changelog_lifecycle import snapshot_or_changelog
+from paimon_sql.table.references import changelog_path
 from paimon_sql.table.time_travel import snapshot_at, timestamp_millis
 
 MODES = ("auto", "delta", "changelog", "diff")
@@ -72,7 +75,11 @@ def splits(scan, start: int, end: int, mode: str) -> list:
         return _diff_splits(scan, start, end)
     entries = []
     for sid in range(start + 1, end + 1):
-        snap = snapshot_or_changelog(table, sid)  # an expired snapshot's changes may outlive it
+        try:
+            snap = snapshot_or_changelog(table, sid)  # an expired snapshot's changes may outlive it
+        except SnapshotNotFoundError:
+            raise SnapshotNotFoundError(f"cannot read the changes of table {table.name} in ({start}, {end}]: "
+                                        f"{missing_snapshot(table, sid)}") from None
         if mode == "changelog" and table.schema.is_primary_key_table:
             names = [m.file_name for m in table.manifest_list(snap.changelog_manifest_list)]
         elif snap.commit_kind == "APPEND":
@@ -84,6 +91,30 @@ def splits(scan, start: int, end: int, mode: str) -> list:
     for e in entries:
         groups.setdefault((e.partition, e.bucket), []).append(e.file)
     return [_split(table, p, b, files, merge=mode == "delta") for (p, b), files in sorted(groups.items())]
+
+
+def readable_until(table, start: int, end: int) -> int:
+    """The last id in [start, end] up to which every snapshot after ``start`` still has its changes
+    (its snapshot or long-lived changelog file): where a stream must stop before a missing one."""
+    sid = start
+    while sid < end and (table.io.exists(table.paths.snapshot_path(sid + 1))
+                         or table.io.exists(changelog_path(table, sid + 1))):
+        sid += 1
+    return sid
+
+
+def missing_snapshot(table, sid: int) -> str:
+    """Why snapshot ``sid`` cannot be read, in words for a one-line error."""
+    sm = table.snapshot_manager
+    latest, earliest = sm.latest_id(), sm.earliest_id()
+    if latest is None or sid > latest:
+        why = f"the latest is {latest}"
+    elif earliest is None or sid < earliest:
+        why = f"expired: the earliest is {earliest}"
+    else:
+        later = next((i for i in sm.listed_ids() if i > sid), latest)
+        why = f"a hole before snapshot {later}, as a fast-forward after a rollback leaves"
+    return f"snapshot {sid} does not exist ({why})"
 
 
 def _split(table, partition: bytes, bucket: int, files, merge: bool, before=()):

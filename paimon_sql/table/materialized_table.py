@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Dict, Optional
 
-from paimon_sql.exceptions import PaimonError, SchemaError
+from paimon_sql.exceptions import PaimonError, SchemaError, SnapshotNotFoundError
 from paimon_sql.format import options as opts
 from paimon_sql.format.manifest import ADD
 from paimon_sql.table.commit import SNAPSHOT_PROPERTIES
@@ -107,7 +107,9 @@ def last_refresh(table) -> Optional[LastRefresh]:
     latest, earliest = manager.latest_id(), manager.earliest_id()
     if latest is None:
         return None
-    for sid in range(latest, (earliest or latest) - 1, -1):
+    for sid in reversed(manager.listed_ids()):  # the ids on disk: a fast-forward can leave holes
+        if not (earliest or latest) <= sid <= latest:
+            continue
         snap = manager.snapshot(sid)
         props = snap.properties or {}
         if REFRESHED in props:
@@ -137,9 +139,12 @@ def appends_only(source, start: int, end: int) -> bool:
     earliest = manager.earliest_id()
     if end < start or (end > start and (earliest is None or earliest > max(start, 1))):
         return False  # a source made again, or snapshots expired before they were read
-    previous = manager.snapshot(start) if start > 0 else None
-    for sid in range(start + 1, end + 1):
-        snap = manager.snapshot(sid)
+    try:
+        previous = manager.snapshot(start) if start > 0 else None
+        snaps = [manager.snapshot(sid) for sid in range(start + 1, end + 1)]
+    except SnapshotNotFoundError:
+        return False  # in a hole a fast-forward left: what changed there cannot be known
+    for snap in snaps:
         if previous is not None and snap.schema_id != previous.schema_id:
             return False
         if snap.commit_kind == "APPEND":

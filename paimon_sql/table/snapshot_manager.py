@@ -4,8 +4,9 @@
 update them after the snapshot files and may die before, and a hint may be garbage. A hint counts
 only when its snapshot exists; the latest id is then the hint followed by probing
 ``snapshot-(hint+1)...`` until one is missing, the earliest the hint followed by probing
-``snapshot-(hint-1)...`` down (snapshot ids are consecutive); without a usable hint, the ids
-listed in ``snapshot/``.
+``snapshot-(hint-1)...`` down (snapshot ids are consecutive, except for the hole a fast-forward
+leaves below a branch's first snapshot when the target had been rolled back under it,
+docs/branches.md); without a usable hint, the ids listed in ``snapshot/``.
 """
 
 from __future__ import annotations

@@ -93,10 +93,11 @@ def latest_compacted(table) -> Optional[Snapshot]:
     if latest is None:
         return None
     earliest = sm.earliest_id() or 1
-    for sid in range(latest, earliest - 1, -1):
-        snap = sm.snapshot(sid)
-        if snap.commit_kind == "COMPACT":
-            return snap
+    for sid in reversed(sm.listed_ids()):  # the ids on disk: a fast-forward can leave holes
+        if earliest <= sid <= latest:
+            snap = sm.snapshot(sid)
+            if snap.commit_kind == "COMPACT":
+                return snap
     return sm.snapshot(latest)
 
 
