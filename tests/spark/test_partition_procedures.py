@@ -114,12 +114,13 @@ def test_java_paimon_reads_the_success_file_and_writes_the_same_bytes(session, t
     for byte."""
     import subprocess
 
-    from tests.interop.java_paimon import _jar, _tool, cache_dir
+    from oracles import tool
+    from oracles.paimon_java import INSTALL_JDK, bundle
     t = table(session)
     session.sql("CALL sys.mark_partition_done('t', 'dt=2024-01-01,h=1')")
     path = os.path.join(t.path, "dt=2024-01-01", "h=1", "_SUCCESS")
     source = tmp_path / "SuccessFileCheck.java"
     source.write_text(JAVA_CHECK)
-    out = subprocess.run([_tool("java"), "-cp", str(_jar(cache_dir())), str(source), path],
+    out = subprocess.run([tool("java", INSTALL_JDK), "-cp", str(bundle("1.0")[0]), str(source), path],
                          capture_output=True, text=True, check=True).stdout
     assert out == open(path).read()
