@@ -12,8 +12,9 @@ agree. Any difference is ours: the splice, the columns and filters Spark's plan 
 or the scan itself (partition, stats and index skipping, the Paimon source's row filter, the
 native read).
 
-``PAIMON_SQL_GENERATED_EXAMPLES`` (default 150) sets how many queries the file generates in all;
-derandomized, so CI runs the same ones every time.
+``PAIMON_SQL_GENERATED_EXAMPLES`` sets how many queries the file generates in all: 64 in CI, 160
+under ``scripts/reliability.sh`` (``PAIMON_SQL_RELIABILITY=full``); derandomized, so CI runs the same
+ones every time.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from hypothesis import strategies as st
 import paimon_sql
 from paimon_sql.format import row_kind
 from paimon_sql.spark.types import spark_arrow_schema
+from reliability.conftest import size as ci_or_full
 
 DDL = ("id INT, big BIGINT, s STRING, d DOUBLE, amt DECIMAL(10,2), dt DATE, ts TIMESTAMP, b BOOLEAN, "
        "st STRUCT<a: INT, b: STRING>, arr ARRAY<INT>, m MAP<STRING, INT>, p STRING, q INT")
@@ -558,7 +560,7 @@ def generator_query(draw) -> tuple:
 SHAPES = {"simple": simple_query(), "join": join_query(), "aggregate": aggregate_query(),
           "window": window_query(), "subquery": subquery_query(), "set": set_query(), "cte": cte_query(),
           "generator": generator_query()}
-EXAMPLES = int(os.environ.get("PAIMON_SQL_GENERATED_EXAMPLES", "150"))
+EXAMPLES = int(os.environ.get("PAIMON_SQL_GENERATED_EXAMPLES", ci_or_full(64, 160)))
 
 
 @pytest.mark.parametrize("shape", list(SHAPES))

@@ -36,6 +36,7 @@ from paimon_sql.table.rollback import rollback_to_snapshot, rollback_to_tag
 from paimon_sql.table.statistics import write_statistics
 from paimon_sql.table.table import table_at
 from paimon_sql.table.tag_auto_creation import delete_tag, expire_tags
+from reliability.conftest import size as ci_or_full
 
 SCHEMA = pa.schema([pa.field("id", pa.int64(), False), ("v", pa.int64()), pa.field("dt", pa.string(), False)])
 INSERT, UPDATE_AFTER, DELETE = 0, 2, 3
@@ -57,7 +58,8 @@ KINDS = {
                                                        "tag.num-retained-max": "3", "snapshot.num-retained.min": "1",
                                                        "snapshot.num-retained.max": "3"}),
 }
-EXAMPLES_PER_KIND = int(os.environ.get("LIFECYCLE_EXAMPLES", "20"))
+# programs per kind: 8 in CI, 20 under scripts/reliability.sh (PAIMON_SQL_RELIABILITY=full)
+EXAMPLES_PER_KIND = int(os.environ.get("LIFECYCLE_EXAMPLES", ci_or_full(8, 20)))
 METADATA_DIRS = ("snapshot", "schema", "tag", "consumer", "changelog")
 
 
