@@ -21,12 +21,18 @@ def s3_bucket(s3_server):
 
 
 @pytest.fixture(scope="session")
-def postgres_catalog():
-    """Catalog options of a JDBC catalog on the run's PostgreSQL (tests/catalog/postgres_server.py)."""
+def postgres_server():
+    """The run's PostgreSQL (tests/catalog/postgres_server.py); tests keep apart by catalog-key."""
     from catalog.postgres_server import start_postgres
     server = start_postgres()
-    yield server.options
+    yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres_catalog(postgres_server):
+    """Catalog options of a JDBC catalog on the run's PostgreSQL."""
+    return postgres_server.options
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,6 @@ import uuid
 import pyarrow as pa
 import pytest
 from catalog.mysql_server import start_mysql
-from catalog.postgres_server import start_postgres
 
 from paimon_sql.catalog import load_catalog
 from paimon_sql.exceptions import (
@@ -32,11 +31,9 @@ from paimon_sql.exceptions import (
 SCHEMA = pa.schema([("id", pa.int64()), ("v", pa.string())])
 
 
-@pytest.fixture(scope="module")
-def postgres():
-    server = start_postgres()
-    yield server
-    server.stop()
+@pytest.fixture
+def postgres(postgres_server):
+    return postgres_server  # the run's one (conftest.py)
 
 
 @pytest.fixture(scope="module")
