@@ -8,6 +8,7 @@ unchanged. Errors surface as one-line :class:`PaimonError` messages.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
@@ -129,7 +130,13 @@ class Session:
     def sql(self, text: str) -> DataFrame:
         """Run one statement; statements without rows return an empty DataFrame."""
         result = self.execute(text)
-        return result if result is not None else self.spark.createDataFrame([], "result STRING").limit(0)
+        return result if result is not None else self._no_rows
+
+    @functools.cached_property
+    def _no_rows(self) -> DataFrame:
+        """The empty DataFrame of statements without rows, made once: building one costs a
+        round of py4j calls (~50-250 ms), and a DataFrame is immutable, so one serves them all."""
+        return self.spark.createDataFrame([], "result STRING").limit(0)
 
     def execute(self, text: str) -> Optional[DataFrame]:
         """Run one statement; None when it has no rows to return (DDL, INSERT)."""
