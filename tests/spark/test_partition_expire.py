@@ -4,6 +4,7 @@ partition.expiration-strategy, partition.expiration-max-num, partition.expiratio
 partition.timestamp-formatter, partition.timestamp-pattern), seen in $partitions, $snapshots and
 the data; and consumer expiry after a commit (consumer.expiration-time), seen in $consumers."""
 
+import datetime as dt
 import logging
 import os
 import time
@@ -81,11 +82,17 @@ def test_a_partition_whose_time_cannot_be_read_is_left_alone(session, caplog):
     assert "no time could be read from 2 partition(s)" in caplog.text
 
 
-def test_update_time_expires_partitions_not_written_for_the_expiration_time(session):
+def test_update_time_expires_partitions_not_written_for_the_expiration_time(session, monkeypatch):
     session.sql("CREATE TABLE t (id INT, p STRING) PARTITIONED BY (p)")
     session.sql("INSERT INTO t VALUES (1, 'old')")
-    time.sleep(2.1)  # file creation times are whole seconds
+    time.sleep(1.1)  # file creation times are whole seconds: 'new' is at least a second younger
     session.sql("INSERT INTO t VALUES (2, 'new')")
+    # the procedure's clock 1.5 s after the newest file, however long the statements took
+    (newest,), = rows(session, "SELECT max(creation_time) FROM t$files")
+    from paimon_sql.procedures import expire_partitions as procedure
+    real = procedure.expire_partitions
+    monkeypatch.setattr(procedure, "expire_partitions",
+                        lambda table: real(table, now=newest + dt.timedelta(seconds=1.5)))
     got = rows(session, "CALL sys.expire_partitions(table => 't', expiration_time => '2 s', "
                         "expire_strategy => 'update-time')")
     assert got == [("p=old",)]

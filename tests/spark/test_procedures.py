@@ -1,6 +1,7 @@
 """CALL sys.<name>(...) through Session.sql: the procedure layer, SHOW/DESCRIBE PROCEDURE, and compact."""
 
 import time
+import types
 
 import pytest
 
@@ -182,12 +183,17 @@ def test_append_table_full_and_minor(session):
     assert rows(session, "SELECT * FROM a ORDER BY p, id") == data
 
 
-def test_partition_idle_time_compacts_only_partitions_without_recent_files(session):
+def test_partition_idle_time_compacts_only_partitions_without_recent_files(session, monkeypatch):
     pk_table(session, inserts=2)
     session.sql("CALL sys.compact(table => 't', partition_idle_time => '1 h')")  # every partition just written
     assert kinds(session) == ["APPEND", "APPEND"]
     session.sql("INSERT INTO t VALUES (1, 'late', 1)")
-    time.sleep(5)
-    session.sql("INSERT INTO t VALUES (2, 'late', 2)")  # p=2 has a file under 4 s old, p=1 and p=3 not
+    time.sleep(1.1)  # creation times are whole seconds: p=2's next file is at least a second younger
+    session.sql("INSERT INTO t VALUES (2, 'late', 2)")
+    # the procedure's clock 3.5 s after p=2's newest file, however long the statements took: p=2 has a
+    # file under 4 s old, p=1 and p=3 not
+    (newest,), = rows(session, "SELECT max(creation_time) FROM t$files")
+    from paimon_sql.procedures import compact
+    monkeypatch.setattr(compact, "time", types.SimpleNamespace(time=lambda: newest.timestamp() + 3.5))
     session.sql("CALL sys.compact(table => 't', partition_idle_time => '4 s')")
     assert files(session) == {"{1}": [5], "{2}": [0, 0, 0], "{3}": [5]}

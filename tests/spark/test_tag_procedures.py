@@ -108,13 +108,26 @@ def test_create_tag_from_timestamp(session):
     assert got == [("again", 1, times[1], "null")] and ids_at(session, "again") == [1]
 
 
+def backdate_tag(session, name: str, by: dt.timedelta) -> None:
+    """Move tag ``name``'s creation time back by ``by`` (its file, as Java's Tag stores it): time
+    passes for it without a test waiting on the clock."""
+    path = os.path.join(session.warehouse, "default.db", "t", "tag", f"tag-{name}")
+    with open(path) as f:
+        tag = json.load(f)
+    parts = tag["tagCreateTime"] + [0] * (7 - len(tag["tagCreateTime"]))
+    t = dt.datetime(*parts[:6], parts[6] // 1000) - by
+    tag["tagCreateTime"] = [t.year, t.month, t.day, t.hour, t.minute, t.second, t.microsecond * 1000]
+    with open(path, "w") as f:
+        json.dump(tag, f)
+
+
 def test_expire_tags_by_time_retained_and_older_than(session):
     table_with_snapshots(session, 2)
-    session.sql("CALL sys.create_tag('t', 'short', 1, '1 s')")
+    session.sql("CALL sys.create_tag('t', 'short', 1, '1 h')")
     session.sql("CALL sys.create_tag('t', 'plain', 2)")
     session.sql("CALL sys.create_tag('t', 'long', 2, '1 d')")
     assert rows(session, "CALL sys.expire_tags('t')") == [("No expired tags.",)]
-    time.sleep(1.1)
+    backdate_tag(session, "short", dt.timedelta(hours=1, seconds=1))  # its hour has passed
     df = session.sql("CALL sys.expire_tags(table => 't')")
     assert df.columns == ["expired_tags"] and [tuple(r) for r in df.collect()] == [("short",)]
     future = (dt.datetime.now() + dt.timedelta(minutes=1)).strftime("%Y-%m-%d %H:%M:%S")
