@@ -1,5 +1,5 @@
 """Real Java Apache Paimon for the interop tests: our small drivers (tests/interop/java/), one JVM
-per batch of commands.
+serving every batch of commands a test module sends (``Driver``).
 
 The bundles and the drivers' compilation are tests/oracles/paimon_java.py's: Paimon 1.0 (from the
 ``paimon-python-ali`` wheel) unless a test asks for 2.0 (from Maven Central). Anything missing —
@@ -8,8 +8,10 @@ java, javac, a download — raises ``JavaUnavailable`` with the reason: the test
 
 import json
 import os
+import select
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 from oracles import OracleUnavailable as JavaUnavailable  # noqa: F401  (the name the tests catch)
@@ -27,26 +29,110 @@ def hive_client_jars() -> str:
     return f"{jars}/*"
 
 
-class JavaPaimon:
-    """Runs lists of driver commands (see PaimonDriver.java) in one JVM and returns their results."""
+class Driver:
+    """A Java driver's JVM serving batches from stdin (DriverSupport.serve: ``<driver> -``), each
+    batch on catalogs of its own. Used as a context manager, one JVM serves every batch until the
+    ``with`` ends (a JVM's start-up is seconds of CPU, most of what a batch costs); otherwise each
+    batch has a JVM of its own, as a one-shot run."""
+
+    END = b"--end--"
+
+    def __init__(self, command: list):
+        self.command = command
+        self.proc = None
+        self.stderr = None
+        self.keep = False
+
+    def send(self, payload) -> None:
+        """Starts a batch (one JSON document); its answers come from ``answer()``."""
+        if self.proc is None:
+            self.stderr = tempfile.TemporaryFile()
+            self.proc = subprocess.Popen(self.command + ["-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=self.stderr, bufsize=0)
+            self.pending = b""
+        self.write(json.dumps(payload))
+
+    def write(self, line: str) -> None:
+        """A line on the driver's stdin (a batch, or what a running command reads, e.g. a release)."""
+        try:
+            self.proc.stdin.write(line.encode() + b"\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            pass  # died: reading finds the end of its output and reports why
+
+    def answer(self, timeout: float = 300):
+        """The batch's next JSON line; ``Driver.END`` after its last. AssertionError with the
+        driver's stderr when the JVM died or was silent for ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self.pending:
+            ready, _, _ = select.select([fd], [], [], max(deadline - time.monotonic(), 0))
+            chunk = os.read(fd, 1 << 16) if ready else None
+            if not chunk:
+                self._failed(f"did not answer within {timeout:.0f} s" if chunk is None else "exited")
+            self.pending += chunk
+        line, self.pending = self.pending.split(b"\n", 1)
+        return self.END if line == self.END else json.loads(line) if line.strip() else self.answer(timeout)
+
+    def rest(self, timeout: float = 300) -> list:
+        """The batch's remaining answers (then the JVM ends, unless kept)."""
+        out = []
+        for result in iter(lambda: self.answer(timeout), self.END):
+            out.append(result)
+        if not self.keep:
+            self.close()
+        return out
+
+    def batch(self, payload, timeout: float = 300) -> list:
+        """The JSON lines the driver answered ``payload`` with."""
+        self.send(payload)
+        return self.rest(timeout)
+
+    def _failed(self, what: str):
+        self.proc.kill()
+        self.proc.wait()
+        self.stderr.seek(0)
+        text = self.stderr.read().decode(errors="replace")
+        self.close()
+        errors = [line for line in text.splitlines() if "SLF4J" not in line and "StatusLogger" not in line]
+        raise AssertionError(f"Java Paimon {what}:\n" + "\n".join(errors)[-4000:])
+
+    def close(self):
+        """Ends the JVM (its stdin closed, it exits)."""
+        if self.proc is not None:
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            self.proc.stdout.close()
+            self.stderr.close()
+            self.proc = None
+
+    def __enter__(self):
+        self.keep = True
+        return self
+
+    def __exit__(self, *exc):
+        self.keep = False
+        self.close()
+
+
+class JavaPaimon(Driver):
+    """Runs lists of driver commands (see PaimonDriver.java) and returns their results; in a
+    ``with``, one JVM for all the lists."""
 
     def __init__(self, after=()):
         """``after``: more classpath entries (a codec the bundle leaves to its host)."""
-        self.command = driver_command(SOURCE, after=after)
+        super().__init__(driver_command(SOURCE, after=after))
 
     def run(self, commands: list) -> list:
         """Results in order; a command that failed gives ``{"error": "<exception>"}`` (see ``ok``)."""
-        with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
-            json.dump(commands, f)
-            f.flush()
-            proc = subprocess.run(self.command + [f.name], capture_output=True, text=True, timeout=300)
-        if proc.returncode != 0:
-            errors = [line for line in proc.stderr.splitlines() if "SLF4J" not in line and "StatusLogger" not in line]
-            raise AssertionError("Java Paimon failed:\n" + "\n".join(errors)[-4000:])
-        return [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+        return self.batch(commands)
 
     def __call__(self, op: str, warehouse: str, table: str, **args):
-        """One command in its own JVM; its result, or AssertionError with Java's exception."""
+        """One command (a batch of its own); its result, or AssertionError with Java's exception."""
         return ok(self.run([dict(op=op, warehouse=warehouse, table=table, **args)])[0])
 
 

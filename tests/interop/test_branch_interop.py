@@ -48,11 +48,13 @@ def test_java_reads_branches_and_a_fast_forwarded_main(spark, tmp_path):  # noqa
         session.sql("INSERT INTO br.m VALUES (3, 'c')")
         session.sql("CALL sys.merge_branch(table => 'br.m', source_branch => 'b')")
         w = dict(warehouse=warehouse)
-        merged, branch, main, forwarded, listed, _, after = [ok(r) for r in java.run([
-            dict(op="read", table="br.m", **w),
-            dict(op="read", table="br.t$branch_b", **w), dict(op="read", table="br.t", **w),
-            dict(op="read", table="br.f", **w), dict(op="snapshots", table="br.f", **w),
-            dict(op="write", table="br.f", rows=[[4, "java"]], **w), dict(op="read", table="br.f", **w)])]
+        with java:
+            results = java.run([
+                dict(op="read", table="br.m", **w),
+                dict(op="read", table="br.t$branch_b", **w), dict(op="read", table="br.t", **w),
+                dict(op="read", table="br.f", **w), dict(op="snapshots", table="br.f", **w),
+                dict(op="write", table="br.f", rows=[[4, "java"]], **w), dict(op="read", table="br.f", **w)])
+        merged, branch, main, forwarded, listed, _, after = [ok(r) for r in results]
         assert sorted(branch) == BRANCH and sorted(main) == MAIN
         assert sorted(merged) == [[1, "a"], [2, "b"], [3, "c"]]
         assert sorted(forwarded) == BRANCH

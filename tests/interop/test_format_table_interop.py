@@ -6,13 +6,11 @@ keys and delimiter, written and read with Spark's own file sources.
 Java runs tests/interop/java/FormatTableDriver.java (class path as test_hive_catalog_interop.py's driver).
 """
 
-import json
-import subprocess
 import uuid
 
 import pytest
 from catalog.hive_metastore import shared_metastore
-from java_paimon import driver_command, hive_client_jars
+from java_paimon import Driver, driver_command, hive_client_jars
 from pathlib import Path
 
 from paimon_sql.table.format_table import FormatTable
@@ -22,20 +20,26 @@ pytestmark = pytest.mark.interop
 SOURCE = Path(__file__).resolve().parent / "java" / "FormatTableDriver.java"
 
 
-def _java(uri: str, warehouse: str):
-    """Runs one FormatTableDriver op (one JVM per call) and returns its JSON answer."""
-    command = driver_command(SOURCE, before=[hive_client_jars()]) + [uri, warehouse]
+@pytest.fixture(scope="module")
+def driver():
+    """One FormatTableDriver JVM for the module's batches (each on a HiveCatalog of its own)."""
+    with Driver(driver_command(SOURCE, before=[hive_client_jars()])) as driver:
+        yield driver
 
-    def run(*args):
-        proc = subprocess.run(command + list(args), capture_output=True, text=True, timeout=300)
-        if proc.returncode != 0:
-            raise AssertionError("Java Paimon failed:\n" + proc.stderr[-4000:])
-        return json.loads(proc.stdout.strip().splitlines()[-1])
+
+def _java(driver: Driver, uri: str, warehouse: str):
+    """Runs one FormatTableDriver op (a batch of its own) and returns its JSON answer."""
+    def run(op: str, name: str):
+        key = "table" if op == "describe" else "database"
+        answer, = driver.batch({"uri": uri, "warehouse": warehouse, "commands": [{"op": op, key: name}]})
+        if isinstance(answer, dict) and "error" in answer:
+            raise AssertionError(f"Java Paimon failed: {answer['error']}")
+        return answer
     return run
 
 
 @pytest.fixture
-def setup(spark, tmp_path):
+def setup(spark, driver, tmp_path):
     import paimon_sql
     from spark.conftest import release
     server = shared_metastore()
@@ -43,7 +47,7 @@ def setup(spark, tmp_path):
     session = paimon_sql.connect(warehouse, spark=spark, catalog_options=dict(server.options))
     db = f"fmt_interop_{uuid.uuid4().hex[:8]}"
     session.catalog.create_database(db)
-    yield session, _java(server.uri, warehouse), db
+    yield session, _java(driver, server.uri, warehouse), db
     session.catalog.drop_database(db, ignore_if_not_exists=True, cascade=True)
     release(session)
 

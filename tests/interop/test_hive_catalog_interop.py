@@ -3,13 +3,12 @@ each lists and reads what the other registered, a table registered by either loo
 metastore (parameters, columns, partition keys, formats, partitions), read with the Thrift client
 library directly, and each waits for the other's commit lock (HiveCatalogLock).
 
-Java runs tests/interop/java/HiveCatalogDriver.java, compiled against the Paimon 1.0 bundle that tests/oracles
-fetches, with the Hive 2.3 client and Hadoop jars the pip pyspark ships (first on the class path:
-the bundle's own older Hadoop classes lack what the Hive client needs).
+Java runs tests/interop/java/HiveCatalogDriver.java (one JVM for the module), compiled against the
+Paimon 1.0 bundle that tests/oracles fetches, with the Hive 2.3 client and Hadoop jars the pip
+pyspark ships (first on the class path: the bundle's own older Hadoop classes lack what the Hive
+client needs).
 """
 
-import json
-import subprocess
 import threading
 import uuid
 from pathlib import Path
@@ -18,7 +17,7 @@ from urllib.parse import urlparse
 import pyarrow as pa
 import pytest
 from catalog.hive_metastore import shared_metastore
-from java_paimon import driver_command, hive_client_jars
+from java_paimon import Driver, driver_command, hive_client_jars
 from pymetastore.hive_metastore import ThriftHiveMetastore
 from thrift.protocol.TBinaryProtocol import TBinaryProtocol
 from thrift.transport import TSocket, TTransport
@@ -33,24 +32,30 @@ HMS_STATS = ("transient_lastDdlTime", "numFiles", "totalSize")  # parameters the
 
 
 class JavaHiveCatalog:
-    """Runs HiveCatalogDriver ops on Java's HiveCatalog (one JVM per call)."""
+    """Runs HiveCatalogDriver commands on Java's HiveCatalog of ``uri`` and ``warehouse``: each call a
+    batch (a HiveCatalog of its own) in the module's one JVM."""
 
-    def __init__(self, uri: str, warehouse: str):
-        self.command = driver_command(SOURCE, before=[hive_client_jars()]) + [uri, warehouse]
+    def __init__(self, driver: Driver, uri: str, warehouse: str):
+        self.driver, self.catalog = driver, {"uri": uri, "warehouse": warehouse}
 
-    def start(self, *args) -> subprocess.Popen:
-        return subprocess.Popen(self.command + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    def start(self, op: str, table: str = None, **args) -> None:
+        """Starts one command; its answers come from ``self.driver.answer()`` and ``rest()``."""
+        self.driver.send({**self.catalog, "commands": [dict(op=op, table=table, **args)]})
 
-    def run(self, *args):
-        proc = self.start(*args)
-        out, err = proc.communicate(timeout=300)
-        if proc.returncode != 0:
-            raise AssertionError("Java Paimon failed:\n" + err[-4000:])
-        return json.loads(out.strip().splitlines()[-1])
+    def run(self, op: str, table: str = None, **args):
+        """One command's last answer."""
+        self.start(op, table, **args)
+        return self.driver.rest()[-1]
+
+
+@pytest.fixture(scope="module")
+def driver():
+    with Driver(driver_command(SOURCE, before=[hive_client_jars()])) as driver:
+        yield driver
 
 
 @pytest.fixture
-def setup(tmp_path):
+def setup(driver, tmp_path):
     server = shared_metastore()
     uri = urlparse(server.uri)
     transport = TTransport.TBufferedTransport(TSocket.TSocket(uri.hostname, uri.port))
@@ -58,7 +63,8 @@ def setup(tmp_path):
     warehouse = str(tmp_path / "warehouse")
     ours = load_catalog(warehouse, server.options)
     db = f"interop_{uuid.uuid4().hex[:8]}"
-    yield ours, JavaHiveCatalog(server.uri, warehouse), ThriftHiveMetastore.Client(TBinaryProtocol(transport)), db
+    hms = ThriftHiveMetastore.Client(TBinaryProtocol(transport))
+    yield ours, JavaHiveCatalog(driver, server.uri, warehouse), hms, db
     ours.drop_database(db, ignore_if_not_exists=True, cascade=True)
     transport.close()
 
@@ -77,7 +83,7 @@ def test_java_and_we_register_a_table_alike_and_read_each_others(setup):
     _ours(ours, f"{db}.mine")
     assert java.run("create", f"{db}.theirs") == "ok"
 
-    assert sorted(java.run("list")[db]) == ["mine", "theirs"]
+    assert sorted(java.run("list")[db]) == ["mine", "theirs"]  # each call a HiveCatalog of its own
     assert java.run("read", f"{db}.mine") == [[1, "a"], [2, "b"]]
     assert ours.list_tables(db) == ["mine", "theirs"]
     assert ours.get_table(f"{db}.theirs").to_arrow().sort_by("id").to_pylist() == [
@@ -106,14 +112,14 @@ def test_java_and_we_exclude_each_other_through_the_metastore_lock(setup, tmp_pa
                                                        "lock-acquire-timeout": "1 s", "lock-check-max-sleep": "100 ms"})
     lock = short.environment(Identifier(db, "t")).lock
 
-    holder = java.start("hold_lock", f"{db}.t", "6", "60000")  # Java holds it
+    java.start("hold_lock", f"{db}.t", timeout_ms=60000, until_released=True)  # Java holds it until told
     try:
-        assert json.loads(holder.stdout.readline()) == "held"
+        assert java.driver.answer() == "held"
         with pytest.raises(PaimonError, match="could not acquire the Hive metastore lock"):
             lock(lambda: None)
     finally:
-        out, err = holder.communicate(timeout=120)
-    assert json.loads(out.strip().splitlines()[-1]) == "ok", err[-2000:]
+        java.driver.write("release")
+    assert java.driver.rest() == ["ok"]
     assert lock(lambda: "ours") == "ours"  # released by Java
 
     held, release = threading.Event(), threading.Event()
@@ -121,9 +127,9 @@ def test_java_and_we_exclude_each_other_through_the_metastore_lock(setup, tmp_pa
     ours_holding.start()
     try:
         assert held.wait(60)
-        result = java.run("hold_lock", f"{db}.t", "0", "1000")
+        result = java.run("hold_lock", f"{db}.t", seconds=0, timeout_ms=1000)
         assert "Acquire lock failed" in result["error"]
     finally:
         release.set()
         ours_holding.join(60)
-    assert java.run("hold_lock", f"{db}.t", "0", "10000") == "ok"
+    assert java.run("hold_lock", f"{db}.t", seconds=0, timeout_ms=10000) == "ok"

@@ -199,10 +199,13 @@ BY_NAME = {s.name: s for s in SCENARIOS}
 
 @pytest.fixture(scope="module")
 def java():
+    """One JVM for every batch of the module (each batch on fresh catalogs)."""
     try:
-        return JavaPaimon()
+        java = JavaPaimon()
     except JavaUnavailable as e:
         pytest.fail(f"Java Paimon is needed for these tests: {e}", pytrace=False)
+    with java:
+        yield java
 
 
 @pytest.fixture(scope="module")

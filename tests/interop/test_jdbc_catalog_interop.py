@@ -13,10 +13,7 @@ tests/oracles fetches) with Debian's JDBC drivers (libxerial-sqlite-jdbc-java,
 libpostgresql-jdbc-java): missing ones fail the test, naming the package.
 """
 
-import json
 import os
-import subprocess
-import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -24,7 +21,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 from catalog.postgres_server import start_postgres
-from java_paimon import JavaUnavailable, driver_command
+from java_paimon import Driver, JavaUnavailable, driver_command
 
 from paimon_sql.catalog import load_catalog
 from paimon_sql.exceptions import PaimonError
@@ -38,26 +35,28 @@ SCHEMA = pa.schema([("id", pa.int64()), ("v", pa.string())])
 
 
 class JavaJdbcCatalog:
-    """Runs JdbcCatalogDriver commands on one Java JdbcCatalog (one JVM per call)."""
+    """Runs JdbcCatalogDriver commands on one Java JdbcCatalog: each call a batch (a catalog of its
+    own) in the module's one JVM, which has the JDBC drivers of both backends."""
 
-    def __init__(self, backend: str):
+    def __init__(self, driver: Driver, backend: str):
         jar, package = DRIVERS[backend]
         if not os.path.exists(jar):
             raise JavaUnavailable(f"{jar} is missing: apt-get install {package}")
-        self.command = driver_command(SOURCE, after=[jar])
+        self.driver = driver
 
-    def start(self, catalog: dict, commands: list) -> subprocess.Popen:
-        f = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
-        json.dump({"catalog": catalog, "commands": commands}, f)
-        f.close()
-        return subprocess.Popen(self.command + [f.name], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    def start(self, catalog: dict, commands: list) -> None:
+        """Starts a batch; its answers come from ``self.driver.answer()`` and ``rest()``."""
+        self.driver.send({"catalog": catalog, "commands": commands})
 
     def run(self, catalog: dict, commands: list) -> list:
-        proc = self.start(catalog, commands)
-        out, err = proc.communicate(timeout=300)
-        if proc.returncode != 0:
-            raise AssertionError("Java Paimon failed:\n" + err[-4000:])
-        return [json.loads(line) for line in out.splitlines() if line.strip()]
+        return self.driver.batch({"catalog": catalog, "commands": commands})
+
+
+@pytest.fixture(scope="module")
+def driver():
+    jars = [jar for jar, _ in DRIVERS.values() if os.path.exists(jar)]  # a missing one fails its backend's tests
+    with Driver(driver_command(SOURCE, after=jars)) as driver:
+        yield driver
 
 
 @pytest.fixture(scope="module")
@@ -68,14 +67,14 @@ def postgres():
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
-def backend(request, tmp_path):
+def backend(request, driver, tmp_path):
     """(our catalog options, Java's catalog options, Java runner) of one fresh catalog."""
     warehouse = str(tmp_path / "warehouse")
     if request.param == "sqlite":
         ours = {"metastore": "jdbc", "uri": f"jdbc:sqlite:{tmp_path}/catalog.sqlite"}
     else:
         ours = {**request.getfixturevalue("postgres").options, "catalog-key": f"k{uuid.uuid4().hex[:8]}"}
-    return warehouse, ours, {"warehouse": warehouse, **ours}, JavaJdbcCatalog(request.param)
+    return warehouse, ours, {"warehouse": warehouse, **ours}, JavaJdbcCatalog(driver, request.param)
 
 
 def test_java_lists_and_reads_what_we_registered(backend):
@@ -135,20 +134,23 @@ def test_we_list_and_read_what_java_registered(backend):
     assert sorted(rows) == [[1, "ann"], [2, "bob"], [3, "cy"]]
 
 
-def test_java_and_we_wait_for_each_others_commit_lock_on_sqlite(tmp_path):
+def test_java_and_we_wait_for_each_others_commit_lock_on_sqlite(driver, tmp_path):
     warehouse = str(tmp_path / "warehouse")
     ours = {"metastore": "jdbc", "uri": f"jdbc:sqlite:{tmp_path}/catalog.sqlite", "lock.enabled": "true"}
-    java = JavaJdbcCatalog("sqlite")
+    java = JavaJdbcCatalog(driver, "sqlite")
     catalog = load_catalog(warehouse, {**ours, "lock-acquire-timeout": "1 s", "lock-check-max-sleep": "200 ms"})
     catalog.create_database("db")
     catalog.create_table_from_arrow("db.t", SCHEMA)
 
-    holder = java.start({"warehouse": warehouse, **ours}, [{"op": "hold_lock", "table": "db.t", "seconds": 4}])
-    assert json.loads(holder.stdout.readline()) == {"held": True}, holder.stderr.read()[-2000:]
-    with pytest.raises(PaimonError, match="could not acquire the catalog lock 'jdbc.db.t'"):
-        catalog.get_table("db.t").write_arrow(pa.table({"id": [1], "v": ["x"]}, schema=SCHEMA))
-    assert catalog.get_table("db.t").snapshot_manager.latest() is None
-    assert holder.wait(60) == 0 and holder.stdout.read().strip() == '"ok"'  # Java released it
+    java.start({"warehouse": warehouse, **ours}, [{"op": "hold_lock", "table": "db.t", "until_released": True}])
+    try:
+        assert java.driver.answer() == {"held": True}
+        with pytest.raises(PaimonError, match="could not acquire the catalog lock 'jdbc.db.t'"):
+            catalog.get_table("db.t").write_arrow(pa.table({"id": [1], "v": ["x"]}, schema=SCHEMA))
+        assert catalog.get_table("db.t").snapshot_manager.latest() is None
+    finally:
+        java.driver.write("release")
+    assert java.driver.rest() == ["ok"]  # Java released it (its catalog closed with the batch)
     waiting = load_catalog(warehouse, {**ours, "lock-acquire-timeout": "60 s", "lock-check-max-sleep": "200 ms"})
     waiting.get_table("db.t").write_arrow(pa.table({"id": [1], "v": ["x"]}, schema=SCHEMA))
 

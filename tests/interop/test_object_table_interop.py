@@ -9,13 +9,10 @@ and refreshes as 1.0.0's AbstractCatalog.createObjectTable and ObjectRefresh do,
 schema and writers (see its comment); Java's reads of the table are those ObjectTable delegates to.
 """
 
-import json
-import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
-from java_paimon import driver_command
+from java_paimon import Driver, driver_command
 from spark.conftest import rows, session, spark  # noqa: F401  (fixtures: one SparkSession per run)
 
 from paimon_sql.table.object_table import FIELDS
@@ -36,17 +33,17 @@ JAVA_SCHEMA = [["path", "STRING NOT NULL"], ["parent_path", "STRING NOT NULL"], 
                ["metadata_mtime", "TIMESTAMP(3) WITH LOCAL TIME ZONE"], ["metadata", "MAP<STRING, STRING>"]]
 
 
-def java(warehouse: str, commands: list) -> list:
-    """The results of driver ``commands`` run in one JVM on the filesystem catalog of ``warehouse``."""
-    with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
-        json.dump({"warehouse": warehouse, "commands": commands}, f)
-        f.flush()
-        proc = subprocess.run(driver_command(SOURCE) + [f.name], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    results = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
-    errors = [r["error"] for r in results if isinstance(r, dict) and "error" in r]
-    assert not errors, errors
-    return results
+@pytest.fixture(scope="module")
+def java():
+    """``java(warehouse, commands)``: the results of driver ``commands`` run as one batch on the
+    filesystem catalog of ``warehouse``; one JVM serves the module's batches."""
+    with Driver(driver_command(SOURCE)) as driver:
+        def run(warehouse: str, commands: list) -> list:
+            results = driver.batch({"warehouse": warehouse, "commands": commands})
+            errors = [r["error"] for r in results if isinstance(r, dict) and "error" in r]
+            assert not errors, errors
+            return results
+        yield run
 
 
 def ours(session, table: str, version: str = "") -> list:
@@ -59,7 +56,7 @@ def fill(location: Path, names) -> None:
         (location / name).write_bytes(b"x" * (i * 7 + 1))
 
 
-def test_java_reads_and_refreshes_our_object_table(session, tmp_path):
+def test_java_reads_and_refreshes_our_object_table(java, session, tmp_path):
     location = tmp_path / "objects"
     fill(location, ["a.txt", "b/c.bin", "b/d/e.json", "f g.txt"])
     session.sql("CREATE DATABASE db")
@@ -80,7 +77,7 @@ def test_java_reads_and_refreshes_our_object_table(session, tmp_path):
     assert ours(session, "db.obj", "VERSION AS OF 2") == mine  # and we read Java's refresh
 
 
-def test_we_read_and_refresh_an_object_table_java_created(session, tmp_path):
+def test_we_read_and_refresh_an_object_table_java_created(java, session, tmp_path):
     location = tmp_path / "files"
     fill(location, [f"p{i % 3}/obj-{i}.dat" for i in range(12)])
     created, count, javas = java(session.warehouse, [

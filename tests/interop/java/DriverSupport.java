@@ -1,3 +1,9 @@
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -6,6 +12,7 @@ import java.util.TreeMap;
 import org.apache.paimon.data.InternalMap;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.reader.RecordReader;
+import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.paimon.table.Table;
 import org.apache.paimon.table.source.ReadBuilder;
@@ -20,11 +27,51 @@ import org.apache.paimon.types.DataTypeRoot;
 final class DriverSupport {
     static final ObjectMapper JSON = new ObjectMapper();
 
+    /** What a batch's answers end with when the driver serves batches from stdin. */
+    static final String END = "--end--";
+
     interface Command {
         Object run() throws Exception;
     }
 
+    interface Batch {
+        void run(JsonNode input) throws Exception;
+    }
+
     private DriverSupport() {}
+
+    /**
+     * A driver's input: {@code <file.json>} runs that one batch; {@code -} runs batches from stdin,
+     * one JSON document a line, each answered by its result lines and then a line {@link #END}, until
+     * stdin closes (one JVM for many batches: its start-up, seconds, is most of a batch's cost).
+     */
+    static void serve(String[] args, Batch batch) throws Exception {
+        if (!args[0].equals("-")) {
+            batch.run(JSON.readTree(Files.readAllBytes(Paths.get(args[0]))));
+            return;
+        }
+        for (String line = stdin().readLine(); line != null; line = stdin().readLine()) {
+            if (!line.isBlank()) {
+                batch.run(JSON.readTree(line));
+                System.out.println(END);
+                System.out.flush();
+            }
+        }
+    }
+
+    private static BufferedReader stdin;
+
+    private static synchronized BufferedReader stdin() {
+        if (stdin == null) {
+            stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        }
+        return stdin;
+    }
+
+    /** Waits for the next line on stdin: what a test sends to end a command that holds something. */
+    static void awaitRelease() throws IOException {
+        stdin().readLine();
+    }
 
     static void answer(Command command) throws Exception {
         Object result;

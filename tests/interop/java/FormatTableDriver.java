@@ -8,7 +8,7 @@ import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.options.Options;
-import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.paimon.table.FormatTable;
 import org.apache.paimon.table.Table;
 import org.apache.paimon.types.DataField;
@@ -16,11 +16,13 @@ import org.apache.paimon.types.DataField;
 /**
  * Drives Java Paimon's HiveCatalog on format tables for tests/interop/test_format_table_interop.py.
  *
- * <p>Usage: {@code java FormatTableDriver <uri> <warehouse> <op> <db.t | db>}, one JSON line printed:
+ * <p>Usage: {@code java FormatTableDriver <batch.json> | -} (DriverSupport.serve): a batch is
+ * {"uri": metastore, "warehouse": W, "commands": [...]}, run on one HiveCatalog, one JSON line per command:
  *
  * <pre>
- * describe db.t -> {class, format, location, partitionKeys, fields: [[name, type]], fieldDelimiter, comment}
- * list db       -> [tables]
+ * {"op": "describe", "table": T} -> {class, format, location, partitionKeys, fields: [[name, type]], fieldDelimiter,
+ *                                   comment}
+ * {"op": "list", "database": D}  -> [tables]
  * </pre>
  *
  * <p>(The 1.0 snapshot the bundle holds cannot create a format table: its createTable takes
@@ -28,25 +30,32 @@ import org.apache.paimon.types.DataField;
  */
 public class FormatTableDriver {
     public static void main(String[] args) throws Exception {
+        DriverSupport.serve(args, FormatTableDriver::batch);
+    }
+
+    private static void batch(JsonNode input) throws Exception {
         Map<String, String> options = new HashMap<>();
         options.put("metastore", "hive");
-        options.put("uri", args[0]);
-        options.put("warehouse", args[1]);
+        options.put("uri", input.get("uri").asText());
+        options.put("warehouse", input.get("warehouse").asText());
         options.put("format-table.enabled", "true"); // false by default in the 1.0 snapshot the bundle holds
-        Object result;
         try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(Options.fromMap(options)))) {
-            switch (args[2]) {
-                case "describe":
-                    result = describe(catalog.getTable(Identifier.fromString(args[3])));
-                    break;
-                case "list":
-                    result = catalog.listTables(args[3]);
-                    break;
-                default:
-                    throw new IllegalArgumentException("unknown op " + args[2]);
+            for (JsonNode cmd : input.get("commands")) {
+                DriverSupport.answer(() -> run(catalog, cmd));
             }
         }
-        System.out.println(new ObjectMapper().writeValueAsString(result));
+    }
+
+    private static Object run(Catalog catalog, JsonNode cmd) throws Exception {
+        String op = cmd.get("op").asText();
+        switch (op) {
+            case "describe":
+                return describe(catalog.getTable(Identifier.fromString(cmd.get("table").asText())));
+            case "list":
+                return catalog.listTables(cmd.get("database").asText());
+            default:
+                throw new IllegalArgumentException("unknown op " + op);
+        }
     }
 
     private static Map<String, Object> describe(Table table) {

@@ -15,7 +15,7 @@ import org.apache.paimon.hive.HiveCatalogLock;
 import org.apache.paimon.options.Options;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
-import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.paimon.table.Table;
 import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.BatchTableWrite;
@@ -28,53 +28,61 @@ import org.apache.hadoop.hive.conf.HiveConf;
 /**
  * Drives Java Paimon's HiveCatalog for tests/interop/test_hive_catalog_interop.py.
  *
- * <p>Usage: {@code java HiveCatalogDriver <uri> <warehouse> <op> [table]}, one JSON line printed:
+ * <p>Usage: {@code java HiveCatalogDriver <batch.json> | -} (DriverSupport.serve): a batch is
+ * {"uri": metastore, "warehouse": W, "commands": [...]}, run on one HiveCatalog, one JSON line per command:
  *
  * <pre>
- * list          -> {database: [tables]}
- * read db.t     -> [[id, dt], ...] of a table (id INT, dt STRING), sorted by id
- * create db.t   -> "ok": creates (id INT, dt STRING) PARTITIONED BY (dt) with
+ * {"op": "list"}                -> {database: [tables]}
+ * {"op": "read", "table": T}    -> [[id, dt], ...] of a table (id INT, dt STRING), sorted by id
+ * {"op": "create", "table": T}  -> "ok": creates (id INT, dt STRING) PARTITIONED BY (dt) with
  *                  'metastore.partitioned-table' = 'true' and 'hive.owner-team' = 'bi', comment 'orders',
  *                  then writes (1, 'a'), (2, 'b')
- * hold_lock db.t S M -> holds the table's HiveCatalogLock (waiting at most M ms for it) for S seconds:
- *                  prints "held" once it holds it, then "ok"; {"error": ...} when it could not get it
+ * {"op": "hold_lock", "table": T, "timeout_ms": M, "seconds": S | "until_released": true}
+ *                  -> holds the table's HiveCatalogLock (waiting at most M ms for it) for S seconds or
+ *                  until the next line on stdin: prints "held" once it holds it, then "ok";
+ *                  {"error": ...} when it could not get it
  * </pre>
  */
 public class HiveCatalogDriver {
     public static void main(String[] args) throws Exception {
-        Map<String, String> options = new HashMap<>();
-        options.put("metastore", "hive");
-        options.put("uri", args[0]);
-        options.put("warehouse", args[1]);
-        Object result;
-        try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(Options.fromMap(options)))) {
-            switch (args[2]) {
-                case "list":
-                    Map<String, List<String>> out = new HashMap<>();
-                    for (String db : catalog.listDatabases()) {
-                        out.put(db, catalog.listTables(db));
-                    }
-                    result = out;
-                    break;
-                case "read":
-                    result = read(catalog.getTable(Identifier.fromString(args[3])));
-                    break;
-                case "create":
-                    create(catalog, Identifier.fromString(args[3]));
-                    result = "ok";
-                    break;
-                case "hold_lock":
-                    result = holdLock(options, Identifier.fromString(args[3]), Long.parseLong(args[4]),
-                            Long.parseLong(args[5]));
-                    break;
-                default:
-                    throw new IllegalArgumentException("unknown op " + args[2]);
-            }
-        }
-        System.out.println(new ObjectMapper().writeValueAsString(result));
+        DriverSupport.serve(args, HiveCatalogDriver::batch);
     }
 
-    private static Object holdLock(Map<String, String> options, Identifier id, long seconds, long timeoutMs) {
+    private static void batch(JsonNode input) throws Exception {
+        Map<String, String> options = new HashMap<>();
+        options.put("metastore", "hive");
+        options.put("uri", input.get("uri").asText());
+        options.put("warehouse", input.get("warehouse").asText());
+        try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(Options.fromMap(options)))) {
+            for (JsonNode cmd : input.get("commands")) {
+                DriverSupport.answer(() -> run(catalog, options, cmd));
+            }
+        }
+    }
+
+    private static Object run(Catalog catalog, Map<String, String> options, JsonNode cmd) throws Exception {
+        String op = cmd.get("op").asText();
+        switch (op) {
+            case "list":
+                Map<String, List<String>> out = new HashMap<>();
+                for (String db : catalog.listDatabases()) {
+                    out.put(db, catalog.listTables(db));
+                }
+                return out;
+            case "read":
+                return read(catalog.getTable(Identifier.fromString(cmd.get("table").asText())));
+            case "create":
+                create(catalog, Identifier.fromString(cmd.get("table").asText()));
+                return "ok";
+            case "hold_lock":
+                return holdLock(options, Identifier.fromString(cmd.get("table").asText()), cmd);
+            default:
+                throw new IllegalArgumentException("unknown op " + op);
+        }
+    }
+
+    private static Object holdLock(Map<String, String> options, Identifier id, JsonNode cmd) {
+        long timeoutMs = cmd.get("timeout_ms").asLong();
         Options opts = Options.fromMap(options);
         HiveConf conf = HiveCatalog.createHiveConf(CatalogContext.create(opts));
         HiveCatalogLock lock = new HiveCatalogLock(
@@ -84,7 +92,11 @@ public class HiveCatalogDriver {
             return lock.runWithLock(id.getDatabaseName(), id.getTableName(), () -> {
                 System.out.println("\"held\"");
                 System.out.flush();
-                Thread.sleep(seconds * 1000);
+                if (cmd.path("until_released").asBoolean()) {
+                    DriverSupport.awaitRelease();
+                } else {
+                    Thread.sleep(cmd.get("seconds").asLong() * 1000);
+                }
                 return "ok";
             });
         } catch (Exception e) {

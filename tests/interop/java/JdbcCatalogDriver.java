@@ -1,5 +1,3 @@
-import java.nio.file.Files;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -17,7 +15,6 @@ import org.apache.paimon.jdbc.JdbcCatalogLock;
 import org.apache.paimon.options.Options;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode;
-import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.paimon.table.Table;
 import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.BatchTableWrite;
@@ -29,8 +26,9 @@ import org.apache.paimon.types.DataTypeRoot;
 /**
  * Drives Java Paimon's JdbcCatalog for tests/interop/test_jdbc_catalog_interop.py.
  *
- * <p>Usage: {@code java JdbcCatalogDriver <commands.json>}: {"catalog": {catalog options}, "commands": [...]},
- * run in order on one catalog, one JSON line printed per command ({"error": ...} when it failed). Columns are
+ * <p>Usage: {@code java JdbcCatalogDriver <commands.json> | -} (DriverSupport.serve): a batch is
+ * {"catalog": {catalog options}, "commands": [...]}, run in order on one catalog, one JSON line printed per
+ * command ({"error": ...} when it failed). Columns are
  * BIGINT, INT or STRING.
  *
  * <pre>
@@ -44,13 +42,15 @@ import org.apache.paimon.types.DataTypeRoot;
  * {"op": "rename", "table": T, "to": U} / {"op": "drop", "table": T} -> "ok"
  * {"op": "hold_lock", "table": T, "seconds": S, "timeout_ms": M}  holds the table's JdbcCatalogLock (waiting
  *     at most M ms for it, default 60 s) for S seconds; prints {"held": true} once it holds it, then "ok"
+ *     ("until_released": true instead of seconds: until the next line on stdin)
  * </pre>
  */
 public class JdbcCatalogDriver {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     public static void main(String[] args) throws Exception {
-        JsonNode input = JSON.readTree(Files.readAllBytes(Paths.get(args[0])));
+        DriverSupport.serve(args, JdbcCatalogDriver::batch);
+    }
+
+    private static void batch(JsonNode input) throws Exception {
         Map<String, String> options = new HashMap<>();
         input.get("catalog").fields().forEachRemaining(e -> options.put(e.getKey(), e.getValue().asText()));
         try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(Options.fromMap(options)))) {
@@ -106,7 +106,11 @@ public class JdbcCatalogDriver {
                 return lock.runWithLock(id.getDatabaseName(), id.getObjectName(), () -> {
                     System.out.println("{\"held\": true}");
                     System.out.flush();
-                    Thread.sleep(cmd.get("seconds").asLong() * 1000);
+                    if (cmd.path("until_released").asBoolean()) {
+                        DriverSupport.awaitRelease();
+                    } else {
+                        Thread.sleep(cmd.get("seconds").asLong() * 1000);
+                    }
                     return "ok";
                 });
             }

@@ -1,5 +1,3 @@
-import java.nio.file.Files;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -19,7 +17,6 @@ import org.apache.paimon.fs.Path;
 import org.apache.paimon.options.Options;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode;
-import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.Table;
 import org.apache.paimon.table.sink.BatchTableCommit;
@@ -39,8 +36,9 @@ import org.apache.paimon.types.RowType;
  * refreshes it by listing the location recursively with the catalog's FileIO and overwriting the table with one
  * row per file (ObjectRefresh.toRow's values).
  *
- * <p>Usage: {@code java ObjectTableDriver <commands.json>}: {"warehouse": W, "commands": [...]}, run in order on
- * one filesystem catalog, one JSON line printed per command ({"error": ...} when it failed).
+ * <p>Usage: {@code java ObjectTableDriver <commands.json> | -} (DriverSupport.serve): a batch is
+ * {"warehouse": W, "commands": [...]}, run in order on one filesystem catalog, one JSON line printed per
+ * command ({"error": ...} when it failed).
  *
  * <pre>
  * {"op": "create", "table": "db.t", "location": L}  creates the database if needed and the object table
@@ -52,7 +50,7 @@ import org.apache.paimon.types.RowType;
  * </pre>
  */
 public class ObjectTableDriver {
-    private static final ObjectMapper JSON = new ObjectMapper();
+
 
     /** ObjectTable.SCHEMA of Paimon 1.0.0. */
     private static final RowType SCHEMA =
@@ -73,7 +71,10 @@ public class ObjectTableDriver {
                     .build();
 
     public static void main(String[] args) throws Exception {
-        JsonNode input = JSON.readTree(Files.readAllBytes(Paths.get(args[0])));
+        DriverSupport.serve(args, ObjectTableDriver::batch);
+    }
+
+    private static void batch(JsonNode input) throws Exception {
         Options options = new Options();
         options.set("warehouse", input.get("warehouse").asText());
         try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(options))) {

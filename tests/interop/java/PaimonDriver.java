@@ -1,6 +1,4 @@
 import java.math.BigDecimal;
-import java.nio.file.Files;
-import java.nio.file.Paths;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
@@ -66,7 +64,9 @@ import org.apache.paimon.utils.SnapshotManager;
  * Drives Java Apache Paimon for tests/interop/test_java_interop.py: the oracle for bytes.
  *
  * <p>Usage: {@code java PaimonDriver <commands.json>}: a JSON list of commands, run in order in one
- * JVM (start-up dominates), one JSON line printed per command ({"error": ...} when it failed). Values travel as JSON: DATE and
+ * JVM (start-up dominates), one JSON line printed per command ({"error": ...} when it failed);
+ * {@code java PaimonDriver -}: such lists from stdin, one a line, each answered as one batch on
+ * fresh catalogs and ended by a line "--end--" (DriverSupport.serve). Values travel as JSON: DATE and
  * TIMESTAMP as ISO text, DECIMAL as text, BINARY as hex, ARRAY/ROW as lists, MAP as [[k, v], ...].
  *
  * <pre>
@@ -89,7 +89,11 @@ public class PaimonDriver {
     private static final DateTimeFormatter TS = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS");
 
     public static void main(String[] args) throws Exception {
-        JsonNode commands = JSON.readTree(Files.readAllBytes(Paths.get(args[0])));
+        DriverSupport.serve(args, PaimonDriver::batch);
+    }
+
+    /** One batch of commands, on catalogs of its own (nothing cached from an earlier batch). */
+    private static void batch(JsonNode commands) throws Exception {
         Map<String, Catalog> catalogs = new HashMap<>();
         for (JsonNode cmd : commands) {
             String warehouse = cmd.get("warehouse").asText();
