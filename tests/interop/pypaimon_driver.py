@@ -1,6 +1,8 @@
 """Runs inside .venv-pypaimon (Apache Paimon's Python API, pinned older pyarrow); never imports us.
 
-Usage: python pypaimon_driver.py '<json command>'  → prints one JSON document on stdout.
+Usage: python pypaimon_driver.py '<json command>'  → prints one JSON document on stdout;
+python pypaimon_driver.py -  → commands from stdin, one a line, each answered on one line (``serve``):
+one process (its imports, about 2 s of CPU) for many commands (tests/interop/pypaimon_process.py).
 
 Commands:
   {"op": "read", "warehouse": W, "table": "db.t", "snapshot": N|null, "tag": T|null}   → rows (list of dicts)
@@ -140,29 +142,51 @@ def _bucket_of(cat, name):
     return out
 
 
-def main():
-    cmd = json.loads(sys.argv[1])
+def run(cmd):
+    """The result of one command (a fresh catalog each: nothing is cached from an earlier one)."""
     cat = CatalogFactory.create({"warehouse": cmd["warehouse"]})
     op = cmd["op"]
     if op == "read":
-        result = _rows(_read(cat, cmd["table"], cmd.get("snapshot"), cmd.get("tag")))
-    elif op == "snapshots":
+        return _rows(_read(cat, cmd["table"], cmd.get("snapshot"), cmd.get("tag")))
+    if op == "snapshots":
         t = cat.get_table(cmd["table"])
         latest = t.snapshot_manager().get_latest_snapshot()
-        result = list(range(1, latest.id + 1)) if latest else []
-    elif op == "bucket_of":
-        result = _bucket_of(cat, cmd["table"])
-    elif op == "scenario":
+        return list(range(1, latest.id + 1)) if latest else []
+    if op == "bucket_of":
+        return _bucket_of(cat, cmd["table"])
+    if op == "scenario":
         _scenario(cat, cmd["name"])
-        result = "ok"
-    elif op == "append":
+        return "ok"
+    if op == "append":
         t = cat.get_table(cmd["table"])
         schema = _read(cat, cmd["table"]).schema
         commit(t, pa.Table.from_pylist(cmd["rows"], schema=schema))
-        result = "ok"
+        return "ok"
+    raise SystemExit(f"unknown op {op}")
+
+
+def serve():
+    """Commands from stdin, one JSON document a line, each answered by one JSON line on stdout:
+    {"result": ...} or {"error": "<traceback>"}; until stdin closes. Whatever pypaimon prints goes
+    to stderr (stdout carries only the answers)."""
+    import traceback
+    out, sys.stdout = sys.stdout, sys.stderr
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            answer = {"result": run(json.loads(line))}
+        except (Exception, SystemExit):
+            answer = {"error": traceback.format_exc()}
+        out.write(json.dumps(answer) + "\n")
+        out.flush()
+
+
+def main():
+    if sys.argv[1] == "-":
+        serve()
     else:
-        raise SystemExit(f"unknown op {op}")
-    json.dump(result, sys.stdout)
+        json.dump(run(json.loads(sys.argv[1])), sys.stdout)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
+from pypaimon_process import pypaimon  # noqa: F401  (fixture: one pypaimon process per module)
 
 from paimon_sql.catalog import load_catalog
 from paimon_sql.format import binary_row
@@ -44,21 +45,21 @@ def test_decimal_38_key_buckets_equal_java(warehouse):
     import pyarrow.parquet as pq
     from java_paimon import JavaPaimon, ok
 
-    java = JavaPaimon()
-    table = {"warehouse": warehouse, "table": "db.dec"}
-    ok(java.run([dict(op="create", fields=[["id", "DECIMAL(38, 3) NOT NULL"], ["v", "INT"]], primary_keys=["id"],
-                      options={"bucket": "5"}, **table),
-                 dict(op="write", rows=[[k, 1] for k in DECIMAL_KEYS], **table)])[1])
-    key_type = [parse_type("DECIMAL(38, 3)")]
-    buckets = set()
-    for path in (Path(warehouse) / "db.db" / "dec").glob("bucket-*/*.parquet"):
-        keys = pq.read_table(path, columns=["_KEY_id"]).column(0).cast(pa.decimal128(38, 3))
-        ours = binary_row.bucket_of(binary_row.hash_rows([keys], key_type), 5)
-        assert set(ours.tolist()) == {int(path.parent.name.split("-")[1])}
-        buckets |= set(ours.tolist())
-    assert len(buckets) > 1
-    t = load_catalog(warehouse).get_table("db.dec")
-    t.write_arrow(pa.table({"id": pa.array([decimal.Decimal(k) for k in DECIMAL_KEYS], pa.decimal128(38, 3)),
-                            "v": pa.array([2] * len(DECIMAL_KEYS), pa.int32())}))
-    rows = ok(java.run([dict(op="read", **table)])[0])
-    assert sorted((decimal.Decimal(k), v) for k, v in rows) == sorted((decimal.Decimal(k), 2) for k in DECIMAL_KEYS)
+    with JavaPaimon() as java:  # one JVM for both batches
+        table = {"warehouse": warehouse, "table": "db.dec"}
+        ok(java.run([dict(op="create", fields=[["id", "DECIMAL(38, 3) NOT NULL"], ["v", "INT"]], primary_keys=["id"],
+                          options={"bucket": "5"}, **table),
+                     dict(op="write", rows=[[k, 1] for k in DECIMAL_KEYS], **table)])[1])
+        key_type = [parse_type("DECIMAL(38, 3)")]
+        buckets = set()
+        for path in (Path(warehouse) / "db.db" / "dec").glob("bucket-*/*.parquet"):
+            keys = pq.read_table(path, columns=["_KEY_id"]).column(0).cast(pa.decimal128(38, 3))
+            ours = binary_row.bucket_of(binary_row.hash_rows([keys], key_type), 5)
+            assert set(ours.tolist()) == {int(path.parent.name.split("-")[1])}
+            buckets |= set(ours.tolist())
+        assert len(buckets) > 1
+        t = load_catalog(warehouse).get_table("db.dec")
+        t.write_arrow(pa.table({"id": pa.array([decimal.Decimal(k) for k in DECIMAL_KEYS], pa.decimal128(38, 3)),
+                                "v": pa.array([2] * len(DECIMAL_KEYS), pa.int32())}))
+        rows = ok(java.run([dict(op="read", **table)])[0])
+        assert sorted((decimal.Decimal(k), v) for k, v in rows) == sorted((decimal.Decimal(k), 2) for k in DECIMAL_KEYS)

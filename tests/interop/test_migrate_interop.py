@@ -7,6 +7,7 @@ import uuid
 
 import pytest
 from java_paimon import JavaPaimon, JavaUnavailable, ok
+from pypaimon_process import pypaimon  # noqa: F401  (fixture: one pypaimon process per module)
 from spark.conftest import session, spark  # noqa: F401  (fixtures: one SparkSession per run)
 
 pytestmark = pytest.mark.interop
@@ -22,9 +23,11 @@ def java():
     import pyspark
     jars = os.path.join(os.path.dirname(pyspark.__file__), "jars")
     try:
-        return JavaPaimon(after=[os.path.join(jars, j) for j in os.listdir(jars) if j.startswith("snappy-java")])
+        java = JavaPaimon(after=[os.path.join(jars, j) for j in os.listdir(jars) if j.startswith("snappy-java")])
     except JavaUnavailable as e:
         pytest.fail(f"Java Paimon is needed for these tests: {e}", pytrace=False)
+    with java:  # one JVM for the module's batches
+        yield java
 
 
 def saved_table(spark, fmt, partitions):

@@ -16,6 +16,7 @@ JVM per case would cost seconds each).
 import pyarrow as pa
 import pytest
 from java_paimon import JavaPaimon, JavaUnavailable, ok
+from pypaimon_process import pypaimon  # noqa: F401  (fixture: one pypaimon process per module)
 from spark.conftest import spark  # noqa: F401  (fixture: one SparkSession per run)
 
 import paimon_sql
@@ -160,7 +161,8 @@ def cases(spark, tmp_path_factory):  # noqa: F811
         session.sql(f"CREATE DATABASE {DATABASE}")
         built = {(kind, op): Case(session, kind, op) for kind, op in CASES}
         ran = [c for c in built.values() if c.error is None]
-        results = iter(java.run([cmd for c in ran for cmd in c.java_commands(warehouse)]))
+        with java:
+            results = iter(java.run([cmd for c in ran for cmd in c.java_commands(warehouse)]))
         for c in ran:
             c.java = [next(results) for _ in c.java_commands(warehouse)]
         yield warehouse, session.catalog, built
