@@ -25,7 +25,7 @@ from paimon_sql.catalog import load_catalog
 from paimon_sql.format import predicate as P
 from paimon_sql.session import spark_error
 from paimon_sql.table.schema_change import SetOption
-from reliability.conftest import FULL, record
+from reliability.conftest import FULL, QUICK_JVM, record
 from spark.conftest import rows, session, spark  # noqa: F401  (fixtures: one SparkSession per run)
 
 HOWS = ("truncated", "garbled", "emptied", "missing")
@@ -148,7 +148,7 @@ def shell_run(path):
     script = "".join(query(k, h) + ";\n" for k, h in CLIENT_CASES)
     script += "INSERT INTO good VALUES (102, 'shell');\nSELECT id FROM good WHERE s = 'shell';\n"
     return subprocess.run([SHELL, "--warehouse", path, "--master", "local[1]", "--output", "json",
-                           "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=1"],
+                           "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=1", *QUICK_JVM],
                           input=script, capture_output=True, text=True, timeout=600)
 
 

@@ -29,7 +29,7 @@ from paimon_sql.exceptions import PaimonError
 from paimon_sql.format.options import MASK
 from paimon_sql.procedures import PROCEDURES
 from paimon_sql.server.main import exposure_warning
-from reliability.conftest import record
+from reliability.conftest import QUICK_JVM, record
 from spark.conftest import release, rows, session, spark  # noqa: F401  (fixtures: one SparkSession per run)
 
 # One value per kind of credential; each must never be shown. The keys are the spellings of
@@ -295,7 +295,8 @@ def test_credentials_are_masked_in_listings_errors_and_logs(spark, warehouse, ca
 # -- processes: the shell and the server --------------------------------------------------------
 
 def _spark_flags():
-    return ["--master", "local[1]", "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=1"]
+    return ["--master", "local[1]", "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=1",
+            *QUICK_JVM]
 
 
 def _catalog_flags():
