@@ -1,7 +1,6 @@
 """Shared fixtures: one local Spark session for the whole run, a fresh warehouse per test, pypaimon (the oracle)
 in its own venv, and a moto S3 server."""
 
-import json
 import os
 import subprocess
 import sys
@@ -9,12 +8,12 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
+from pypaimon_process import PyPaimonProcess
 from support import free_port, serve
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPAIMON_VENV = ROOT / ".venv-pypaimon"
 PYPAIMON_VERSION = "2.1.0"
-DRIVER = ROOT / "tests" / "interop" / "pypaimon_driver.py"
 
 
 @pytest.fixture(scope="session")
@@ -105,24 +104,12 @@ def _ensure_pypaimon() -> str:
     return str(python)
 
 
-class PyPaimon:
-    """Drives tests/interop/pypaimon_driver.py in the pypaimon venv; one JSON command per call."""
-
-    def __init__(self, python: str):
-        self.python = python
-
-    def __call__(self, **command):
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-        proc = subprocess.run([self.python, str(DRIVER), json.dumps(command)], capture_output=True, text=True,
-                              env=env, timeout=300)
-        if proc.returncode != 0:
-            raise AssertionError(f"pypaimon {command.get('op')} failed:\n{proc.stderr[-3000:]}")
-        return json.loads(proc.stdout)
-
-
 @pytest.fixture(scope="session")
 def pypaimon():
-    return PyPaimon(_ensure_pypaimon())
+    """pypaimon 2.1 (the oracle) in its venv, one process for the run (tests/pypaimon_process.py)."""
+    process = PyPaimonProcess(_ensure_pypaimon())
+    yield process
+    process.close()
 
 
 # moto's server, single-threaded: moto honours ``If-None-Match: *`` but checks and stores in two

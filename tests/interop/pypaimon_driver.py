@@ -2,7 +2,7 @@
 
 Usage: python pypaimon_driver.py '<json command>'  → prints one JSON document on stdout;
 python pypaimon_driver.py -  → commands from stdin, one a line, each answered on one line (``serve``):
-one process (its imports, about 2 s of CPU) for many commands (tests/interop/pypaimon_process.py).
+one process (its imports, about 2 s of CPU) for many commands (tests/pypaimon_process.py).
 
 Commands:
   {"op": "read", "warehouse": W, "table": "db.t", "snapshot": N|null, "tag": T|null}   → rows (list of dicts)

@@ -5,7 +5,6 @@ import json
 from pathlib import Path
 
 import pytest
-from pypaimon_process import pypaimon  # noqa: F401  (fixture: one pypaimon process per module)
 
 from paimon_sql.catalog import load_catalog
 from paimon_sql.format import binary_row

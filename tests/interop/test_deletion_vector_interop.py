@@ -2,7 +2,6 @@
 
 import pyarrow as pa
 import pytest
-from pypaimon_process import pypaimon  # noqa: F401  (fixture: one pypaimon process per module)
 from support import SCHEMA
 
 from paimon_sql.format import predicate as P

@@ -10,7 +10,6 @@ rows are compared with the scenario's expected rows.
 import datetime
 import decimal
 import json
-import os
 
 import pytest
 from java_paimon import JavaPaimon, JavaUnavailable, ok

@@ -4,7 +4,6 @@ import dataclasses
 
 import pyarrow as pa
 import pytest
-from pypaimon_process import pypaimon  # noqa: F401  (fixture: one pypaimon process per module)
 from support import SCHEMA
 
 from paimon_sql.table.write import CommitMessage

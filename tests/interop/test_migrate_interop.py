@@ -7,7 +7,6 @@ import uuid
 
 import pytest
 from java_paimon import JavaPaimon, JavaUnavailable, ok
-from pypaimon_process import pypaimon  # noqa: F401  (fixture: one pypaimon process per module)
 from spark.conftest import session, spark  # noqa: F401  (fixtures: one SparkSession per run)
 
 pytestmark = pytest.mark.interop

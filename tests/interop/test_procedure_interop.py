@@ -16,7 +16,6 @@ JVM per case would cost seconds each).
 import pyarrow as pa
 import pytest
 from java_paimon import JavaPaimon, JavaUnavailable, ok
-from pypaimon_process import pypaimon  # noqa: F401  (fixture: one pypaimon process per module)
 from spark.conftest import spark  # noqa: F401  (fixture: one SparkSession per run)
 
 import paimon_sql

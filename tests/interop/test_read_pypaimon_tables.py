@@ -1,7 +1,6 @@
 """Tables written by pypaimon read here with identical rows, at every snapshot and tag."""
 
 import pytest
-from pypaimon_process import pypaimon  # noqa: F401  (fixture: one pypaimon process per module)
 
 from paimon_sql.catalog import load_catalog
 

@@ -1,10 +1,7 @@
-"""pypaimon (the oracle, in .venv-pypaimon) as one process per test module: the ``pypaimon``
-fixture of tests/conftest.py starts a process per command, whose imports (pyarrow, pypaimon) cost
-about 2 s of CPU; this one serves a module's every command (pypaimon_driver.py ``serve``), each on a
-fresh catalog, exactly as before. A test module imports the fixture to use it:
-
-    from pypaimon_process import pypaimon  # noqa: F401  (fixture: one pypaimon process per module)
-"""
+"""pypaimon (the oracle, in .venv-pypaimon) as one process per test run (per pytest-xdist worker):
+the ``pypaimon`` fixture of tests/conftest.py. A process per command would pay its imports (pyarrow,
+pypaimon: about 2 s of CPU) each time; this one serves every command (interop/pypaimon_driver.py
+``-``), each on a fresh catalog."""
 
 import json
 import os
@@ -13,13 +10,11 @@ import subprocess
 import tempfile
 import time
 
-import pytest
-
-DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pypaimon_driver.py")
+DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "interop", "pypaimon_driver.py")
 
 
 class PyPaimonProcess:
-    """``pypaimon(op=..., ...)`` as the conftest's PyPaimon: the command's result, AssertionError
+    """``pypaimon(op=..., ...)``: the command's result, AssertionError
     naming the op and pypaimon's traceback when it failed."""
 
     def __init__(self, python: str):
@@ -76,10 +71,3 @@ class PyPaimonProcess:
             self.proc.stdout.close()
             self.stderr.close()
             self.proc = None
-
-
-@pytest.fixture(scope="module")
-def pypaimon(pypaimon):  # noqa: F811  (the conftest's: pypaimon installed, its python)
-    process = PyPaimonProcess(pypaimon.python)
-    yield process
-    process.close()
