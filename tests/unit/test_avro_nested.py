@@ -53,9 +53,11 @@ def _arrow_rows():
 def java():
     from interop.java_paimon import JavaPaimon, JavaUnavailable  # the Java interop harness (tests/interop)
     try:
-        return JavaPaimon()
+        driver = JavaPaimon()
     except JavaUnavailable as e:
         pytest.fail(f"Java Paimon is needed for this test: {e}", pytrace=False)
+    with driver:  # one JVM for the module's batches
+        yield driver
 
 
 def _create(java, warehouse, name):
