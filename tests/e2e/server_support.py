@@ -1,10 +1,10 @@
 """The one way server tests start paimon-sql-server, run beeline against it, and reach it over Thrift.
 
 ``start_server`` runs ``python -m paimon_sql.server`` as a subprocess on 127.0.0.1 with ``--port 0`` and
-reads the port it bound from its ``listening on`` line, so parallel servers never race for a port. Use it
-from a module-scoped fixture: one server (one Spark) per test module. Its JVM gets the shell tests' quick
-JIT tier and serial collector (``QUICK_JVM``): a test module's queries are small, and a server module ran
-20-30% faster with them.
+reads the port it bound from its ``listening on`` line, so parallel servers never race for a port. Modules
+that need no options of their own share one per pytest process (``server_port`` of conftest.py); others start
+theirs from a module-scoped fixture. Its JVM gets the shell tests' quick JIT tier and serial collector
+(``QUICK_JVM``): a test module's queries are small, and a server module ran 20-30% faster with them.
 """
 
 import base64
@@ -29,7 +29,7 @@ from TCLIService import TCLIService
 from thrift.protocol.TBinaryProtocol import TBinaryProtocol
 from thrift.transport import THttpClient, TSocket, TSSLSocket, TTransport
 
-from e2e.test_cli import QUICK_JVM
+from e2e.test_cli import QUICK_JVM, QUICK_OPTS
 
 BEELINE = str(Path(pyspark.__file__).parent / "bin" / "beeline")
 _LISTENING = re.compile(r"paimon-sql-server listening on \S+:(\d+)")
@@ -81,14 +81,15 @@ def _wait_listening(proc: subprocess.Popen, log) -> int:
 def beeline(port: int, sql: str, params: str = "auth=noSasl", user: Optional[str] = None,
             password: Optional[str] = None, timeout: int = 120) -> subprocess.CompletedProcess:
     """Run ``sql`` through pip pyspark's beeline (Hive JDBC 2.3) at ``jdbc:hive2://127.0.0.1:<port>/default;
-    <params>``; output as CSV (``--outputformat=csv2``), errors on stderr."""
+    <params>``; output as CSV (``--outputformat=csv2``), errors on stderr. Its JVM gets QUICK_OPTS too: a beeline
+    run is a JVM start and a statement or two."""
     args = [BEELINE, "-u", f"jdbc:hive2://127.0.0.1:{port}/default;{params}", "--silent=true",
             "--outputformat=csv2", "--showHeader=true", "-e", sql]
     if user is not None:
         args += ["-n", user]
     if password is not None:
         args += ["-p", password]
-    env = dict(os.environ, SPARK_HOME=str(Path(pyspark.__file__).parent))
+    env = dict(os.environ, SPARK_HOME=str(Path(pyspark.__file__).parent), SPARK_BEELINE_OPTS=QUICK_OPTS)
     return subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=env)
 
 

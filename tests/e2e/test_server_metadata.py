@@ -1,6 +1,6 @@
 """Metadata through real clients against a paimon-sql-server: the Hive JDBC driver's DatabaseMetaData
 (getTables, getColumns, getPrimaryKeys, ... from a small Java program run with pip pyspark's jars), and
-a SQLAlchemy ``hive://`` engine doing what Superset does on connect."""
+a SQLAlchemy ``hive://`` engine doing what Superset does on connect. The process's server (conftest.py)."""
 
 import contextlib
 import hashlib
@@ -11,7 +11,7 @@ from pathlib import Path
 import pyspark
 import pytest
 
-from e2e.server_support import start_server
+from e2e.test_cli import QUICK_OPTS
 
 JARS = Path(pyspark.__file__).parent / "jars"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "paimon-sql"
@@ -74,8 +74,8 @@ def _probe_classes() -> Path:
 def jdbc_metadata(port: int, *calls: str) -> dict:
     """{call: (column names, rows)} from the Hive JDBC driver's DatabaseMetaData."""
     url = f"jdbc:hive2://127.0.0.1:{port}/default;auth=noSasl"
-    done = subprocess.run(["java", "-cp", f"{_probe_classes()}:{JARS}/*", "MetaProbe", url, *calls],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(["java", *QUICK_OPTS.split(), "-cp", f"{_probe_classes()}:{JARS}/*", "MetaProbe", url,
+                           *calls], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
     results = {}
     for block in done.stdout.split("#")[1:]:
@@ -85,11 +85,10 @@ def jdbc_metadata(port: int, *calls: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def server(server_port):
+    """The process's server (conftest.py), with database ``db``."""
     from pyhive import hive
-    warehouse = str(tmp_path_factory.mktemp("warehouse"))
-    with start_server(warehouse) as port:
-        conn = hive.connect("127.0.0.1", port, auth="NOSASL")
+    with contextlib.closing(hive.connect("127.0.0.1", server_port, auth="NOSASL")) as conn:
         cursor = conn.cursor()
         for statement in [
                 "CREATE DATABASE db",
@@ -102,8 +101,7 @@ def server(tmp_path_factory):
                 "USE db",  # Spark's catalog gets the database too, and a view of Spark's own in it
                 "CREATE VIEW db.answers COMMENT 'one row' AS SELECT 42 AS answer"]:
             cursor.execute(statement)
-        conn.close()
-        yield port
+    return server_port
 
 
 def test_jdbc_database_metadata(server):

@@ -1,5 +1,6 @@
-"""SQL through real clients (pyhive, impyla) against one paimon-sql-server: statements the shell runs,
-typed results, per-connection USE/SET, 16 concurrent clients, cancel, timeout, errors, batched fetch."""
+"""SQL through real clients (pyhive, impyla) against one paimon-sql-server (the process's, conftest.py):
+statements the shell runs, typed results, per-connection USE/SET, 16 concurrent clients, cancel, timeout,
+errors, batched fetch."""
 
 import datetime
 import decimal
@@ -11,8 +12,6 @@ from impala import dbapi as impala_dbapi
 from pyhive import hive
 from TCLIService import ttypes
 
-from e2e.server_support import start_server
-
 S = ttypes.TOperationState
 # A task on one core of the server's local[2] for hours, which a cancel interrupts (Thread.sleep; a
 # cross join's generated loop never looks at the interrupt: its task would run on after a cancel).
@@ -21,9 +20,8 @@ LONG_QUERY = ("SELECT count(*) FROM range(0, 100000, 1, 1) "
 
 
 @pytest.fixture(scope="module")
-def port(tmp_path_factory):
-    with start_server(str(tmp_path_factory.mktemp("warehouse"))) as p:
-        yield p
+def port(server_port):
+    return server_port
 
 
 def pyhive_cursor(port, **kwargs):

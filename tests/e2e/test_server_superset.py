@@ -1,13 +1,13 @@
 """What Superset does through a SQLAlchemy ``paimon://`` engine (paimon_sql.server.dialect) against a
 real paimon-sql-server: the inspector on connect and on adding a dataset (schemas, tables, views,
 columns, primary keys, indexes, comments), a sample ``SELECT ... LIMIT``, and a chart's GROUP BY;
-the same URL over http with a password."""
+the same URL over http with a password. The process's server (conftest.py)."""
 
 import threading
 
 import pytest
 import sqlalchemy
-from e2e.server_support import Relay, start_server
+from e2e.server_support import Relay
 from TCLIService import TCLIService
 
 from paimon_sql.server import transport
@@ -15,29 +15,27 @@ from paimon_sql.server.auth import Authenticator, add_user
 
 
 @pytest.fixture(scope="module")
-def engine(tmp_path_factory):
+def engine(server_port):
     from pyhive import hive
-    warehouse = tmp_path_factory.mktemp("warehouse")
-    spark_dir = tmp_path_factory.mktemp("spark-warehouse")  # Spark's own (parquet) table
-    with start_server(str(warehouse), "--conf", f"spark.sql.warehouse.dir={spark_dir}") as port:
-        conn = hive.connect("127.0.0.1", port, auth="NOSASL")
-        cursor = conn.cursor()
-        for statement in [
-                "CREATE DATABASE db",
-                "CREATE TABLE db.orders (id INT NOT NULL COMMENT 'order id', amount DECIMAL(10,2), "
-                "tags ARRAY<STRING> NOT NULL, dt STRING) PARTITIONED BY (dt) COMMENT 'all orders' "
-                "TBLPROPERTIES ('primary-key' = 'id,dt')",
-                "INSERT INTO db.orders VALUES (1, 10.50, array('x'), '2024-01-01'), (2, 20.00, array(), '2024-01-02'), "
-                "(3, 5.25, array('y'), '2024-01-02'), (4, NULL, array(), '2024-01-03')",
-                "USE db",  # Spark's catalog gets the database too, for its own table and view
-                "CREATE TABLE db.sparky (a INT, b STRING) USING parquet COMMENT 'a Spark table'",
-                "CREATE VIEW db.answers COMMENT 'one row' AS SELECT 42 AS answer",
-                "CREATE TEMPORARY VIEW session_only AS SELECT 1 AS x"]:  # listed by Spark in every database
-            cursor.execute(statement)
-        engine = sqlalchemy.create_engine(f"paimon://superset@127.0.0.1:{port}/default?auth=NOSASL")
-        yield engine
-        engine.dispose()
-        conn.close()
+    port = server_port
+    conn = hive.connect("127.0.0.1", port, auth="NOSASL")
+    cursor = conn.cursor()
+    for statement in [
+            "CREATE DATABASE db",
+            "CREATE TABLE db.orders (id INT NOT NULL COMMENT 'order id', amount DECIMAL(10,2), "
+            "tags ARRAY<STRING> NOT NULL, dt STRING) PARTITIONED BY (dt) COMMENT 'all orders' "
+            "TBLPROPERTIES ('primary-key' = 'id,dt')",
+            "INSERT INTO db.orders VALUES (1, 10.50, array('x'), '2024-01-01'), (2, 20.00, array(), '2024-01-02'), "
+            "(3, 5.25, array('y'), '2024-01-02'), (4, NULL, array(), '2024-01-03')",
+            "USE db",  # Spark's catalog gets the database too, for its own table and view
+            "CREATE TABLE db.sparky (a INT, b STRING) USING parquet COMMENT 'a Spark table'",
+            "CREATE VIEW db.answers COMMENT 'one row' AS SELECT 42 AS answer",
+            "CREATE TEMPORARY VIEW session_only AS SELECT 1 AS x"]:  # listed by Spark in every database
+        cursor.execute(statement)
+    engine = sqlalchemy.create_engine(f"paimon://superset@127.0.0.1:{port}/default?auth=NOSASL")
+    yield engine
+    engine.dispose()
+    conn.close()
 
 
 def test_inspector_as_superset_adds_a_dataset(engine):

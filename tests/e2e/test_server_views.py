@@ -1,19 +1,15 @@
 """Catalog views through paimon-sql-server: a view one client creates is the catalog's, so another
 client's session reads it (at the table's latest snapshot), and GetTables lists it as a VIEW with its
-columns and comment (impyla's metadata calls, as BI tools make them)."""
+columns and comment (impyla's metadata calls, as BI tools make them). The process's server (conftest.py)."""
 
 import contextlib
 
 import pytest
 
-from e2e.server_support import start_server
-
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    warehouse = str(tmp_path_factory.mktemp("warehouse"))
-    with start_server(warehouse) as port:
-        yield port
+def server(server_port):
+    return server_port
 
 
 def _run(port, *statements):
