@@ -1,9 +1,13 @@
-"""The paimon-sql binary as a user runs it (subprocess): -e, -f, output formats, errors, exit codes."""
+"""The paimon-sql binary as a user runs it (subprocess): -e, -f, output formats, errors, exit codes; and the
+example scripts of sql_examples/ (all but one through the shell's statement loop in this process, see
+``run_in_process``: a shell start costs more than most of them)."""
 
+import io
 import json
 import os
 import subprocess
 import sys
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
@@ -24,7 +28,43 @@ def run(warehouse, *args, timeout=300, master="local[2]"):
                           capture_output=True, text=True, timeout=timeout, env=env)
 
 
+def run_in_process(spark, warehouse, script, output="json"):
+    """``script`` as ``paimon-sql --warehouse <warehouse> -e <script> --output <output>`` runs it, but in this
+    process over the run's Spark session ``spark`` (fixture of tests/conftest.py; local[2], 2 shuffle
+    partitions, as ``run``'s): the shell's statement loop (``cli.run_statement`` for each statement, the
+    one-line error of the first failing one, which stops the script). A CompletedProcess: what it printed,
+    exit code 0 or 1. What only the process around that loop does (arguments, Spark's start, exit) is what
+    the tests that call ``run`` check. Afterwards ``spark`` is as before: temporary views, cached tables,
+    the databases its catalog gained (``USE db``) and the current database."""
+    import paimon_sql
+    from paimon_sql import cli
+    from paimon_sql.sql.parse import split_statements
+    from spark.conftest import release
+    databases = {d.name for d in spark.catalog.listDatabases()}
+    session = paimon_sql.connect(warehouse, spark=spark)
+    out, err, code = io.StringIO(), io.StringIO(), 0
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            for statement in split_statements(script):
+                try:
+                    cli.run_statement(session, statement, output)
+                except Exception as e:  # noqa: BLE001 - the shell's handling, as cli.main's
+                    cli._report(e)
+                    code = 1
+                    break
+    finally:
+        session.release()
+        release(session)
+        for db in spark.catalog.listDatabases():
+            if db.name not in databases:
+                spark.sql(f"DROP DATABASE `{db.name}` CASCADE")
+        spark.catalog.clearCache()
+    return subprocess.CompletedProcess(["paimon-sql (in process)", warehouse], code, out.getvalue(), err.getvalue())
+
+
 def test_script_file_json_output_and_errors(warehouse, tmp_path):
+    """-f: statements over lines, comments and literals with semicolons, JSON lines; the first failing
+    statement stops the script with one line on stderr and exit code 1 (the statements before it ran)."""
     script = tmp_path / "s.sql"
     script.write_text("""
         CREATE TABLE t (id INT, name STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '1');
@@ -32,60 +72,52 @@ def test_script_file_json_output_and_errors(warehouse, tmp_path):
         INSERT INTO t VALUES (2, 'b;c');
         SELECT * FROM t ORDER BY id;
         SELECT count(*) AS n FROM t;
+        SELECT * FROM t WHERE id = 1; SELEC oops; SELECT 1;
     """)
     proc = run(warehouse, "-f", str(script), "--output", "json")
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.returncode == 1, proc.stderr[-2000:]
     lines = proc.stdout.strip().splitlines()
-    assert [json.loads(x) for x in lines] == [[{"id": 1, "name": "a"}, {"id": 2, "name": "b;c"}], [{"n": 2}]]
+    assert [json.loads(x) for x in lines] == [[{"id": 1, "name": "a"}, {"id": 2, "name": "b;c"}], [{"n": 2}],
+                                              [{"id": 1, "name": "a"}]]  # the last statement did not run
     assert "Time taken" in proc.stderr
-
-    bad = run(warehouse, "-e", "SELECT * FROM t; SELEC oops; SELECT 1", "--output", "csv")
-    assert bad.returncode == 1
-    assert bad.stdout.splitlines()[:3] == ["id,name", "1,a", "2,b;c"]  # the first statement ran, the third did not
-    errors = [ln for ln in bad.stderr.splitlines() if ln.startswith("Error:")]
+    errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("Error:")]
     assert len(errors) == 1 and "line 1" in errors[0] and "SELEC" in errors[0]
 
 
 def test_failed_insert_exits_nonzero_and_commits_nothing(warehouse):
-    proc = run(warehouse, "--output", "tsv", "-e",
-               "CREATE TABLE t (id INT NOT NULL, v INT); INSERT INTO t VALUES (1, 1); "
-               "INSERT INTO t VALUES (NULL, 2); SELECT 1")
+    """-e, CSV: the rows before the failing INSERT are printed, nothing after it runs, it commits nothing."""
+    proc = run(warehouse, "--output", "csv", "-e",
+               "CREATE TABLE t (id INT NOT NULL, v STRING); INSERT INTO t VALUES (1, 'x,y'); SELECT * FROM t; "
+               "INSERT INTO t VALUES (NULL, 'z'); SELECT 1")
     assert proc.returncode == 1
+    assert proc.stdout.splitlines() == ["id,v", '1,"x,y"']  # CSV quoting; the last statement did not run
     errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("Error:")]
     assert len(errors) == 1 and "NOT NULL" in errors[0]
     from paimon_sql.catalog import Identifier, load_catalog
     table = load_catalog(warehouse, {}).get_table(Identifier("default", "t"))
-    assert table.snapshot_manager.latest_id() == 1 and table.to_arrow().to_pylist() == [{"id": 1, "v": 1}]
+    assert table.snapshot_manager.latest_id() == 1 and table.to_arrow().to_pylist() == [{"id": 1, "v": "x,y"}]
 
 
-def test_interactive_prompt_multiline(warehouse):
-    env = dict(os.environ, PYSPARK_PYTHON=sys.executable, HOME=warehouse)
-    os.makedirs(warehouse, exist_ok=True)
-    stdin = ("CREATE TABLE t (a INT);\nINSERT INTO t\n  VALUES (7);\nSELECT a * 6\n AS x FROM t;\n"
-             "SELEC;\nSELECT 1 AS y;\nquit\n")
-    proc = subprocess.run([BIN, "--warehouse", warehouse, "--master", "local[2]", "--conf", QUICK_JVM,
-                           "--output", "tsv"], input=stdin,
-                          capture_output=True, text=True, timeout=300, env=env)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "x\n42\n" in proc.stdout and "y\n1\n" in proc.stdout  # an error does not end the session
-    assert sum(1 for ln in proc.stderr.splitlines() if ln.startswith("Error:")) == 1
-
-
-# Each example script starts in database ``default`` and keeps to databases of its own, so several run in
-# one shell, one after another over one warehouse: a shell start (a JVM, a Spark) costs more than most
-# scripts. history.sql runs in the second shell: it reads what quickstart.sql wrote, from a new process.
+# Each example script starts in database ``default`` and keeps to databases of its own, so they run one after
+# another over one warehouse. All but history.sql run in this process, through the shell's statement loop
+# (``run_in_process``) on the run's Spark session: a shell start (a JVM, a Spark, its cold first
+# statements) costs more than most scripts. history.sql then runs in a real shell (``-f``, JSON): it reads
+# what quickstart.sql wrote, from a new process.
 EXAMPLES = Path(__file__).resolve().parents[2] / "sql_examples"
-EXAMPLE_SHELLS = (("quickstart.sql", "lsm.sql", "views_cache_explain.sql", "table_types.sql"),
-                  ("history.sql", "maintenance.sql", "branches_and_tags.sql"))
+IN_PROCESS = ("quickstart.sql", "lsm.sql", "views_cache_explain.sql", "table_types.sql", "maintenance.sql",
+              "branches_and_tags.sql")
+IN_SHELL = ("history.sql",)
 
 
-def _run_examples(warehouse, script, names):
-    """{name: its statements' results, or the shell's error if it did not get through it}: the scripts
-    ``names`` run by one shell, each after a ``USE default`` and a ``SELECT`` of its name (the marker
-    that splits the shell's JSON lines by script)."""
-    script.write_text("".join(f"USE default;\nSELECT '{name}' AS example;\n{(EXAMPLES / name).read_text()}\n"
-                              for name in names) + "SELECT '' AS example;\n")
-    proc = run(warehouse, "-f", str(script), "--output", "json")
+def _examples_script(names):
+    """The scripts ``names`` one after another, each after a ``USE default`` and a ``SELECT`` of its name
+    (the marker that splits the JSON lines by script)."""
+    return "".join(f"USE default;\nSELECT '{name}' AS example;\n{(EXAMPLES / name).read_text()}\n"
+                   for name in names) + "SELECT '' AS example;\n"
+
+
+def _sections(proc, names):
+    """{name: its statements' results, or the shell's error if it did not get through it}."""
     sections, current = {}, None
     for line in proc.stdout.strip().splitlines():
         rows = json.loads(line)
@@ -100,12 +132,15 @@ def _run_examples(warehouse, script, names):
 
 
 class Examples:
-    """Every example script's results (``examples[name]``), run as EXAMPLE_SHELLS says over ``warehouse``."""
+    """Every example script's results (``examples[name]``) over ``warehouse``: IN_PROCESS's, then IN_SHELL's."""
 
-    def __init__(self, tmp):
-        self.warehouse, self.results = str(tmp / "warehouse"), {}
-        for i, names in enumerate(EXAMPLE_SHELLS):
-            self.results.update(_run_examples(self.warehouse, tmp / f"shell{i}.sql", names))
+    def __init__(self, tmp, spark):
+        self.warehouse = str(tmp / "warehouse")
+        self.results = _sections(run_in_process(spark, self.warehouse, _examples_script(IN_PROCESS)), IN_PROCESS)
+        script = tmp / "shell.sql"
+        script.write_text(_examples_script(IN_SHELL))
+        self.shell = run(self.warehouse, "-f", str(script), "--output", "json")
+        self.results.update(_sections(self.shell, IN_SHELL))
 
     def __getitem__(self, name):
         assert not isinstance(self.results[name], str), self.results[name]
@@ -113,12 +148,12 @@ class Examples:
 
 
 @pytest.fixture(scope="module")
-def examples(tmp_path_factory):
-    return Examples(tmp_path_factory.mktemp("examples"))
+def examples(tmp_path_factory, spark):
+    return Examples(tmp_path_factory.mktemp("examples"), spark)
 
 
 def test_lsm_example_script(examples):
-    """sql_examples/lsm.sql: merge engines, UPDATE / DELETE / MERGE INTO, through the binary."""
+    """sql_examples/lsm.sql: merge engines, UPDATE / DELETE / MERGE INTO."""
     stock, profile, orders = examples["lsm.sql"]
     assert stock == [{"item": "apple", "qty": 13, "price": 1.0}, {"item": "pear", "qty": 3, "price": 2.5}]
     assert profile == [{"id": 1, "name": "ann", "city": "oslo"}]
@@ -127,9 +162,10 @@ def test_lsm_example_script(examples):
 
 
 def test_quickstart_then_history_example_scripts(examples):
-    """sql_examples/quickstart.sql then history.sql (in the next shell): system tables, tags, incremental,
-    ALTER TABLE."""
+    """sql_examples/quickstart.sql then history.sql (in a shell, a process of its own): system tables, tags,
+    incremental, ALTER TABLE."""
     examples["quickstart.sql"]  # ran to its end
+    assert examples.shell.returncode == 0  # -f: a script without errors exits 0
     snapshots, files, partitions, tags, at_tag, delta, audit, evolved, schemas = examples["history.sql"]
     assert [s["commit_kind"] for s in snapshots] == ["APPEND", "APPEND"]
     assert sum(p["record_count"] for p in partitions) == sum(f["record_count"] for f in files) == 5
@@ -193,7 +229,7 @@ def test_table_types_example_script(examples):
 
 def test_maintenance_example_script(examples):
     """sql_examples/maintenance.sql: compact, tag, expire_snapshots, rollback, remove_orphan_files, SHOW/DESCRIBE
-    PROCEDURE(S), through the binary, in a database of its own."""
+    PROCEDURE(S), in a database of its own."""
     warehouse = examples.warehouse
     (snaps, files, compacted, snaps_compact, files_compact, events_compacted, events_files, expired, snaps_expired,
      after_delete, rolled_back, after_rollback, snaps_rollback, orphans, procedures, describe) = \
@@ -226,8 +262,7 @@ def test_maintenance_example_script(examples):
 
 def test_branches_and_tags_example_script(examples):
     """sql_examples/branches_and_tags.sql: tag, branch from the tag, branch writes apart from main,
-    fast_forward, consumers, delete_branch, a fallback branch and merge_branch, through the binary,
-    in a database of its own."""
+    fast_forward, consumers, delete_branch, a fallback branch and merge_branch, in a database of its own."""
     warehouse = examples.warehouse
     (tagged, created, branches, on_branch, on_main, forwarded, after_ff, snaps, reset1, reset2, consumers, cleared,
      left, deleted, no_branches, backfill, with_fallback, merged_branch, merged) = examples["branches_and_tags.sql"]

@@ -26,18 +26,21 @@ def test_error_while_rows_are_fetched_stops_the_script_with_one_line(warehouse):
 
 
 def test_interactive_prompt_survives_every_error(warehouse):
+    """The prompt: statements over several lines, every kind of error one line, and the session goes on
+    after each (test_cli's former test_interactive_prompt_multiline runs here, in the same shell)."""
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable, HOME=warehouse)
     os.makedirs(warehouse, exist_ok=True)
-    stdin = ("CREATE TABLE t (a INT, b STRING);\nINSERT INTO t VALUES (1, 'x');\n"
+    stdin = ("CREATE TABLE t (a INT, b STRING);\nINSERT INTO t\n  VALUES (7, 'x');\n"
              "SELECT a / 0 FROM t;\nSELECT CAST(b AS INT) FROM t;\nSELECT * FROM t WHERE a = = 1;\n"
-             "MSCK REPAIR TABLE t;\nSELECT a AS y FROM t;\nquit\n")
+             "MSCK REPAIR TABLE t;\nSELECT a * 6\n AS x FROM t;\nSELEC;\nSELECT a AS y FROM t;\nquit\n")
     proc = subprocess.run([BIN, "--warehouse", warehouse, "--master", "local[2]", "--conf", QUICK_JVM,
                            "--output", "tsv"], input=stdin,
                           capture_output=True, text=True, timeout=300, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "y\n1\n" in proc.stdout
+    assert "x\n42\n" in proc.stdout and "y\n7\n" in proc.stdout  # multi-line statements; errors end no session
     errors = [ln for ln in after_startup(proc.stderr) if not ln.startswith("Time taken")]
-    assert [e.split(" ")[1] for e in errors] == ["[DIVIDE_BY_ZERO]", "[CAST_INVALID_INPUT]", "syntax", "unsupported"], \
-        proc.stderr[-3000:]
+    assert [e.split(" ")[1] for e in errors] == ["[DIVIDE_BY_ZERO]", "[CAST_INVALID_INPUT]", "syntax", "unsupported",
+                                                 "syntax"], proc.stderr[-3000:]
     assert errors[2] == "Error: syntax error at or near '=' (line 1, column 27)"
     assert errors[3] == "Error: unsupported statement on Paimon table default.t: MSCK REPAIR TABLE t"
+    assert "SELEC" in errors[4]

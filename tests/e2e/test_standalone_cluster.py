@@ -1,8 +1,9 @@
 """INSERT and SELECT on a Spark standalone cluster (a master and two workers on 127.0.0.1) give
 the same result as local mode: nothing may hide in the driver process. CALL sys.compact runs each
 bucket's compaction in a task on the executors, as Spark's event log shows. One script does both, run
-once on the cluster and once locally: each run starts a Spark application (a driver and, on the
-cluster, an executor per worker), which costs more than its statements."""
+once on the cluster by the shell, and once locally by the shell's statement loop on the test run's own
+Spark session (test_cli's ``run_in_process``): a Spark application (a driver and, on the cluster, an
+executor per worker) costs more than the script's statements."""
 
 import json
 import os
@@ -17,7 +18,7 @@ import pyspark
 import pytest
 from support import free_port
 
-from e2e.test_cli import QUICK_OPTS, run
+from e2e.test_cli import QUICK_OPTS, run, run_in_process
 
 SPARK_CLASS = Path(pyspark.__file__).parent / "bin" / "spark-class"
 SCRIPT = ("CREATE TABLE t (id BIGINT, v STRING, dt STRING, PRIMARY KEY (id, dt) NOT ENFORCED) "
@@ -100,7 +101,7 @@ def _results(proc):
 
 
 @pytest.fixture(scope="module")
-def runs(cluster, tmp_path_factory):
+def runs(cluster, tmp_path_factory, spark):
     """(the cluster run's results, the local run's results, the cluster run's event log directory)."""
     tmp = tmp_path_factory.mktemp("runs")
     log_dir = tmp / "events"
@@ -110,7 +111,7 @@ def runs(cluster, tmp_path_factory):
             "--conf", "spark.eventLog.enabled=true", "--conf", f"spark.eventLog.dir={log_dir.as_uri()}",
             "--conf", "spark.eventLog.compress=false"]
     remote = run(str(tmp / "cluster"), "--output", "json", *conf, "-e", SCRIPT, master=cluster)
-    local = run(str(tmp / "local"), "--output", "json", "-e", SCRIPT)
+    local = run_in_process(spark, str(tmp / "local"), SCRIPT)
     return _results(remote), _results(local), log_dir
 
 
