@@ -3,6 +3,11 @@
 a third reads the latest snapshot in a loop. Afterwards every committed row is in the table,
 no read failed and no file a kept snapshot names is missing.
 
+The loops end on what they did, not after a time: the writer once it has committed ``COMMITS``
+times (a minor and a full compaction among them) and the maintainer has expired snapshots and
+removed a stray; the others once the writer is done and the reader has read ``READS`` times
+(``CONCURRENT_SECONDS`` makes them all go on for at least that long).
+
 Expiry keeps snapshots whose successor is younger than two seconds (``older_than``), as
 ``snapshot.time-retained`` would: a reader's snapshot must outlive its read (docs/snapshot-lifecycle.md).
 Orphan removal runs with its default ``older_than`` (one day ago), which is what protects the
@@ -27,6 +32,8 @@ from paimon_sql.table.table import table_at
 
 SCHEMA = pa.schema([pa.field("id", pa.int64(), False), ("v", pa.int64()), pa.field("dt", pa.string(), False)])
 
+COMMITS, READS = 14, 10  # 14: compactions after the 7th (minor) and the 14th (full) commit
+
 WORKER = textwrap.dedent('''
     import json, os, sys, time
     import pyarrow as pa
@@ -35,17 +42,39 @@ WORKER = textwrap.dedent('''
     from paimon_sql.table.orphan_files import remove_orphan_files
     from paimon_sql.table.table import table_at
 
-    role, path, seconds, log = sys.argv[1], sys.argv[2], float(sys.argv[3]), open(sys.argv[4], "a")
+    role, path, seconds, logs = sys.argv[1], sys.argv[2], float(sys.argv[3]), json.loads(sys.argv[4])
     extra = json.loads(sys.argv[5]) if len(sys.argv) > 5 else {}
+    log = open(logs[role], "a")
     schema = pa.schema([pa.field("id", pa.int64(), False), ("v", pa.int64()), pa.field("dt", pa.string(), False)])
-    end = time.time() + seconds
+    start = time.time()
+    guard = start + seconds + 300  # conditions that never hold end the run here, and the test says which
 
     def emit(**record):
         log.write(json.dumps(record) + "\\n")
         log.flush()
 
+    def records(name):
+        out = []
+        if os.path.exists(logs[name]):
+            for line in open(logs[name]):
+                try:
+                    out.append(json.loads(line))
+                except ValueError:  # a line being written
+                    pass
+        return out
+
+    def done(n):
+        if time.time() > guard:
+            return True
+        if time.time() < start + seconds:
+            return False
+        if role == "writer":
+            ran = records("maintainer")
+            return n >= COMMITS and any(r.get("expired") for r in ran) and any(r.get("planted") for r in ran)
+        return any("done" in r for r in records("writer")) and (role != "reader" or n >= READS)
+
     n = 0
-    while time.time() < end:
+    while not done(n):
         n += 1
         try:
             table = table_at(path)
@@ -76,12 +105,16 @@ WORKER = textwrap.dedent('''
                 emit(read=table.to_arrow().num_rows, snapshot=snap)
         except Exception as e:  # recorded, and the loop goes on: the test judges
             emit(error=f"{role}: {type(e).__name__}: {e}")
+    if role == "writer":
+        emit(done=n)
 ''')
 
 
-def start(role, path, seconds, log, **extra):
+def start(role, path, seconds, logs, **extra):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    return subprocess.Popen([sys.executable, "-c", WORKER, role, path, str(seconds), str(log), json.dumps(extra)],
+    worker = f"COMMITS, READS = {COMMITS}, {READS}\n" + WORKER
+    return subprocess.Popen([sys.executable, "-c", worker, role, path, str(seconds),
+                             json.dumps({k: str(v) for k, v in logs.items()}), json.dumps(extra)],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
@@ -91,11 +124,11 @@ def records(log):
 
 def run(path, tmp_path, seconds, writer=None, maintainer=None):
     logs = {role: tmp_path / f"{role}.log" for role in ("writer", "maintainer", "reader")}
-    procs = [start("writer", path, seconds, logs["writer"], **(writer or {})),
-             start("maintainer", path, seconds, logs["maintainer"], **(maintainer or {})),
-             start("reader", path, seconds, logs["reader"])]
+    procs = [start("writer", path, seconds, logs, **(writer or {})),
+             start("maintainer", path, seconds, logs, **(maintainer or {})),
+             start("reader", path, seconds, logs)]
     for p in procs:
-        out, _ = p.communicate(timeout=seconds + 120)
+        out, _ = p.communicate(timeout=seconds + 420)
         assert p.returncode == 0, out[-3000:]
     return {role: records(log) for role, log in logs.items()}
 
@@ -117,10 +150,11 @@ def table(catalog):
 
 
 def test_commits_beside_expiry_and_orphan_removal_lose_nothing(table, tmp_path):
-    seconds = float(os.environ.get("CONCURRENT_SECONDS", "20"))
+    seconds = float(os.environ.get("CONCURRENT_SECONDS", "0"))
     logs = run(table.path, tmp_path, seconds, maintainer={"age_committed": True})
     errors = [r["error"] for role in logs.values() for r in role if "error" in r]
     assert not errors, errors[:5]
+    assert len([r for r in logs["writer"] if "committed" in r]) >= COMMITS
     committed = {i for r in logs["writer"] for i in r.get("committed", ())}
     expired = sum(r.get("expired", 0) for r in logs["maintainer"])
     reads = [r for r in logs["reader"] if "read" in r]
