@@ -34,7 +34,7 @@ from e2e.test_cli import QUICK_JVM, QUICK_OPTS
 BEELINE = str(Path(pyspark.__file__).parent / "bin" / "beeline")
 _LISTENING = re.compile(r"paimon-sql-server listening on \S+:(\d+)")
 _PROMPT = re.compile(r"^\d+: jdbc:hive2://\S*> ")
-STARTUP_TIMEOUT = 180
+STARTUP_TIMEOUT = 600  # a hang's limit, not a speed check: a loaded machine starts servers slowly
 
 
 @contextlib.contextmanager
@@ -79,7 +79,7 @@ def _wait_listening(proc: subprocess.Popen, log) -> int:
 
 
 def beeline(port: int, sql: str, params: str = "auth=noSasl", user: Optional[str] = None,
-            password: Optional[str] = None, timeout: int = 120) -> subprocess.CompletedProcess:
+            password: Optional[str] = None, timeout: int = 600) -> subprocess.CompletedProcess:
     """Run ``sql`` through pip pyspark's beeline (Hive JDBC 2.3) at ``jdbc:hive2://127.0.0.1:<port>/default;
     <params>``; output as CSV (``--outputformat=csv2``), errors on stderr. Its JVM gets QUICK_OPTS too: a beeline
     run is a JVM start and a statement or two."""

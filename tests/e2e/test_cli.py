@@ -21,7 +21,7 @@ QUICK_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 QUICK_JVM = f"spark.driver.extraJavaOptions={QUICK_OPTS}"
 
 
-def run(warehouse, *args, timeout=300, master="local[2]"):
+def run(warehouse, *args, timeout=900, master="local[2]"):
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
     return subprocess.run([BIN, "--warehouse", warehouse, "--master", master,
                            "--conf", "spark.sql.shuffle.partitions=2", "--conf", QUICK_JVM, *args],

@@ -35,7 +35,7 @@ def test_interactive_prompt_survives_every_error(warehouse):
              "MSCK REPAIR TABLE t;\nSELECT a * 6\n AS x FROM t;\nSELEC;\nSELECT a AS y FROM t;\nquit\n")
     proc = subprocess.run([BIN, "--warehouse", warehouse, "--master", "local[2]", "--conf", QUICK_JVM,
                            "--output", "tsv"], input=stdin,
-                          capture_output=True, text=True, timeout=300, env=env)
+                          capture_output=True, text=True, timeout=900, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "x\n42\n" in proc.stdout and "y\n7\n" in proc.stdout  # multi-line statements; errors end no session
     errors = [ln for ln in after_startup(proc.stderr) if not ln.startswith("Time taken")]

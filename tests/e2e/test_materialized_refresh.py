@@ -26,7 +26,7 @@ def test_refresh_command_refreshes_lapsed_and_skips_fresh_and_suspended(session,
     time.sleep(1.5)
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
     proc = subprocess.run([BIN, "refresh", "--warehouse", warehouse, "--master", "local[2]", "--output", "tsv"],
-                          capture_output=True, text=True, timeout=300, env=env)
+                          capture_output=True, text=True, timeout=900, env=env)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert sorted(proc.stdout.splitlines()[1:]) == ["default.fresh\tskipped\tfresh",
                                                     "default.lapsed\trefreshed\tincremental, 1 row(s) added",

@@ -75,7 +75,7 @@ def jdbc_metadata(port: int, *calls: str) -> dict:
     """{call: (column names, rows)} from the Hive JDBC driver's DatabaseMetaData."""
     url = f"jdbc:hive2://127.0.0.1:{port}/default;auth=noSasl"
     done = subprocess.run(["java", *QUICK_OPTS.split(), "-cp", f"{_probe_classes()}:{JARS}/*", "MetaProbe", url,
-                           *calls], capture_output=True, text=True, timeout=120)
+                           *calls], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     results = {}
     for block in done.stdout.split("#")[1:]:

@@ -242,7 +242,7 @@ def _error(cur, sql) -> str:
     return failed.value.args[0].status.errorMessage
 
 
-def _wait(poll, done, timeout=60):
+def _wait(poll, done, timeout=300):
     deadline = time.monotonic() + timeout
     while True:
         status = poll()

@@ -191,7 +191,7 @@ def test_accelerated_protocol_matches_thrifts_own_bytes():
 
 def server_command(*args, stdin=""):
     return subprocess.run([sys.executable, "-m", "paimon_sql.server", *args], input=stdin, capture_output=True,
-                          text=True, timeout=60)
+                          text=True, timeout=300)
 
 
 def test_adduser_writes_salted_hashes(tmp_path):
