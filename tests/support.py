@@ -1,8 +1,12 @@
 """Helpers shared by test modules (fixtures live in conftest.py files)."""
 
+import os
+import select
 import socket
 import subprocess
+import tempfile
 import time
+from typing import Optional
 
 import pyarrow as pa
 
@@ -51,3 +55,62 @@ def assert_java_decimal(leaf, precision: int, scale: int) -> None:
         assert leaf.length == fewest, (leaf.path, precision)
     assert json.loads(leaf.logical_type.to_json()) == {"Type": "Decimal", "precision": precision, "scale": scale}
     assert leaf.converted_type == "DECIMAL"
+
+
+class LineProcess:
+    """A child process spoken to in lines (a JSON command or batch on its stdin, answers on its
+    stdout), started by the first line and kept until ``close()``: the oracles' drivers serve many
+    commands in one process, whose start-up is most of what a command costs."""
+
+    def __init__(self, command: list, name: str, env: Optional[dict] = None, noise: tuple = ()):
+        """``name`` opens failure messages; stderr lines containing any of ``noise`` are left out."""
+        self.command, self.name, self.env, self.noise = command, name, env, noise
+        self.proc = None
+
+    def write(self, line: str) -> None:
+        if self.proc is None:
+            self.stderr = tempfile.TemporaryFile()
+            self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=self.stderr, env=self.env, bufsize=0)
+            self.pending = b""
+        try:
+            self.proc.stdin.write(line.encode() + b"\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            pass  # died: reading finds the end of its output and reports why
+
+    def read_line(self, timeout: float = 300) -> bytes:
+        """The next line of its stdout; AssertionError with its stderr when it exited or was silent
+        for ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self.pending:
+            ready, _, _ = select.select([fd], [], [], max(deadline - time.monotonic(), 0))
+            chunk = os.read(fd, 1 << 16) if ready else None
+            if not chunk:
+                self._failed(f"did not answer within {timeout:.0f} s" if chunk is None else "exited")
+            self.pending += chunk
+        line, self.pending = self.pending.split(b"\n", 1)
+        return line
+
+    def _failed(self, what: str):
+        self.proc.kill()
+        self.proc.wait()
+        self.stderr.seek(0)
+        text = self.stderr.read().decode(errors="replace")
+        self.close()
+        errors = [line for line in text.splitlines() if not any(n in line for n in self.noise)]
+        raise AssertionError(f"{self.name} {what}:\n" + "\n".join(errors)[-4000:])
+
+    def close(self) -> None:
+        """Ends the process: its stdin closed, it exits (killed after a minute)."""
+        if self.proc is not None:
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            self.proc.stdout.close()
+            self.stderr.close()
+            self.proc = None

@@ -8,14 +8,11 @@ java, javac, a download — raises ``JavaUnavailable`` with the reason: the test
 
 import json
 import os
-import select
-import subprocess
-import tempfile
-import time
 from pathlib import Path
 
 from oracles import OracleUnavailable as JavaUnavailable  # noqa: F401  (the name the tests catch)
 from oracles.paimon_java import driver_command
+from support import LineProcess
 
 SOURCE = Path(__file__).resolve().parent / "java" / "PaimonDriver.java"
 
@@ -29,7 +26,7 @@ def hive_client_jars() -> str:
     return f"{jars}/*"
 
 
-class Driver:
+class Driver(LineProcess):
     """A Java driver's JVM serving batches from stdin (DriverSupport.serve: ``<driver> -``), each
     batch on catalogs of its own. Used as a context manager, one JVM serves every batch until the
     ``with`` ends (a JVM's start-up is seconds of CPU, most of what a batch costs); otherwise each
@@ -38,40 +35,17 @@ class Driver:
     END = b"--end--"
 
     def __init__(self, command: list):
-        self.command = command
-        self.proc = None
-        self.stderr = None
+        super().__init__(command + ["-"], "Java Paimon", noise=("SLF4J", "StatusLogger"))
         self.keep = False
 
     def send(self, payload) -> None:
-        """Starts a batch (one JSON document); its answers come from ``answer()``."""
-        if self.proc is None:
-            self.stderr = tempfile.TemporaryFile()
-            self.proc = subprocess.Popen(self.command + ["-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=self.stderr, bufsize=0)
-            self.pending = b""
+        """Starts a batch (one JSON document); its answers come from ``answer()``. ``write`` puts
+        any other line on the driver's stdin (what a running command reads, e.g. a release)."""
         self.write(json.dumps(payload))
 
-    def write(self, line: str) -> None:
-        """A line on the driver's stdin (a batch, or what a running command reads, e.g. a release)."""
-        try:
-            self.proc.stdin.write(line.encode() + b"\n")
-            self.proc.stdin.flush()
-        except BrokenPipeError:
-            pass  # died: reading finds the end of its output and reports why
-
     def answer(self, timeout: float = 300):
-        """The batch's next JSON line; ``Driver.END`` after its last. AssertionError with the
-        driver's stderr when the JVM died or was silent for ``timeout`` seconds."""
-        deadline = time.monotonic() + timeout
-        fd = self.proc.stdout.fileno()
-        while b"\n" not in self.pending:
-            ready, _, _ = select.select([fd], [], [], max(deadline - time.monotonic(), 0))
-            chunk = os.read(fd, 1 << 16) if ready else None
-            if not chunk:
-                self._failed(f"did not answer within {timeout:.0f} s" if chunk is None else "exited")
-            self.pending += chunk
-        line, self.pending = self.pending.split(b"\n", 1)
+        """The batch's next JSON line; ``Driver.END`` after its last."""
+        line = self.read_line(timeout)
         return self.END if line == self.END else json.loads(line) if line.strip() else self.answer(timeout)
 
     def rest(self, timeout: float = 300) -> list:
@@ -87,28 +61,6 @@ class Driver:
         """The JSON lines the driver answered ``payload`` with."""
         self.send(payload)
         return self.rest(timeout)
-
-    def _failed(self, what: str):
-        self.proc.kill()
-        self.proc.wait()
-        self.stderr.seek(0)
-        text = self.stderr.read().decode(errors="replace")
-        self.close()
-        errors = [line for line in text.splitlines() if "SLF4J" not in line and "StatusLogger" not in line]
-        raise AssertionError(f"Java Paimon {what}:\n" + "\n".join(errors)[-4000:])
-
-    def close(self):
-        """Ends the JVM (its stdin closed, it exits)."""
-        if self.proc is not None:
-            self.proc.stdin.close()
-            try:
-                self.proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-            self.proc.stdout.close()
-            self.stderr.close()
-            self.proc = None
 
     def __enter__(self):
         self.keep = True
