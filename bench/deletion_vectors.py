@@ -18,8 +18,7 @@ import pyarrow as pa
 from dataset import SCHEMA, best
 
 from paimon_sql.catalog import load_catalog
-from paimon_sql.format import predicate as P
-
+from paimon_sql.data import predicate as P
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000_000
 
 

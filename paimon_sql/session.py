@@ -22,7 +22,7 @@ from paimon_sql import exceptions
 from paimon_sql.catalog import Identifier, load_catalog
 from paimon_sql.catalog.base import DEFAULT_DATABASE
 from paimon_sql.exceptions import PaimonError, SparkSqlError, TableNotFoundError, UnsupportedStatementError
-from paimon_sql.format.options import scrub
+from paimon_sql.options.core_options import scrub
 from paimon_sql.spark import hooks
 from paimon_sql.sql import cache, execute, parse, query, views
 from paimon_sql.systables import SystemTable

@@ -33,7 +33,7 @@ from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple
 from paimon_sql.exceptions import PaimonError, TableNotFoundError
 from paimon_sql.systables.base import columns  # noqa: F401  (output columns are declared with it)
 from paimon_sql.table.format_table import FormatTable
-from paimon_sql.table.partition_names import spec_values
+from paimon_sql.data.partition_names import spec_values
 
 PROCEDURES: Dict[str, type] = {}
 TYPES = ("STRING", "INT", "BIGINT", "BOOLEAN", "MAP<STRING,STRING>")
@@ -175,7 +175,7 @@ class Procedure:
     def where_specs(self, session, table, where: str) -> List[dict]:
         """The table's partitions (latest snapshot) for which Spark finds ``where`` true."""
         import pyarrow as pa
-        from paimon_sql.format import binary_row
+        from paimon_sql.data import binary_row
         from paimon_sql.spark.types import spark_ddl, to_spark_arrow
         keys = table.schema.partition_keys
         fields = table.schema.fields_of(keys)

@@ -12,9 +12,9 @@ from __future__ import annotations
 import time
 from typing import Dict, List, Optional
 
-from paimon_sql.format.options import parse_duration_ms
+from paimon_sql.options.core_options import parse_duration_ms
 from paimon_sql.procedures.base import Procedure, optional, register, required
-from paimon_sql.table.partition_names import specs_predicate
+from paimon_sql.data.partition_names import specs_predicate
 
 STRATEGIES = ("full", "minor")
 ORDER_STRATEGIES = ("none", "order", "zorder", "hilbert")
@@ -81,7 +81,7 @@ class CompactProcedure(Procedure):
     def sort_columns(self, table, order: str, text: str) -> List[str]:
         """``order_by`` as the table's column names; as paimon-spark, only append tables without
         buckets are sorted, and the columns must be sortable non-partition columns."""
-        from paimon_sql.table.sort_keys import sortable
+        from paimon_sql.compact.sort_keys import sortable
         schema = table.schema
         kind = ("a primary-key table" if schema.is_primary_key_table
                 else f"bucket = {table.options.bucket}" if table.options.bucket != -1 else None)

@@ -1,7 +1,7 @@
 """``compact_manifest``: paimon-spark's CompactManifestProcedure over :meth:`TableCommit.compact_manifest`.
 
 Paimon's full manifest compaction: the table's manifests are merged (DELETE entries cancelled
-against their ADDs, full-size untouched manifests kept; :mod:`paimon_sql.table.manifest_merge`) in a
+against their ADDs, full-size untouched manifests kept; :mod:`paimon_sql.manifest.manifest_merge`) in a
 COMPACT snapshot; data files are untouched. No snapshot when no manifest would change. ``dry_run`` checks the arguments and commits
 nothing. Manifest sorting (``manifest_sort_*``) is refused: it is not implemented.
 """

@@ -1,5 +1,5 @@
 """``expire_partitions``: paimon-spark's ExpirePartitionsProcedure over
-:func:`paimon_sql.table.partition_expire.expire_partitions`.
+:func:`paimon_sql.maintenance.expire_partitions.expire_partitions`.
 
 The arguments become table options for this run, as Paimon's ``fillInPartitionOptions`` does
 (``options`` first, then ``expiration_time`` → ``partition.expiration-time``,
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.procedures.base import Procedure, columns, optional, register, required
-from paimon_sql.table.partition_expire import check_options, expire_partitions
+from paimon_sql.maintenance.expire_partitions import check_options, expire_partitions
 
 ARGUMENT_OPTIONS = {"expiration_time": "partition.expiration-time", "timestamp_formatter": "partition.timestamp-formatter",
                     "timestamp_pattern": "partition.timestamp-pattern", "expire_strategy": "partition.expiration-strategy",

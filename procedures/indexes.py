@@ -3,7 +3,7 @@ indexes kept beside data files.
 
 ``rewrite_file_index`` re-indexes the live data files of the partitions ``where`` chooses (all when
 not given) by the table's current ``file-index.*`` options, one Spark task per file, and commits
-one COMPACT snapshot (:mod:`paimon_sql.table.rewrite_file_index`). It returns the partitions and
+one COMPACT snapshot (:mod:`paimon_sql.maintenance.rewrite_file_index`). It returns the partitions and
 files whose index changed (paimon-spark counts every file it visited, changed or not; a file whose
 index is already right is not rewritten here, so a second run writes nothing and returns 0, 0).
 
@@ -19,8 +19,8 @@ from functools import partial
 
 from paimon_sql.procedures.base import Procedure, columns, optional, register, required
 from paimon_sql.spark.tasks import guarded, run_tasks
-from paimon_sql.table.partition_names import specs_predicate
-from paimon_sql.table.rewrite_file_index import rewrite
+from paimon_sql.data.partition_names import specs_predicate
+from paimon_sql.maintenance.rewrite_file_index import rewrite
 
 
 @register

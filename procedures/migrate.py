@@ -4,7 +4,7 @@ The source is a table of Spark's own session catalog (Parquet or ORC, a data-sou
 ``df.write.saveAsTable`` makes or a Hive-format one), or, for ``source_type`` ``parquet``/``orc``, a
 directory of such files in the Hive layout (``k=v`` partition directories) named by its path. Its
 files become a Paimon append table (``bucket = -1``) as they are, moved, not copied
-(:mod:`paimon_sql.table.migrate`). Spark tells the schema: the catalog's columns (partition columns
+(:mod:`paimon_sql.maintenance.migrate_table`). Spark tells the schema: the catalog's columns (partition columns
 as the catalog marks them), or for a directory what ``spark.read.format(source_type).load(path)``
 infers. The Paimon table is ``target_table``, by default the source's own name (Paimon on Spark
 migrates into a temporary table and renames it over the source); ``delete_origin`` (default true)
@@ -21,13 +21,12 @@ from typing import Dict, List, Optional
 
 from paimon_sql.catalog.base import Identifier
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.format import binary_row
-from paimon_sql.format.schema import TableSchema
-from paimon_sql.format.types import DataField
+from paimon_sql.data import binary_row
+from paimon_sql.schema.table_schema import TableSchema
+from paimon_sql.data.types import DataField
 from paimon_sql.procedures.base import Procedure, optional, register, required
-from paimon_sql.format.types import paimon_type_from_sql
-from paimon_sql.table import migrate as core
-
+from paimon_sql.data.types import paimon_type_from_sql
+from paimon_sql.maintenance import migrate_table as core
 SOURCE_TYPES = ("hive",) + core.FORMATS
 
 

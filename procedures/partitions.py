@@ -2,7 +2,7 @@
 
 ``partitions`` is ``;``-separated specs, each ``k=v,k2=v2`` naming every partition column (a mark
 belongs to one partition directory). The table's ``partition.mark-done-action`` says what marking
-does (:mod:`paimon_sql.table.mark_done`): ``success-file`` writes the ``_SUCCESS`` file; the
+does (:mod:`paimon_sql.maintenance.mark_partition_done`): ``success-file`` writes the ``_SUCCESS`` file; the
 metastore, HTTP and custom actions are refused in one line before anything is written. As in Java,
 a partition is marked whether or not it holds data yet (a day with no rows can be complete too).
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.procedures.base import Procedure, ProcedureError, register, required
-from paimon_sql.table.mark_done import mark_done
+from paimon_sql.maintenance.mark_partition_done import mark_done
 
 
 @register

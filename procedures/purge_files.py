@@ -14,10 +14,10 @@ from __future__ import annotations
 import time
 
 from paimon_sql.procedures.base import Procedure, columns, register, required
-from paimon_sql.table.expire import expire_snapshots
-from paimon_sql.table.orphan_files import remove_orphan_files
-from paimon_sql.table.paths import MAIN_BRANCH
-from paimon_sql.table.references import CHANGELOG_DIR
+from paimon_sql.maintenance.expire_snapshots import expire_snapshots
+from paimon_sql.maintenance.remove_orphan_files import remove_orphan_files
+from paimon_sql.io.paths import MAIN_BRANCH
+from paimon_sql.snapshot.references import CHANGELOG_DIR
 
 
 @register

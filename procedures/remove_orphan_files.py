@@ -1,5 +1,5 @@
 """``remove_orphan_files``: paimon-spark's RemoveOrphanFilesProcedure over
-:func:`paimon_sql.table.orphan_files.remove_orphan_files`.
+:func:`paimon_sql.maintenance.remove_orphan_files.remove_orphan_files`.
 
 ``table`` is ``db.t`` or ``db.*`` (every table of the database, counts summed); ``older_than`` a
 local timestamp (``'2024-05-01 12:00:00[.fff]'``, default one day ago). ``mode`` is paimon-spark's:
@@ -15,7 +15,7 @@ import datetime as dt
 from paimon_sql.procedures.base import Procedure, columns, optional, register, required
 from paimon_sql.spark import orphan_files as distributed
 from paimon_sql.table.format_table import FormatTable
-from paimon_sql.table.orphan_files import remove_orphan_files
+from paimon_sql.maintenance.remove_orphan_files import remove_orphan_files
 
 MODES = ("local", "distributed")
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 from functools import partial
 from typing import Dict, List, Tuple
 
-from paimon_sql.format import binary_row
+from paimon_sql.data import binary_row
 from paimon_sql.procedures.base import Procedure, columns, optional, register, required
 from paimon_sql.spark.tasks import run_tasks
-from paimon_sql.table.write import CommitMessage
+from paimon_sql.write.table_write import CommitMessage
 
 
 def _missing(io, paths: List[str]) -> List[str]:

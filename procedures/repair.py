@@ -32,7 +32,7 @@ from typing import List, Optional
 
 from paimon_sql.procedures.base import Procedure, columns, register, required
 from paimon_sql.table.format_table import FormatTable
-from paimon_sql.table.references import branch_tables
+from paimon_sql.snapshot.references import branch_tables
 
 
 def _text(io, path: str) -> Optional[str]:

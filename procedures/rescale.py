@@ -16,8 +16,8 @@ left out of the rewrite.
 from __future__ import annotations
 
 from paimon_sql.procedures.base import Procedure, optional, register, required
-from paimon_sql.table.commit import LAST_SAFE_SNAPSHOT
-from paimon_sql.table.partition_names import specs_predicate
+from paimon_sql.commit.table_commit import LAST_SAFE_SNAPSHOT
+from paimon_sql.data.partition_names import specs_predicate
 
 
 @register

@@ -1,5 +1,5 @@
 """``rollback``, ``rollback_to_timestamp``, ``rollback_to_watermark``: paimon-spark's
-RollbackProcedure family over :mod:`paimon_sql.table.rollback`.
+RollbackProcedure family over :mod:`paimon_sql.maintenance.rollback`.
 
 ``rollback`` takes a ``snapshot`` id or a ``tag`` (``version``, deprecated in Paimon, is a tag name
 or, all digits, a snapshot id); each returns the latest snapshot id before and after.
@@ -8,8 +8,7 @@ or, all digits, a snapshot id); each returns the latest snapshot id before and a
 from __future__ import annotations
 
 from paimon_sql.procedures.base import Procedure, columns, optional, register, required
-from paimon_sql.table import rollback as rb
-
+from paimon_sql.maintenance import rollback as rb
 OUTPUT = columns("previous_snapshot_id BIGINT", "current_snapshot_id BIGINT")
 
 

@@ -1,7 +1,7 @@
 """``sys.all_table_options``: (database, table, key, value) of every table's options (secret
 values masked)."""
 
-from paimon_sql.format.options import redact
+from paimon_sql.options.core_options import redact
 from paimon_sql.systables.base import GlobalSystemTable, columns, register
 
 

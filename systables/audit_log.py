@@ -7,9 +7,9 @@ leaves (a key whose last record is a -D shows as -D until compaction drops it). 
 
 import json
 
-from paimon_sql.format import predicate as P
-from paimon_sql.format.schema import SEQUENCE_NUMBER
-from paimon_sql.format.types import AtomicType, DataField
+from paimon_sql.data import predicate as P
+from paimon_sql.schema.table_schema import SEQUENCE_NUMBER
+from paimon_sql.data.types import AtomicType, DataField
 from paimon_sql.spark.source import ROWKIND_NAME
 from paimon_sql.systables.base import SystemTable, register
 

@@ -16,9 +16,9 @@ from typing import Callable, ClassVar, Dict, FrozenSet, List, Optional, Sequence
 import pyarrow as pa
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.format import binary_row
-from paimon_sql.format.predicate import Predicate, and_, equal, or_
-from paimon_sql.format.types import DataField, parse_type
+from paimon_sql.data import binary_row
+from paimon_sql.data.predicate import Predicate, and_, equal, or_
+from paimon_sql.data.types import DataField, parse_type
 
 SYSTEM_TABLES: Dict[str, type] = {}
 GLOBAL_TABLES: Dict[str, type] = {}
@@ -193,7 +193,7 @@ class SnapshotMetadataTable(SystemTable):
     (``/*+ OPTIONS('scan.snapshot-id'='1') */``, ``VERSION AS OF``)."""
 
     def snapshot(self):
-        from paimon_sql.table.time_travel import travel_snapshot
+        from paimon_sql.snapshot.time_travel import travel_snapshot
         return travel_snapshot(self.table)
 
     def live_entries(self, predicate: Optional[Predicate] = None):

@@ -2,7 +2,7 @@
 ``[before, after]`` for an update whose -U/+U pair a stream delivers together (a batch read has
 no such pairs: merging folds them away)."""
 
-from paimon_sql.format.types import ArrayType, DataField
+from paimon_sql.data.types import ArrayType, DataField
 from paimon_sql.systables.audit_log import ROWKIND_FIELD, AuditLogTable
 from paimon_sql.systables.base import register
 

@@ -1,7 +1,7 @@
 """``sys.catalog_options``: the catalog's own options (the warehouse and the storage settings;
 secret values masked)."""
 
-from paimon_sql.format.options import redact
+from paimon_sql.options.core_options import redact
 from paimon_sql.systables.base import GlobalSystemTable, columns, register
 
 

@@ -1,7 +1,7 @@
 """``t$options``: the table's options as (key, value) rows, as the latest schema stores them
 (secret values masked)."""
 
-from paimon_sql.format.options import redact
+from paimon_sql.options.core_options import redact
 from paimon_sql.systables.base import SystemTable, columns, register
 
 

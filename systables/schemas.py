@@ -3,7 +3,7 @@ option values masked)."""
 
 import json
 
-from paimon_sql.format.options import redact
+from paimon_sql.options.core_options import redact
 from paimon_sql.systables.base import SystemTable, columns, local_time, pushed_value_test, register
 
 

@@ -51,15 +51,15 @@ from paimon_sql.exceptions import (
     ViewAlreadyExistsError,
     ViewNotFoundError,
 )
-from paimon_sql.format.schema import TableSchema
-from paimon_sql.format.view import ViewSchema
-from paimon_sql.format.types import (ArrayType, AtomicType, DataField, MapType, MultisetType, RowType,
+from paimon_sql.schema.table_schema import TableSchema
+from paimon_sql.schema.view_schema import ViewSchema
+from paimon_sql.data.types import (ArrayType, AtomicType, DataField, MapType, MultisetType, RowType,
                                      paimon_type_from_sql, parse_type)
 from paimon_sql.table import format_table
-from paimon_sql.table.catalog_environment import CatalogEnvironment, unlocked
+from paimon_sql.io.catalog_environment import CatalogEnvironment, unlocked
 from paimon_sql.table.format_table import FormatTable
-from paimon_sql.table.paths import MAIN_BRANCH, PathFactory
-from paimon_sql.table.schema_manager import SchemaManager
+from paimon_sql.io.paths import MAIN_BRANCH, PathFactory
+from paimon_sql.schema.schema_manager import SchemaManager
 from paimon_sql.table.table import FileStoreTable
 from paimon_sql.table.table_type import table_of
 

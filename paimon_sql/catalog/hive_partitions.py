@@ -16,10 +16,10 @@ import time
 from typing import Callable, Iterable, List, Sequence
 
 from paimon_sql.catalog.hive_client import ClientPool, Missing, ttypes
-from paimon_sql.format import binary_row
-from paimon_sql.format.manifest import ADD, DELETE
-from paimon_sql.table.catalog_environment import PARTITIONED_IN_METASTORE
-from paimon_sql.table.paths import MAIN_BRANCH
+from paimon_sql.data import binary_row
+from paimon_sql.manifest.manifest_file import ADD, DELETE
+from paimon_sql.io.catalog_environment import PARTITIONED_IN_METASTORE
+from paimon_sql.io.paths import MAIN_BRANCH
 
 
 def syncs_partitions(schema) -> bool:

@@ -34,12 +34,12 @@ from paimon_sql.exceptions import (
     ViewAlreadyExistsError,
     ViewNotFoundError,
 )
-from paimon_sql.format.schema import TableSchema
-from paimon_sql.format.view import ViewSchema
+from paimon_sql.schema.table_schema import TableSchema
+from paimon_sql.schema.view_schema import ViewSchema
 from paimon_sql.table import format_table
-from paimon_sql.table.catalog_environment import CatalogEnvironment, unlocked
-from paimon_sql.table.paths import PathFactory
-from paimon_sql.table.schema_manager import SchemaManager
+from paimon_sql.io.catalog_environment import CatalogEnvironment, unlocked
+from paimon_sql.io.paths import PathFactory
+from paimon_sql.schema.schema_manager import SchemaManager
 
 DEFAULT_SQLITE_FILE = "paimon-catalog.sqlite"
 TABLES = "paimon_tables"

@@ -25,7 +25,7 @@ import numpy as np
 import pyarrow as pa
 import xxhash
 
-from paimon_sql.format.predicate import Predicate
+from paimon_sql.data.predicate import Predicate
 from paimon_sql.index import values as V
 
 _ENABLED, _NDV, _FPP = "parquet.bloom.filter.enabled", "parquet.bloom.filter.expected.ndv", \

@@ -18,7 +18,7 @@ import numpy as np
 from pyroaring import BitMap
 
 from paimon_sql.exceptions import CorruptMetadataError
-from paimon_sql.format.manifest import ADD, DeletionVectorMeta, IndexManifestEntry
+from paimon_sql.manifest.manifest_file import ADD, DeletionVectorMeta, IndexManifestEntry
 
 MAGIC = 1581511376
 VERSION = 1

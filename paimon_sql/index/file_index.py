@@ -26,8 +26,8 @@ import pyarrow.compute as pc
 from pyroaring import BitMap
 
 from paimon_sql.exceptions import CorruptMetadataError, InvalidOptionError
-from paimon_sql.format.predicate import Predicate
-from paimon_sql.format.types import AtomicType, MapType
+from paimon_sql.data.predicate import Predicate
+from paimon_sql.data.types import AtomicType, MapType
 from paimon_sql.index import bitmap, bloom_filter, bsi, file_index_format
 
 PREFIX = "file-index."

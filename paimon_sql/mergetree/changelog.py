@@ -17,8 +17,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from paimon_sql.format import row_kind
-from paimon_sql.format.schema import VALUE_KIND
+from paimon_sql.data import row_kind
+from paimon_sql.schema.table_schema import VALUE_KIND
 from paimon_sql.mergetree.key_groups import KeyGroups, with_column
 
 GROUP_ID = "__paimon_key_group"

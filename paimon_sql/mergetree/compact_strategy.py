@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
-from paimon_sql.format.manifest import DataFileMeta
+from paimon_sql.manifest.manifest_file import DataFileMeta
 from paimon_sql.mergetree.levels import SortedRun
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Callable, List, Sequence, Tuple
 
-from paimon_sql.format.manifest import DataFileMeta
+from paimon_sql.manifest.manifest_file import DataFileMeta
 
 
 def merge_order(files: Sequence[DataFileMeta]) -> List[DataFileMeta]:

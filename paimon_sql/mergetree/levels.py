@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable, List, Tuple
 
-from paimon_sql.format.manifest import DataFileMeta
+from paimon_sql.manifest.manifest_file import DataFileMeta
 
 
 @dataclass(frozen=True)

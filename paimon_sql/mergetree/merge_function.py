@@ -26,8 +26,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_sql.exceptions import MergeError, SchemaError
-from paimon_sql.format import row_kind
-from paimon_sql.format.schema import SEQUENCE_NUMBER, VALUE_KIND
+from paimon_sql.data import row_kind
+from paimon_sql.schema.table_schema import SEQUENCE_NUMBER, VALUE_KIND
 from paimon_sql.mergetree.aggregate import FieldAggregate
 from paimon_sql.mergetree.key_groups import KeyGroups
 

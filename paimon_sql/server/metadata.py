@@ -29,7 +29,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import types as T
 
 from paimon_sql.catalog.base import SYSTEM_TABLE_SPLITTER, Identifier
-from paimon_sql.format.types import MAX_LENGTH, AtomicType
+from paimon_sql.data.types import MAX_LENGTH, AtomicType
 from paimon_sql.spark.types import spark_ddl
 from paimon_sql.sql.show import INTERNAL_VIEW
 from paimon_sql.sql.views import GLOBAL_TEMP

@@ -1,5 +1,5 @@
 """Compaction as a Spark job, as paimon-spark's CompactProcedure runs it: the driver plans the
-buckets (:func:`~paimon_sql.table.compact.plan_units`), each bucket is compacted by one Spark task
+buckets (:func:`~paimon_sql.compact.merge_tree_compact.plan_units`), each bucket is compacted by one Spark task
 on an executor, and the driver commits the returned messages as ONE COMPACT snapshot.
 
 A task never fails the job: it returns its bucket's message or its error (a failing bucket first
@@ -14,14 +14,14 @@ from functools import partial
 from typing import Optional, Sequence
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.format.predicate import Predicate
+from paimon_sql.data.predicate import Predicate
 from paimon_sql.spark.tasks import guarded, run_tasks
-from paimon_sql.table.compact import compact_unit, plan_units
+from paimon_sql.compact.merge_tree_compact import compact_unit, plan_units
 
 
 def compact(spark, table, partition_predicate: Optional[Predicate] = None, full: bool = False,
             buckets: Optional[Sequence[tuple]] = None) -> Optional[int]:
-    """Compact the table's buckets (as :func:`~paimon_sql.table.compact.compact_table` chooses them)
+    """Compact the table's buckets (as :func:`~paimon_sql.compact.merge_tree_compact.compact_table` chooses them)
     in Spark tasks, one per bucket; returns the COMPACT snapshot's id, None when nothing changed."""
     units = plan_units(table, partition_predicate, buckets)
     if not units:

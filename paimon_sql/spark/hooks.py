@@ -41,7 +41,6 @@ from paimon_sql.spark.target import (
 )
 from paimon_sql.spark.write import PLANNED, by_name, distribute, location_options, merge_schema, source_name
 from paimon_sql.table import format_table, materialized_table as mt
-
 _SESSION = "_paimon_sql_session"  # the attribute of a SparkSession naming its connected paimon-sql session
 _ORIGINAL: dict = {}
 

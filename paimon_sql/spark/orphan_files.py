@@ -1,6 +1,6 @@
 """remove_orphan_files as a Spark job (paimon-spark's distributed mode): the table's folders are
 listed, and the orphans deleted, by Spark tasks on executors; the driver walks the references in
-between (:func:`paimon_sql.table.orphan_files.remove_orphan_files` keeps the order that makes it
+between (:func:`paimon_sql.maintenance.remove_orphan_files.remove_orphan_files` keeps the order that makes it
 safe: list first, then read what is referenced)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from functools import partial
 from typing import Optional, Tuple
 
 from paimon_sql.spark.tasks import run_tasks
-from paimon_sql.table.orphan_files import remove_orphan_files as remove_locally
+from paimon_sql.maintenance.remove_orphan_files import remove_orphan_files as remove_locally
 
 
 def remove_orphan_files(spark, table, older_than_millis: Optional[int] = None, dry_run: bool = False,

@@ -23,16 +23,16 @@ import pyarrow.fs as pafs
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from paimon_sql.format import binary_row
-from paimon_sql.format import predicate as P
+from paimon_sql.data import binary_row
+from paimon_sql.data import predicate as P
 from paimon_sql.format.file_format import check_size
-from paimon_sql.format.schema import VALUE_KIND
-from paimon_sql.format.types import MAX_LENGTH, AtomicType
+from paimon_sql.schema.table_schema import VALUE_KIND
+from paimon_sql.data.types import MAX_LENGTH, AtomicType
 from paimon_sql.spark.types import spark_ddl
-from paimon_sql.table import fallback_read, file_skipping, metadata_columns
-from paimon_sql.table.compact import num_levels
-from paimon_sql.table.paths import MAIN_BRANCH
-from paimon_sql.table.scan import PlanStats
+from paimon_sql.read import fallback_read, file_skipping, metadata_columns
+from paimon_sql.compact.merge_tree_compact import num_levels
+from paimon_sql.io.paths import MAIN_BRANCH
+from paimon_sql.read.scan import PlanStats
 
 
 def native_readable(table, split) -> bool:
@@ -201,7 +201,7 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
                    reports: Optional[List[ScanReport]] = None, read_optimized: bool = False,
                    reuse: Optional[OrderedDict] = None) -> DataFrame:
     """The rows of ``table`` (a time-travelled / branch / option-copied table reads as such);
-    ``columns`` may name metadata columns (:mod:`paimon_sql.table.metadata_columns`). A table
+    ``columns`` may name metadata columns (:mod:`paimon_sql.read.metadata_columns`). A table
     with a fallback or primary branch reads each partition from the branch that wins it.
 
     ``reuse``: DataFrames built before, by what they read (:func:`_reuse_key`). The scan is planned

@@ -6,7 +6,7 @@ Rows are range-partitioned across Spark tasks by (partition columns, sort key) a
 each task, so each task writes, per table partition, one file holding one slice of the order: the
 files' min/max stats then skip most of them for queries on the order columns. The sort key is the
 order columns themselves (``order``) or a z-order / Hilbert key computed from them in a vectorized
-``mapInArrow`` (:mod:`paimon_sql.table.sort_keys`). The write is a dynamic partition overwrite, as
+``mapInArrow`` (:mod:`paimon_sql.compact.sort_keys`). The write is a dynamic partition overwrite, as
 paimon-spark's: partitions the read did not cover keep their files. How many files a partition gets
 follows Spark's shuffle partitioning (``spark.sql.shuffle.partitions``, adaptive coalescing), as in
 paimon-spark.
@@ -20,10 +20,10 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import BinaryType, StructField, StructType
 
-from paimon_sql.format import predicate as P
+from paimon_sql.data import predicate as P
 from paimon_sql.spark.scan import scan_dataframe
-from paimon_sql.table import sort_keys
-from paimon_sql.table.commit import LAST_SAFE_SNAPSHOT
+from paimon_sql.compact import sort_keys
+from paimon_sql.commit.table_commit import LAST_SAFE_SNAPSHOT
 
 ORDER, ZORDER, HILBERT = "order", "zorder", "hilbert"
 _KEY = "__paimon_sort_key"

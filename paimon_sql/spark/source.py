@@ -41,12 +41,12 @@ from pyspark.sql.datasource import (
 )
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.format import predicate as P
-from paimon_sql.format import row_kind
-from paimon_sql.format.schema import SEQUENCE_NUMBER, VALUE_KIND
+from paimon_sql.data import predicate as P
+from paimon_sql.data import row_kind
+from paimon_sql.schema.table_schema import SEQUENCE_NUMBER, VALUE_KIND
 from paimon_sql.spark.types import spark_ddl, spark_type, to_spark_arrow
-from paimon_sql.table import fallback_read, metadata_columns
-from paimon_sql.table.read import FILE_COLUMN, POSITION_COLUMN
+from paimon_sql.read import fallback_read, metadata_columns
+from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
 
 BUCKET_COLUMN = "__paimon_bucket"  # added by the write planner to shuffle by bucket; never stored
 ROWKIND_NAME = "rowkind"  # the row kind as text, first column of $audit_log / $binlog
@@ -197,7 +197,7 @@ class PaimonDataSource(DataSource):
 
     def _metadata(self) -> List[str]:
         """``paimon.metadata``: metadata columns to add after the table's (JSON list; file path,
-        row index, bucket — :mod:`paimon_sql.table.metadata_columns`)."""
+        row index, bucket — :mod:`paimon_sql.read.metadata_columns`)."""
         names = self.options.get("paimon.metadata")
         return json.loads(names) if names else []
 

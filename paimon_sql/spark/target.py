@@ -18,13 +18,12 @@ from pyspark.sql import DataFrame
 
 from paimon_sql.catalog import Identifier, load_catalog
 from paimon_sql.exceptions import PaimonError, SchemaError, TableNotFoundError
-from paimon_sql.format.schema import TableSchema
-from paimon_sql.format.types import DataField
+from paimon_sql.schema.table_schema import TableSchema
+from paimon_sql.data.types import DataField
 from paimon_sql.spark.source import is_location, store_options
-from paimon_sql.format.types import paimon_type_from_sql
+from paimon_sql.data.types import paimon_type_from_sql
 from paimon_sql.spark.write import EXPLICIT_CAST, MERGE_SCHEMA, by_name, merge_schema, write_dataframe
 from paimon_sql.table import format_table, materialized_table as mt
-
 LAYOUT_KEYS = ("primary-key", "partition")  # describe a table's layout: given when creating it, never per write
 _WRITE_KEYS = {"warehouse", "path", "table", "branch", "checkpointlocation", "partitionoverwritemode", "queryname",
                MERGE_SCHEMA, EXPLICIT_CAST}

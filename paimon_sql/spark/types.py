@@ -13,7 +13,7 @@ from typing import List
 import pyarrow as pa
 from pyspark.sql import types as T
 
-from paimon_sql.format.types import (
+from paimon_sql.data.types import (
     ArrayType,
     AtomicType,
     DataField,

@@ -11,7 +11,7 @@ from pyspark.sql import functions as F
 from sqlglot import exp
 
 from paimon_sql.exceptions import SchemaError
-from paimon_sql.format.types import AtomicType
+from paimon_sql.data.types import AtomicType
 from paimon_sql.table import format_table
 from paimon_sql.table.statistics import write_statistics
 

@@ -1,6 +1,6 @@
 """Persistent views: ``CREATE VIEW`` in a warehouse database keeps the view in the catalog.
 
-A view is stored as Paimon stores one (:class:`paimon_sql.format.view.ViewSchema`): its output
+A view is stored as Paimon stores one (:class:`paimon_sql.schema.view_schema.ViewSchema`): its output
 columns, its query as the user wrote it (also under the ``spark`` dialect, as paimon-spark writes
 it), its comment and its TBLPROPERTIES as options. Spark never holds it: a query naming the view
 reads it through :func:`paimon_sql.sql.views.expand`, which splices the view's query in as a
@@ -22,9 +22,9 @@ from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
 from paimon_sql.exceptions import PaimonError, SchemaError, ViewAlreadyExistsError
-from paimon_sql.format.options import redact
-from paimon_sql.format.types import DataField, paimon_type_from_sql
-from paimon_sql.format.view import ViewSchema
+from paimon_sql.options.core_options import redact
+from paimon_sql.data.types import DataField, paimon_type_from_sql
+from paimon_sql.schema.view_schema import ViewSchema
 from paimon_sql.sql import parse, query
 from paimon_sql.sql.show import CATALOG
 

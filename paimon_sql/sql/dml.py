@@ -28,17 +28,18 @@ from pyspark.sql import functions as F
 from sqlglot import exp
 
 from paimon_sql.exceptions import PaimonError, SchemaError
-from paimon_sql.format import row_kind
-from paimon_sql.format.types import RowType
+from paimon_sql.data import row_kind
+from paimon_sql.data.types import RowType
 from paimon_sql.spark.source import ROWKIND_COLUMN
 from paimon_sql.spark.types import spark_type
 from paimon_sql.spark.write import EXPLICIT_CAST, MERGE_SCHEMA, add_columns, assign, option_enabled
 from paimon_sql.sql import cache, parse
 from paimon_sql.sql.alter import column_path
 from paimon_sql.sql.query import scan_options
-from paimon_sql.table import fallback_read, format_table
-from paimon_sql.table.read import FILE_COLUMN, POSITION_COLUMN
-from paimon_sql.table.row_delete import delete_messages, positions_of
+from paimon_sql.read import fallback_read
+from paimon_sql.table import format_table
+from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
+from paimon_sql.write.row_delete import delete_messages, positions_of
 
 
 def _partition_spec(node: exp.Expression) -> Dict[str, object]:

@@ -14,8 +14,6 @@ from paimon_sql.exceptions import PaimonError
 from paimon_sql.sql import (alter, analyze, cache, call, catalog_views, ddl, dml, explain, materialized_table,
                             merge_into, parse, query, show, views)
 from paimon_sql.table import materialized_table as mt, object_table
-
-
 def _query(session, node):
     return session.query_dataframe(node, session.text)
 

@@ -33,15 +33,15 @@ from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
 from paimon_sql.exceptions import PaimonError, SchemaError, TableAlreadyExistsError, TableNotFoundError
-from paimon_sql.format.options import redact
-from paimon_sql.format.schema import TableSchema
-from paimon_sql.format.types import DataField
-from paimon_sql.format.types import paimon_type_from_sql
+from paimon_sql.options.core_options import redact
+from paimon_sql.schema.table_schema import TableSchema
+from paimon_sql.data.types import DataField
+from paimon_sql.data.types import paimon_type_from_sql
 from paimon_sql.sql import ddl, parse
 from paimon_sql.table import materialized_table as mt
-from paimon_sql.table.commit import BASE_SNAPSHOT
+from paimon_sql.commit.table_commit import BASE_SNAPSHOT
 from paimon_sql.table.format_table import FormatTable
-from paimon_sql.table.schema_change import AddColumn, SetOption
+from paimon_sql.schema.schema_change import AddColumn, SetOption
 
 STATEMENT = re.compile(r"\s*MATERIALIZED\s+TABLE\b", re.I)
 _CREATE = re.compile(r"\s*MATERIALIZED\s+TABLE\s+(?P<exists>IF\s+NOT\s+EXISTS\s+)?(?P<head>.*?)\s*"

@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 from sqlglot import exp
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.format import row_kind
+from paimon_sql.data import row_kind
 from paimon_sql.spark.source import ROWKIND_COLUMN
 from paimon_sql.sql.dml import (
     check_assignments,
@@ -35,8 +35,8 @@ from paimon_sql.sql.dml import (
     with_table_types,
     write_changes,
 )
-from paimon_sql.table import fallback_read
-from paimon_sql.table.read import FILE_COLUMN, POSITION_COLUMN
+from paimon_sql.read import fallback_read
+from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
 
 _T, _S = "__paimon_target_row", "__paimon_source_row"
 

@@ -27,7 +27,8 @@ from paimon_sql.exceptions import PaimonError
 from paimon_sql.spark import jvm
 from paimon_sql.sql import parse, star
 from paimon_sql.systables import SystemTable
-from paimon_sql.table import format_table, metadata_columns
+from paimon_sql.table import format_table
+from paimon_sql.read import metadata_columns
 from paimon_sql.table.format_table import FormatTable
 
 SYS_DATABASE = "sys"  # global system tables: sys.tables, sys.partitions, ...
@@ -347,7 +348,7 @@ def session_options(session, table) -> dict:
     """Paimon options set in Spark's session, as paimon-spark reads them: ``SET spark.paimon.<key>``
     for every table (``<key>`` a Paimon option), ``SET spark.paimon.<db>.<table>.<key>`` for one;
     the per-table form wins, a reference's own hint or ``AS OF`` wins over both."""
-    from paimon_sql.format.options import registry
+    from paimon_sql.options.core_options import registry
     settings = {k[len(SESSION_PREFIX):]: v for k, v in _session_conf(session.spark).items()
                 if k.startswith(SESSION_PREFIX)}
     if not settings:

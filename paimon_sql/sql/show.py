@@ -22,15 +22,15 @@ import pyarrow as pa
 from pyspark.sql import types as T
 
 from paimon_sql.exceptions import PaimonError, SchemaError
-from paimon_sql.format import binary_row
-from paimon_sql.format.options import redact
-from paimon_sql.format.types import MAX_LENGTH, AtomicType, DataType
+from paimon_sql.data import binary_row
+from paimon_sql.options.core_options import redact
+from paimon_sql.data.types import MAX_LENGTH, AtomicType, DataType
 from paimon_sql.spark.types import spark_ddl
 from paimon_sql.sql import parse
 from paimon_sql.systables import SystemTable
 from paimon_sql.table.format_table import FormatTable
-from paimon_sql.table.migrate import HIVE_DEFAULT_PARTITION
-from paimon_sql.table.paths import partition_value_text, shown_partition
+from paimon_sql.maintenance.migrate_table import HIVE_DEFAULT_PARTITION
+from paimon_sql.io.paths import partition_value_text, shown_partition
 from paimon_sql.table.statistics import read_statistics
 
 CATALOG = "spark_catalog"  # warehouse databases are named as Spark's session catalog names its own

@@ -1,6 +1,6 @@
 """``SELECT *`` over tables read with their metadata columns.
 
-A query that names a metadata column (``__paimon_file_path``, ... :mod:`paimon_sql.table.metadata_columns`)
+A query that names a metadata column (``__paimon_file_path``, ... :mod:`paimon_sql.read.metadata_columns`)
 reads its Paimon tables with those columns after their own. Spark has no way to hide a column of
 a relation made from a DataFrame, so each ``*`` or ``t.*`` that would take in such a table is
 spelled out in the text: the table's own columns by name, any other relation by its own ``q.*``.
@@ -14,7 +14,7 @@ from typing import Dict, List, Optional
 from sqlglot import exp
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.table.metadata_columns import NAMES
+from paimon_sql.read.metadata_columns import NAMES
 
 
 def wanted(tree: exp.Expression) -> bool:

@@ -14,7 +14,7 @@ from typing import Dict, List, Optional, Tuple
 
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.io import FileIO
-from paimon_sql.table.paths import MAIN_BRANCH, PathFactory, branch_path
+from paimon_sql.io.paths import MAIN_BRANCH, PathFactory, branch_path
 
 _PREFIX = "branch-"
 
@@ -149,7 +149,7 @@ class BranchManager:
                     src.schema_at(schema_id).to_json() != dst.schema_at(schema_id).to_json():
                 raise BranchError(f"cannot merge branch '{source}' into '{target}': schema {schema_id} of its "
                                   "files differs between them")
-        from paimon_sql.table.write import CommitMessage
+        from paimon_sql.write.table_write import CommitMessage
         messages: Dict[tuple, CommitMessage] = {}
         for e in files:
             key = (e.partition, e.bucket, e.total_buckets)

@@ -12,7 +12,7 @@ import json
 from typing import Dict, Optional
 
 from paimon_sql.io import FileIO
-from paimon_sql.table.paths import PathFactory
+from paimon_sql.io.paths import PathFactory
 
 
 class ConsumerManager:

@@ -24,13 +24,13 @@ from dataclasses import dataclass, replace
 from typing import Dict, Mapping, Optional
 
 from paimon_sql.exceptions import InvalidOptionError, PaimonError, SchemaError
-from paimon_sql.format import options as opts
-from paimon_sql.format.schema import TableSchema
-from paimon_sql.format.types import AtomicType
+from paimon_sql.options import core_options as opts
+from paimon_sql.schema.table_schema import TableSchema
+from paimon_sql.data.types import AtomicType
 from paimon_sql.io import FileIO
 from paimon_sql.io.object_stores import flag
-from paimon_sql.table.catalog_environment import NO_CATALOG, CatalogEnvironment
-from paimon_sql.table.schema_manager import SchemaManager
+from paimon_sql.io.catalog_environment import NO_CATALOG, CatalogEnvironment
+from paimon_sql.schema.schema_manager import SchemaManager
 
 FORMAT_TABLE = "format-table"
 SCHEMA_DIR = "_schema"  # <location>/_schema/schema-N: hidden from file readers by its '_'
@@ -206,7 +206,7 @@ class FormatSchemaManager(SchemaManager):
     files already there, and a new file format or type would make them unreadable."""
 
     def commit_changes(self, changes) -> TableSchema:
-        from paimon_sql.table import schema_change as sc
+        from paimon_sql.schema import schema_change as sc
         latest = self.latest()
         for c in changes:
             fixed = isinstance(c, (sc.SetOption, sc.RemoveOption)) and c.key in ("type", "file.format") and \
@@ -254,7 +254,7 @@ class FormatTable:
         """This table with options given for one read or write (a hint, ``SET spark.paimon.*``)."""
         if not dynamic_options:
             return self
-        from paimon_sql.table.time_travel import TRAVEL_KEYS
+        from paimon_sql.snapshot.time_travel import TRAVEL_KEYS
         travel = [k for k in dynamic_options if k in TRAVEL_KEYS or k in ("branch", "incremental-between",
                                                                               "incremental-between-timestamp")]
         if travel:

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from typing import Dict, Optional
 
 from paimon_sql.exceptions import PaimonError, SchemaError, SnapshotNotFoundError
-from paimon_sql.format import options as opts
-from paimon_sql.format.manifest import ADD
-from paimon_sql.table.commit import SNAPSHOT_PROPERTIES
+from paimon_sql.options import core_options as opts
+from paimon_sql.manifest.manifest_file import ADD
+from paimon_sql.commit.table_commit import SNAPSHOT_PROPERTIES
 
 TYPE = "materialized-table"
 DEFINITION_QUERY = "materialized-table.definition-query"

@@ -16,18 +16,19 @@ from urllib.parse import urlparse
 import pyarrow as pa
 
 from paimon_sql.exceptions import TableNotFoundError
-from paimon_sql.format import binary_row, manifest
+from paimon_sql.data import binary_row
+from paimon_sql.manifest import manifest_file
 from paimon_sql.format.file_format import check_format
-from paimon_sql.format.options import check_usable
-from paimon_sql.format.schema import TableSchema
+from paimon_sql.options.core_options import check_usable
+from paimon_sql.schema.table_schema import TableSchema
 from paimon_sql.io import FileIO
 from paimon_sql.table.branch_manager import BranchManager
-from paimon_sql.table.catalog_environment import NO_CATALOG, CatalogEnvironment
+from paimon_sql.io.catalog_environment import NO_CATALOG, CatalogEnvironment
 from paimon_sql.table.consumer_manager import ConsumerManager
-from paimon_sql.table.paths import MAIN_BRANCH, PathFactory
-from paimon_sql.table.schema_manager import SchemaManager
-from paimon_sql.table.snapshot_manager import SnapshotManager
-from paimon_sql.table.tag_manager import TagManager
+from paimon_sql.io.paths import MAIN_BRANCH, PathFactory
+from paimon_sql.schema.schema_manager import SchemaManager
+from paimon_sql.snapshot.snapshot_manager import SnapshotManager
+from paimon_sql.tag.tag_manager import TagManager
 
 
 class FileStoreTable:
@@ -78,8 +79,8 @@ class FileStoreTable:
             branch = str(dynamic_options["branch"]).strip()
             table = self if branch == self.branch else self.switch_to_branch(branch)
             return table.copy(rest)
-        from paimon_sql.format import options as opts
-        from paimon_sql.table.schema_change import check_option_changes
+        from paimon_sql.options import core_options as opts
+        from paimon_sql.schema.schema_change import check_option_changes
         merged = {**self.schema.options, **dynamic_options}
         opts.validate(merged, self.schema.field_names, keys=dynamic_options)
         check_option_changes(self.schema.options, dynamic_options)
@@ -92,7 +93,7 @@ class FileStoreTable:
         """:meth:`copy`, and when the options travel in time (``scan.snapshot-id``, ``scan.tag-name``,
         ``scan.version``, ``scan.timestamp[-millis]``, ``scan.watermark``), pinned to that snapshot
         (``scan.snapshot-id``) and read through the schema it was written with, as Paimon does."""
-        from paimon_sql.table.time_travel import TRAVEL_KEYS, travel_snapshot
+        from paimon_sql.snapshot.time_travel import TRAVEL_KEYS, travel_snapshot
         table = self.copy(dynamic_options)
         if not any(k in (dynamic_options or {}) for k in TRAVEL_KEYS):
             return table
@@ -171,43 +172,43 @@ class FileStoreTable:
         return [f.type for f in self.schema.key_fields()]
 
     def new_write(self, overwrite: bool = False):
-        from paimon_sql.table.write import TableWrite
+        from paimon_sql.write.table_write import TableWrite
         check_usable(self.schema.options, "written")
         return TableWrite(self, overwrite)
 
     def new_commit(self, commit_user: Optional[str] = None):
-        from paimon_sql.table.commit import TableCommit
+        from paimon_sql.commit.table_commit import TableCommit
         check_usable(self.schema.options, "written")
         return TableCommit(self, commit_user)
 
     def has_partition(self, spec: dict) -> bool:
         """Whether the latest snapshot holds files of the partition ``spec`` (``{key: literal}``,
         literals cast to the partition columns' types; NULL: the default partition)."""
-        from paimon_sql.table.partition_names import specs_predicate
-        from paimon_sql.table.scan import in_partitions
+        from paimon_sql.data.partition_names import specs_predicate
+        from paimon_sql.read.scan import in_partitions
         return bool(in_partitions(self.new_scan().plan_entries(), specs_predicate(self.schema, [spec]), self.schema))
 
     def compact(self, partitions=None, full: bool = False) -> Optional[int]:
         """Compact the table's buckets (``partitions``: a predicate on partition columns) into one
         COMPACT snapshot: primary-key buckets' LSM trees (``full``: every bucket into its max level),
         append buckets' small files (``full``: all but leading full-size ones). Returns the snapshot id."""
-        from paimon_sql.table.compact import compact_table
+        from paimon_sql.compact.merge_tree_compact import compact_table
         return compact_table(self, partitions, full)
 
     def rewrite_file_index(self, partitions=None) -> Optional[int]:
         """Rebuild every data file's file index for the current ``file-index.*`` options (one
         COMPACT snapshot; None when nothing changed). ``partitions``: a predicate on partition keys."""
-        from paimon_sql.table.rewrite_file_index import rewrite_file_index
+        from paimon_sql.maintenance.rewrite_file_index import rewrite_file_index
         return rewrite_file_index(self, partitions)
 
     def delete_where(self, predicate) -> int:
         """Delete an append table's rows matching ``predicate`` (deletion vectors when enabled, else
         copy-on-write of the touched files) in one snapshot; returns how many rows were deleted."""
-        from paimon_sql.table.row_delete import delete_where
+        from paimon_sql.write.row_delete import delete_where
         return delete_where(self, predicate)
 
     def new_scan(self):
-        from paimon_sql.table.scan import TableScan
+        from paimon_sql.read.scan import TableScan
         check_usable(self.schema.options, "read")
         return TableScan(self)
 

@@ -5,8 +5,8 @@ check every catalog runs), refreshed, read back by a new catalog instance, time-
 import pytest
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.format.schema import TableSchema
-from paimon_sql.format.types import DataField, parse_type
+from paimon_sql.schema.table_schema import TableSchema
+from paimon_sql.data.types import DataField, parse_type
 from paimon_sql.table.object_table import FIELDS, ObjectTable
 
 from catalog.conftest import open_catalog

@@ -9,7 +9,7 @@ import pytest
 from catalog.committers import run_together
 from catalog.conftest import open_catalog
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.format.options import MASK, SECRET_KEY
+from paimon_sql.options.core_options import MASK, SECRET_KEY
 from spark.conftest import rows
 
 

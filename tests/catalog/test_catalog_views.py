@@ -14,8 +14,8 @@ from paimon_sql.exceptions import (
     ViewAlreadyExistsError,
     ViewNotFoundError,
 )
-from paimon_sql.format.types import DataField, parse_type
-from paimon_sql.format.view import ViewSchema
+from paimon_sql.data.types import DataField, parse_type
+from paimon_sql.schema.view_schema import ViewSchema
 
 VIEW = ViewSchema.of_spark([DataField(0, "id", parse_type("INT"), "the id"), DataField(1, "c", parse_type("STRING"))],
                            "SELECT id, c FROM t WHERE id > 1", "a view", {"k": "v"})

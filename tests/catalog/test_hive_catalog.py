@@ -23,9 +23,9 @@ from paimon_sql.exceptions import (
     PaimonError,
     TableNotFoundError,
 )
-from paimon_sql.format.schema import TableSchema
-from paimon_sql.format.types import DataField, parse_type
-from paimon_sql.table.schema_change import AddColumn, SetOption
+from paimon_sql.schema.table_schema import TableSchema
+from paimon_sql.data.types import DataField, parse_type
+from paimon_sql.schema.schema_change import AddColumn, SetOption
 
 PARTITIONED = {"metastore.partitioned-table": "true"}
 HMS_STATS = ("transient_lastDdlTime", "numFiles", "totalSize")  # parameters the metastore adds itself

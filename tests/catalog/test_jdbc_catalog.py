@@ -367,8 +367,8 @@ def test_a_registered_table_whose_files_are_gone_says_so_and_can_be_dropped(opti
 
 
 def test_a_schema_change_adding_an_upper_case_column_is_refused(options, warehouse):
-    from paimon_sql.format.types import parse_type
-    from paimon_sql.table.schema_change import AddColumn, RenameColumn
+    from paimon_sql.data.types import parse_type
+    from paimon_sql.schema.schema_change import AddColumn, RenameColumn
     catalog = load_catalog(warehouse, options)
     catalog.create_database("db")
     table = catalog.create_table_from_arrow("db.t", SCHEMA)

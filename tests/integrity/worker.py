@@ -159,13 +159,13 @@ class Worker:
         return self.table.new_commit(user).commit_or_abort(messages)
 
     def _compact(self, user: str, full: bool):
-        from paimon_sql.table.compact import compact_table
+        from paimon_sql.compact.merge_tree_compact import compact_table
         return compact_table(self.table, None, full, commit_user=user)
 
     # -- append tables ------------------------------------------------------------------------
 
     def _append_write(self, user: str, insert, delete):
-        from paimon_sql.table.row_delete import delete_messages
+        from paimon_sql.write.row_delete import delete_messages
         table = self.table
         messages = delete_messages(table, self._positions([row[0] for row in delete])) if delete else []
         if insert:
@@ -184,8 +184,8 @@ class Worker:
 
     def _positions(self, ids):
         """Where this process's rows ``ids`` are now (latest snapshot): exactly one live row each."""
-        from paimon_sql.format import predicate as P
-        from paimon_sql.table.row_delete import positions_of
+        from paimon_sql.data import predicate as P
+        from paimon_sql.write.row_delete import positions_of
         scan = self.table.new_scan().filter(P.is_in("id", ids)).select("id")
         reader = scan.reader()
         parts = [reader.read_positions(split) for split in scan.plan().splits]

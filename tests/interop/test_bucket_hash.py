@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from paimon_sql.catalog import load_catalog
-from paimon_sql.format import binary_row
-from paimon_sql.format.types import parse_type
+from paimon_sql.data import binary_row
+from paimon_sql.data.types import parse_type
 
 pytestmark = pytest.mark.interop
 

@@ -4,8 +4,7 @@ import pyarrow as pa
 import pytest
 from support import SCHEMA
 
-from paimon_sql.format import predicate as P
-
+from paimon_sql.data import predicate as P
 pytestmark = pytest.mark.interop
 
 

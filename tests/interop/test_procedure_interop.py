@@ -19,8 +19,7 @@ from java_paimon import JavaPaimon, JavaUnavailable, ok
 from spark.conftest import spark  # noqa: F401  (fixture: one SparkSession per run)
 
 import paimon_sql
-from paimon_sql.format import predicate as P
-
+from paimon_sql.data import predicate as P
 pytestmark = pytest.mark.interop
 DELETE = 3  # the -D row kind
 DATABASE = "procs"

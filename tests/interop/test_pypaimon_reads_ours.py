@@ -55,7 +55,7 @@ def test_pypaimon_appends_to_our_table(pypaimon, catalog, warehouse):
 def test_tables_with_file_indexes(pypaimon, catalog, warehouse):
     """Embedded indexes, .index files and Parquet bloom filters leave the table readable by pypaimon;
     files pypaimon adds carry no index and are never skipped by ours."""
-    from paimon_sql.format import predicate as P
+    from paimon_sql.data import predicate as P
     options = {"file-index.bloom-filter.columns": "name", "file-index.bitmap.columns": "dt",
                "file-index.bsi.columns": "id", "parquet.bloom.filter.enabled#name": "true"}
     t = catalog.create_table_from_arrow("db.fi", SCHEMA, options=options)
@@ -75,8 +75,8 @@ def test_tables_with_file_indexes(pypaimon, catalog, warehouse):
 
 def test_pypaimon_reads_our_evolved_table_and_tags(pypaimon, catalog, warehouse):
     """Schema changes committed here (add / rename / drop / widen) and tags created here read in pypaimon."""
-    from paimon_sql.format.types import parse_type
-    from paimon_sql.table import schema_change as sc
+    from paimon_sql.data.types import parse_type
+    from paimon_sql.schema import schema_change as sc
     t = catalog.create_table_from_arrow("db.ev", SCHEMA, primary_keys=["id"], options={"bucket": "1"})
     t.write_arrow(_batch([1, 2], ["a", "b"], [1.0, 2.0], ["d", "d"]))
     t.tag_manager.create("before", t.snapshot_manager.latest())

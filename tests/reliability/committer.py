@@ -112,8 +112,8 @@ class Committer:
     def maintain(self) -> None:
         """Compaction and expiry rounds beside the writers, until they are done."""
         from paimon_sql.exceptions import PaimonError
-        from paimon_sql.table.compact import compact_messages
-        from paimon_sql.table.expire import expire_snapshots
+        from paimon_sql.compact.merge_tree_compact import compact_messages
+        from paimon_sql.maintenance.expire_snapshots import expire_snapshots
         barrier, retain = Path(self.config["barrier"]), self.config["retain"]
         n = 0
         while not all((barrier / f"done-{p}").exists() for p in self.config["writers"]):

@@ -29,12 +29,12 @@ import pyarrow as pa
 
 from paimon_sql.catalog import load_catalog
 from paimon_sql.io.file_io import FileIO
-from paimon_sql.table import compact as compact_module
-from paimon_sql.table.commit import TableCommit
-from paimon_sql.table.compact import compact_table
-from paimon_sql.table.expire import expire_snapshots
-from paimon_sql.table.rollback import rollback_to_snapshot, rollback_to_tag
-from paimon_sql.table.snapshot_manager import SnapshotManager
+from paimon_sql.compact import merge_tree_compact as compact_module
+from paimon_sql.commit.table_commit import TableCommit
+from paimon_sql.compact.merge_tree_compact import compact_table
+from paimon_sql.maintenance.expire_snapshots import expire_snapshots
+from paimon_sql.maintenance.rollback import rollback_to_snapshot, rollback_to_tag
+from paimon_sql.snapshot.snapshot_manager import SnapshotManager
 
 APPEND_SCHEMA = pa.schema([pa.field("id", pa.int64(), False), ("v", pa.int64())])
 PK_SCHEMA = pa.schema([pa.field("k", pa.int32(), False), ("v", pa.int64())])

@@ -44,8 +44,8 @@ from spark.conftest import session, spark  # noqa: F401  (fixtures)
 
 from paimon_sql.catalog import load_catalog
 from paimon_sql.exceptions import CommitConflictError
-from paimon_sql.table.expire import expire_snapshots
-from paimon_sql.table.orphan_files import remove_orphan_files
+from paimon_sql.maintenance.expire_snapshots import expire_snapshots
+from paimon_sql.maintenance.remove_orphan_files import remove_orphan_files
 
 COMMITTER = Path(__file__).with_name("committer.py")
 ROOT = COMMITTER.parent.parent.parent

@@ -22,9 +22,9 @@ from pyhive import hive
 from e2e.server_support import start_server
 from paimon_sql import exceptions
 from paimon_sql.catalog import load_catalog
-from paimon_sql.format import predicate as P
+from paimon_sql.data import predicate as P
 from paimon_sql.session import spark_error
-from paimon_sql.table.schema_change import SetOption
+from paimon_sql.schema.schema_change import SetOption
 from reliability.conftest import FULL, QUICK_JVM, record
 from spark.conftest import rows, session, spark  # noqa: F401  (fixtures: one SparkSession per run)
 

@@ -26,7 +26,7 @@ import pytest
 from pyhive import hive
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.format.options import MASK
+from paimon_sql.options.core_options import MASK
 from paimon_sql.procedures import PROCEDURES
 from paimon_sql.server.main import exposure_warning
 from reliability.conftest import QUICK_JVM, record

@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import paimon_sql
-from paimon_sql.format import row_kind
+from paimon_sql.data import row_kind
 from paimon_sql.spark.types import spark_arrow_schema
 from reliability.conftest import size as ci_or_full
 
@@ -635,7 +635,7 @@ def test_travel_comment(gq, text):
 def test_predicates_follow_spark_on_doubles_and_negated_prefixes():
     """The same fixes at the predicate level: stats can't rule out a NaN row, NOT starts_with
     prunes nothing, and the Arrow row filter keeps what Spark keeps."""
-    from paimon_sql.format import predicate as P
+    from paimon_sql.data import predicate as P
     one_to_three = lambda c: P.FieldStats(1.0, 3.0, 0, 3)  # noqa: E731 — pyarrow's stats leave NaN out
     assert P.greater_than("d", 5.0).may_match(one_to_three)
     assert P.equal("d", math.nan).may_match(one_to_three)
@@ -650,7 +650,7 @@ def test_predicates_follow_spark_on_doubles_and_negated_prefixes():
     assert kept(P.equal("d", 0.0)) == [-0.0] and len(kept(P.less_or_equal("d", math.nan))) == 3
     assert len(kept(P.is_in("d", [math.nan, 1.0]))) == 2 and kept(P.not_in("d", [math.nan])) == [1.0, -0.0]
     assert kept(P.is_in("d", [0.0])) == [-0.0] and len(kept(P.not_in("d", [0.0]))) == 2
-    from paimon_sql.table.file_skipping import for_indexes  # indexes hash bits: both zeros, no NaN
+    from paimon_sql.read.file_skipping import for_indexes  # indexes hash bits: both zeros, no NaN
     assert for_indexes(P.equal("d", -0.0)) == P.is_in("d", [0.0, -0.0])
     assert for_indexes(P.and_(P.equal("id", 1), P.equal("d", math.nan))) is None
 

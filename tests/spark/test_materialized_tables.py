@@ -5,10 +5,10 @@ import pytest
 
 from paimon_sql.catalog import Identifier
 from paimon_sql.exceptions import PaimonError, SchemaError
-from paimon_sql.format.types import paimon_type_from_sql
+from paimon_sql.data.types import paimon_type_from_sql
 from paimon_sql.sql.materialized_table import refresh_lapsed
 from paimon_sql.table import materialized_table as mt
-from paimon_sql.table.schema_change import AddColumn, SetOption
+from paimon_sql.schema.schema_change import AddColumn, SetOption
 from tests.spark.conftest import rows
 
 

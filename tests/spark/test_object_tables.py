@@ -8,10 +8,10 @@ import pyarrow.fs as pafs
 import pytest
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.format.schema import TableSchema
-from paimon_sql.format.types import paimon_type_from_sql
+from paimon_sql.schema.table_schema import TableSchema
+from paimon_sql.data.types import paimon_type_from_sql
 from paimon_sql.table.object_table import FIELDS
-from paimon_sql.table.schema_change import AddColumn
+from paimon_sql.schema.schema_change import AddColumn
 from spark.conftest import rows
 
 

@@ -8,7 +8,7 @@ import os
 import pytest
 
 from paimon_sql.exceptions import InvalidOptionError
-from paimon_sql.format.options import REFUSED, registry
+from paimon_sql.options.core_options import REFUSED, registry
 from spark.conftest import rows
 
 REFUSED_KEYS = [k for k, s in registry().items() if s.support.status == REFUSED]

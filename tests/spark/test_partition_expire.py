@@ -75,7 +75,7 @@ def test_timestamp_pattern_joins_several_partition_columns(session):
 
 def test_a_partition_whose_time_cannot_be_read_is_left_alone(session, caplog):
     dated(session, ("20200101", "later", "2020-01-02"))
-    with caplog.at_level(logging.WARNING, "paimon_sql.table.partition_expire"):
+    with caplog.at_level(logging.WARNING, "paimon_sql.maintenance.expire_partitions"):
         got = rows(session, "CALL sys.expire_partitions(table => 't', expiration_time => '1 d')")
     assert got == [("dt=2020-01-02",)]  # the default formatter reads yyyy-MM-dd only
     assert partitions(session) == ["dt=20200101", "dt=later"]
@@ -164,7 +164,7 @@ def test_write_only_turns_it_off_and_a_failing_expiry_never_fails_the_write(sess
     assert partitions(session) == ["dt=20200101"]
     session.sql("ALTER TABLE t SET TBLPROPERTIES ('write-only' = 'false', "
                 "'partition.timestamp-formatter' = 'yyyyMMdd G')")
-    with caplog.at_level(logging.WARNING, "paimon_sql.table.partition_expire"):
+    with caplog.at_level(logging.WARNING, "paimon_sql.maintenance.expire_partitions"):
         session.sql("INSERT INTO t VALUES (2, '20200102')")
     assert rows(session, "SELECT count(*) FROM t") == [(2,)]
     assert "partition expiry after the commit failed" in caplog.text and "pattern letter 'G'" in caplog.text

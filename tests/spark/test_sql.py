@@ -6,7 +6,7 @@ from decimal import Decimal
 import pytest
 
 from paimon_sql.exceptions import PaimonError, SchemaError, TableNotFoundError
-from paimon_sql.format import predicate as P
+from paimon_sql.data import predicate as P
 from paimon_sql.sql.parse import SqlSyntaxError
 from spark.conftest import rows
 

@@ -3,7 +3,7 @@ sequence numbers kept, deleted rows dropped with their deletion vectors, full-si
 
 import pyarrow as pa
 
-from paimon_sql.table.append_compact import pick
+from paimon_sql.compact.append_compact import pick
 
 SCHEMA = pa.schema([("id", pa.int64()), ("v", pa.string())])
 
@@ -32,7 +32,7 @@ def test_compaction_drops_deleted_rows_and_their_vectors(catalog):
     t = catalog.create_table_from_arrow("db.d", SCHEMA, options={"deletion-vectors.enabled": "true"})
     t.write_arrow(rows([1, 2, 3]))
     t.write_arrow(rows([4, 5]))
-    from paimon_sql.format import predicate as P
+    from paimon_sql.data import predicate as P
     assert t.delete_where(P.is_in("id", [2, 4])) == 2
     t.compact(full=True)
     assert sorted(r["id"] for r in t.to_arrow().to_pylist()) == [1, 3, 5]

@@ -11,7 +11,7 @@ import fastavro
 import pyarrow as pa
 import pytest
 
-from paimon_sql.format.types import parse_type_json
+from paimon_sql.data.types import parse_type_json
 
 ROW = {"type": "ROW", "fields": [
     {"id": 10, "name": "a", "type": "BIGINT"},
@@ -94,7 +94,7 @@ def test_java_and_we_write_the_same_schema_and_read_each_other(java, catalog, wa
 
 
 def test_multiset_and_local_zoned_timestamp_round_trip(catalog):
-    from paimon_sql.format.types import DataField
+    from paimon_sql.data.types import DataField
     fields = [DataField(0, "id", parse_type_json("INT NOT NULL")),
               DataField(1, "ms", parse_type_json({"type": "MULTISET", "element": "BIGINT"})),
               DataField(2, "mss", parse_type_json({"type": "MULTISET", "element": "STRING"})),

@@ -11,7 +11,7 @@ import pytest
 from pyroaring import BitMap
 
 from paimon_sql.exceptions import CorruptMetadataError
-from paimon_sql.format.types import AtomicType
+from paimon_sql.data.types import AtomicType
 from paimon_sql.index import bloom_filter
 
 INT = AtomicType("INT")

@@ -7,7 +7,7 @@ import pytest
 from support import SCHEMA
 
 from paimon_sql.exceptions import CommitConflictError
-from paimon_sql.table.commit import BASE_SNAPSHOT
+from paimon_sql.commit.table_commit import BASE_SNAPSHOT
 
 
 def batch(ids, dt="d"):

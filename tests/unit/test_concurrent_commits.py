@@ -5,10 +5,9 @@ import pyarrow as pa
 import pytest
 
 from paimon_sql.exceptions import CommitConflictError
-from paimon_sql.format import predicate as P
-from paimon_sql.format import row_kind
-from paimon_sql.table import row_delete
-
+from paimon_sql.data import predicate as P
+from paimon_sql.data import row_kind
+from paimon_sql.write import row_delete
 APPEND = pa.schema([pa.field("id", pa.int64(), False), ("v", pa.string())])
 KV = pa.schema([pa.field("id", pa.int64(), False), ("v", pa.string())])
 

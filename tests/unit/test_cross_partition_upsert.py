@@ -8,7 +8,7 @@ import pyarrow as pa
 import pytest
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.table.schema_change import SetOption
+from paimon_sql.schema.schema_change import SetOption
 
 KINDS = {"+I": 0, "-U": 1, "+U": 2, "-D": 3}
 S = pa.schema([pa.field("id", pa.int64(), False), ("v", pa.int64()), ("s", pa.string()), ("dt", pa.string())])

@@ -7,8 +7,8 @@ from decimal import Decimal
 import pyarrow as pa
 import pytest
 
-from paimon_sql.format import binary_row
-from paimon_sql.format.types import parse_type
+from paimon_sql.data import binary_row
+from paimon_sql.data.types import parse_type
 
 # unscaled value, hash, bucket of 7, row bytes (without arity): identical for DECIMAL(19, 2) and (38, 3)
 JAVA = [

@@ -18,9 +18,7 @@ import pytest
 from support import assert_java_decimal
 from support import parquet_leaves as columns
 
-from paimon_sql.format import predicate as P
-
-
+from paimon_sql.data import predicate as P
 def data_files(table, ext="parquet"):
     return sorted(glob.glob(os.path.join(table.path, "**", f"*.{ext}"), recursive=True))
 

@@ -9,7 +9,7 @@ from pyroaring import BitMap
 from support import SCHEMA
 
 from paimon_sql.exceptions import CorruptMetadataError
-from paimon_sql.format import predicate as P
+from paimon_sql.data import predicate as P
 from paimon_sql.index import deletion_vector as dv
 
 

@@ -1,4 +1,4 @@
-"""Snapshot expiry (paimon_sql.table.expire): Paimon's retention rules, what protects a file, and
+"""Snapshot expiry (paimon_sql.maintenance.expire_snapshots): Paimon's retention rules, what protects a file, and
 that no kept snapshot, tag or branch ever loses one, even when a run is interrupted."""
 
 import os
@@ -9,10 +9,10 @@ import pytest
 from support import SCHEMA
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.format.predicate import equal
+from paimon_sql.data.predicate import equal
 from paimon_sql.io import FileIO
-from paimon_sql.table.expire import expire_snapshots
-from paimon_sql.table.references import referenced_files
+from paimon_sql.maintenance.expire_snapshots import expire_snapshots
+from paimon_sql.snapshot.references import referenced_files
 from paimon_sql.table.statistics import write_statistics
 from paimon_sql.table.table import FileStoreTable
 
@@ -214,7 +214,7 @@ def test_a_branch_from_a_deleted_tag_keeps_its_files_through_main_expiry_and_orp
     """Regression: tag, branch from the tag, delete the tag, write main (overwrite, compaction),
     expire main. The branch's only record of its base is its own copy of the tag and snapshot;
     neither expiry nor orphan cleanup on main may delete a file that base reads."""
-    from paimon_sql.table.orphan_files import remove_orphan_files
+    from paimon_sql.maintenance.remove_orphan_files import remove_orphan_files
     t = table_of(catalog, kind)
     t.write_arrow(batch([1, 2]))
     t.write_arrow(batch([3], dt="x"))
@@ -359,7 +359,7 @@ def test_a_failing_expiry_never_fails_the_commit_it_follows(catalog, monkeypatch
     import pyarrow as pa
 
     from paimon_sql.exceptions import CorruptMetadataError
-    from paimon_sql.table import expire
+    from paimon_sql.maintenance import expire_snapshots
     t = catalog.create_table_from_arrow("db.e", pa.schema([("id", pa.int64())]),
                                         options={"snapshot.num-retained.min": "1", "snapshot.num-retained.max": "1"})
 

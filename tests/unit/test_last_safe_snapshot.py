@@ -6,7 +6,7 @@ import pyarrow as pa
 import pytest
 
 from paimon_sql.exceptions import CommitConflictError
-from paimon_sql.table.commit import LAST_SAFE_SNAPSHOT
+from paimon_sql.commit.table_commit import LAST_SAFE_SNAPSHOT
 
 SCHEMA = pa.schema([("id", pa.int64()), ("p", pa.string())])
 

@@ -28,14 +28,14 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
     run_state_machine_as_test
 
 from paimon_sql.catalog import load_catalog
-from paimon_sql.format.predicate import equal
-from paimon_sql.table.expire import expire_snapshots
-from paimon_sql.table.orphan_files import remove_orphan_files
-from paimon_sql.table.references import References, branch_tables, referenced_files
-from paimon_sql.table.rollback import rollback_to_snapshot, rollback_to_tag
+from paimon_sql.data.predicate import equal
+from paimon_sql.maintenance.expire_snapshots import expire_snapshots
+from paimon_sql.maintenance.remove_orphan_files import remove_orphan_files
+from paimon_sql.snapshot.references import References, branch_tables, referenced_files
+from paimon_sql.maintenance.rollback import rollback_to_snapshot, rollback_to_tag
 from paimon_sql.table.statistics import write_statistics
 from paimon_sql.table.table import table_at
-from paimon_sql.table.tag_auto_creation import delete_tag, expire_tags
+from paimon_sql.tag.tag_auto_creation import delete_tag, expire_tags
 from reliability.conftest import size as ci_or_full
 
 SCHEMA = pa.schema([pa.field("id", pa.int64(), False), ("v", pa.int64()), pa.field("dt", pa.string(), False)])

@@ -5,8 +5,7 @@ manifests that hold no deleted file."""
 
 import pyarrow as pa
 
-from paimon_sql.format import predicate as P
-
+from paimon_sql.data import predicate as P
 SCHEMA = pa.schema([("id", pa.int64()), ("p", pa.int32())])
 
 

@@ -6,11 +6,12 @@ import json
 import pytest
 
 from paimon_sql.exceptions import CorruptMetadataError
-from paimon_sql.format import binary_row, manifest
-from paimon_sql.format.schema import TableSchema
-from paimon_sql.format.snapshot import Snapshot
-from paimon_sql.format.stats import SimpleStats
-from paimon_sql.format.types import DataField, parse_type
+from paimon_sql.data import binary_row
+from paimon_sql.manifest import manifest_file
+from paimon_sql.schema.table_schema import TableSchema
+from paimon_sql.snapshot.snapshot import Snapshot
+from paimon_sql.data.stats import SimpleStats
+from paimon_sql.data.types import DataField, parse_type
 
 
 def _schema():

@@ -8,9 +8,9 @@ import pytest
 from support import SCHEMA
 
 from paimon_sql.exceptions import InvalidOptionError, SchemaError
-from paimon_sql.format.options import MASK, redact, registry, validate
-from paimon_sql.table import schema_change as sc
-from paimon_sql.table.schema_manager import SchemaManager
+from paimon_sql.options.core_options import MASK, redact, registry, validate
+from paimon_sql.schema import schema_change as sc
+from paimon_sql.schema.schema_manager import SchemaManager
 
 PK = {"primary_keys": ["id"]}
 
@@ -152,7 +152,7 @@ def test_dynamic_bucket_assignment_cannot_spin_on_a_stored_zero(catalog):
 
 
 def test_dynamic_bucket_fill_is_bounded(catalog):
-    from paimon_sql.table.dynamic_bucket import DynamicBucketAssigner
+    from paimon_sql.write.dynamic_bucket import DynamicBucketAssigner
     t = catalog.create_table_from_arrow("db.t", SCHEMA, options={"dynamic-bucket.target-row-num": "2"}, **PK)
     assigner = DynamicBucketAssigner(t)
     import numpy as np

@@ -1,7 +1,7 @@
 import pytest
 
 from paimon_sql.exceptions import InvalidOptionError
-from paimon_sql.format.options import CoreOptions, parse_duration_ms, parse_memory_size, registry, validate
+from paimon_sql.options.core_options import CoreOptions, parse_duration_ms, parse_memory_size, registry, validate
 
 
 def test_registry_has_every_core_option_with_typed_defaults():

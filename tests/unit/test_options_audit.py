@@ -21,14 +21,14 @@ import pytest
 from support import SCHEMA
 
 from paimon_sql.exceptions import CommitConflictError, InvalidOptionError, PaimonError
-from paimon_sql.format.options import (ENGINE_TUNING, HONOURED, REFUSED, STREAMING, CoreOptions,
+from paimon_sql.options.core_options import (ENGINE_TUNING, HONOURED, REFUSED, STREAMING, CoreOptions,
                                        registry)
 from paimon_sql.mergetree.compact_strategy import UniversalCompaction
 from paimon_sql.mergetree.levels import SortedRun
 
 ROOT = Path(__file__).resolve().parents[2]
 # every key of Paimon's CoreOptions (the registry was extracted from it, key for key)
-ALL_KEYS = [line.split("\t")[0] for line in (ROOT / "paimon_sql/format/core_options.tsv").read_text().splitlines()
+ALL_KEYS = [line.split("\t")[0] for line in (ROOT / "paimon_sql/options/core_options.tsv").read_text().splitlines()
             if line.strip() and not line.startswith("#")]
 REFUSED_KEYS = [k for k, s in registry().items() if s.support.status == REFUSED]
 PK = {"primary_keys": ["id"]}

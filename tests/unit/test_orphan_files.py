@@ -9,9 +9,9 @@ import pyarrow as pa
 import pytest
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.format.predicate import equal
-from paimon_sql.table.orphan_files import remove_orphan_files
-from paimon_sql.table.references import referenced_files
+from paimon_sql.data.predicate import equal
+from paimon_sql.maintenance.remove_orphan_files import remove_orphan_files
+from paimon_sql.snapshot.references import referenced_files
 from paimon_sql.table.statistics import write_statistics
 
 DAY = 24 * 3600
@@ -104,7 +104,7 @@ def test_orphan_removal_while_snapshots_expire(catalog):
     removal listing the snapshots and reading them. A thread commits and expires down to one
     snapshot, again and again, while orphan removal runs in a loop; afterwards every kept
     snapshot reads the rows it recorded and the table holds only referenced files."""
-    from paimon_sql.table.expire import expire_snapshots
+    from paimon_sql.maintenance.expire_snapshots import expire_snapshots
     t = catalog.create_table_from_arrow("db.e", pa.schema([("id", pa.int64()), ("v", pa.int64())]),
                                         primary_keys=["id"], options={"bucket": "1", "write-only": "true"})
     expected = {}
@@ -152,7 +152,7 @@ def test_snapshot_expired_between_listing_and_reading(catalog, monkeypatch):
     """The exact interleaving of #7710, made deterministic: orphan removal has listed snapshot N
     (the only one) and is about to read it when another writer commits N+1 and expires N. The
     old files N+1 still uses must survive."""
-    from paimon_sql.table.expire import expire_snapshots
+    from paimon_sql.maintenance.expire_snapshots import expire_snapshots
     schema = pa.schema([("id", pa.int64()), ("v", pa.int64())])
     t = catalog.create_table_from_arrow("db.r", schema, primary_keys=["id"],
                                         options={"bucket": "1", "write-only": "true"})

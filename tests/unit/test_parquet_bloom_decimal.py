@@ -11,8 +11,8 @@ import pytest
 
 from paimon_sql.exceptions import InvalidOptionError
 from paimon_sql.format import parquet_bloom
-from paimon_sql.format import predicate as P
-from paimon_sql.format.types import parse_type
+from paimon_sql.data import predicate as P
+from paimon_sql.data.types import parse_type
 
 
 def _files_read(table, predicate):

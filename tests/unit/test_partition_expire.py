@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.table.partition_expire import PartitionTimeExtractor
+from paimon_sql.maintenance.expire_partitions import PartitionTimeExtractor
 
 
 def at(text):

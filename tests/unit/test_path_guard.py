@@ -12,8 +12,8 @@ from paimon_sql.catalog import Identifier, load_catalog
 from paimon_sql.exceptions import InvalidIdentifierError
 from paimon_sql.io.path_guard import check_segment
 from paimon_sql.table.branch_manager import BranchError
-from paimon_sql.table.paths import PathFactory
-from paimon_sql.table.tag_manager import TagError
+from paimon_sql.io.paths import PathFactory
+from paimon_sql.tag.tag_manager import TagError
 
 BAD = ["", ".", "..", "../x", "a/b", "a\\b", ".hidden", " x", "x ", "a\x00b", "a\nb", "x/../../y"]
 GOOD = ["t", "t1", "my_table", "v1.0", "2024-01-01 10", "a-b", "Ünïcode", "a..b", "x.db"]
@@ -103,7 +103,7 @@ def test_tags_never_leave_the_table(catalog, outside):
 
 def test_tag_names_follow_paimon():
     """Blank and numeric-only tag names are refused as Paimon does (a number reads as a snapshot id)."""
-    from paimon_sql.table.tag_manager import check_tag_name
+    from paimon_sql.tag.tag_manager import check_tag_name
     for bad in ["", "  ", "12"]:
         with pytest.raises(TagError):
             check_tag_name(bad)

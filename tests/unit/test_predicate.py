@@ -2,8 +2,8 @@
 
 import pytest
 
-from paimon_sql.format import predicate as P
-from paimon_sql.format.predicate import FieldStats
+from paimon_sql.data import predicate as P
+from paimon_sql.data.predicate import FieldStats
 
 # a file whose column x spans 10..20 with 2 nulls out of 10 rows; y is all NULL
 STATS = {"x": FieldStats(10, 20, 2, 10), "y": FieldStats(None, None, 10, 10)}

@@ -66,7 +66,7 @@ def test_unknown_warehouse_schemes_are_refused():
 
 
 def test_object_store_secrets_are_masked():
-    from paimon_sql.format.options import MASK, redact
+    from paimon_sql.options.core_options import MASK, redact
     secrets = ["s3.access-key", "s3.secret-key", "s3.session.token", "fs.s3a.secret.key", "fs.azure.account.key",
                "fs.azure.account.key.acct.dfs.core.windows.net", "fs.azure.sas.fixed.token", "gs.auth.access.token"]
     shown = redact({**{k: "x" for k in secrets}, "s3.endpoint": "http://h:9000"})

@@ -7,11 +7,11 @@ import pyarrow as pa
 import pytest
 
 from paimon_sql.exceptions import InvalidOptionError, SchemaError, SnapshotNotFoundError
-from paimon_sql.format.schema import TableSchema
-from paimon_sql.format.types import DataField, parse_type
-from paimon_sql.table import schema_change as sc
-from paimon_sql.table.tag_manager import Tag, TagError
-from paimon_sql.table.time_travel import travel_snapshot
+from paimon_sql.schema.table_schema import TableSchema
+from paimon_sql.data.types import DataField, parse_type
+from paimon_sql.schema import schema_change as sc
+from paimon_sql.tag.tag_manager import Tag, TagError
+from paimon_sql.snapshot.time_travel import travel_snapshot
 
 
 def _schema():

@@ -1,4 +1,4 @@
-"""Sort compaction keys (paimon_sql.table.sort_keys) against Paimon's definitions.
+"""Sort compaction keys (paimon_sql.compact.sort_keys) against Paimon's definitions.
 
 The expected hex values were computed with Java Paimon's own ``ZOrderByteUtils`` and
 ``HilbertIndexer.hilbertCurvePosBytes`` (the Paimon 1.0 bundle), so z-order interleaving and the
@@ -13,9 +13,7 @@ import pyarrow as pa
 import pytest
 
 from paimon_sql.exceptions import InvalidOptionError
-from paimon_sql.table import sort_keys
-
-
+from paimon_sql.compact import sort_keys
 def hexes(matrix):
     return [bytes(row).hex() for row in matrix]
 

@@ -3,8 +3,8 @@ import pytest
 from support import SCHEMA
 
 from paimon_sql.exceptions import InvalidOptionError
-from paimon_sql.format import stats
-from paimon_sql.format.types import fields_from_arrow
+from paimon_sql.data import stats
+from paimon_sql.data.types import fields_from_arrow
 
 FIELDS = fields_from_arrow(SCHEMA)
 DATA = pa.table({"id": [5, 1, 9], "name": ["b" * 20, None, "a"], "value": [0.5, -1.0, None], "dt": ["d"] * 3},

@@ -2,7 +2,7 @@ import pyarrow as pa
 import pytest
 
 from paimon_sql.exceptions import SchemaError
-from paimon_sql.format.types import from_arrow, parse_type, parse_type_json
+from paimon_sql.data.types import from_arrow, parse_type, parse_type_json
 
 TYPE_STRINGS = [
     "BOOLEAN", "TINYINT", "SMALLINT", "INT NOT NULL", "BIGINT", "FLOAT", "DOUBLE", "DATE", "CHAR(3)",

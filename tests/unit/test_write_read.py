@@ -8,10 +8,8 @@ import pytest
 from support import SCHEMA
 
 from paimon_sql.exceptions import PaimonError, SchemaError
-from paimon_sql.format import predicate as P
-from paimon_sql.format import row_kind
-
-
+from paimon_sql.data import predicate as P
+from paimon_sql.data import row_kind
 def batch(ids, names=None, values=None, dts=None):
     n = len(ids)
     return pa.table({"id": ids, "name": names or [f"n{i}" for i in ids], "value": values or [float(i) for i in ids],
@@ -104,7 +102,7 @@ def test_overwrite_modes(catalog):
 
 def test_rolling_at_target_file_size(catalog):
     t = catalog.create_table_from_arrow("db.a", SCHEMA, options={"target-file-size": "1 kb"})
-    from paimon_sql.table import file_writer as write_module
+    from paimon_sql.write import file_writer as write_module
     old = write_module._CHUNK_ROWS
     write_module._CHUNK_ROWS = 100
     try:

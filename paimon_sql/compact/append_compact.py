@@ -1,0 +1,88 @@
+"""Compaction of append tables: small files of a bucket rewritten into fewer, in order.
+
+Paimon's ``BucketedAppendCompactManager``: a bucket's files are taken in sequence order; a full
+compaction skips the leading files that already have the target size (and no deletion vector)
+and rewrites the rest when more than one is left or any has deleted rows; a minor one slides a
+window over the small files and rewrites the first run that reaches the target size with at
+least ``compaction.min.file-num`` files. Rows keep their order and their sequence numbers (the
+new files count on from the first old file's), deleted rows are dropped, and the deletion
+vectors of the replaced files leave the bucket's index. Unaware-bucket tables (``bucket`` = -1)
+are compacted the same way per partition; rows there have no order to keep.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Dict, List, Sequence
+
+from pyroaring import FrozenBitMap
+
+from paimon_sql.data import binary_row
+from paimon_sql.manifest.manifest_file import DELETE, FILE_SOURCE_COMPACT, DataFileMeta
+from paimon_sql.index import deletion_vector as dv
+from paimon_sql.write.file_writer import write_files
+
+
+def pick(files: Sequence[DataFileMeta], vectors: Dict[str, object], target: int, min_files: int,
+         full: bool) -> List[DataFileMeta]:
+    """The files of one bucket (in sequence order) a compaction rewrites; empty when none."""
+    if full:
+        rest = list(files)
+        while rest and rest[0].file_size >= target and rest[0].file_name not in vectors:
+            rest.pop(0)
+        return rest if len(rest) > 1 or any(f.file_name in vectors for f in rest) else []
+    window, size = [], 0
+    for f in (f for f in files if f.file_size < target):
+        window.append(f)
+        size += f.file_size
+        if size >= target and len(window) >= min_files:
+            return window
+        if size >= target:
+            size -= window.pop(0).file_size
+    return []
+
+
+def compact_unit(table, unit, full: bool):
+    """The commit message compacting one bucket (a :class:`~paimon_sql.compact.merge_tree_compact.BucketUnit`:
+    its live files in the base snapshot), or None when it has nothing to rewrite. A failure
+    deletes the files written."""
+    from paimon_sql.write.table_write import CommitMessage, delete_files
+    snap = table.snapshot_manager.snapshot(unit.base_snapshot) if unit.base_snapshot else None
+    index = table.index_manifest_entries(snap.index_manifest) if snap and snap.index_manifest else []
+    dv_entries = [e for e in index if (e.partition, e.bucket, e.index_type) == (unit.partition, unit.bucket,
+                                                                                dv.INDEX_TYPE)]
+    vectors = {}
+    for e in dv_entries:
+        vectors.update(dv.read_index_file(table, e))
+    vectors = {name: v for name, v in vectors.items() if len(v)}
+    ordered = sorted(unit.files, key=lambda f: f.min_sequence_number)
+    before = pick(ordered, vectors, table.options.target_file_size(False),
+                  table.options.get("compaction.min.file-num"), full)
+    if not before:
+        return None
+    message = CommitMessage(unit.partition, unit.bucket, unit.total_buckets, compact_before=before,
+                            compact_after=_rewrite(table, unit.partition, unit.bucket, before, vectors),
+                            base_snapshot=unit.base_snapshot)
+    gone = {f.file_name for f in before}
+    kept = {name: v for name, v in vectors.items() if name not in gone}
+    if len(kept) != len(vectors):
+        message.compact_index_changes = [replace(e, kind=DELETE) for e in dv_entries]
+        try:
+            if kept:
+                message.compact_index_changes.append(dv.write_index_file(table, unit.partition, unit.bucket, kept))
+        except BaseException:
+            delete_files(table, [message])
+            raise
+    return message
+
+
+def _rewrite(table, partition: bytes, bucket: int, files: List[DataFileMeta], vectors) -> List[DataFileMeta]:
+    """The rows of ``files`` (deleted ones dropped) written anew as level-0 COMPACT files."""
+    from paimon_sql.read.split_read import SplitReader
+    from paimon_sql.read.scan import Split
+    dvs = tuple((f.file_name, FrozenBitMap(vectors[f.file_name])) for f in files if f.file_name in vectors)
+    rows = SplitReader(table).read(Split(partition, bucket, tuple(files), deletion_vectors=dvs))
+    part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
+    schema = table.schema.data_file_arrow_schema()
+    return write_files(table, rows.select(schema.names).cast(schema), binary_row.from_bytes(partition, part_types),
+                       bucket, 0, FILE_SOURCE_COMPACT, first_sequence=files[0].min_sequence_number)

@@ -1,0 +1,73 @@
+"""Rebuild the file indexes of existing data files after the ``file-index.*`` options changed.
+
+Each live data file of the current schema is read (only the indexed columns) and indexed as a
+new file would be; the snapshot replaces each file's manifest entry by one with the new
+``_EMBEDDED_FILE_INDEX`` / ``_EXTRA_FILES`` (a COMPACT commit: same data file, new identifier), as
+Paimon's ``rewrite_file_index`` procedure does. A new ``.index`` file takes the old one's name (an
+index of the same data either way), so older snapshots stay readable. Files of an older schema
+are indexed under their own column names (matched by field id); columns they predate are skipped.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from functools import partial
+from typing import Callable, Dict, Optional, Tuple
+
+from paimon_sql.data import binary_row
+from paimon_sql.format.file_format import read_file
+from paimon_sql.manifest.manifest_file import DataFileMeta
+from paimon_sql.data.predicate import Predicate
+from paimon_sql.index.file_index import INDEX_SUFFIX, indexed_columns, write_index
+from paimon_sql.read.file_skipping import names_in_file
+
+
+def rewrite_file_index(table, partition_predicate: Optional[Predicate] = None,
+                       commit_user: Optional[str] = None) -> Optional[int]:
+    """Rewrite the indexes of the (matching partitions') files; the new snapshot id, or None."""
+    return rewrite(table, partition_predicate, commit_user)[0]
+
+
+def rewrite(table, partition_predicate: Optional[Predicate] = None, commit_user: Optional[str] = None,
+            run: Optional[Callable] = None) -> Tuple[Optional[int], int, int]:
+    """(snapshot id or None, partitions written, files re-indexed). ``run(fn, items)`` maps the
+    per-file work (default: four threads here; the procedure passes Spark tasks)."""
+    from paimon_sql.write.table_write import CommitMessage
+    work = [(e.partition, e.bucket, e.total_buckets, e.file)
+            for e in table.new_scan().filter(partition_predicate).plan_entries()]
+    work.sort(key=lambda w: (w[0], w[1]))
+    if run is None:
+        def run(fn, items):
+            with ThreadPoolExecutor(max_workers=4) as pool:
+                return list(pool.map(fn, items))
+    rewritten = run(partial(reindex, table), work)
+    messages: Dict[Tuple[bytes, int], CommitMessage] = {}
+    for (partition, bucket, total, before), after in zip(work, rewritten):
+        if before == after:
+            continue
+        msg = messages.setdefault((partition, bucket), CommitMessage(partition, bucket, total))
+        msg.compact_before.append(before)
+        msg.compact_after.append(after)
+    if not messages:
+        return None, 0, 0
+    snapshot = table.new_commit(commit_user).commit_or_abort(list(messages.values()))
+    return snapshot, len({p for p, _ in messages}), sum(len(m.compact_after) for m in messages.values())
+
+
+def reindex(table, item) -> DataFileMeta:
+    """One data file (partition, bucket, total buckets, file) indexed anew: its new metadata."""
+    partition, bucket, _, f = item
+    columns = sorted({c.column for c in indexed_columns(table.schema.options)})
+    part_types = [t.type for t in table.schema.fields_of(table.schema.partition_keys)]
+    path = table.paths.data_file_path(binary_row.from_bytes(partition, part_types), bucket, f.file_name,
+                                      f.external_path)
+    name_of = names_in_file(table, f)
+    in_file = [name_of(c) for c in columns if name_of(c) is not None]
+    if in_file:
+        rows = read_file(table.io, path, f.file_name.rsplit(".", 1)[-1], in_file)
+        embedded, extra = write_index(table, rows, path, table.schema_at(f.schema_id), name_of)
+    else:
+        embedded, extra = None, ()
+    kept = tuple(x for x in f.extra_files if not x.endswith(INDEX_SUFFIX))
+    return replace(f, embedded_index=embedded, extra_files=kept + extra)

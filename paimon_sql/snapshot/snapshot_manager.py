@@ -1,0 +1,109 @@
+"""SnapshotManager: find, read and publish snapshots of one table directory.
+
+``LATEST`` and ``EARLIEST`` are hints, never trusted blindly: writers, expiry and rollback
+update them after the snapshot files and may die before, and a hint may be garbage. A hint counts
+only when its snapshot exists; the latest id is then the hint followed by probing
+``snapshot-(hint+1)...`` until one is missing, the earliest the hint followed by probing
+``snapshot-(hint-1)...`` down (snapshot ids are consecutive, except for the hole a fast-forward
+leaves below a branch's first snapshot when the target had been rolled back under it,
+docs/branches.md); without a usable hint, the ids listed in ``snapshot/``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Iterator, List, Optional
+
+from paimon_sql.exceptions import SnapshotNotFoundError
+from paimon_sql.snapshot.snapshot import Snapshot
+from paimon_sql.io import FileIO
+from paimon_sql.io.catalog_environment import unlocked
+from paimon_sql.io.paths import PathFactory
+
+
+class SnapshotManager:
+    def __init__(self, io: FileIO, paths: PathFactory, lock=unlocked):
+        self.io = io
+        self.paths = paths
+        self.lock = lock  # the catalog's commit lock (catalog_environment.py), held to create snapshot-N
+
+    def _hint(self, name: str) -> Optional[int]:
+        path = f"{self.paths.snapshot_dir}/{name}"
+        try:
+            return int(self.io.read_text(path).strip())
+        except (FileNotFoundError, OSError, ValueError):
+            return None
+
+    def listed_ids(self) -> List[int]:
+        ids = []
+        for name in self.io.list_names(self.paths.snapshot_dir):
+            if name.startswith("snapshot-") and name[9:].isdigit():
+                ids.append(int(name[9:]))
+        return sorted(ids)
+
+    def latest_id(self) -> Optional[int]:
+        hint = self._hint("LATEST")
+        if hint is not None and self.io.exists(self.paths.snapshot_path(hint)):
+            while self.io.exists(self.paths.snapshot_path(hint + 1)):
+                hint += 1
+            return hint
+        ids = self.listed_ids()
+        return ids[-1] if ids else None
+
+    def earliest_id(self) -> Optional[int]:
+        hint = self._hint("EARLIEST")
+        if hint is not None and self.io.exists(self.paths.snapshot_path(hint)):
+            while hint > 1 and self.io.exists(self.paths.snapshot_path(hint - 1)):
+                hint -= 1
+            return hint
+        ids = self.listed_ids()
+        return ids[0] if ids else None
+
+    def snapshot(self, snapshot_id: int) -> Snapshot:
+        path = self.paths.snapshot_path(snapshot_id)
+        try:
+            return Snapshot.read(self.io, path)
+        except (FileNotFoundError, OSError):
+            raise SnapshotNotFoundError(f"snapshot {snapshot_id} does not exist ({path})") from None
+
+    def latest(self) -> Optional[Snapshot]:
+        sid = self.latest_id()
+        return None if sid is None else self.snapshot(sid)
+
+    def latest_of_user(self, user: str) -> Optional[Snapshot]:
+        """The newest snapshot ``user`` committed (Paimon's ``latestSnapshotOfUser``), searched from
+        the latest snapshot back: a writer that commits under a stable user resumes after the commit
+        identifier found there, so a commit it repeats (a replayed micro-batch) is recognised. A
+        snapshot expired meanwhile is passed over."""
+        latest = self.latest_id()
+        if latest is None:
+            return None
+        for sid in range(latest, (self.earliest_id() or 1) - 1, -1):
+            try:
+                snap = self.snapshot(sid)
+            except SnapshotNotFoundError:
+                continue
+            if snap.commit_user == user:
+                return snap
+        return None
+
+    def snapshots(self) -> Iterator[Snapshot]:
+        for sid in self.listed_ids():
+            yield self.snapshot(sid)
+
+    def try_commit(self, snapshot: Snapshot) -> bool:
+        """Publish ``snapshot`` if its id is still free; then refresh the hints. Once the snapshot
+        file exists the commit has happened: a hint that cannot be written is logged, not raised
+        (readers probe past a stale hint), so the caller never cleans up files a snapshot names."""
+        path, data = self.paths.snapshot_path(snapshot.id), snapshot.to_json().encode("utf-8")
+        if not self.lock(lambda: self.io.try_create(path, data)):
+            return False
+        try:
+            self.io.write_bytes(f"{self.paths.snapshot_dir}/LATEST", str(snapshot.id).encode())
+            if snapshot.id == 1 or self._hint("EARLIEST") is None:
+                self.io.write_bytes(f"{self.paths.snapshot_dir}/EARLIEST",
+                                    str(self.earliest_id() or snapshot.id).encode())
+        except OSError as e:
+            logging.getLogger(__name__).warning("snapshot %d is committed but its hint files could not be "
+                                                "written: %s", snapshot.id, e)
+        return True

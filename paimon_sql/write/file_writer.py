@@ -1,0 +1,128 @@
+"""Data files out of Arrow rows: rolled at ``target-file-size``, each described by a DataFileMeta.
+
+Flushes, compaction rewrites and changelog files all write through :func:`write_files`, so every
+file of a bucket carries the same stats, key range and sequence range whoever wrote it. Rows come
+in the data-file layout (``TableSchema.data_file_arrow_schema``): for primary-key tables the key,
+``_SEQUENCE_NUMBER`` and ``_VALUE_KIND`` columns hold what the file meta needs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import replace
+from typing import List, Optional
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from paimon_sql.data import binary_row, row_kind, stats
+
+from paimon_sql.format import parquet_bloom
+from paimon_sql.format.file_format import RollingFileWriter, parquet_footer_stats
+from paimon_sql.manifest.manifest_file import FILE_SOURCE_APPEND, DataFileMeta
+from paimon_sql.schema.table_schema import KEY_PREFIX, SEQUENCE_NUMBER, VALUE_KIND
+from paimon_sql.index.file_index import write_index
+
+_CHUNK_ROWS = 256 * 1024
+
+
+def kv_table(schema, rows: pa.Table, seq: np.ndarray, kinds: pa.Array) -> pa.Table:
+    """Table rows as a primary-key data file's columns: ``_KEY_*``, sequence, kind, then the values."""
+    keys = [rows.column(k) for k in schema.trimmed_primary_keys]
+    return pa.Table.from_arrays(keys + [pa.array(seq, pa.int64()), kinds] + rows.columns,
+                                schema=schema.data_file_arrow_schema())
+
+
+def write_files(table, file_table: pa.Table, partition_values, bucket: int, level: int = 0,
+                file_source: int = FILE_SOURCE_APPEND, prefix: str = "data-",
+                first_sequence: Optional[int] = None) -> List[DataFileMeta]:
+    """Write ``file_table`` under the bucket's directory; files roll at the target size.
+
+    ``first_sequence``: append tables store no sequence column, so their rows are numbered from it.
+    A failure deletes the files this call wrote.
+    """
+    options = table.options
+    target = options.target_file_size(table.schema.is_primary_key_table)
+    files: List[DataFileMeta] = []
+    pos, total = 0, file_table.num_rows
+    blooms = parquet_bloom.writer_options(table.schema.options, file_table.schema)
+    try:
+        while pos < total:
+            name = table.paths.new_data_file_name(prefix)
+            path = table.paths.data_file_path(partition_values, bucket, name)
+            writer = RollingFileWriter(table.io, path, file_table.schema, options.file_format,
+                                       options.file_compression, blooms)
+            start = pos
+            try:
+                while pos < total and (pos == start or writer.bytes_written < target):
+                    chunk = file_table.slice(pos, _CHUNK_ROWS)
+                    writer.write(chunk)
+                    pos += chunk.num_rows
+                size = writer.close()
+            except BaseException:
+                writer.abort()
+                raise
+            seq_range = None if first_sequence is None else (first_sequence + start, first_sequence + pos - 1)
+            part = file_table.slice(start, pos - start)
+            meta = file_meta(table, name, size, part, level, file_source, seq_range, writer.metadata)
+            if not prefix.startswith("changelog"):  # data files carry indexes, changelog files none
+                try:
+                    embedded, extra = write_index(table, part, path)
+                finally:
+                    files.append(meta)  # deleted below if indexing failed
+                files[-1] = replace(meta, embedded_index=embedded, extra_files=extra)
+            else:
+                files.append(meta)
+    except BaseException:
+        delete_data_files(table, partition_values, bucket, files)
+        raise
+    return files
+
+
+def delete_data_files(table, partition_values, bucket: int, files: List[DataFileMeta]) -> None:
+    """Delete data files and their extra files (``.index``) — what an aborted write leaves."""
+    for f in files:
+        path = table.paths.data_file_path(partition_values, bucket, f.file_name, f.external_path)
+        table.io.delete(path)
+        for extra in f.extra_files:
+            table.io.delete(path.rsplit("/", 1)[0] + "/" + extra)
+
+
+def _stats(part: pa.Table, fields, mode: str, footer) -> stats.SimpleStats:
+    """From the Parquet footer just written when its values are ours, else computed from the rows."""
+    if footer is not None and stats.footer_stats_match(fields):
+        return stats.encode(fields, *parquet_footer_stats(footer, [f.name for f in fields]), mode)
+    return stats.collect(part, fields, mode)
+
+
+def file_meta(table, name: str, size: int, part: pa.Table, level: int, file_source: int,
+              seq_range=None, footer=None) -> DataFileMeta:
+    schema = table.schema
+    value_stats = _stats(part, schema.fields, table.options.stats_mode, footer)
+    if schema.is_primary_key_table:
+        key_fields = schema.key_fields()
+        key_types = [f.type for f in key_fields]
+        first = [part.column(f.name)[0].as_py() for f in key_fields]
+        last = [part.column(f.name)[part.num_rows - 1].as_py() for f in key_fields]
+        min_key, max_key = binary_row.to_bytes(first, key_types), binary_row.to_bytes(last, key_types)
+        key_stats = _stats(part, key_fields, "full", footer)
+        kinds = part.column(VALUE_KIND)
+        deletes = int(pc.sum(pc.invert(row_kind.is_add(kinds))).as_py() or 0)
+        mm = pc.min_max(part.column(SEQUENCE_NUMBER))
+        seq_range = (mm["min"].as_py(), mm["max"].as_py())
+    else:
+        min_key = max_key = binary_row.empty_row()
+        key_stats, deletes = stats.EMPTY_STATS, 0
+    return DataFileMeta(
+        file_name=name, file_size=size, row_count=part.num_rows, min_key=min_key, max_key=max_key,
+        key_stats=key_stats, value_stats=value_stats,
+        min_sequence_number=int(seq_range[0]), max_sequence_number=int(seq_range[1]),
+        schema_id=schema.id, level=level, extra_files=(),
+        creation_time=dt.datetime.now(dt.timezone.utc).replace(microsecond=0),
+        delete_row_count=deletes, embedded_index=None, file_source=file_source,
+        value_stats_cols=None, external_path=None)
+
+
+def key_columns(schema) -> List[str]:
+    return [KEY_PREFIX + k for k in schema.trimmed_primary_keys]

@@ -1,0 +1,143 @@
+"""Deleting rows of an append table by position: deletion vectors, or copy-on-write.
+
+Rows are named by (partition, bucket, data file, row position). With ``deletion-vectors.enabled``
+the positions join the bucket's deletion vectors: a new index file holds all of the bucket's
+vectors and replaces the old one in the index manifest — no data file is rewritten. Without it,
+each touched file is rewritten without those rows (copy-on-write of only the touched files). Either
+way the result is commit messages for one snapshot, which may also carry new rows (UPDATE).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Dict, List, Tuple
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from pyroaring import BitMap
+
+from paimon_sql.exceptions import CommitConflictError
+from paimon_sql.data import binary_row
+from paimon_sql.format.file_format import read_file
+from paimon_sql.manifest.manifest_file import ADD, DELETE, IndexManifestEntry
+from paimon_sql.index import deletion_vector as dv
+from paimon_sql.write.file_writer import write_files
+from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
+from paimon_sql.write.table_write import CommitMessage, delete_index_files
+
+Positions = Dict[Tuple[bytes, int, str], np.ndarray]  # (partition, bucket, data file) → row positions
+
+
+def positions_of(table, rows: pa.Table) -> Positions:
+    """Group rows carrying ``FILE_COLUMN`` / ``POSITION_COLUMN`` into :data:`Positions`."""
+    files = rows.column(FILE_COLUMN)
+    names = pc.unique(files).to_pylist()
+    if not names:
+        return {}
+    where = {e.file.file_name: (e.partition, e.bucket) for e in table.new_scan().plan_entries()}
+    out: Positions = {}
+    for name in names:
+        chosen = rows.column(POSITION_COLUMN).filter(pc.equal(files, name))
+        out[(*where[name], name)] = np.asarray(chosen.to_numpy(), dtype=np.int64)
+    return out
+
+
+def delete_messages(table, positions: Positions) -> List[CommitMessage]:
+    """Commit messages that delete ``positions`` (deletion vectors or copy-on-write)."""
+    if not positions:
+        return []
+    if table.options.get("deletion-vectors.enabled"):
+        return _with_deletion_vectors(table, positions)
+    return _copy_on_write(table, positions)
+
+
+def _with_deletion_vectors(table, positions: Positions) -> List[CommitMessage]:
+    snap = table.snapshot_manager.latest()
+    entries = table.index_manifest_entries(snap.index_manifest) if snap else []
+    by_bucket: Dict[Tuple[bytes, int], Dict[str, np.ndarray]] = {}
+    for (partition, bucket, name), pos in positions.items():
+        by_bucket.setdefault((partition, bucket), {})[name] = pos
+    messages = []
+    for (partition, bucket), files in by_bucket.items():
+        old = [e for e in entries if (e.partition, e.bucket, e.index_type) == (partition, bucket, dv.INDEX_TYPE)]
+        vectors: Dict[str, BitMap] = {}
+        for e in old:
+            vectors.update(dv.read_index_file(table, e))
+        for name, pos in files.items():
+            vectors.setdefault(name, BitMap()).update(pos.astype(np.uint32))
+        new = dv.write_index_file(table, partition, bucket, vectors)
+        removed = [replace(e, kind=DELETE) for e in old]
+        messages.append(CommitMessage(partition, bucket, table.options.bucket, index_changes=removed + [new],
+                                      base_snapshot=snap.id if snap else 0))
+    return messages
+
+
+def rebase_vectors(table, m: CommitMessage, current: List[IndexManifestEntry], live: List[str]) -> None:
+    """``m``'s deletion vectors were built on older index files than ``current`` (the bucket's
+    files in the latest snapshot): rewrite them as the union of both, so a concurrent delete is
+    kept, not replaced. The files ``m`` newly deletes from must still be live (else their rows
+    moved: :class:`CommitConflictError`); vectors of files gone since are dropped."""
+    ours = [c for c in m.index_changes if c.index_type == dv.INDEX_TYPE]
+    before = _read_vectors(table, [c for c in ours if c.kind == DELETE])
+    after = _read_vectors(table, [c for c in ours if c.kind == ADD])
+    alive = set(live)
+    moved = sorted(name for name, v in after.items() if v != before.get(name) and name not in alive)
+    if moved:
+        raise CommitConflictError(f"table {table.name}: rows to delete were rewritten by a concurrent commit "
+                                  f"({', '.join(moved[:3])})")
+    merged = _read_vectors(table, current)
+    for name, v in after.items():
+        merged[name] = merged[name] | v if name in merged else v
+    merged = {name: v for name, v in merged.items() if name in alive}
+    new = [dv.write_index_file(table, m.partition, m.bucket, merged)] if merged else []
+    delete_index_files(table, [c for c in ours if c.kind == ADD])
+    m.index_changes = ([c for c in m.index_changes if c.index_type != dv.INDEX_TYPE]
+                       + [replace(e, kind=DELETE) for e in current] + new)
+
+
+def _read_vectors(table, entries: List[IndexManifestEntry]) -> Dict[str, BitMap]:
+    out: Dict[str, BitMap] = {}
+    for e in entries:
+        for name, v in dv.read_index_file(table, e).items():
+            out[name] = out[name] | v if name in out else v
+    return out
+
+
+def _copy_on_write(table, positions: Positions) -> List[CommitMessage]:
+    live = {(e.partition, e.bucket, e.file.file_name): e for e in table.new_scan().plan_entries()}
+    part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
+    messages: Dict[Tuple[bytes, int], CommitMessage] = {}
+    for key, pos in positions.items():
+        entry = live[key]
+        f = entry.file
+        pvals = binary_row.from_bytes(entry.partition, part_types)
+        path = table.paths.data_file_path(pvals, entry.bucket, f.file_name, f.external_path)
+        rows = read_file(table.io, path, f.file_name.rsplit(".", 1)[-1])
+        keep = dv.keep_mask(BitMap(pos.astype(np.uint32)), rows.num_rows)
+        msg = messages.setdefault((entry.partition, entry.bucket),
+                                  CommitMessage(entry.partition, entry.bucket, entry.total_buckets))
+        msg.deleted_files.append(f)
+        if keep.any():
+            survivors = rows.filter(pa.array(keep)).cast(table.schema_at(f.schema_id).arrow_schema())
+            msg.new_files += write_files(_as_of_schema(table, f.schema_id), survivors, pvals, entry.bucket,
+                                         first_sequence=f.min_sequence_number)
+    return list(messages.values())
+
+
+def _as_of_schema(table, schema_id: int):
+    """The table as of a file's schema, so a rewritten file keeps that schema (and its id)."""
+    if schema_id == table.schema.id:
+        return table
+    return type(table)(table.io, table.path, table.schema_at(schema_id), table.name)
+
+
+def delete_where(table, predicate) -> int:
+    """Core API: delete the append table's rows matching ``predicate``; returns the rows deleted."""
+    columns = [c for c in table.schema.field_names if c in predicate.columns()]
+    scan = table.new_scan().filter(predicate).select(columns)  # positions need only the filter's columns
+    reader = scan.reader()
+    parts = [reader.read_positions(split) for split in scan.plan().splits]
+    positions = positions_of(table, pa.concat_tables(parts)) if parts else {}
+    table.new_commit().commit_or_abort(delete_messages(table, positions))
+    return int(sum(len(p) for p in positions.values()))

@@ -1,0 +1,462 @@
+"""TableWrite: Arrow rows in, data files and commit messages out — no per-row Python.
+
+A write buffers input; each flush (at ``write-buffer-size``, and at :meth:`prepare_commit`)
+turns the buffer into files, one group of files per (partition, bucket):
+
+1. conform the input to the table schema (names, casts, NOT NULL), derive row kinds;
+2. code each row's partition (dictionary indices) and bucket (Paimon's BinaryRow hash), so that
+   one stable argsort groups rows;
+3. assign sequence numbers in arrival order, continuing the bucket's highest one;
+4. primary-key tables: sort by (group, key, sequence.field, sequence) and fold each key's rows
+   by the table's merge engine (so one file holds one row per key); append tables keep input order;
+5. write ``data-<uuid>-<n>.<format>`` files rolled at ``target-file-size``, with stats.
+
+The messages are plain picklable data so Spark tasks can return them to the driver, which
+commits once (see :mod:`paimon_sql.commit.table_commit`).
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from paimon_sql.exceptions import PaimonError, SchemaError, SnapshotNotFoundError
+from paimon_sql.data import binary_row, row_kind
+from paimon_sql.manifest.manifest_file import ADD, DataFileMeta, IndexManifestEntry
+from paimon_sql.schema.table_schema import SEQUENCE_NUMBER, VALUE_KIND
+from paimon_sql.write.file_writer import delete_data_files, kv_table, write_files
+
+_GROUP = "__paimon_group"  # (partition, bucket) code of a buffered row while it is folded
+
+
+@dataclass
+class CommitMessage:
+    """What one writer produced for one (partition, bucket)."""
+
+    partition: bytes
+    bucket: int
+    total_buckets: int
+    new_files: List[DataFileMeta] = field(default_factory=list)
+    deleted_files: List[DataFileMeta] = field(default_factory=list)
+    index_changes: List[IndexManifestEntry] = field(default_factory=list)
+    changelog_files: List[DataFileMeta] = field(default_factory=list)  # changelog of the new files (input)
+    compact_before: List[DataFileMeta] = field(default_factory=list)   # files a compaction replaced ...
+    compact_after: List[DataFileMeta] = field(default_factory=list)    # ... by these (COMPACT snapshot)
+    compact_changelog: List[DataFileMeta] = field(default_factory=list)  # changelog of that compaction
+    # merge-on-write: the deletion vectors that hide the rows the compaction replaced; they become
+    # visible with the compaction's files, in the COMPACT snapshot (as Paimon commits them)
+    compact_index_changes: List[IndexManifestEntry] = field(default_factory=list)
+    base_snapshot: Optional[int] = None  # the snapshot the writer read (0: none); the commit checks what changed since
+
+    def is_empty(self) -> bool:
+        return not (self.has_data() or self.has_compaction())
+
+    def has_data(self) -> bool:
+        return bool(self.new_files or self.deleted_files or self.index_changes or self.changelog_files)
+
+    def has_compaction(self) -> bool:
+        return bool(self.compact_before or self.compact_after or self.compact_changelog or self.compact_index_changes)
+
+    def written_files(self) -> List[DataFileMeta]:
+        """Files this message brings into the bucket (what an abort deletes)."""
+        return self.new_files + self.changelog_files + self.compact_after + self.compact_changelog
+
+
+def delete_files(table, messages: List[CommitMessage]) -> None:
+    """Remove the new data and index files of messages that will never be committed."""
+    part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
+    for m in messages:
+        pvals = binary_row.from_bytes(m.partition, part_types)
+        upgraded = {f.file_name for f in m.compact_before}  # an upgrade keeps the file: never delete it
+        for f in m.written_files():
+            if f not in m.compact_after or f.file_name not in upgraded:
+                delete_data_files(table, pvals, m.bucket, [f])
+        delete_index_files(table, m.index_changes + m.compact_index_changes)
+
+
+def delete_index_files(table, changes: List[IndexManifestEntry]) -> None:
+    """Remove the index files that ``changes`` add (what an aborted commit leaves)."""
+    for c in changes:
+        if c.kind == ADD:
+            table.io.delete(table.paths.index_path(c.file_name))
+
+
+def conform(data: pa.Table, schema) -> pa.Table:
+    """The input as the table's Arrow schema: same columns, safe casts, NOT NULL checked."""
+    target = schema.arrow_schema()
+    names = data.column_names
+    missing = [n for n in target.names if n not in names]
+    extra = [n for n in names if n not in target.names]
+    if missing or extra:
+        detail = []
+        if missing:
+            detail.append(f"missing column(s) {', '.join(missing)}")
+        if extra:
+            detail.append(f"unknown column(s) {', '.join(extra)}")
+        raise SchemaError(f"data does not match the table schema: {'; '.join(detail)}")
+    cols = []
+    for f in target:
+        col = data.column(f.name)
+        if not col.type.equals(f.type):
+            try:
+                col = col.cast(f.type, safe=True)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+                raise SchemaError(f"column '{f.name}': cannot cast {col.type} to {f.type} ({e})") from None
+        if not f.nullable and col.null_count:
+            raise SchemaError(f"column '{f.name}' is NOT NULL but the data has {col.null_count} null value(s)")
+        cols.append(col)
+    return pa.Table.from_arrays(cols, schema=target)
+
+
+class TableWrite:
+    """Writes rows of one table; ``overwrite``: the files written replace the table's (no restore of
+    existing sequence numbers or levels). Primary-key buckets are compacted after each flush unless
+    ``write-only`` is set; ``full-compaction.delta-commits`` forces a full compaction every N commits."""
+
+    def __init__(self, table, overwrite: bool = False):
+        self.table = table
+        self.schema = table.schema
+        self.options = table.options
+        self.is_pk = self.schema.is_primary_key_table
+        self._overwrite = overwrite
+        self._buffer: List[Tuple[pa.Table, Optional[pa.Array]]] = []
+        self._buffer_bytes = 0
+        self._messages: Dict[Tuple[bytes, int], CommitMessage] = {}
+        self._next_seq: Optional[Dict[Tuple[bytes, int], int]] = None
+        self._base: Optional[int] = None  # the snapshot sequences and levels were restored from
+        self._restored_files: Dict[Tuple[bytes, int], List[DataFileMeta]] = {}
+        self._bucket_counts: Dict[bytes, int] = {}  # each partition's bucket count in the restored snapshot
+        self._compactors: Dict[Tuple[bytes, int], object] = {}
+        self._compaction = self.is_pk and not self.options.get("write-only")
+        self._input_changelog = self.is_pk and self.options.get("changelog-producer") == "input"
+        self._buffer_limit = self.options.get("write-buffer-size")
+        bucket = self.options.bucket
+        if bucket == -2:
+            raise PaimonError(f"table {table.name}: postpone bucket mode (bucket = -2) is not supported")
+        self._dynamic = self._cross = None
+        if self.is_pk and bucket == -1 and self.schema.cross_partition_update:
+            from paimon_sql.write.cross_partition import CrossPartitionAssigner
+            self._cross = CrossPartitionAssigner(table)
+        elif self.is_pk and bucket == -1:
+            from paimon_sql.write.dynamic_bucket import DynamicBucketAssigner
+            self._dynamic = DynamicBucketAssigner(table)
+
+    # -- input ----------------------------------------------------------------------------
+
+    def write_arrow(self, data, row_kinds: Optional[pa.Array] = None) -> None:
+        """Buffer rows (a Table or RecordBatch). ``row_kinds``: int8 +I/-U/+U/-D per row."""
+        if isinstance(data, pa.RecordBatch):
+            data = pa.Table.from_batches([data])
+        if row_kinds is not None:
+            if not self.is_pk:
+                raise SchemaError(f"table {self.table.name} is an append table: row kinds need a primary key")
+            row_kinds = pa.array(row_kinds, pa.int8()) if not isinstance(row_kinds, pa.Array) else row_kinds
+            if len(row_kinds) != data.num_rows:
+                raise SchemaError("row_kinds must have one entry per row")
+        data = conform(data, self.schema)
+        self._buffer.append((data, row_kinds))
+        self._buffer_bytes += data.nbytes
+        if self._buffer_bytes >= self._buffer_limit:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self._buffer:
+            return
+        tables = [t for t, _ in self._buffer]
+        data = pa.concat_tables(tables).combine_chunks()
+        kinds = None
+        if any(k is not None for _, k in self._buffer):
+            kinds = pa.concat_arrays([k if k is not None else pa.array(np.zeros(t.num_rows, np.int8))
+                                      for t, k in self._buffer])
+        self._buffer, self._buffer_bytes = [], 0
+        if data.num_rows:
+            self._compact(self._write_rows(data, kinds), full=False)
+
+    def prepare_commit(self) -> List[CommitMessage]:
+        """Flush and hand over the files written since the last call."""
+        self.flush()
+        if self._compaction and self._messages and self._full_compaction_due():
+            self._compact(list(self._messages), full=True)
+        for key, compactor in self._compactors.items():  # merge-on-write: the buckets' new deletion vectors
+            if compactor.mow:
+                self._message(key).compact_index_changes.extend(compactor.index_changes())
+        messages = [m for m in self._messages.values() if not m.is_empty()]
+        for m in messages:
+            m.base_snapshot = self._restore_base()
+        if self._dynamic is not None:
+            self._dynamic.attach_index_files(messages)
+        self._messages = {}
+        return messages
+
+    def abort(self, messages: Optional[List[CommitMessage]] = None) -> None:
+        """Delete the files of ``messages`` (default: of everything not yet handed over)."""
+        self._buffer = []
+        delete_files(self.table, messages if messages is not None else list(self._messages.values()))
+
+    # -- grouping -------------------------------------------------------------------------
+
+    def _row_kinds(self, data: pa.Table, kinds: Optional[pa.Array]) -> Optional[pa.Array]:
+        field_name = self.options.rowkind_field
+        if kinds is None and field_name:
+            kinds = row_kind.from_short_strings(data.column(field_name).combine_chunks(), field_name)
+        return kinds
+
+    def _buckets(self, data: pa.Table, partition_codes: np.ndarray, partition_values) -> Optional[np.ndarray]:
+        bucket = self.options.bucket
+        if bucket > 0:
+            keys = self.schema.bucket_keys
+            hashes = binary_row.hash_rows([data.column(k) for k in keys],
+                                          [f.type for f in self.schema.fields_of(keys)])
+            return binary_row.bucket_of(hashes, bucket)
+        if self._dynamic is not None:
+            return self._dynamic.assign(data, partition_codes, partition_values)
+        return None  # bucket-unaware: every row in bucket 0
+
+    def _partition_codes(self, data: pa.Table):
+        """Per-row partition code and, per code, the partition's values."""
+        keys = self.schema.partition_keys
+        n = data.num_rows
+        if not keys:
+            return np.zeros(n, dtype=np.int64), {0: []}
+        codes = None
+        dictionaries = []
+        for k in keys:
+            enc = pc.dictionary_encode(data.column(k).combine_chunks(), null_encoding="encode")
+            idx = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+            size = len(enc.dictionary)
+            codes = idx if codes is None else codes * size + idx
+            dictionaries.append((enc.dictionary.to_pylist(), size))
+        values = {}
+        for code in _present(codes):
+            rest, vals = int(code), []
+            for d, size in reversed(dictionaries):
+                vals.append(d[rest % size])
+                rest //= size
+            values[int(code)] = list(reversed(vals))
+        return codes, values
+
+    # -- the flush ------------------------------------------------------------------------
+
+    def _restore_base(self) -> int:
+        """The snapshot this write builds on, pinned once: sequences, levels and vectors all come from it."""
+        if self._base is None:
+            latest = self.table.snapshot_manager.latest_id()
+            self._base = latest or 0
+        return self._base
+
+    def _restore_sequences(self) -> Dict[Tuple[bytes, int], int]:
+        """Each bucket's next sequence number (and, for compaction, its files), read once."""
+        if self._next_seq is None:
+            self._next_seq = {}
+            base = self._restore_base()
+            for e in ([] if self._overwrite or not base else self.table.new_scan().with_snapshot(base).plan_entries()):
+                key = (e.partition, e.bucket)
+                self._next_seq[key] = max(self._next_seq.get(key, 0), e.file.max_sequence_number + 1)
+                self._restored_files.setdefault(key, []).append(e.file)
+                self._bucket_counts[e.partition] = e.total_buckets
+        return self._next_seq
+
+    def _check_bucket_count(self, partitions) -> None:
+        """A fixed-bucket partition is written with the bucket count its files have, as Paimon
+        insists: a key hashed into another count of buckets would live in two buckets at once.
+        After ``ALTER TABLE ... SET ('bucket' = ...)`` the partition is rescaled first."""
+        bucket = self.options.bucket
+        for p in partitions:
+            had = self._bucket_counts.get(p)
+            if bucket > 0 and had is not None and had != bucket:
+                keys = self.schema.partition_keys
+                values = binary_row.from_bytes(p, [f.type for f in self.schema.fields_of(keys)])
+                where = f"partition {', '.join(f'{k}={v}' for k, v in zip(keys, values))}" if keys else "the table"
+                raise PaimonError(f"table {self.table.name}: {where} was written with {had} buckets but 'bucket' is "
+                                  f"{bucket}; rescale it first (CALL sys.rescale or INSERT OVERWRITE), as Paimon requires")
+
+    def _write_rows(self, data: pa.Table, kinds: Optional[pa.Array]) -> List[Tuple[bytes, int]]:
+        """Write the rows as level-0 files; returns the (partition, bucket)s written."""
+        kinds = self._row_kinds(data, kinds)
+        if kinds is not None and self.options.ignore_delete:
+            keep = row_kind.is_add(kinds)
+            data, kinds = data.filter(keep), kinds.filter(keep)
+        if data.num_rows == 0:
+            return []
+        pcodes, pvalues = self._partition_codes(data)
+        if self._cross is not None:  # a key lives in one partition: rows may be moved, retracted or dropped
+            base = None if self._overwrite else self._restore_base()
+            data, kinds, pcodes, pvalues, buckets = self._cross.route(data, kinds, pcodes, pvalues, base)
+        else:
+            buckets = self._buckets(data, pcodes, pvalues)
+        n = data.num_rows
+        if n == 0:
+            return []
+        group = pcodes if buckets is None else pcodes * (int(buckets.max()) + 1) + buckets
+        # sequence numbers in arrival order within each group, after the bucket's last one
+        part_types = [f.type for f in self.schema.fields_of(self.schema.partition_keys)]
+        next_seq = self._restore_sequences()
+        seq = np.empty(n, dtype=np.int64) if self.is_pk else None
+        groups = []
+        for g, idx in _group_rows(group):
+            first_row = int(idx[0])
+            pvals = pvalues[int(pcodes[first_row])]
+            bucket = 0 if buckets is None else int(buckets[first_row])
+            pbytes = binary_row.to_bytes(pvals, part_types)
+            first = next_seq.get((pbytes, bucket), 0)
+            next_seq[(pbytes, bucket)] = first + len(idx)
+            group_seq = first + np.arange(len(idx))
+            if seq is not None:
+                seq[idx] = group_seq
+            groups.append((g, idx, pvals, pbytes, bucket, group_seq))
+        self._check_bucket_count({pbytes for _, _, _, pbytes, _, _ in groups})
+        if self.is_pk:
+            jobs = self._primary_key_slices(data, kinds, group, seq, groups)
+        else:
+            jobs = [(_Take(data, idx), pvals, pbytes, bucket, group_seq, None)
+                    for g, idx, pvals, pbytes, bucket, group_seq in groups]
+        if self._input_changelog:  # changelog-producer 'input': the rows as they came, kinds and all
+            zeros = pa.array(np.zeros(n, np.int8))
+            jobs += [(_Take(data, idx), pvals, pbytes, bucket, group_seq,
+                      (kinds if kinds is not None else zeros).take(pa.array(idx)), "changelog-")
+                     for g, idx, pvals, pbytes, bucket, group_seq in groups]
+        self._run(jobs)
+        return [(pbytes, bucket) for _, _, _, pbytes, bucket, _ in groups]
+
+    def _message(self, key: Tuple[bytes, int]) -> CommitMessage:
+        return self._messages.setdefault(key, CommitMessage(key[0], key[1], self.options.bucket))
+
+    def _run(self, jobs) -> None:
+        """Write the (partition, bucket) slices; Arrow's writers release the GIL, so threads overlap."""
+        with ThreadPoolExecutor(max_workers=max(1, min(len(jobs), os.cpu_count() or 2))) as pool:
+            futures = [pool.submit(self._write_files, *job) for job in jobs]
+        failed = [f.exception() for f in futures if f.exception() is not None]
+        results = [f.result() for f in futures if f.exception() is None]
+        if failed:  # a failed write commits nothing: remove what the other slices wrote
+            self.abort([CommitMessage(pbytes, bucket, self.options.bucket, files)
+                        for (pbytes, bucket), files, _ in results])
+            raise failed[0]
+        for key, files, is_changelog in results:
+            msg = self._message(key)
+            if is_changelog:
+                msg.changelog_files.extend(files)
+            else:
+                msg.new_files.extend(files)
+                if self._compaction:
+                    self._compactor(key).add(files)
+
+    # -- compaction -----------------------------------------------------------------------
+
+    def _compactor(self, key: Tuple[bytes, int]):
+        from paimon_sql.compact.merge_tree_compact import BucketCompactor
+        if key not in self._compactors:
+            self._restore_sequences()
+            self._compactors[key] = BucketCompactor(self.table, key[0], key[1], self._restored_files.get(key, []),
+                                                    self._restore_base())
+        return self._compactors[key]
+
+    def _compact(self, keys: List[Tuple[bytes, int]], full: bool) -> None:
+        """One compaction per bucket (buckets in parallel), folded into the buckets' messages."""
+        if not self._compaction or not keys:
+            return
+        with ThreadPoolExecutor(max_workers=max(1, min(len(keys), os.cpu_count() or 2))) as pool:
+            results = list(pool.map(lambda k: self._compactor(k).compact(full=full), keys))
+        for key, result in zip(keys, results):
+            if result is not None:
+                self._fold_compaction(self._message(key), result)
+
+    def _fold_compaction(self, msg: CommitMessage, result) -> None:
+        """A compaction may consume what an earlier one of this write produced: those files never
+        reach a snapshot, so they drop out of the message (and off the disk unless upgraded)."""
+        produced = {(f.file_name, f.level) for f in msg.compact_after}
+        kept = {f.file_name for f in result.after}
+        pvals = None
+        for f in result.before:
+            if (f.file_name, f.level) in produced:
+                msg.compact_after = [a for a in msg.compact_after if (a.file_name, a.level) != (f.file_name, f.level)]
+                if f.file_name not in kept:
+                    if pvals is None:
+                        types = [x.type for x in self.schema.fields_of(self.schema.partition_keys)]
+                        pvals = binary_row.from_bytes(msg.partition, types)
+                    delete_data_files(self.table, pvals, msg.bucket, [f])
+            else:
+                msg.compact_before.append(f)
+        msg.compact_after += result.after
+        msg.compact_changelog += result.changelog
+
+    def _full_compaction_due(self) -> bool:
+        """``full-compaction.delta-commits = N``: this commit is the N-th since the last COMPACT.
+        When expiry kept fewer snapshots than that and none of them is a COMPACT, the count went
+        with the expired ones: the compaction is due (rather than never, or a failed write)."""
+        n = self.options.get("full-compaction.delta-commits")
+        if not n:
+            return False
+        sm = self.table.snapshot_manager
+        sid, count = sm.latest_id(), 1
+        while sid is not None and count < n and sid >= 1:
+            try:
+                if sm.snapshot(sid).commit_kind == "COMPACT":
+                    return False
+            except SnapshotNotFoundError:
+                return True
+            count, sid = count + 1, sid - 1
+        return count >= n
+
+    def _primary_key_slices(self, data, kinds, group, seq, groups) -> list:
+        """Fold duplicate keys of each (partition, bucket) by the merge engine; one slice per group."""
+        merge = self.table.merge_function
+        kinds = kinds if kinds is not None else pa.array(np.zeros(data.num_rows, np.int8))
+        table = (data.append_column(_GROUP, pa.array(group)).append_column(SEQUENCE_NUMBER, pa.array(seq))
+                 .append_column(VALUE_KIND, kinds))
+        merged = merge.merge(merge.group(table, [_GROUP] + self.schema.trimmed_primary_keys, in_sequence_order=True))
+        kept_groups = merged.column(_GROUP).to_numpy()
+        rows_seq = merged.column(SEQUENCE_NUMBER).to_numpy()
+        rows_kind = merged.column(VALUE_KIND).combine_chunks()
+        rows = merged.select(self.schema.field_names)
+        n = len(kept_groups)
+        bounds = np.flatnonzero(np.r_[True, kept_groups[1:] != kept_groups[:-1]]) if n else np.array([], int)
+        by_group = {g: (pv, pb, b) for g, _, pv, pb, b, _ in groups}
+        jobs = []
+        for s, e in zip(bounds, np.r_[bounds[1:], n]):
+            pvals, pbytes, bucket = by_group[int(kept_groups[s])]
+            jobs.append((rows.slice(s, e - s), pvals, pbytes, bucket, rows_seq[s:e], rows_kind.slice(s, e - s)))
+        return jobs
+
+    def _write_files(self, rows: pa.Table, pvals, pbytes: bytes, bucket: int, seq: np.ndarray,
+                     kinds: Optional[pa.Array], prefix: str = "data-"):
+        """Write one (partition, bucket) slice as level-0 files (or changelog files) rolled at size."""
+        if isinstance(rows, _Take):
+            rows = rows()
+        if self.is_pk:
+            files = write_files(self.table, kv_table(self.schema, rows, seq, kinds), pvals, bucket, prefix=prefix)
+        else:
+            files = write_files(self.table, rows, pvals, bucket, first_sequence=int(seq[0]))
+        return (pbytes, bucket), files, prefix == "changelog-"
+
+
+class _Take:
+    """Rows to gather later: the gather then runs in the writer thread, beside the others."""
+
+    def __init__(self, table: pa.Table, indices: np.ndarray):
+        self.table, self.indices = table, indices
+
+    def __call__(self) -> pa.Table:
+        return self.table.take(pa.array(self.indices))
+
+
+def _present(codes: np.ndarray) -> np.ndarray:
+    """Distinct non-negative codes, ascending (bincount when the range is small: much faster)."""
+    top = int(codes.max()) if len(codes) else 0
+    return np.flatnonzero(np.bincount(codes)) if top < 4 * len(codes) + 65536 else np.unique(codes)
+
+
+def _group_rows(group: np.ndarray):
+    """(code, row indices in arrival order) per distinct group code."""
+    codes = _present(group)
+    if len(codes) <= 32:  # few groups: one vectorized compare each beats a full argsort
+        return [(int(g), np.flatnonzero(group == g)) for g in codes]
+    order = np.argsort(group, kind="stable")
+    sorted_groups = group[order]
+    starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
+    return [(int(sorted_groups[s]), order[s:e]) for s, e in zip(starts, np.r_[starts[1:], len(order)])]
