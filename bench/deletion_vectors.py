@@ -19,6 +19,7 @@ from dataset import SCHEMA, best
 
 from paimon_sql.catalog import load_catalog
 from paimon_sql.data import predicate as P
+
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000_000
 
 

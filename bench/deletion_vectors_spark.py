@@ -15,6 +15,7 @@ from deletion_vectors import rows
 
 import paimon_sql
 from paimon_sql.data import predicate as P
+
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000_000
 
 

@@ -24,6 +24,7 @@ from dataset import best
 
 from paimon_sql.catalog import load_catalog
 from paimon_sql.data import predicate as P
+
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000_000
 FILES = 100
 SCHEMA = pa.schema([("id", pa.int64()), ("s", pa.string()), ("c", pa.string()), ("v", pa.float64())])

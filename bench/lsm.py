@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 from dataset import SCHEMA
 
 from paimon_sql.catalog import load_catalog
-from paimon_sql.write.table_write import CommitMessage
+from paimon_sql.write.commit_message import CommitMessage
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000_000
 UPSERT = min(1_000_000, N // 10)

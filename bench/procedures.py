@@ -28,9 +28,9 @@ import pyarrow as pa
 from dataset import SCHEMA, rows
 
 import paimon_sql
+from paimon_sql.compact.merge_tree_compact import compact_table
 from paimon_sql.data import binary_row
 from paimon_sql.data import predicate as P
-from paimon_sql.compact.merge_tree_compact import compact_table
 
 DB = "bench"
 

@@ -20,6 +20,7 @@ from dataset import best
 
 import paimon_sql
 from paimon_sql.data import binary_row
+
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000_000
 M = int(sys.argv[2]) if len(sys.argv) > 2 else 5_000_000
 SOURCE = ("SELECT id, concat('name-', id) AS name, id * 0.5 AS value, "

@@ -1,6 +1,7 @@
 """paimon-sql: Apache Paimon's table format in Python, with a SQL front layer over Apache Spark.
 
-The core (``paimon_sql.catalog`` → ``table`` → ``format`` → ``io``) works on Arrow and needs no Spark.
+The core (every package below ``paimon_sql.spark``: catalog, table, commit, write, read, ... down to
+io and data; docs/architecture.md) works on Arrow and needs no Spark.
 """
 
 __version__ = "0.1.0"

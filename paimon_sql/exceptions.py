@@ -85,3 +85,65 @@ class SparkSqlError(PaimonError):
 class UnsupportedStatementError(PaimonError):
     """A statement paimon-sql hands to Spark as written, on a Paimon table: Spark's catalog does not
     hold our tables, so it would only say the table "cannot be found"."""
+
+
+class FormatTableError(PaimonError, AttributeError):
+    """What a format table cannot do (snapshots, time travel, row-level changes). An AttributeError
+    too, so ``hasattr`` on a data table's attribute is simply False."""
+
+
+class JdbcKeyConflict(Exception):
+    """A row that a primary key already holds (the driver's integrity error). A signal inside the JDBC
+    catalog, which turns it into the error a user sees (or retries); never raised to a user."""
+
+
+class MetastoreMissing(PaimonError):
+    """The metastore has no such database, table or partition."""
+
+
+class MetastoreExists(PaimonError):
+    """The metastore already has it."""
+
+
+class SqlSyntaxError(PaimonError):
+    """Bad SQL; the message carries the parser's line and column."""
+
+
+class AuthError(PaimonError):
+    """A password file or user name that cannot be used."""
+
+
+class TransportRefused(Exception):
+    """A connection that may not go on (failed login, unknown mechanism, not a HiveServer2 client). A
+    signal inside the server's transport, which closes that connection; never raised to a user."""
+
+
+GENERAL_SQL_STATE = "HY000"  # HiveServer2's SQLSTATE of a failure Spark gave none for
+
+
+class OperationError(PaimonError):
+    """A failure as the client is told it: one line and a SQLSTATE (Spark's where it gave one)."""
+
+    def __init__(self, message: str, sql_state: str = GENERAL_SQL_STATE):
+        super().__init__(message)
+        self.sql_state = sql_state
+
+
+class TagError(PaimonError):
+    """A tag that cannot be created, replaced, renamed or deleted as asked."""
+
+
+class BranchError(PaimonError):
+    """A branch that cannot be created, read or dropped as asked."""
+
+
+class MigrateError(PaimonError):
+    """Files that cannot become a Paimon table as they are; nothing was changed."""
+
+
+class ProcedureError(PaimonError):
+    """A CALL that cannot run: unknown procedure, bad arguments, or a procedure's own refusal."""
+
+
+class SystemTableNotFoundError(PaimonError, LookupError):
+    pass

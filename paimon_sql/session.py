@@ -15,15 +15,20 @@ import sys
 from collections import OrderedDict
 from typing import Dict, List, Optional
 
+import sqlglot
 from pyspark.sql import DataFrame, SparkSession
 from sqlglot import exp
+from sqlglot.errors import SqlglotError
 
 from paimon_sql import exceptions
 from paimon_sql.catalog import Identifier, load_catalog
 from paimon_sql.catalog.base import DEFAULT_DATABASE
 from paimon_sql.exceptions import PaimonError, SparkSqlError, TableNotFoundError, UnsupportedStatementError
 from paimon_sql.options.core_options import scrub
-from paimon_sql.spark import hooks
+from paimon_sql.spark import format_table, hooks
+from paimon_sql.spark.scan import scan_dataframe
+from paimon_sql.spark.source import PaimonDataSource
+from paimon_sql.spark.write import write_dataframe
 from paimon_sql.sql import cache, execute, parse, query, views
 from paimon_sql.systables import SystemTable
 from paimon_sql.table.format_table import FormatTable
@@ -95,7 +100,7 @@ def route(spark: SparkSession, session: Optional["Session"]) -> None:
             return _SPARK_SQL(spark, sqlQuery, args, **kwargs)
         try:
             return session.sql(sqlQuery)
-        except parse.SqlSyntaxError:
+        except exceptions.SqlSyntaxError:
             return _SPARK_SQL(spark, sqlQuery)
         except SparkSqlError as e:
             raise (e.__cause__ or e) from None
@@ -109,7 +114,6 @@ def route(spark: SparkSession, session: Optional["Session"]) -> None:
 
 class Session:
     def __init__(self, spark: SparkSession, warehouse: str, catalog_options: Optional[dict] = None):
-        from paimon_sql.spark.source import PaimonDataSource
         self.spark = spark
         self.warehouse = warehouse
         self.catalog_options = dict(catalog_options or {})
@@ -144,7 +148,7 @@ class Session:
         try:
             try:
                 node = parse.parse(text)
-            except parse.SqlSyntaxError as error:
+            except exceptions.SqlSyntaxError as error:
                 return self._spark_only(text, error)
             return execute.execute(self, node)
         except PaimonError as e:
@@ -228,6 +232,19 @@ class Session:
         except (TableNotFoundError, LookupError):
             return self._table_ignoring_case(ident)
 
+    def find_table_named(self, name: str):
+        """:meth:`find_table` of a name given as text (``db.t``, ``t$branch_b``): a procedure's
+        argument, parsed as a statement would name the table."""
+        return self.find_table(parse.table_reference(name))
+
+    def parse_expression(self, text: str) -> Optional[exp.Expression]:
+        """``text`` (a procedure's ``where``) parsed in Spark's dialect; None when it does not parse
+        (Spark's parser then judges it)."""
+        try:
+            return sqlglot.parse_one(text, dialect=parse.DIALECT)
+        except SqlglotError:
+            return None
+
     def _table_ignoring_case(self, ident: Identifier):
         """Spark's rule: names are case-insensitive unless ``spark.sql.caseSensitive`` — so
         ``ORDERS`` finds table ``orders`` (when exactly one table matches)."""
@@ -296,17 +313,14 @@ class Session:
         """The rows of a table (:func:`paimon_sql.spark.scan.scan_dataframe`). ``reuse``: the
         DataFrame may be one built before for the same read, shared with other queries (a query's
         references; not a DataFrame the caller persists)."""
-        from paimon_sql.spark.scan import scan_dataframe
         return scan_dataframe(self.spark, table, self.warehouse, columns, predicate, self.catalog_options,
                               self.scan_reports, read_optimized, self.scans if reuse else None)
 
     def write(self, df: DataFrame, table, overwrite: bool = False, partition_spec=None, dynamic: bool = False):
         """Write ``df`` to ``table`` in one snapshot, with the Paimon options ``SET spark.paimon.*``
         gives (:func:`query.session_options`) under the statement's own."""
-        from paimon_sql.spark.write import write_dataframe
         table = table.copy({**query.session_options(self, table), **table.dynamic_options})
         if isinstance(table, FormatTable):  # plain files: Spark's own writer, no snapshot
-            from paimon_sql.spark import format_table
             format_table.write(self.spark, df, table, overwrite, partition_spec, dynamic)
             return cache.refresh(self, table)
         write_dataframe(df, table, self.warehouse, overwrite, partition_spec, dynamic,

@@ -4,15 +4,28 @@
 parameters; :mod:`paimon_sql.sql.call` parses the statement and runs it.
 """
 
-from paimon_sql.procedures import compact, compact_manifest, expire_snapshots  # noqa: F401  (each import registers its procedures)
-from paimon_sql.procedures import remove_orphan_files, remove_unexisting_files, rollback  # noqa: F401
-from paimon_sql.procedures import expire_partitions, purge_files, repair  # noqa: F401
-from paimon_sql.procedures import compact_database, rescale  # noqa: F401
-from paimon_sql.procedures import migrate  # noqa: F401
-from paimon_sql.procedures import branches, consumers  # noqa: F401
-from paimon_sql.procedures import tags  # noqa: F401
-from paimon_sql.procedures import indexes, partitions, unsupported  # noqa: F401
-from paimon_sql.procedures import refresh_object_table  # noqa: F401
-from paimon_sql.procedures.base import PROCEDURES, Procedure, ProcedureError, bind, describe_lines, lookup
+from paimon_sql.exceptions import ProcedureError
+from paimon_sql.procedures import (  # noqa: F401  (each import registers its procedures)  # noqa: F401  # noqa: F401  # noqa: F401  # noqa: F401  # noqa: F401
+    branches,
+    compact,
+    compact_database,
+    compact_manifest,
+    consumers,
+    expire_partitions,
+    expire_snapshots,
+    indexes,
+    migrate,  # noqa: F401
+    partitions,
+    purge_files,
+    refresh_object_table,  # noqa: F401
+    remove_orphan_files,
+    remove_unexisting_files,
+    repair,
+    rescale,
+    rollback,
+    tags,  # noqa: F401
+    unsupported,
+)
+from paimon_sql.procedures.base import PROCEDURES, Procedure, bind, describe_lines, lookup
 
 __all__ = ["PROCEDURES", "Procedure", "ProcedureError", "bind", "describe_lines", "lookup"]

@@ -30,17 +30,17 @@ import difflib
 from dataclasses import dataclass
 from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple
 
-from paimon_sql.exceptions import PaimonError, TableNotFoundError
+from sqlglot import exp
+
+from paimon_sql.data import binary_row
+from paimon_sql.data.partition_names import spec_values
+from paimon_sql.exceptions import PaimonError, ProcedureError, TableNotFoundError
+from paimon_sql.spark.types import spark_ddl, to_spark_arrow
 from paimon_sql.systables.base import columns  # noqa: F401  (output columns are declared with it)
 from paimon_sql.table.format_table import FormatTable
-from paimon_sql.data.partition_names import spec_values
 
 PROCEDURES: Dict[str, type] = {}
 TYPES = ("STRING", "INT", "BIGINT", "BOOLEAN", "MAP<STRING,STRING>")
-
-
-class ProcedureError(PaimonError):
-    """A CALL that cannot run: unknown procedure, bad arguments, or a procedure's own refusal."""
 
 
 def register(cls):
@@ -94,9 +94,8 @@ class Procedure:
         """The Paimon table ``name`` (``db.t``, ``t``, ``t$branch_b``) means in this session. A
         format table has no snapshots, manifests or Paimon data files for a procedure to work on:
         it is refused in one line unless ``format_tables`` (a caller walking a database skips it)."""
-        from paimon_sql.sql import parse
         try:
-            found = session.find_table(parse.table_reference(name))
+            found = session.find_table_named(name)
         except PaimonError as e:
             raise ProcedureError(f"table '{name}': {e}") from None
         if found is None:
@@ -158,16 +157,13 @@ class Procedure:
             specs.append(spec_values(table.schema, spec))
         return specs
 
-    def check_where_columns(self, where: str, keys: List[str]) -> None:
+    def check_where_columns(self, session, where: str, keys: List[str]) -> None:
         """A column that is not a partition key fails here, before Spark (which would log the error)."""
-        import sqlglot
-        from paimon_sql.sql.parse import DIALECT
-        try:
-            node = sqlglot.parse_one(where, dialect=DIALECT)
-        except sqlglot.errors.SqlglotError:
+        node = session.parse_expression(where)
+        if node is None:
             return  # Spark's parser judges it
         known = {k.lower() for k in keys}
-        others = sorted({c.name for c in node.find_all(sqlglot.exp.Column) if c.name.lower() not in known})
+        others = sorted({c.name for c in node.find_all(exp.Column) if c.name.lower() not in known})
         if others:
             raise self.fail(f"where '{where}' may only use partition columns ({', '.join(keys)}), "
                             f"not {', '.join(others)}")
@@ -175,8 +171,6 @@ class Procedure:
     def where_specs(self, session, table, where: str) -> List[dict]:
         """The table's partitions (latest snapshot) for which Spark finds ``where`` true."""
         import pyarrow as pa
-        from paimon_sql.data import binary_row
-        from paimon_sql.spark.types import spark_ddl, to_spark_arrow
         keys = table.schema.partition_keys
         fields = table.schema.fields_of(keys)
         types = [f.type for f in fields]
@@ -186,7 +180,7 @@ class Procedure:
                                     names=keys)
         if not rows:
             return []
-        self.check_where_columns(where, keys)
+        self.check_where_columns(session, where, keys)
         df = session.spark.createDataFrame(to_spark_arrow(data, fields), schema=spark_ddl(fields))
         try:
             chosen = df.where(where).collect()

@@ -9,9 +9,9 @@ its arguments and the branches it names before it changes anything.
 
 from __future__ import annotations
 
+from paimon_sql.io.paths import MAIN_BRANCH
 from paimon_sql.procedures.base import Procedure, columns, optional, register, required
 from paimon_sql.read import fallback_read
-from paimon_sql.io.paths import MAIN_BRANCH
 
 RESULT = columns("result BOOLEAN")
 

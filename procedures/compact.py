@@ -12,9 +12,12 @@ from __future__ import annotations
 import time
 from typing import Dict, List, Optional
 
+from paimon_sql.compact.sort_keys import sortable
+from paimon_sql.data.partition_names import specs_predicate
 from paimon_sql.options.core_options import parse_duration_ms
 from paimon_sql.procedures.base import Procedure, optional, register, required
-from paimon_sql.data.partition_names import specs_predicate
+from paimon_sql.spark.compact import compact
+from paimon_sql.spark.sort_compact import sort_compact
 
 STRATEGIES = ("full", "minor")
 ORDER_STRATEGIES = ("none", "order", "zorder", "hilbert")
@@ -49,10 +52,8 @@ class CompactProcedure(Procedure):
             return [(True,)]  # no partition matches: nothing to compact, as paimon-spark
         predicate = None if specs is None else specs_predicate(table.schema, specs)
         if order is not None:
-            from paimon_sql.spark.sort_compact import sort_compact
             sort_compact(session, table, order, columns, predicate)
             return [(True,)]
-        from paimon_sql.spark.compact import compact
         chosen = None if buckets is None and idle_ms is None else self.chosen_buckets(table, predicate, buckets, idle_ms)
         compact(session.spark, table, predicate, strategy == "full", chosen)
         return [(True,)]
@@ -81,7 +82,6 @@ class CompactProcedure(Procedure):
     def sort_columns(self, table, order: str, text: str) -> List[str]:
         """``order_by`` as the table's column names; as paimon-spark, only append tables without
         buckets are sorted, and the columns must be sortable non-partition columns."""
-        from paimon_sql.compact.sort_keys import sortable
         schema = table.schema
         kind = ("a primary-key table" if schema.is_primary_key_table
                 else f"bucket = {table.options.bucket}" if table.options.bucket != -1 else None)

@@ -11,8 +11,8 @@ partition, ``k1=v1, k2=v2``; ``No expired partitions.`` when there is none, as P
 from __future__ import annotations
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.procedures.base import Procedure, columns, optional, register, required
 from paimon_sql.maintenance.expire_partitions import check_options, expire_partitions
+from paimon_sql.procedures.base import Procedure, columns, optional, register, required
 
 ARGUMENT_OPTIONS = {"expiration_time": "partition.expiration-time", "timestamp_formatter": "partition.timestamp-formatter",
                     "timestamp_pattern": "partition.timestamp-pattern", "expire_strategy": "partition.expiration-strategy",

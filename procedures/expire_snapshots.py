@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import datetime as dt
 
-from paimon_sql.procedures.base import Procedure, columns, optional, register, required
 from paimon_sql.maintenance.expire_snapshots import expire_snapshots
+from paimon_sql.procedures.base import Procedure, columns, optional, register, required
 
 
 @register

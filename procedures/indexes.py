@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from functools import partial
 
-from paimon_sql.procedures.base import Procedure, columns, optional, register, required
-from paimon_sql.spark.tasks import guarded, run_tasks
 from paimon_sql.data.partition_names import specs_predicate
 from paimon_sql.maintenance.rewrite_file_index import rewrite
+from paimon_sql.procedures.base import Procedure, columns, optional, register, required
+from paimon_sql.spark.tasks import guarded, run_tasks
 
 
 @register

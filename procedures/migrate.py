@@ -20,13 +20,13 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional
 
 from paimon_sql.catalog.base import Identifier
-from paimon_sql.exceptions import PaimonError
 from paimon_sql.data import binary_row
-from paimon_sql.schema.table_schema import TableSchema
-from paimon_sql.data.types import DataField
-from paimon_sql.procedures.base import Procedure, optional, register, required
-from paimon_sql.data.types import paimon_type_from_sql
+from paimon_sql.data.types import DataField, paimon_type_from_sql
+from paimon_sql.exceptions import PaimonError
 from paimon_sql.maintenance import migrate_table as core
+from paimon_sql.procedures.base import Procedure, optional, register, required
+from paimon_sql.schema.table_schema import TableSchema
+
 SOURCE_TYPES = ("hive",) + core.FORMATS
 
 

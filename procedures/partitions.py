@@ -9,9 +9,9 @@ a partition is marked whether or not it holds data yet (a day with no rows can b
 
 from __future__ import annotations
 
-from paimon_sql.exceptions import PaimonError
-from paimon_sql.procedures.base import Procedure, ProcedureError, register, required
+from paimon_sql.exceptions import PaimonError, ProcedureError
 from paimon_sql.maintenance.mark_partition_done import mark_done
+from paimon_sql.procedures.base import Procedure, register, required
 
 
 @register

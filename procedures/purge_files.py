@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import time
 
-from paimon_sql.procedures.base import Procedure, columns, register, required
+from paimon_sql.io.paths import MAIN_BRANCH
 from paimon_sql.maintenance.expire_snapshots import expire_snapshots
 from paimon_sql.maintenance.remove_orphan_files import remove_orphan_files
-from paimon_sql.io.paths import MAIN_BRANCH
+from paimon_sql.procedures.base import Procedure, columns, register, required
 from paimon_sql.snapshot.references import CHANGELOG_DIR
 
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import datetime as dt
 
+from paimon_sql.maintenance.remove_orphan_files import remove_orphan_files
 from paimon_sql.procedures.base import Procedure, columns, optional, register, required
 from paimon_sql.spark import orphan_files as distributed
 from paimon_sql.table.format_table import FormatTable
-from paimon_sql.maintenance.remove_orphan_files import remove_orphan_files
 
 MODES = ("local", "distributed")
 

@@ -15,7 +15,7 @@ from typing import Dict, List, Tuple
 from paimon_sql.data import binary_row
 from paimon_sql.procedures.base import Procedure, columns, optional, register, required
 from paimon_sql.spark.tasks import run_tasks
-from paimon_sql.write.table_write import CommitMessage
+from paimon_sql.write.commit_message import CommitMessage
 
 
 def _missing(io, paths: List[str]) -> List[str]:

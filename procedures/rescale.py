@@ -15,9 +15,10 @@ left out of the rewrite.
 
 from __future__ import annotations
 
-from paimon_sql.procedures.base import Procedure, optional, register, required
 from paimon_sql.commit.table_commit import LAST_SAFE_SNAPSHOT
 from paimon_sql.data.partition_names import specs_predicate
+from paimon_sql.procedures.base import Procedure, optional, register, required
+from paimon_sql.spark.compact import compact
 
 
 @register
@@ -50,7 +51,6 @@ class RescaleProcedure(Procedure):
         read = {f.file_name for s in table.new_scan().filter(predicate).with_snapshot(snapshot).plan().splits
                 for f in s.files}
         if any(e.file.file_name not in read for e in entries):  # level-0 files a batch read leaves out
-            from paimon_sql.spark.compact import compact
             compact(session.spark, table, predicate, full=True)
             snapshot = table.snapshot_manager.latest_id()
         # read one snapshot; the overwrite refuses to replace what another writer committed after it

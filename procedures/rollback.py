@@ -7,8 +7,9 @@ or, all digits, a snapshot id); each returns the latest snapshot id before and a
 
 from __future__ import annotations
 
-from paimon_sql.procedures.base import Procedure, columns, optional, register, required
 from paimon_sql.maintenance import rollback as rb
+from paimon_sql.procedures.base import Procedure, columns, optional, register, required
+
 OUTPUT = columns("previous_snapshot_id BIGINT", "current_snapshot_id BIGINT")
 
 

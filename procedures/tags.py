@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import datetime as dt
 
+from paimon_sql.exceptions import TagError
 from paimon_sql.options.core_options import parse_duration_ms
 from paimon_sql.procedures.base import Procedure, columns, optional, register, required
 from paimon_sql.tag import tag_auto_creation as auto
-from paimon_sql.tag.tag_manager import TagError, check_tag_name
+from paimon_sql.tag.tag_manager import check_tag_name
 
 RESULT = columns("result BOOLEAN")
 TAG_PARAMETERS = (required("table", "STRING"), required("tag", "STRING"), optional("snapshot", "BIGINT"),

@@ -3,6 +3,7 @@
 Every module here defines one system table and registers it once; :func:`load` finds it by name.
 """
 
+from paimon_sql.exceptions import SystemTableNotFoundError
 from paimon_sql.systables import (  # noqa: F401  (each import registers its table)
     aggregation_fields,
     all_partitions,
@@ -27,7 +28,7 @@ from paimon_sql.systables import (  # noqa: F401  (each import registers its tab
     tables,
     tags,
 )
-from paimon_sql.systables.base import GLOBAL_TABLES, SYSTEM_TABLES, SystemTable, SystemTableNotFoundError
+from paimon_sql.systables.base import GLOBAL_TABLES, SYSTEM_TABLES, SystemTable
 
 __all__ = ["SystemTable", "SystemTableNotFoundError", "load", "load_global", "SYSTEM_TABLES", "GLOBAL_TABLES"]
 

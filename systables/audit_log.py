@@ -8,9 +8,10 @@ leaves (a key whose last record is a -D shows as -D until compaction drops it). 
 import json
 
 from paimon_sql.data import predicate as P
-from paimon_sql.schema.table_schema import SEQUENCE_NUMBER
 from paimon_sql.data.types import AtomicType, DataField
-from paimon_sql.spark.source import ROWKIND_NAME
+from paimon_sql.schema.table_schema import SEQUENCE_NUMBER
+from paimon_sql.spark.columns import ROWKIND_NAME
+from paimon_sql.spark.scan import source_reader
 from paimon_sql.systables.base import SystemTable, register
 
 ROWKIND_FIELD = DataField(-1, ROWKIND_NAME, AtomicType("VARCHAR", (2147483647,), nullable=False))
@@ -36,7 +37,6 @@ class AuditLogTable(SystemTable):
     def row_kind_dataframe(self, session, columns=None, predicate=None, mode: str = "true"):
         """rowkind, _SEQUENCE_NUMBER and the data columns asked for (all when ``columns`` is None);
         ``mode`` "binlog": rowkind and the columns as arrays."""
-        from paimon_sql.spark.scan import source_reader
         table = self.table
         names = table.schema.field_names
         data_cols = [c for c in names if columns is None or c in columns] or names[:1]

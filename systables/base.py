@@ -15,17 +15,14 @@ from typing import Callable, ClassVar, Dict, FrozenSet, List, Optional, Sequence
 
 import pyarrow as pa
 
-from paimon_sql.exceptions import PaimonError
 from paimon_sql.data import binary_row
 from paimon_sql.data.predicate import Predicate, and_, equal, or_
 from paimon_sql.data.types import DataField, parse_type
+from paimon_sql.snapshot.time_travel import travel_snapshot
+from paimon_sql.spark.types import spark_ddl, to_spark_arrow
 
 SYSTEM_TABLES: Dict[str, type] = {}
 GLOBAL_TABLES: Dict[str, type] = {}
-
-
-class SystemTableNotFoundError(PaimonError, LookupError):
-    pass
 
 
 def register(cls):
@@ -81,7 +78,6 @@ class SystemTable:
 
     def to_dataframe(self, session, columns: Optional[Sequence[str]] = None, predicate: Optional[Predicate] = None):
         """The rows as a Spark DataFrame (Spark applies the query's filters again)."""
-        from paimon_sql.spark.types import spark_ddl, to_spark_arrow
         fields = self.fields if columns is None else [f for f in self.fields if f.name in set(columns)]
         data = to_spark_arrow(self.rows(predicate), fields)
         if data.num_rows == 0:  # Spark cannot convert an Arrow table without chunks
@@ -193,7 +189,6 @@ class SnapshotMetadataTable(SystemTable):
     (``/*+ OPTIONS('scan.snapshot-id'='1') */``, ``VERSION AS OF``)."""
 
     def snapshot(self):
-        from paimon_sql.snapshot.time_travel import travel_snapshot
         return travel_snapshot(self.table)
 
     def live_entries(self, predicate: Optional[Predicate] = None):

@@ -8,6 +8,7 @@ from typing import List, Optional
 
 import pyarrow as pa
 
+from paimon_sql.data.types import DataField, fields_from_arrow
 from paimon_sql.exceptions import (
     InvalidIdentifierError,
     InvalidOptionError,
@@ -15,13 +16,12 @@ from paimon_sql.exceptions import (
     ViewAlreadyExistsError,
     ViewNotFoundError,
 )
-from paimon_sql.options.core_options import parse_duration_ms
-from paimon_sql.schema.table_schema import TableSchema
-from paimon_sql.data.types import DataField, fields_from_arrow
-from paimon_sql.schema.view_schema import ViewSchema
+from paimon_sql.io.catalog_environment import NO_CATALOG, CatalogEnvironment
 from paimon_sql.io.object_stores import flag
 from paimon_sql.io.path_guard import check_segment
-from paimon_sql.io.catalog_environment import NO_CATALOG, CatalogEnvironment
+from paimon_sql.options.core_options import parse_duration_ms
+from paimon_sql.schema.table_schema import TableSchema
+from paimon_sql.schema.view_schema import ViewSchema
 
 DEFAULT_DATABASE = "default"
 SYSTEM_TABLE_SPLITTER = "$"  # t$files, t$branch_b: never part of a table's own name (as in Paimon)

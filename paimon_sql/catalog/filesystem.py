@@ -33,14 +33,14 @@ from paimon_sql.exceptions import (
     ViewAlreadyExistsError,
     ViewNotFoundError,
 )
-from paimon_sql.schema.table_schema import TableSchema
-from paimon_sql.schema.view_schema import ViewSchema
 from paimon_sql.io import FileIO
 from paimon_sql.io.path_guard import check_segment
-from paimon_sql.table import format_table
-from paimon_sql.table.format_table import FormatTable
 from paimon_sql.io.paths import PathFactory
 from paimon_sql.schema.schema_manager import SchemaManager
+from paimon_sql.schema.table_schema import TableSchema
+from paimon_sql.schema.view_schema import ViewSchema
+from paimon_sql.table import format_table
+from paimon_sql.table.format_table import FormatTable
 from paimon_sql.table.table import FileStoreTable
 from paimon_sql.table.table_type import check_create, table_of
 

@@ -36,14 +36,25 @@ from urllib.parse import urlparse
 
 from paimon_sql.catalog.base import Identifier, lock_settings
 from paimon_sql.catalog.filesystem import FileSystemCatalog
-from paimon_sql.io.object_stores import flag
-from paimon_sql.catalog.hive_client import ClientPool, Exists, HiveLock, Missing, metastore_uris, ttypes
+from paimon_sql.catalog.hive_client import ClientPool, HiveLock, metastore_uris, ttypes
 from paimon_sql.catalog.hive_partitions import PartitionSync, syncs_partitions
+from paimon_sql.data.types import (
+    ArrayType,
+    AtomicType,
+    DataField,
+    MapType,
+    MultisetType,
+    RowType,
+    paimon_type_from_sql,
+    parse_type,
+)
 from paimon_sql.exceptions import (
     DatabaseAlreadyExistsError,
     DatabaseNotFoundError,
     InvalidIdentifierError,
     InvalidOptionError,
+    MetastoreExists,
+    MetastoreMissing,
     PaimonError,
     SchemaError,
     TableAlreadyExistsError,
@@ -51,15 +62,15 @@ from paimon_sql.exceptions import (
     ViewAlreadyExistsError,
     ViewNotFoundError,
 )
-from paimon_sql.schema.table_schema import TableSchema
-from paimon_sql.schema.view_schema import ViewSchema
-from paimon_sql.data.types import (ArrayType, AtomicType, DataField, MapType, MultisetType, RowType,
-                                     paimon_type_from_sql, parse_type)
-from paimon_sql.table import format_table
+from paimon_sql.format import format_table_options
 from paimon_sql.io.catalog_environment import CatalogEnvironment, unlocked
-from paimon_sql.table.format_table import FormatTable
+from paimon_sql.io.object_stores import flag
 from paimon_sql.io.paths import MAIN_BRANCH, PathFactory
 from paimon_sql.schema.schema_manager import SchemaManager
+from paimon_sql.schema.table_schema import TableSchema
+from paimon_sql.schema.view_schema import ViewSchema
+from paimon_sql.table import format_table
+from paimon_sql.table.format_table import FormatTable
 from paimon_sql.table.table import FileStoreTable
 from paimon_sql.table.table_type import table_of
 
@@ -109,7 +120,7 @@ class HiveCatalog(FileSystemCatalog):
     def _database(self, name: str) -> "ttypes.Database":
         try:
             return self.pool.call(lambda c: c.get_database(name), f"get database {name}")
-        except Missing:
+        except MetastoreMissing:
             raise DatabaseNotFoundError(f"database {name} does not exist") from None
 
     def database_exists(self, name: str) -> bool:
@@ -124,7 +135,7 @@ class HiveCatalog(FileSystemCatalog):
         db = _hive_database(name, path, dict(properties or {}))
         try:
             self.pool.call(lambda c: c.create_database(db), f"create database {name}")
-        except Exists:
+        except MetastoreExists:
             if ignore_if_exists:
                 return
             raise DatabaseAlreadyExistsError(f"database {name} already exists") from None
@@ -135,7 +146,7 @@ class HiveCatalog(FileSystemCatalog):
             self.drop_table(Identifier(name, table), ignore_if_not_exists=True)
         try:
             self.pool.call(lambda c: c.drop_database(name, True, True), f"drop database {name}")
-        except Missing:
+        except MetastoreMissing:
             pass  # dropped meanwhile
         self.io.delete(self.database_path(name))
 
@@ -168,7 +179,7 @@ class HiveCatalog(FileSystemCatalog):
         """The metastore's table of ``ident`` when it is a Paimon table; None when there is none."""
         try:
             table = self.pool.call(lambda c: c.get_table(ident.database, ident.table), f"get table {ident}")
-        except Missing:
+        except MetastoreMissing:
             return None
         return table if _is_paimon(table) or self._format_of(table) else None
 
@@ -244,7 +255,7 @@ class HiveCatalog(FileSystemCatalog):
             self.pool.call(lambda c: c.create_table(hms), f"create table {ident}")
         except BaseException as e:
             self.io.delete(path)
-            if isinstance(e, Exists):
+            if isinstance(e, MetastoreExists):
                 raise TableAlreadyExistsError(f"table {ident} already exists") from None
             raise
         return table
@@ -259,7 +270,7 @@ class HiveCatalog(FileSystemCatalog):
         external = hms.tableType == "EXTERNAL_TABLE"
         try:
             self.pool.call(lambda c: c.drop_table(ident.database, ident.table, not external), f"drop table {ident}")
-        except Missing:
+        except MetastoreMissing:
             if not ignore_if_not_exists:
                 raise TableNotFoundError(f"table {ident} does not exist") from None
             return
@@ -296,7 +307,7 @@ class HiveCatalog(FileSystemCatalog):
     def _hms_view(self, ident: Identifier) -> Optional["ttypes.Table"]:
         try:
             table = self.pool.call(lambda c: c.get_table(ident.database, ident.table), f"get view {ident}")
-        except Missing:
+        except MetastoreMissing:
             return None
         return table if table.tableType == VIRTUAL_VIEW else None
 
@@ -334,7 +345,7 @@ class HiveCatalog(FileSystemCatalog):
         _set_view(hms, view)
         try:
             self.pool.call(lambda c: c.create_table(hms), f"create view {ident}")
-        except Exists:
+        except MetastoreExists:
             if not ignore_if_exists:
                 raise ViewAlreadyExistsError(f"view {ident} already exists") from None
 
@@ -412,10 +423,11 @@ class HiveCatalog(FileSystemCatalog):
         """Register a format table as Paimon's createFormatTable: a Hive table of the format's serde,
         its options in the parameters (Spark and Hive read the directory; Paimon rebuilds the table
         from the registration). The metastore keeps the schema: no file is written but the directory."""
-        fmt = format_table.file_format(schema.options)
+        fmt = format_table_options.file_format(schema.options)
         now = int(time.time())
         keys = set(schema.partition_keys)
-        serde_params = {"field.delim": format_table.spark_options(schema.options)["sep"]} if fmt == "csv" else {}
+        serde_params = {"field.delim": format_table_options.spark_options(schema.options)["sep"]} \
+            if fmt == "csv" else {}
         params = {**schema.options, TABLE_TYPE_PROP: fmt.upper(), "file.format": fmt, "type": format_table.FORMAT_TABLE}
         if schema.comment is not None:
             params["comment"] = schema.comment
@@ -431,7 +443,7 @@ class HiveCatalog(FileSystemCatalog):
                 sortCols=[], parameters={}, storedAsSubDirectories=False))
         try:
             self.pool.call(lambda c: c.create_table(hms), f"create table {ident}")
-        except Exists:
+        except MetastoreExists:
             raise TableAlreadyExistsError(f"table {ident} already exists") from None
         self.io.mkdirs(path)
         return self.get_table(ident)

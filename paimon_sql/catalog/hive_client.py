@@ -18,11 +18,10 @@ import xml.etree.ElementTree as ET
 from typing import Callable, List, TypeVar
 from urllib.parse import urlparse
 
-from paimon_sql.exceptions import InvalidOptionError, PaimonError
+from paimon_sql.exceptions import InvalidOptionError, MetastoreExists, MetastoreMissing, PaimonError
 
 try:
-    from pymetastore.hive_metastore import ThriftHiveMetastore
-    from pymetastore.hive_metastore import ttypes
+    from pymetastore.hive_metastore import ThriftHiveMetastore, ttypes
     from thrift.protocol.TBinaryProtocol import TBinaryProtocol
     from thrift.Thrift import TException
     from thrift.transport import TSocket, TTransport
@@ -99,13 +98,13 @@ class ClientPool:
 
     def call(self, call: Callable[[ThriftHiveMetastore.Client], T], what: str) -> T:
         """:meth:`run`, the metastore's exceptions as ours (Thrift's are immutable: they cannot pass
-        through a context manager): :class:`Missing`, :class:`Exists`, else one line naming ``what``."""
+        through a context manager): :class:`MetastoreMissing`, :class:`MetastoreExists`, else one line naming ``what``."""
         try:
             return self.run(call)
         except ttypes.NoSuchObjectException as e:
-            raise Missing(f"Hive metastore: cannot {what}: {message(e)}") from None
+            raise MetastoreMissing(f"Hive metastore: cannot {what}: {message(e)}") from None
         except ttypes.AlreadyExistsException as e:
-            raise Exists(f"Hive metastore: cannot {what}: {message(e)}") from None
+            raise MetastoreExists(f"Hive metastore: cannot {what}: {message(e)}") from None
         except TException as e:
             raise PaimonError(f"Hive metastore: cannot {what}: {message(e)}") from None
 
@@ -139,14 +138,6 @@ class ClientPool:
                 self._close(self._idle.get_nowait())
             except queue.Empty:
                 return
-
-
-class Missing(PaimonError):
-    """The metastore has no such database, table or partition."""
-
-
-class Exists(PaimonError):
-    """The metastore already has it."""
 
 
 def message(e: TException) -> str:

@@ -15,11 +15,12 @@ from __future__ import annotations
 import time
 from typing import Callable, Iterable, List, Sequence
 
-from paimon_sql.catalog.hive_client import ClientPool, Missing, ttypes
+from paimon_sql.catalog.hive_client import ClientPool, ttypes
 from paimon_sql.data import binary_row
-from paimon_sql.manifest.manifest_file import ADD, DELETE
+from paimon_sql.exceptions import MetastoreMissing
 from paimon_sql.io.catalog_environment import PARTITIONED_IN_METASTORE
 from paimon_sql.io.paths import MAIN_BRANCH
+from paimon_sql.manifest.manifest_file import ADD, DELETE
 
 
 def syncs_partitions(schema) -> bool:
@@ -68,7 +69,7 @@ class PartitionSync:
             try:
                 self.pool.call(lambda c: c.drop_partition(self.database, self.table, texts, False),
                                f"drop a partition of {self.database}.{self.table}")
-            except Missing:
+            except MetastoreMissing:
                 pass
         self._added.difference_update(partitions)
 

@@ -21,25 +21,26 @@ from urllib.parse import urlparse
 
 from paimon_sql.catalog.base import Identifier, lock_settings
 from paimon_sql.catalog.filesystem import FileSystemCatalog
-from paimon_sql.io.object_stores import flag
-from paimon_sql.catalog.jdbc_client import Conflict, JdbcClient
+from paimon_sql.catalog.jdbc_client import JdbcClient
 from paimon_sql.catalog.jdbc_lock import JdbcCatalogLock
 from paimon_sql.exceptions import (
     CorruptMetadataError,
     DatabaseAlreadyExistsError,
     InvalidIdentifierError,
     InvalidOptionError,
+    JdbcKeyConflict,
     TableAlreadyExistsError,
     TableNotFoundError,
     ViewAlreadyExistsError,
     ViewNotFoundError,
 )
+from paimon_sql.io.catalog_environment import CatalogEnvironment, unlocked
+from paimon_sql.io.object_stores import flag
+from paimon_sql.io.paths import PathFactory
+from paimon_sql.schema.schema_manager import SchemaManager
 from paimon_sql.schema.table_schema import TableSchema
 from paimon_sql.schema.view_schema import ViewSchema
 from paimon_sql.table import format_table
-from paimon_sql.io.catalog_environment import CatalogEnvironment, unlocked
-from paimon_sql.io.paths import PathFactory
-from paimon_sql.schema.schema_manager import SchemaManager
 
 DEFAULT_SQLITE_FILE = "paimon-catalog.sqlite"
 TABLES = "paimon_tables"
@@ -142,13 +143,13 @@ class JdbcCatalog(FileSystemCatalog):
             raise DatabaseAlreadyExistsError(f"database {name} already exists")
         try:
             self._write_properties(name, {**properties, EXISTS_PROPERTY: "true", LOCATION_PROPERTY: path})
-        except Conflict:
+        except JdbcKeyConflict:
             if not ignore_if_exists:
                 raise DatabaseAlreadyExistsError(f"database {name} already exists") from None
 
     def _write_properties(self, name: str, properties: dict, replace: bool = False) -> None:
         """Insert the rows of ``properties`` in one transaction; ``replace``: rows of the same keys
-        go first (ALTER), else a key already there is a :class:`Conflict` (CREATE)."""
+        go first (ALTER), else a key already there is a :class:`JdbcKeyConflict` (CREATE)."""
         too_long = [k for k, v in properties.items() if len(str(v)) > MAX_PROPERTY_VALUE]
         if too_long:
             raise InvalidOptionError(f"database {name}: property {too_long[0]!r} is longer than "
@@ -236,7 +237,7 @@ class JdbcCatalog(FileSystemCatalog):
 
         try:
             self.environment(ident).lock(register)
-        except Conflict:
+        except JdbcKeyConflict:
             if ignore_if_exists:
                 return self.get_table(ident)
             raise TableAlreadyExistsError(f"table {ident} already exists") from None
@@ -287,7 +288,7 @@ class JdbcCatalog(FileSystemCatalog):
                     raise TableAlreadyExistsError(f"table {dst}: {dst_path} already exists")
                 self.io.mkdirs(self.database_path(dst.database))  # made by its first table, maybe not yet
                 self.io.rename(src_path, dst_path)
-        except Conflict:
+        except JdbcKeyConflict:
             raise TableAlreadyExistsError(f"table {dst} already exists") from None
         except BaseException:
             if self.io.exists(dst_path) and not self.io.exists(src_path):
@@ -320,7 +321,7 @@ class JdbcCatalog(FileSystemCatalog):
         try:
             self.client.execute(f"INSERT INTO {VIEWS} (catalog_key, database_name, view_name, view_schema) "
                                 "VALUES (?, ?, ?, ?)", self.catalog_key, ident.database, ident.table, view.to_json())
-        except Conflict:
+        except JdbcKeyConflict:
             if not ignore_if_exists:
                 raise ViewAlreadyExistsError(f"view {ident} already exists") from None
 
@@ -344,7 +345,7 @@ class JdbcCatalog(FileSystemCatalog):
             renamed = self.client.execute(f"UPDATE {VIEWS} SET database_name = ?, view_name = ? WHERE catalog_key = ? "
                                           "AND database_name = ? AND view_name = ?",
                                           dst.database, dst.table, self.catalog_key, src.database, src.table)
-        except Conflict:
+        except JdbcKeyConflict:
             raise ViewAlreadyExistsError(f"view {dst} already exists") from None
         if not renamed:
             raise ViewNotFoundError(f"view {src} does not exist")

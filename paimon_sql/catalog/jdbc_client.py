@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from typing import Any, Iterator, List, Sequence, Tuple
 from urllib.parse import parse_qsl, unquote, urlparse
 
-from paimon_sql.exceptions import InvalidOptionError, PaimonError
+from paimon_sql.exceptions import InvalidOptionError, JdbcKeyConflict, PaimonError
 
 PROPERTY_PREFIX = "jdbc."  # Paimon's JdbcCatalog.PROPERTY_PREFIX
 SQLITE_BUSY_TIMEOUT_S = 60.0  # a writer waits this long for another's transaction (a create in flight)
@@ -28,10 +28,6 @@ _PROTOCOL = re.compile(r"jdbc:([^:]+):(.*)", re.S)  # as Java's JdbcClientPool.P
 
 # JDBC URL parameters of PostgreSQL's driver -> libpq's names for the same setting
 _PG_NAMES = {"ApplicationName": "application_name", "connectTimeout": "connect_timeout"}
-
-
-class Conflict(Exception):
-    """A row that a primary key already holds (the driver's integrity error)."""
 
 
 class JdbcClient:
@@ -60,7 +56,7 @@ class JdbcClient:
         try:
             return action()
         except self._integrity as e:
-            raise Conflict(str(e)) from None
+            raise JdbcKeyConflict(str(e)) from None
         except self._errors as e:
             text = " ".join(str(e).split())
             if self._secret:
@@ -77,7 +73,7 @@ class JdbcClient:
             self._conn = self._guarded(self._open)
 
     def execute(self, sql: str, *args) -> int:
-        """Run one statement; the number of rows it changed. A primary-key clash raises :class:`Conflict`.
+        """Run one statement; the number of rows it changed. A primary-key clash raises :class:`JdbcKeyConflict`.
         A statement on a connection the server dropped fails (it may have run), and the next one
         reconnects."""
         with self._mutex:
@@ -133,7 +129,7 @@ class JdbcClient:
         once may race on PostgreSQL's catalog rows, where the loser's error means the table is there."""
         try:
             self.execute(ddl.replace("CREATE TABLE ", "CREATE TABLE IF NOT EXISTS ", 1))
-        except Conflict:
+        except JdbcKeyConflict:
             pass
 
     def close(self) -> None:

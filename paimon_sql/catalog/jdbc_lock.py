@@ -13,8 +13,8 @@ from __future__ import annotations
 import time
 from typing import Callable, TypeVar
 
-from paimon_sql.catalog.jdbc_client import Conflict, JdbcClient
-from paimon_sql.exceptions import PaimonError
+from paimon_sql.catalog.jdbc_client import JdbcClient
+from paimon_sql.exceptions import JdbcKeyConflict, PaimonError
 
 T = TypeVar("T")
 
@@ -65,7 +65,7 @@ class JdbcCatalogLock:
             self.client.execute(f"INSERT INTO {TABLE} (lock_id, expire_time_seconds) VALUES (?, ?)",
                                 lock_id, self.acquire_timeout_ms // 1000)
             return True
-        except Conflict:
+        except JdbcKeyConflict:
             return False
 
     def acquire(self, lock_id: str) -> None:

@@ -30,22 +30,26 @@ import random
 import time
 import uuid
 from dataclasses import replace
-from typing import Dict, List, Optional
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence
 
-from paimon_sql.exceptions import CommitConflictError, InvalidOptionError, PaimonError, SnapshotNotFoundError
+from paimon_sql.compact.merge_tree_compact import compact_messages
 from paimon_sql.data import binary_row, stats
+from paimon_sql.data.partition_names import specs_predicate
+from paimon_sql.exceptions import CommitConflictError, InvalidOptionError, PaimonError, SnapshotNotFoundError
+from paimon_sql.index import deletion_vector as dv
+from paimon_sql.io.catalog_environment import PARTITIONED_IN_METASTORE
 from paimon_sql.manifest import manifest_file
 from paimon_sql.manifest.manifest_file import ADD, DELETE, IndexManifestEntry, ManifestEntry, ManifestFileMeta
-from paimon_sql.index import deletion_vector as dv
-from paimon_sql.snapshot.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot
-from paimon_sql.io.catalog_environment import PARTITIONED_IN_METASTORE
-from paimon_sql.maintenance.expire_snapshots import expire_after_commit
 from paimon_sql.manifest.manifest_merge import merge_manifests
-from paimon_sql.maintenance.expire_partitions import expire_partitions_after_commit
-from paimon_sql.data.partition_names import specs_predicate
+from paimon_sql.mergetree.levels import merge_on_write, needs_level0_empty
 from paimon_sql.read.scan import in_partitions
-from paimon_sql.tag.tag_auto_creation import tags_after_commit
-from paimon_sql.write.table_write import CommitMessage, delete_files
+from paimon_sql.snapshot.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot
+from paimon_sql.write.commit_message import CommitMessage, delete_files
+from paimon_sql.write.row_delete import rebase_vectors
+from paimon_sql.write.sequence_rebase import shift_sequences
+
+if TYPE_CHECKING:
+    from paimon_sql.table.table import FileStoreTable
 
 _ROLL_CHECK = 1000  # Paimon's rolling writers check a file's size every this many records
 LAST_SAFE_SNAPSHOT = "commit.strict-mode.last-safe-snapshot"
@@ -66,8 +70,13 @@ def _index_key(e: IndexManifestEntry) -> tuple:
 
 
 class TableCommit:
-    def __init__(self, table, commit_user: Optional[str] = None):
+    def __init__(self, table: FileStoreTable, commit_user: Optional[str] = None,
+                 post_commit: Sequence[Callable[[FileStoreTable], None]] = ()):
+        """``post_commit``: the jobs the table runs after each commit, in order (automatic tags,
+        partition expiry, snapshot expiry: :data:`paimon_sql.table.table.POST_COMMIT_JOBS`); the
+        commit itself knows nothing of them."""
         self.table = table
+        self.post_commit = tuple(post_commit)
         self.commit_user = commit_user or str(uuid.uuid4())
         self.compression = table.options.manifest_compression
         self.attempts = 0  # snapshot publish attempts of this committer so far (Paimon's lastCommitAttempts metric)
@@ -135,9 +144,8 @@ class TableCommit:
                     self._drop_compaction(m, redo)
         if redo:
             snapshot_id = self._redo_compaction(sorted(redo), identifier) or snapshot_id
-        tags_after_commit(self.table)  # automatic tags and tag expiry first, as Paimon's maintain()
-        expire_partitions_after_commit(self.table)  # partitions, then consumers and snapshots, as Paimon
-        expire_after_commit(self.table)  # as Paimon's writers do; cheap unless something is due
+        for job in self.post_commit:
+            job(self.table)
         return snapshot_id
 
     def commit_statistics(self, file_name: str) -> int:
@@ -268,7 +276,6 @@ class TableCommit:
                 overwrite)
 
     def _compaction_changes(self, messages, latest: Optional[Snapshot]):
-        from paimon_sql.compact.merge_tree_compact import merge_on_write
         if merge_on_write(self.table):
             for m in messages:
                 self._check_upper_levels(m, latest)
@@ -310,7 +317,6 @@ class TableCommit:
         first = min(f.min_sequence_number for f in ours)
         if not theirs or max(theirs) < first:
             return
-        from paimon_sql.write.sequence_rebase import shift_sequences
         shift = max(theirs) - first + 1
         self._drop_compaction(m, redo)
         m.new_files = shift_sequences(self.table, m.partition, m.bucket, m.new_files, shift)
@@ -318,7 +324,6 @@ class TableCommit:
 
     def _drop_compaction(self, m: CommitMessage, redo) -> None:
         """Forget ``m``'s compaction (delete what it wrote); a merge-on-write bucket is compacted again."""
-        from paimon_sql.compact.merge_tree_compact import merge_on_write, needs_level0_empty
         if not m.has_compaction():
             return
         delete_files(self.table, [replace(m, new_files=[], changelog_files=[], index_changes=[])])
@@ -350,7 +355,6 @@ class TableCommit:
             changes = self._changes_since(m.base_snapshot, latest, m.partition, m.bucket)
             removed = changes is None or any(e.kind == DELETE for e in changes)
             if removed or self._index_stale(m.index_changes, current):
-                from paimon_sql.write.row_delete import rebase_vectors
                 live = [e.file.file_name for e in self._live_entries(latest)
                         if (e.partition, e.bucket) == (m.partition, m.bucket)]
                 rebase_vectors(self.table, m, [e for e in current if (e.partition, e.bucket, e.index_type)
@@ -367,7 +371,6 @@ class TableCommit:
 
     def _redo_compaction(self, buckets: List[tuple], identifier: int) -> Optional[int]:
         """Merge-on-write: compact the buckets again on the latest snapshot until it commits."""
-        from paimon_sql.compact.merge_tree_compact import compact_messages
         for _ in range(self.table.options.commit_max_retries + 1):
             messages = compact_messages(self.table, buckets=buckets)
             try:
@@ -465,16 +468,16 @@ class TableCommit:
 
     def _write_manifests(self, entries: List[ManifestEntry], written: List[str]) -> List[ManifestFileMeta]:
         """``entries`` as manifests rolled as Paimon's rolling writer rolls them: a manifest ends at
-        the first multiple of 1,000 entries where it reached ``manifest.target-file-size``; none for
+        the first multiple of 1,000 entries where it reached ``manifest_file.target-file-size``; none for
         no entries."""
         if not entries:
             return []
-        data = manifest.write_records(entries, "ManifestEntry", self.compression)
-        target = self.table.options.get("manifest.target-file-size")
+        data = manifest_file.write_records(entries, "ManifestEntry", self.compression)
+        target = self.table.options.get("manifest_file.target-file-size")
         if len(data) <= target or len(entries) <= _ROLL_CHECK:
             return [self._write_manifest(entries, data, written)]
         per_file = -(-len(entries) * target // len(data) // _ROLL_CHECK) * _ROLL_CHECK
-        return [self._write_manifest(chunk, manifest.write_records(chunk, "ManifestEntry", self.compression), written)
+        return [self._write_manifest(chunk, manifest_file.write_records(chunk, "ManifestEntry", self.compression), written)
                 for chunk in (entries[i:i + per_file] for i in range(0, len(entries), per_file))]
 
     def _write_manifest(self, entries: List[ManifestEntry], data: bytes, written: List[str]) -> ManifestFileMeta:
@@ -495,7 +498,7 @@ class TableCommit:
     def _write_list(self, metas: List[ManifestFileMeta], written: List[str]):
         table = self.table
         name = table.paths.new_manifest_list_name()
-        data = manifest.write_records(metas, "ManifestFileMeta", self.compression)
+        data = manifest_file.write_records(metas, "ManifestFileMeta", self.compression)
         table.io.write_bytes(table.paths.manifest_path(name), data)
         written.append(name)
         return name, len(data)
@@ -507,8 +510,8 @@ class TableCommit:
         options = self.table.options
         return merge_manifests(
             base, lambda m: self.table.manifest_entries(m.file_name), lambda e: self._write_manifests(e, written),
-            options.get("manifest.target-file-size"), 1 if merge_all else options.get("manifest.merge-min-count"),
-            1 if merge_all else options.get("manifest.full-compaction-threshold-size"),
+            options.get("manifest_file.target-file-size"), 1 if merge_all else options.get("manifest_file.merge-min-count"),
+            1 if merge_all else options.get("manifest_file.full-compaction-threshold-size"),
             [f.type for f in self._part_fields])
 
     def _write_index_manifest(self, previous: Optional[str], changes: List[IndexManifestEntry],
@@ -528,7 +531,7 @@ class TableCommit:
                 current.pop(key, None)
         name = table.paths.new_index_manifest_name()
         table.io.write_bytes(table.paths.manifest_path(name),
-                             manifest.write_records(list(current.values()), "IndexManifestEntry", self.compression))
+                             manifest_file.write_records(list(current.values()), "IndexManifestEntry", self.compression))
         written.append(name)
         return name
 

@@ -18,8 +18,11 @@ from typing import Dict, List, Sequence
 from pyroaring import FrozenBitMap
 
 from paimon_sql.data import binary_row
-from paimon_sql.manifest.manifest_file import DELETE, FILE_SOURCE_COMPACT, DataFileMeta
 from paimon_sql.index import deletion_vector as dv
+from paimon_sql.manifest.manifest_file import DELETE, FILE_SOURCE_COMPACT, DataFileMeta
+from paimon_sql.read.split import Split
+from paimon_sql.read.split_read import SplitReader
+from paimon_sql.write.commit_message import CommitMessage, delete_files
 from paimon_sql.write.file_writer import write_files
 
 
@@ -46,7 +49,6 @@ def compact_unit(table, unit, full: bool):
     """The commit message compacting one bucket (a :class:`~paimon_sql.compact.merge_tree_compact.BucketUnit`:
     its live files in the base snapshot), or None when it has nothing to rewrite. A failure
     deletes the files written."""
-    from paimon_sql.write.table_write import CommitMessage, delete_files
     snap = table.snapshot_manager.snapshot(unit.base_snapshot) if unit.base_snapshot else None
     index = table.index_manifest_entries(snap.index_manifest) if snap and snap.index_manifest else []
     dv_entries = [e for e in index if (e.partition, e.bucket, e.index_type) == (unit.partition, unit.bucket,
@@ -78,8 +80,6 @@ def compact_unit(table, unit, full: bool):
 
 def _rewrite(table, partition: bytes, bucket: int, files: List[DataFileMeta], vectors) -> List[DataFileMeta]:
     """The rows of ``files`` (deleted ones dropped) written anew as level-0 COMPACT files."""
-    from paimon_sql.read.split_read import SplitReader
-    from paimon_sql.read.scan import Split
     dvs = tuple((f.file_name, FrozenBitMap(vectors[f.file_name])) for f in files if f.file_name in vectors)
     rows = SplitReader(table).read(Split(partition, bucket, tuple(files), deletion_vectors=dvs))
     part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]

@@ -36,15 +36,20 @@ import numpy as np
 import pyarrow as pa
 from pyroaring import BitMap, FrozenBitMap
 
+from paimon_sql.compact import append_compact
 from paimon_sql.data import binary_row, row_kind
-from paimon_sql.manifest.manifest_file import DELETE, FILE_SOURCE_COMPACT, DataFileMeta, IndexManifestEntry
 from paimon_sql.data.predicate import Predicate
-from paimon_sql.schema.table_schema import VALUE_KIND
+from paimon_sql.format.file_format import read_file
+from paimon_sql.index import deletion_vector as dv
+from paimon_sql.manifest.manifest_file import DELETE, FILE_SOURCE_COMPACT, DataFileMeta, IndexManifestEntry
 from paimon_sql.mergetree import changelog
 from paimon_sql.mergetree.compact_strategy import CompactUnit, UniversalCompaction, full_compaction
 from paimon_sql.mergetree.interval_partition import merge_order, sections
-from paimon_sql.mergetree.levels import Levels
-from paimon_sql.compact import append_compact
+from paimon_sql.mergetree.levels import Levels, merge_on_write, needs_level0_empty, num_levels
+from paimon_sql.read.split import Split
+from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN, SplitReader
+from paimon_sql.schema.table_schema import VALUE_KIND
+from paimon_sql.write.commit_message import CommitMessage, delete_files
 from paimon_sql.write.file_writer import key_columns, write_files
 
 LEVEL = "__paimon_level"
@@ -59,28 +64,10 @@ class CompactResult:
     deleted_rows: Dict[str, np.ndarray] = field(default_factory=dict)  # merge-on-write: file → positions
 
 
-def num_levels(options) -> int:
-    v = options.get("num-levels")
-    return v if v is not None else options.get("num-sorted-run.compaction-trigger") + 1
-
-
-def merge_on_write(table) -> bool:
-    return table.schema.is_primary_key_table and bool(table.options.get("deletion-vectors.enabled"))
-
-
-def needs_level0_empty(table) -> bool:
-    """Paimon's lookup strategy: the lookup changelog producer, first-row, and merge-on-write (unless
-    ``lookup-wait = false``: compaction may then lag, level 0 staying unread) compact L0 away each commit."""
-    if merge_on_write(table):
-        return bool(table.options.get("lookup-wait"))
-    return table.options.get("changelog-producer") == "lookup" or table.options.merge_engine == "first-row"
-
-
 class BucketCompactor:
     def __init__(self, table, partition: bytes, bucket: int, files: Sequence[DataFileMeta], snapshot_id: int):
         """``files``: the bucket's live files in snapshot ``snapshot_id`` (0: an empty table), whose
         deletion vectors merge-on-write starts from."""
-        from paimon_sql.read.split_read import SplitReader
         self.table, self.partition, self.bucket = table, partition, bucket
         part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
         self.partition_values = binary_row.from_bytes(partition, part_types)
@@ -100,7 +87,6 @@ class BucketCompactor:
             self._load_vectors(snapshot_id)
 
     def _load_vectors(self, snapshot_id: int) -> None:
-        from paimon_sql.index import deletion_vector as dv
         snap = self.table.snapshot_manager.snapshot(snapshot_id) if snapshot_id else None
         entries = self.table.index_manifest_entries(snap.index_manifest) if snap and snap.index_manifest else []
         self.dv_entries = [e for e in entries if (e.partition, e.bucket, e.index_type)
@@ -111,7 +97,6 @@ class BucketCompactor:
     def index_changes(self) -> List[IndexManifestEntry]:
         """Merge-on-write: the index manifest changes since the last call — the bucket's old
         deletion vector files out, one file with its current vectors in."""
-        from paimon_sql.index import deletion_vector as dv
         if not self._vectors_changed:
             return []
         live = {f.file_name for f in self.levels.files}
@@ -124,7 +109,6 @@ class BucketCompactor:
 
     def discard(self, result: CompactResult) -> None:
         """Delete the files a failed compaction wrote (an upgraded file is the old one: kept)."""
-        from paimon_sql.write.table_write import CommitMessage, delete_files
         delete_files(self.table, [CommitMessage(self.partition, self.bucket, 0, compact_before=result.before,
                                                 compact_after=result.after, compact_changelog=result.changelog)])
 
@@ -161,8 +145,6 @@ class BucketCompactor:
     def read(self, files: Sequence[DataFileMeta], level_tag: Optional[int] = None) -> List[pa.Table]:
         """The files' rows tagged with their level; rows their deletion vectors delete are left out.
         Merge-on-write adds each row's file and position (what a lookup marks deleted)."""
-        from paimon_sql.read.split_read import FILE_COLUMN
-        from paimon_sql.read.scan import Split
         dvs = tuple((f.file_name, FrozenBitMap(self.vectors[f.file_name])) for f in files
                     if f.file_name in self.vectors)
         split = Split(self.partition, self.bucket, tuple(files), deletion_vectors=dvs)
@@ -178,7 +160,6 @@ class BucketCompactor:
 
     def has_deletes(self, f: DataFileMeta) -> bool:
         """Whether a file holds -U/-D rows (read from the file: not every writer counts them)."""
-        from paimon_sql.format.file_format import read_file
         path = self.table.paths.data_file_path(self.partition_values, self.bucket, f.file_name, f.external_path)
         kinds = read_file(self.table.io, path, f.file_name.rsplit(".", 1)[-1], [VALUE_KIND]).column(VALUE_KIND)
         return not bool(np.all(np.isin(kinds.to_numpy(), (row_kind.INSERT, row_kind.UPDATE_AFTER))))
@@ -252,7 +233,6 @@ class _Task:
         self._changelog(merge, g, levels, files)
 
     def _mark_deleted(self, g, replaced: np.ndarray) -> None:
-        from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
         if not replaced.any():
             return
         where = pa.array(replaced)
@@ -328,7 +308,6 @@ def plan_units(table, partition_predicate: Optional[Predicate] = None,
 def compact_unit(table, unit: BucketUnit, full: bool = False):
     """Compact one bucket; its CommitMessage, or None when there is nothing to do. A failure
     deletes the files this unit wrote."""
-    from paimon_sql.write.table_write import CommitMessage
     if not table.schema.is_primary_key_table:
         return append_compact.compact_unit(table, unit, full)
     compactor = BucketCompactor(table, unit.partition, unit.bucket, unit.files, unit.base_snapshot)
@@ -356,7 +335,6 @@ def compact_messages(table, partition_predicate: Optional[Predicate] = None, ful
                      buckets: Optional[Sequence[tuple]] = None) -> list:
     """Commit messages compacting the planned units (:func:`plan_units`) in this process, two
     buckets at a time. When a unit fails, the files the others wrote are deleted and its error raised."""
-    from paimon_sql.write.table_write import delete_files
     units = plan_units(table, partition_predicate, buckets)
     with ThreadPoolExecutor(max_workers=2) as pool:
         futures = [pool.submit(compact_unit, table, u, full) for u in units]

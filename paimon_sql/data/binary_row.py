@@ -26,8 +26,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from paimon_sql.exceptions import CorruptMetadataError
 from paimon_sql.data.types import AtomicType, DataType
+from paimon_sql.exceptions import CorruptMetadataError
 
 _EPOCH_DATE = dt.date(1970, 1, 1)
 _EPOCH = dt.datetime(1970, 1, 1)

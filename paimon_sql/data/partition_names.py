@@ -31,6 +31,7 @@ from typing import Any, Optional
 import numpy as np
 import pyarrow as pa
 
+from paimon_sql.data.predicate import and_, equal, is_null, or_
 from paimon_sql.exceptions import InvalidOptionError, SchemaError
 
 LEGACY_NAME = "partition.legacy-name"
@@ -145,6 +146,5 @@ def spec_values(schema, spec: dict) -> dict:
 def specs_predicate(schema, specs):
     """The partitions of any of ``specs`` (each ``{key: literal}``, a prefix of the partition keys,
     literals as :func:`spec_values` types them) as one predicate on the partition columns."""
-    from paimon_sql.data.predicate import and_, equal, is_null, or_
     return or_(*[and_(*[is_null(k) if v is None else equal(k, v) for k, v in spec_values(schema, spec).items()])
                  for spec in specs])

@@ -15,9 +15,9 @@ from typing import Any, List, Optional, Sequence
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from paimon_sql.exceptions import InvalidOptionError
 from paimon_sql.data import binary_row
 from paimon_sql.data.types import AtomicType, DataField, DataType
+from paimon_sql.exceptions import InvalidOptionError
 
 
 @dataclass(frozen=True)

@@ -25,9 +25,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyroaring import BitMap
 
-from paimon_sql.exceptions import CorruptMetadataError, InvalidOptionError
 from paimon_sql.data.predicate import Predicate
 from paimon_sql.data.types import AtomicType, MapType
+from paimon_sql.exceptions import CorruptMetadataError, InvalidOptionError
 from paimon_sql.index import bitmap, bloom_filter, bsi, file_index_format
 
 PREFIX = "file-index."

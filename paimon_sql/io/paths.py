@@ -17,8 +17,8 @@ import uuid
 from decimal import Decimal
 from typing import Any, List, Sequence, Tuple
 
-from paimon_sql.io.path_guard import check_segment
 from paimon_sql.data.partition_names import value_text
+from paimon_sql.io.path_guard import check_segment
 
 # Spark's (Hive's) escaped characters; Java Paimon's PartitionPathUtils also escapes '}' and NUL
 SPARK_ESCAPED = frozenset('"#%\'*/:=?\\\x7f{[]^') | {chr(c) for c in range(0x01, 0x20)}

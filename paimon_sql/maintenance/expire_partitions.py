@@ -32,9 +32,9 @@ import threading
 import time
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from paimon_sql.exceptions import PaimonError
 from paimon_sql.data import binary_row
 from paimon_sql.data.partition_names import value_text
+from paimon_sql.exceptions import PaimonError
 
 STRATEGIES = ("values-time", "update-time")
 _LOG = logging.getLogger(__name__)

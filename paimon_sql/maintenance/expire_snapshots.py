@@ -31,9 +31,9 @@ from typing import Dict, Iterable, List, Optional, Set, Union
 
 from paimon_sql.exceptions import CorruptMetadataError, PaimonError, SnapshotNotFoundError
 from paimon_sql.manifest.manifest_file import ADD, DELETE
-from paimon_sql.snapshot.snapshot import Snapshot
 from paimon_sql.snapshot import changelog_lifecycle
 from paimon_sql.snapshot.references import References, branch_tables, changelog_ids, changelog_path
+from paimon_sql.snapshot.snapshot import Snapshot
 
 _MISSING = (FileNotFoundError, OSError, CorruptMetadataError)
 

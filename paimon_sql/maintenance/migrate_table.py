@@ -29,19 +29,15 @@ import pyarrow as pa
 import pyarrow.orc as orc
 import pyarrow.parquet as pq
 
-from paimon_sql.exceptions import PaimonError
 from paimon_sql.data import binary_row, stats
+from paimon_sql.data.partition_names import spec_values
+from paimon_sql.exceptions import MigrateError, PaimonError
 from paimon_sql.format.file_format import parquet_footer_stats
 from paimon_sql.manifest.manifest_file import FILE_SOURCE_APPEND, DataFileMeta
-from paimon_sql.data.partition_names import spec_values
-from paimon_sql.write.table_write import CommitMessage
+from paimon_sql.write.commit_message import CommitMessage
 
 FORMATS = ("parquet", "orc")
 HIVE_DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__"  # what Hive and Spark name a NULL partition value
-
-
-class MigrateError(PaimonError):
-    """Files that cannot become a Paimon table as they are; nothing was changed."""
 
 
 @dataclass(frozen=True)
@@ -207,7 +203,6 @@ def copy_table(source, target_path: str, partitions: Optional[List[bytes]] = Non
     and every schema version they were written with, committed as one OVERWRITE snapshot with the
     same file metadata (partition, bucket, level, sequence numbers, stats). The snapshot id (None:
     no file to copy). A failure deletes the new table's directory."""
-    from paimon_sql.table.table import FileStoreTable
     io = source.io
     snapshot = source.snapshot_manager.latest()
     if snapshot is not None and snapshot.index_manifest and source.index_manifest_entries(snapshot.index_manifest):
@@ -223,7 +218,7 @@ def copy_table(source, target_path: str, partitions: Optional[List[bytes]] = Non
     try:
         for sid in source.schema_manager.list_ids():
             io.write_bytes(f"{target_path}/schema/schema-{sid}", io.read_bytes(source.paths.schema_path(sid)))
-        target = FileStoreTable(io, target_path, source.schema, source.name)
+        target = type(source)(io, target_path, source.schema, source.name)  # a table of the source's kind
         messages: Dict[Tuple[bytes, int], CommitMessage] = {}
         for e in entries:
             pvals = binary_row.from_bytes(e.partition, part_types)

@@ -16,11 +16,12 @@ from functools import partial
 from typing import Callable, Dict, Optional, Tuple
 
 from paimon_sql.data import binary_row
-from paimon_sql.format.file_format import read_file
-from paimon_sql.manifest.manifest_file import DataFileMeta
 from paimon_sql.data.predicate import Predicate
+from paimon_sql.format.file_format import read_file
 from paimon_sql.index.file_index import INDEX_SUFFIX, indexed_columns, write_index
+from paimon_sql.manifest.manifest_file import DataFileMeta
 from paimon_sql.read.file_skipping import names_in_file
+from paimon_sql.write.commit_message import CommitMessage
 
 
 def rewrite_file_index(table, partition_predicate: Optional[Predicate] = None,
@@ -33,7 +34,6 @@ def rewrite(table, partition_predicate: Optional[Predicate] = None, commit_user:
             run: Optional[Callable] = None) -> Tuple[Optional[int], int, int]:
     """(snapshot id or None, partitions written, files re-indexed). ``run(fn, items)`` maps the
     per-file work (default: four threads here; the procedure passes Spark tasks)."""
-    from paimon_sql.write.table_write import CommitMessage
     work = [(e.partition, e.bucket, e.total_buckets, e.file)
             for e in table.new_scan().filter(partition_predicate).plan_entries()]
     work.sort(key=lambda w: (w[0], w[1]))

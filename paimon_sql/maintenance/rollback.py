@@ -21,9 +21,9 @@ import posixpath
 from typing import Iterable, Tuple
 
 from paimon_sql.exceptions import PaimonError, SnapshotNotFoundError
-from paimon_sql.snapshot.snapshot import Snapshot
 from paimon_sql.maintenance.remove_orphan_files import remove_empty_dirs
 from paimon_sql.snapshot.references import References, changelog_ids, changelog_path, referenced_files, snapshot_files
+from paimon_sql.snapshot.snapshot import Snapshot
 from paimon_sql.snapshot.time_travel import snapshot_at, watermark_snapshot
 
 

@@ -19,8 +19,8 @@ from typing import List, Optional, Tuple
 
 import fastavro
 
-from paimon_sql.exceptions import CorruptMetadataError, MissingMetadataFileError
 from paimon_sql.data.stats import SimpleStats
+from paimon_sql.exceptions import CorruptMetadataError, MissingMetadataFileError
 
 ADD, DELETE = 0, 1
 FILE_SOURCE_APPEND, FILE_SOURCE_COMPACT = 0, 1

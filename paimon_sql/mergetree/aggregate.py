@@ -21,8 +21,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from paimon_sql.exceptions import MergeError, SchemaError
 from paimon_sql.data.types import ArrayType, AtomicType, DataType, MapType
+from paimon_sql.exceptions import MergeError, SchemaError
 from paimon_sql.mergetree.key_groups import KeyGroups
 
 _NUMERIC = ("TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL")

@@ -18,8 +18,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_sql.data import row_kind
-from paimon_sql.schema.table_schema import VALUE_KIND
 from paimon_sql.mergetree.key_groups import KeyGroups, with_column
+from paimon_sql.schema.table_schema import VALUE_KIND
 
 GROUP_ID = "__paimon_key_group"
 

@@ -59,3 +59,21 @@ class Levels:
 
     def non_empty_highest_level(self) -> int:
         return max((f.level for f in self.files), default=-1)
+
+
+def num_levels(options) -> int:
+    """The levels of a bucket's tree: ``num-levels``, else the compaction trigger + 1."""
+    v = options.get("num-levels")
+    return v if v is not None else options.get("num-sorted-run.compaction-trigger") + 1
+
+
+def merge_on_write(table) -> bool:
+    return table.schema.is_primary_key_table and bool(table.options.get("deletion-vectors.enabled"))
+
+
+def needs_level0_empty(table) -> bool:
+    """Paimon's lookup strategy: the lookup changelog producer, first-row, and merge-on-write (unless
+    ``lookup-wait = false``: compaction may then lag, level 0 staying unread) compact L0 away each commit."""
+    if merge_on_write(table):
+        return bool(table.options.get("lookup-wait"))
+    return table.options.get("changelog-producer") == "lookup" or table.options.merge_engine == "first-row"

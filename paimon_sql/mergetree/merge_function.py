@@ -25,11 +25,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from paimon_sql.exceptions import MergeError, SchemaError
 from paimon_sql.data import row_kind
-from paimon_sql.schema.table_schema import SEQUENCE_NUMBER, VALUE_KIND
+from paimon_sql.exceptions import MergeError, SchemaError
 from paimon_sql.mergetree.aggregate import FieldAggregate
 from paimon_sql.mergetree.key_groups import KeyGroups
+from paimon_sql.schema.table_schema import SEQUENCE_NUMBER, VALUE_KIND
 
 _FIELD_OPTION = re.compile(r"fields\.(.+)\.([a-z\-]+)$")
 

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 from typing import Optional, Tuple
 
-from paimon_sql.exceptions import InvalidOptionError, SnapshotNotFoundError
 from paimon_sql.data import binary_row
 from paimon_sql.data.predicate import Predicate, and_, equal, is_null, or_
+from paimon_sql.exceptions import InvalidOptionError, SnapshotNotFoundError
+from paimon_sql.read import incremental
+from paimon_sql.snapshot.time_travel import snapshot_at
 
 FALLBACK, PRIMARY = "scan.fallback-branch", "scan.primary-branch"
 # what a branch read as one of the two carries: it reads itself only
@@ -40,7 +42,6 @@ def tables(table) -> Optional[tuple]:
     """(first, second) for a batch read of ``table``: every partition ``first`` has is read from
     it, the others from ``second``; each reads only its own branch. None when the table has no
     fallback or primary branch, or the read is incremental."""
-    from paimon_sql.read import incremental
     other = other_branch(table)
     if other is None or incremental.between(table) is not None:
         return None
@@ -72,7 +73,6 @@ def _other_options(table, name: str) -> dict:
     """The read's dynamic options for the other branch, as Paimon's rewriteOtherOptions: a
     snapshot id becomes the other branch's latest snapshot at that snapshot's commit time (its
     first when it has none so early), and ``bucket`` is the other branch's own."""
-    from paimon_sql.snapshot.time_travel import snapshot_at
     options = {k: v for k, v in table.dynamic_options.items() if k != "bucket"}
     snapshot_id = options.pop("scan.snapshot-id", None)
     other = table.switch_to_branch(name)

@@ -22,11 +22,11 @@ from typing import Callable, Optional
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from paimon_sql.format import parquet_bloom
-from paimon_sql.manifest.manifest_file import DataFileMeta
 from paimon_sql.data.predicate import Predicate
+from paimon_sql.format import parquet_bloom
 from paimon_sql.index import file_index
 from paimon_sql.index.file_index import INDEX_SUFFIX
+from paimon_sql.manifest.manifest_file import DataFileMeta
 
 
 def applies(table, predicate: Optional[Predicate]) -> bool:

@@ -27,6 +27,7 @@ from paimon_sql.exceptions import InvalidOptionError, SnapshotNotFoundError
 from paimon_sql.manifest import manifest_file
 from paimon_sql.manifest.manifest_file import ADD, DataFileMeta
 from paimon_sql.mergetree.interval_partition import sections
+from paimon_sql.read.split import Split
 from paimon_sql.snapshot.changelog_lifecycle import snapshot_or_changelog
 from paimon_sql.snapshot.references import changelog_path
 from paimon_sql.snapshot.time_travel import snapshot_at, timestamp_millis
@@ -118,7 +119,6 @@ def missing_snapshot(table, sid: int) -> str:
 
 
 def _split(table, partition: bytes, bucket: int, files, merge: bool, before=()):
-    from paimon_sql.read.scan import Split
     if not table.schema.is_primary_key_table:
         return Split(partition, bucket, tuple(files), before=tuple(before))
     parts = sections(files, table.key_range) if merge else [(f,) for f in files]
@@ -129,7 +129,7 @@ def _live(table, snapshot_id: int) -> Dict[Tuple[bytes, int], Dict[str, DataFile
     snap = table.snapshot_manager.snapshot(snapshot_id)
     metas = table.manifest_list(snap.base_manifest_list) + table.manifest_list(snap.delta_manifest_list)
     out: Dict[Tuple[bytes, int], Dict[str, DataFileMeta]] = {}
-    for e in manifest.merge_entries([e for m in metas for e in table.manifest_entries(m.file_name)]):
+    for e in manifest_file.merge_entries([e for m in metas for e in table.manifest_entries(m.file_name)]):
         out.setdefault((e.partition, e.bucket), {})[e.file.file_name] = e.file
     return out
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import List
 
-from paimon_sql.exceptions import PaimonError
 from paimon_sql.data.types import DataField, RowType, parse_type
+from paimon_sql.exceptions import PaimonError
 
 FILE_PATH = "__paimon_file_path"
 ROW_INDEX = "__paimon_row_index"

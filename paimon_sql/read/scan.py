@@ -21,16 +21,19 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import pyarrow as pa
 from pyroaring import FrozenBitMap
 
-from paimon_sql.exceptions import CorruptMetadataError, SchemaError
 from paimon_sql.data import binary_row
+from paimon_sql.data.predicate import FieldStats, Predicate, and_
+from paimon_sql.exceptions import CorruptMetadataError, SchemaError
+from paimon_sql.index.deletion_vector import bucket_vectors
 from paimon_sql.manifest import manifest_file
 from paimon_sql.manifest.manifest_file import DataFileMeta, ManifestEntry, ManifestFileMeta
-from paimon_sql.data.predicate import FieldStats, Predicate, and_
-from paimon_sql.snapshot.snapshot import Snapshot
 from paimon_sql.mergetree.interval_partition import sections
+from paimon_sql.mergetree.levels import num_levels
 from paimon_sql.read import file_skipping, incremental
+from paimon_sql.read.split import Split
+from paimon_sql.read.split_read import SplitReader
 from paimon_sql.snapshot.changelog_lifecycle import snapshot_or_changelog
-from paimon_sql.compact.merge_tree_compact import num_levels
+from paimon_sql.snapshot.snapshot import Snapshot
 from paimon_sql.snapshot.time_travel import travel_snapshot
 
 
@@ -74,29 +77,6 @@ def _entries_of(table, meta: ManifestFileMeta) -> List[ManifestEntry]:
         raise CorruptMetadataError(f"manifest {meta.file_name} holds {len(entries)} entries, "
                                    f"its manifest list says {expected}")
     return entries
-
-
-@dataclass(frozen=True)
-class Split:
-    partition: bytes
-    bucket: int
-    files: Tuple[DataFileMeta, ...]
-    sections: Tuple[Tuple[DataFileMeta, ...], ...] = ()
-    deletion_vectors: Tuple[Tuple[str, FrozenBitMap], ...] = field(default=(), compare=False)
-    before: Tuple[DataFileMeta, ...] = ()  # incremental diff: the bucket's files at the start snapshot
-
-    def deletion_vector(self, file_name: str) -> Optional[FrozenBitMap]:
-        """Deleted row positions of one of the split's files (None when it has none)."""
-        return next((dv for name, dv in self.deletion_vectors if name == file_name), None)
-
-    @property
-    def raw_convertible(self) -> bool:
-        """True when no two files overlap in key, so rows need no merge."""
-        return not self.before and (all(len(s) == 1 for s in self.sections) if self.sections else True)
-
-    @property
-    def row_count(self) -> int:
-        return sum(f.row_count for f in self.files)
 
 
 @dataclass
@@ -182,7 +162,7 @@ class TableScan:
         if part_pred is not None and part_types:
             metas = [m for m in metas if part_pred.may_match(_partition_stats_lookup(m, part_fields))]
         stats.manifests_read = len(metas)
-        entries = manifest.merge_entries(manifest_entries(table, metas))
+        entries = manifest_file.merge_entries(manifest_entries(table, metas))
         stats.files_total = len(entries)
         if part_pred is not None and part_types:
             entries = in_partitions(entries, part_pred, schema)
@@ -245,7 +225,6 @@ class TableScan:
         return Plan(snap, splits, stats)
 
     def _with_deletion_vectors(self, snap: Snapshot, splits: List[Split]) -> List[Split]:
-        from paimon_sql.index.deletion_vector import bucket_vectors
         vectors = bucket_vectors(self.table, self.table.index_manifest_entries(snap.index_manifest))
         if not vectors:
             return splits
@@ -280,7 +259,6 @@ class TableScan:
 
     def reader(self):
         """The SplitReader for this scan's columns and filter (splits may be read anywhere)."""
-        from paimon_sql.read.split_read import SplitReader
         return SplitReader(self.table, self.projection, self.predicate, self.keep_row_kind)
 
     def changelog(self) -> pa.Table:
@@ -292,7 +270,7 @@ class TableScan:
             return self.table.schema.data_file_arrow_schema().empty_table()
         table = self.table
         metas = manifest_list(table, snap.changelog_manifest_list, snap.changelog_manifest_list_size)
-        entries = manifest.merge_entries(manifest_entries(table, metas))
+        entries = manifest_file.merge_entries(manifest_entries(table, metas))
         reader = type(self)(table).reader()
         parts = [reader.read_kv(Split(e.partition, e.bucket, (e.file,)), e.file) for e in entries]
         names = table.schema.data_file_arrow_schema().names

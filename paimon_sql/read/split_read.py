@@ -18,15 +18,16 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from paimon_sql.exceptions import PaimonError
 from paimon_sql.data import binary_row, row_kind
+from paimon_sql.data.predicate import Predicate
+from paimon_sql.data.types import ArrayType, AtomicType, DataType, MapType, RowType
+from paimon_sql.exceptions import PaimonError
 from paimon_sql.format.file_format import read_file
 from paimon_sql.manifest.manifest_file import DataFileMeta
-from paimon_sql.data.predicate import Predicate
-from paimon_sql.schema.table_schema import KEY_PREFIX, SEQUENCE_NUMBER, VALUE_KIND
-from paimon_sql.data.types import ArrayType, AtomicType, DataType, MapType, RowType
 from paimon_sql.mergetree.interval_partition import sections
 from paimon_sql.read import file_skipping
+from paimon_sql.schema.table_schema import KEY_PREFIX, SEQUENCE_NUMBER, VALUE_KIND
+
 FILE_COLUMN, POSITION_COLUMN = "__paimon_file", "__paimon_position"
 
 

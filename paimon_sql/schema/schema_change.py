@@ -21,10 +21,10 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
+from paimon_sql.data.types import ArrayType, AtomicType, DataField, DataType, MapType, MultisetType, RowType
 from paimon_sql.exceptions import SchemaError
 from paimon_sql.options import core_options as opts
 from paimon_sql.schema.table_schema import SEQUENCE_NUMBER, VALUE_KIND, TableSchema
-from paimon_sql.data.types import ArrayType, AtomicType, DataField, DataType, MapType, MultisetType, RowType
 
 # options fixed at CREATE: changing them would re-key, re-bucket or re-merge existing files
 IMMUTABLE_OPTIONS = frozenset({"primary-key", "partition", "bucket-key", "merge-engine", "sequence.field",

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Dict, List, Optional
 
 from paimon_sql.exceptions import CorruptMetadataError, PaimonError, SchemaError
-from paimon_sql.schema.table_schema import TableSchema
 from paimon_sql.io import FileIO
 from paimon_sql.io.catalog_environment import unlocked
 from paimon_sql.io.paths import PathFactory
+from paimon_sql.schema.schema_change import apply
+from paimon_sql.schema.table_schema import TableSchema
 
 
 class SchemaManager:
@@ -39,7 +40,6 @@ class SchemaManager:
     def commit_changes(self, changes) -> TableSchema:
         """Apply schema changes (:mod:`paimon_sql.schema.schema_change`) to the latest schema and
         commit the result as the next ``schema-N``."""
-        from paimon_sql.schema.schema_change import apply
         latest = self.latest()
         if latest is None:
             raise SchemaError(f"no schema under {self.paths.schema_dir}")

@@ -15,10 +15,21 @@ from typing import Dict, List, Optional
 
 import pyarrow as pa
 
+from paimon_sql.data.types import (
+    ArrayType,
+    AtomicType,
+    DataField,
+    DataType,
+    MapType,
+    MultisetType,
+    RowType,
+    arrow_schema,
+)
 from paimon_sql.exceptions import CorruptMetadataError, SchemaError
+from paimon_sql.format.avro_data import avro_schema
+from paimon_sql.format.format_table_options import check_schema as check_format_table
+from paimon_sql.index.file_index import check as check_file_indexes
 from paimon_sql.options import core_options as opts
-from paimon_sql.data.types import (AtomicType, ArrayType, DataField, DataType, MapType, MultisetType, RowType,
-                                     arrow_schema)
 
 KEY_PREFIX = "_KEY_"
 SEQUENCE_NUMBER = "_SEQUENCE_NUMBER"
@@ -101,17 +112,14 @@ class TableSchema:
         """Refuse a schema whose options would break the table: each option keeps its rule and names
         only columns the table has (:func:`options.validate`), the bucket setup holds, and the file
         indexes fit their columns. Run at CREATE and after every ALTER. A format table's options
-        are those of its file format (:func:`format_table.check_schema`)."""
+        are those of its file format (:func:`~paimon_sql.format.format_table_options.check_schema`)."""
         if self.options.get("type", "").strip().lower() == "format-table":
-            from paimon_sql.table.format_table import check_schema
-            return check_schema(self)
+            return check_format_table(self)
         opts.validate(self.options, self.field_names)
         self._check_bucket_setup()
         self._check_branch_merge()
-        from paimon_sql.index.file_index import check as check_file_indexes
         check_file_indexes(self, self.options)
         if self.core_options().file_format == "avro":  # as Java's validateDataFields: what Avro cannot hold
-            from paimon_sql.format.avro_data import avro_schema
             avro_schema(self.data_file_arrow_schema())
 
     def _check_branch_merge(self) -> None:

@@ -13,8 +13,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from paimon_sql.exceptions import CorruptMetadataError
 from paimon_sql.data.types import DataField
+from paimon_sql.exceptions import CorruptMetadataError
 
 SPARK_DIALECT = "spark"  # paimon-spark's SupportView.DIALECT
 

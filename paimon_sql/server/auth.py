@@ -12,14 +12,10 @@ import secrets
 import threading
 from typing import Dict, Optional, Tuple
 
-from paimon_sql.exceptions import PaimonError
+from paimon_sql.exceptions import AuthError
 
 MODES = ("nosasl", "none", "plain")
 _SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1}  # ~16 MiB and tens of ms per check: slow to guess, quick to log in
-
-
-class AuthError(PaimonError):
-    """A password file or user name that cannot be used."""
 
 
 def _scrypt(password: str, salt: bytes, n: int, r: int, p: int) -> bytes:

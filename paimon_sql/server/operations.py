@@ -28,22 +28,13 @@ from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.util import _local_iterator_from_socket
 from TCLIService import ttypes
 
-from paimon_sql.exceptions import PaimonError, SparkSqlError
+from paimon_sql.exceptions import GENERAL_SQL_STATE, OperationError, PaimonError, SparkSqlError
 from paimon_sql.server import rowset
 from paimon_sql.session import spark_error
 
 S = ttypes.TOperationState
 _TERMINAL = {S.FINISHED_STATE, S.CANCELED_STATE, S.CLOSED_STATE, S.ERROR_STATE, S.TIMEDOUT_STATE}
 _STOPPED = {S.CANCELED_STATE, S.CLOSED_STATE, S.TIMEDOUT_STATE}  # by the client or the timeout, not by an error
-GENERAL_SQL_STATE = "HY000"
-
-
-class OperationError(PaimonError):
-    """A failure as the client is told it: one line and a SQLSTATE (Spark's where it gave one)."""
-
-    def __init__(self, message: str, sql_state: str = GENERAL_SQL_STATE):
-        super().__init__(message)
-        self.sql_state = sql_state
 
 
 def new_handle_id() -> ttypes.THandleIdentifier:

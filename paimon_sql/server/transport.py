@@ -28,9 +28,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Optional
 
 from thrift.Thrift import TApplicationException, TMessageType, TType
-from thrift.transport.TTransport import (TBufferedTransport, TFramedTransport, TMemoryBuffer, TTransportBase,
-                                         TTransportException)
+from thrift.transport.TTransport import (
+    TBufferedTransport,
+    TFramedTransport,
+    TMemoryBuffer,
+    TTransportBase,
+    TTransportException,
+)
 
+from paimon_sql.exceptions import TransportRefused
 from paimon_sql.server.auth import Authenticator
 from paimon_sql.server.protocol import AcceleratedBinaryProtocol
 
@@ -123,10 +129,6 @@ class _Socket(TTransportBase):
         self._sock.close()
 
 
-class _Refused(Exception):
-    """A connection that may not go on (failed login, unknown mechanism, not a HiveServer2 client)."""
-
-
 class _BinaryServer:
     def __init__(self, processor, host, port, authenticator: Authenticator, tls: Optional[ssl.SSLContext]):
         self._processor, self._auth, self._tls = processor, authenticator, tls
@@ -181,7 +183,7 @@ class _BinaryServer:
             protocol = AcceleratedBinaryProtocol(trans)
             while True:
                 self._processor.process(protocol, protocol)
-        except (TTransportException, _Refused, OSError, EOFError):
+        except (TTransportException, TransportRefused, OSError, EOFError):
             pass  # the client left, or was refused (it was told why)
         except Exception:  # a message we cannot read: the stream cannot be trusted past it
             log.exception("dropping a connection after an unreadable message")
@@ -204,7 +206,7 @@ def _connection_closed(processor) -> None:
 def _read_sasl(raw: _Socket):
     status, length = struct.unpack(">BI", raw.readAll(5))
     if length > _MAX_SASL_MESSAGE:
-        raise _Refused()
+        raise TransportRefused()
     return status, raw.readAll(length)
 
 
@@ -223,19 +225,19 @@ def _negotiate_sasl_plain(raw: _Socket, authenticator: Authenticator) -> str:
     mechanism = mechanism.decode("ascii", "replace")
     if mechanism.upper() != "PLAIN":
         _send_sasl(raw, BAD, f"unsupported SASL mechanism {mechanism}; this server speaks PLAIN".encode())
-        raise _Refused()
+        raise TransportRefused()
     status, response = _read_sasl(raw)
     parts = response.split(b"\0")
     if status not in (OK, COMPLETE) or len(parts) != 3:
         _send_sasl(raw, ERROR, b"malformed SASL PLAIN response")
-        raise _Refused()
+        raise TransportRefused()
     authzid, user, password = (p.decode("utf-8", "replace") for p in parts)
     if authzid and authzid != user:  # acting as another user is not supported
         _send_sasl(raw, BAD, _REFUSED.encode())
-        raise _Refused()
+        raise TransportRefused()
     if not _login(authenticator, user, password):
         _send_sasl(raw, BAD, _REFUSED.encode())
-        raise _Refused()
+        raise TransportRefused()
     _send_sasl(raw, COMPLETE)
     return user
 

@@ -24,8 +24,8 @@ from typing import Optional, Set
 
 from paimon_sql.exceptions import SnapshotNotFoundError
 from paimon_sql.manifest.manifest_file import ADD
-from paimon_sql.snapshot.snapshot import Snapshot
 from paimon_sql.snapshot.references import CHANGELOG_DIR, References, branch_tables, changelog_ids, changelog_path
+from paimon_sql.snapshot.snapshot import Snapshot
 
 _MISSING = (FileNotFoundError, OSError)
 

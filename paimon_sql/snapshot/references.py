@@ -21,9 +21,11 @@ from __future__ import annotations
 import os
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
-from paimon_sql.exceptions import CorruptMetadataError, PaimonError, SnapshotNotFoundError
 from paimon_sql.data import binary_row
+from paimon_sql.exceptions import CorruptMetadataError, PaimonError, SnapshotNotFoundError
+from paimon_sql.io.paths import MAIN_BRANCH, PathFactory
 from paimon_sql.manifest.manifest_file import ADD, ManifestEntry, merge_entries
+from paimon_sql.schema.schema_manager import SchemaManager
 from paimon_sql.snapshot.snapshot import Snapshot
 
 CHANGELOG_DIR = "changelog"
@@ -175,8 +177,6 @@ def branch_tables(table) -> List:
 
 
 def _main(table):
-    from paimon_sql.io.paths import MAIN_BRANCH, PathFactory
-    from paimon_sql.schema.schema_manager import SchemaManager
     schema = SchemaManager(table.io, PathFactory(table.path, [], "parquet")).latest()
     return table.with_schema(schema, MAIN_BRANCH)
 

@@ -15,10 +15,10 @@ import logging
 from typing import Iterator, List, Optional
 
 from paimon_sql.exceptions import SnapshotNotFoundError
-from paimon_sql.snapshot.snapshot import Snapshot
 from paimon_sql.io import FileIO
 from paimon_sql.io.catalog_environment import unlocked
 from paimon_sql.io.paths import PathFactory
+from paimon_sql.snapshot.snapshot import Snapshot
 
 
 class SnapshotManager:

@@ -13,10 +13,10 @@ from __future__ import annotations
 from functools import partial
 from typing import Optional, Sequence
 
-from paimon_sql.exceptions import PaimonError
-from paimon_sql.data.predicate import Predicate
-from paimon_sql.spark.tasks import guarded, run_tasks
 from paimon_sql.compact.merge_tree_compact import compact_unit, plan_units
+from paimon_sql.data.predicate import Predicate
+from paimon_sql.exceptions import PaimonError
+from paimon_sql.spark.tasks import guarded, run_tasks
 
 
 def compact(spark, table, partition_predicate: Optional[Predicate] = None, full: bool = False,

@@ -20,10 +20,10 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from paimon_sql.exceptions import PaimonError
+from paimon_sql.io.paths import escape_path_name
+from paimon_sql.maintenance.migrate_table import HIVE_DEFAULT_PARTITION
 from paimon_sql.spark.types import spark_ddl, spark_type
 from paimon_sql.table.format_table import FormatTable
-from paimon_sql.maintenance.migrate_table import HIVE_DEFAULT_PARTITION
-from paimon_sql.io.paths import escape_path_name
 
 
 def _hidden(name: str) -> bool:

@@ -40,7 +40,10 @@ from paimon_sql.spark.target import (
     write_options,
 )
 from paimon_sql.spark.write import PLANNED, by_name, distribute, location_options, merge_schema, source_name
-from paimon_sql.table import format_table, materialized_table as mt
+from paimon_sql.spark.writer_v2 import PaimonWriterV2, resolve
+from paimon_sql.table import format_table
+from paimon_sql.table import materialized_table as mt
+
 _SESSION = "_paimon_sql_session"  # the attribute of a SparkSession naming its connected paimon-sql session
 _ORIGINAL: dict = {}
 
@@ -144,7 +147,6 @@ def save_dataframe(session, df: DataFrame, options: dict, name: Optional[str], m
 
 def _write_to(self: DataFrame, table: str):
     """PySpark's ``writeTo``; a table of the connected warehouse gets a :class:`PaimonWriterV2`."""
-    from paimon_sql.spark.writer_v2 import PaimonWriterV2, resolve
     session = _session_of(self.sparkSession)
     target = resolve(session, table) if session is not None else None
     if target is None:
@@ -168,7 +170,6 @@ def _start(self: DataStreamWriter, path=None, format=None, outputMode=None, part
 def _to_table(self: DataStreamWriter, tableName: str, format=None, outputMode=None, partitionBy=None,
               queryName=None, **options):
     """PySpark's ``toTable``; a Paimon format, or a table of the connected warehouse, streams into it."""
-    from paimon_sql.spark.writer_v2 import resolve
     _configure(self, format, outputMode, partitionBy, queryName, options)
     session = _session_of(self._spark)
     target = resolve(session, tableName) if session is not None else None

@@ -24,12 +24,12 @@ import pyarrow.parquet as pq
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from paimon_sql.exceptions import PaimonError
 from paimon_sql.data import binary_row, stats
+from paimon_sql.exceptions import PaimonError
 from paimon_sql.format.file_format import parquet_footer_stats
-from paimon_sql.manifest.manifest_file import FILE_SOURCE_APPEND, DataFileMeta
 from paimon_sql.index.file_index import indexed_columns
-from paimon_sql.write.table_write import CommitMessage
+from paimon_sql.manifest.manifest_file import FILE_SOURCE_APPEND, DataFileMeta
+from paimon_sql.write.commit_message import CommitMessage
 
 _PARTITION_DIR = "__paimon_partition"
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from functools import partial
 from typing import Optional, Tuple
 
-from paimon_sql.spark.tasks import run_tasks
 from paimon_sql.maintenance.remove_orphan_files import remove_orphan_files as remove_locally
+from paimon_sql.spark.tasks import run_tasks
 
 
 def remove_orphan_files(spark, table, older_than_millis: Optional[int] = None, dry_run: bool = False,

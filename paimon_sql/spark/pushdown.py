@@ -29,8 +29,9 @@ from typing import Dict, List, Optional, Set, Tuple
 from pyspark.sql import DataFrame, SparkSession
 
 from paimon_sql.data import predicate as P
-from paimon_sql.spark.types import spark_ddl
 from paimon_sql.read import metadata_columns
+from paimon_sql.spark.types import spark_ddl
+
 _EXPR = "org.apache.spark.sql.catalyst.expressions."
 _COMPARE = {"EqualTo": "=", "LessThan": "<", "LessThanOrEqual": "<=", "GreaterThan": ">",
             "GreaterThanOrEqual": ">="}

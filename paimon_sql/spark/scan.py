@@ -25,14 +25,14 @@ from pyspark.sql import functions as F
 
 from paimon_sql.data import binary_row
 from paimon_sql.data import predicate as P
-from paimon_sql.format.file_format import check_size
-from paimon_sql.schema.table_schema import VALUE_KIND
 from paimon_sql.data.types import MAX_LENGTH, AtomicType
-from paimon_sql.spark.types import spark_ddl
-from paimon_sql.read import fallback_read, file_skipping, metadata_columns
-from paimon_sql.compact.merge_tree_compact import num_levels
+from paimon_sql.format.file_format import check_size
 from paimon_sql.io.paths import MAIN_BRANCH
+from paimon_sql.mergetree.levels import num_levels
+from paimon_sql.read import fallback_read, file_skipping, metadata_columns
 from paimon_sql.read.scan import PlanStats
+from paimon_sql.schema.table_schema import VALUE_KIND
+from paimon_sql.spark.types import spark_ddl
 
 
 def native_readable(table, split) -> bool:

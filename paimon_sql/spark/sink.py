@@ -25,7 +25,8 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSourceStreamArrowWriter
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.spark.source import PaimonCommitMessage, committing_table, flat_messages, write_task
+from paimon_sql.io import FileIO
+from paimon_sql.spark.writer import PaimonCommitMessage, committing_table, flat_messages, write_task
 
 QUERY_ID_PROPERTY = "sql.streaming.queryId"  # the local property Spark gives a streaming query's tasks
 
@@ -95,7 +96,6 @@ class PaimonStreamWriter(DataSourceStreamArrowWriter):
         if len(ids) == 1:
             return ids.pop()
         if self.checkpoint:
-            from paimon_sql.io import FileIO
             path = f"{self.checkpoint.rstrip('/')}/metadata"
             io = FileIO.for_path(path, self.store_options)
             if io.exists(path):

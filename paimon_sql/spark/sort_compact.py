@@ -20,10 +20,10 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import BinaryType, StructField, StructType
 
+from paimon_sql.commit.table_commit import LAST_SAFE_SNAPSHOT
+from paimon_sql.compact import sort_keys
 from paimon_sql.data import predicate as P
 from paimon_sql.spark.scan import scan_dataframe
-from paimon_sql.compact import sort_keys
-from paimon_sql.commit.table_commit import LAST_SAFE_SNAPSHOT
 
 ORDER, ZORDER, HILBERT = "order", "zorder", "hilbert"
 _KEY = "__paimon_sort_key"

@@ -34,24 +34,24 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyspark.sql.datasource import (
     DataSource,
-    DataSourceArrowWriter,
     DataSourceReader,
     InputPartition,
-    WriterCommitMessage,
 )
 
-from paimon_sql.exceptions import PaimonError
+from paimon_sql.catalog import load_catalog
 from paimon_sql.data import predicate as P
-from paimon_sql.data import row_kind
-from paimon_sql.schema.table_schema import SEQUENCE_NUMBER, VALUE_KIND
-from paimon_sql.spark.types import spark_ddl, spark_type, to_spark_arrow
+from paimon_sql.exceptions import PaimonError
 from paimon_sql.read import fallback_read, metadata_columns
 from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
-
-BUCKET_COLUMN = "__paimon_bucket"  # added by the write planner to shuffle by bucket; never stored
-ROWKIND_NAME = "rowkind"  # the row kind as text, first column of $audit_log / $binlog
-ROWKIND_COLUMN = "__paimon_rowkind"  # TINYINT +I/-U/+U/-D of each row, set by UPDATE/DELETE/MERGE
-
+from paimon_sql.schema.table_schema import SEQUENCE_NUMBER
+from paimon_sql.spark.columns import ROW_KIND_OUTPUTS, ROWKIND_NAME
+from paimon_sql.spark.scan import native_splits, split_key
+from paimon_sql.spark.sink import PaimonStreamWriter
+from paimon_sql.spark.stream import PaimonStreamReader
+from paimon_sql.spark.types import spark_ddl, spark_type, to_spark_arrow
+from paimon_sql.spark.write import merge_schema  # write.merge-schema: add the data's new columns
+from paimon_sql.spark.writer import PaimonWriter
+from paimon_sql.table.table import table_at
 
 _SOURCE_KEYS = ("warehouse", "path", "table", "branch", "checkpointlocation")
 
@@ -80,8 +80,6 @@ def catalog_options(options) -> dict:
 
 def locate_table(options):
     """The table the options name, as it is stored: ``db.t`` in the ``warehouse``, or a location."""
-    from paimon_sql.catalog import load_catalog
-    from paimon_sql.table.table import table_at
     warehouse = options.get("warehouse")
     name = options.get("path") or options.get("table")
     if not name:
@@ -130,36 +128,6 @@ def _apply_name_suffixes(options) -> None:
         else:
             raise PaimonError(f"'{name}': the paimon data source reads tables, branches, $audit_log, $binlog and $ro; "
                               f"query other system tables with SQL")
-
-
-def with_row_kind_columns(rows: pa.Table, fields) -> pa.Table:
-    """Rows read with their kinds → ``rowkind`` (text), ``_SEQUENCE_NUMBER``, then the columns."""
-    out = to_spark_arrow(rows, fields)
-    kinds = pc.take(pa.array(row_kind.SHORT_STRINGS), rows.column(VALUE_KIND).cast(pa.int32()))
-    return pa.Table.from_arrays([kinds, rows.column(SEQUENCE_NUMBER)] + out.columns,
-                                names=[ROWKIND_NAME, SEQUENCE_NUMBER] + out.column_names)
-
-
-def binlog_columns(rows: pa.Table, fields) -> pa.Table:
-    """Rows read with their kinds → ``rowkind`` then each column as an ARRAY: ``[value]``, or
-    ``[before, after]`` for an update whose -U row is followed by its +U (one +U row)."""
-    kinds = rows.column(VALUE_KIND).to_numpy()
-    n = len(kinds)
-    pair = np.zeros(n, bool)
-    pair[:-1] = (kinds[:-1] == row_kind.UPDATE_BEFORE) & (kinds[1:] == row_kind.UPDATE_AFTER)
-    partner = np.zeros(n, bool)
-    partner[1:] = pair[:-1]
-    starts = np.flatnonzero(~partner)
-    offsets = pa.array(np.append(starts, n).astype(np.int32))
-    out_kinds = kinds[starts].astype(np.int32)
-    out_kinds[pair[starts]] = row_kind.UPDATE_AFTER
-    data = to_spark_arrow(rows, fields)
-    columns = [pa.array(np.asarray(row_kind.SHORT_STRINGS, object)[out_kinds], pa.string())]
-    columns += [pa.ListArray.from_arrays(offsets, data.column(f.name).combine_chunks()) for f in fields]
-    return pa.Table.from_arrays(columns, names=[ROWKIND_NAME] + [f.name for f in fields])
-
-
-ROW_KIND_OUTPUTS = {"audit_log": with_row_kind_columns, "binlog": binlog_columns}
 
 
 def build_scan(table, options):
@@ -229,12 +197,10 @@ class PaimonDataSource(DataSource):
                             skip_native, self._positions(), self._row_kinds(), self._metadata())
 
     def streamReader(self, schema):
-        from paimon_sql.spark.stream import PaimonStreamReader
         table = load_table(self.options, travel=False)
         return PaimonStreamReader(table, table.schema.fields_of(self._columns()), self._row_kinds())
 
-    def writer(self, schema, overwrite: bool) -> "PaimonWriter":
-        from paimon_sql.spark.write import merge_schema  # write.merge-schema: add the data's new columns
+    def writer(self, schema, overwrite: bool) -> PaimonWriter:
         spec = self.options.get("paimon.overwrite-partition")
         dynamic = self.options.get("partitionOverwriteMode", "static").lower() == "dynamic"
         return PaimonWriter(merge_schema(self.table, schema), overwrite, json.loads(spec) if spec else None, dynamic,
@@ -247,8 +213,6 @@ class PaimonDataSource(DataSource):
 
     def streamWriter(self, schema, overwrite: bool):
         """``overwrite``: Spark's complete output mode (each micro-batch replaces the table)."""
-        from paimon_sql.spark.sink import PaimonStreamWriter
-        from paimon_sql.spark.write import merge_schema
         return PaimonStreamWriter(merge_schema(self.table, schema), overwrite, self.options.get("checkpointLocation"),
                                   store_options(self.options), self._catalog())
 
@@ -272,7 +236,6 @@ class PaimonReader(DataSourceReader):
     def partitions(self):
         splits = self.scan.plan().splits
         if self.skip_native is not None:
-            from paimon_sql.spark.scan import native_splits, split_key
             native = {split_key(s) for s in native_splits(self.scan.table, splits, self.skip_native)}
             splits = [s for s in splits if split_key(s) not in native]
         return [_SplitPartition(s) for s in splits] or [InputPartition(None)]
@@ -310,74 +273,3 @@ def with_metadata(reader, split, fields, names: Sequence[str]) -> pa.Table:
             column = pa.array(np.full(rows.num_rows, split.bucket, np.int32))
         out = out.append_column(name, column)
     return out
-
-
-class PaimonCommitMessage(WriterCommitMessage):
-    def __init__(self, messages, query_id: Optional[str] = None):
-        self.messages = messages
-        self.query_id = query_id  # a streaming write's query (its commit user is derived from it)
-
-
-def flat_messages(messages: List[Optional[PaimonCommitMessage]]) -> list:
-    """The table commit messages of every task (a failed task's is None)."""
-    return [m for msg in messages if msg is not None for m in msg.messages]
-
-
-def committing_table(table, catalog: Optional[tuple]):
-    """``table`` with its catalog's environment (commit lock, metastore callbacks): Spark runs a
-    writer's ``commit`` in a Python worker of its own, where the pickled table has none. ``catalog``:
-    (warehouse, catalog options) of a table loaded by name; None for one loaded by location."""
-    if catalog is None:
-        return table
-    from paimon_sql.catalog import load_catalog
-    fresh = load_catalog(*catalog).get_table(table.name)
-    return fresh.with_schema(table.schema, table.branch).copy(table.dynamic_options)
-
-
-def write_task(table, overwrite: bool, iterator: Iterator[pa.RecordBatch]) -> list:
-    """One task's rows written as data files (the planner's bucket column dropped, its row-kind
-    column as the rows' kinds); returns the commit messages, or deletes the files on failure."""
-    write = table.new_write(overwrite)
-    try:
-        for batch in iterator:
-            if BUCKET_COLUMN in batch.schema.names:
-                batch = batch.drop_columns([BUCKET_COLUMN])
-            kinds = None
-            if ROWKIND_COLUMN in batch.schema.names:
-                kinds = batch.column(ROWKIND_COLUMN).cast(pa.int8())
-                batch = batch.drop_columns([ROWKIND_COLUMN])
-            write.write_arrow(batch, row_kinds=kinds)
-        return write.prepare_commit()
-    except BaseException:
-        write.abort()
-        raise
-
-
-class PaimonWriter(DataSourceArrowWriter):
-    def __init__(self, table, overwrite: bool, partition_spec: Optional[dict], dynamic: bool,
-                 catalog: Optional[tuple] = None):
-        self.table = table
-        self.overwrite = overwrite
-        self.partition_spec = partition_spec
-        self.dynamic = dynamic
-        self.catalog = catalog  # (warehouse, catalog options) of a table loaded by name
-
-
-    def write(self, iterator: Iterator[pa.RecordBatch]) -> PaimonCommitMessage:
-        return PaimonCommitMessage(write_task(self.table, self.overwrite, iterator))
-
-    def commit(self, messages: List[PaimonCommitMessage]) -> None:
-        flat = flat_messages(messages)
-        commit = committing_table(self.table, self.catalog).new_commit()
-        try:
-            if self.overwrite:
-                dynamic = self.dynamic and not self.partition_spec and bool(self.table.schema.partition_keys)
-                commit.overwrite(flat, partition=self.partition_spec, dynamic=dynamic)
-            else:
-                commit.commit(flat)
-        except BaseException:
-            commit.abort(flat)
-            raise
-
-    def abort(self, messages: List[PaimonCommitMessage]) -> None:
-        self.table.new_commit().abort(flat_messages(messages))

@@ -24,10 +24,10 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 
 from paimon_sql.exceptions import InvalidOptionError, SnapshotNotFoundError
-from paimon_sql.spark.source import ROW_KIND_OUTPUTS
-from paimon_sql.spark.types import to_spark_arrow
 from paimon_sql.read import incremental
 from paimon_sql.snapshot.time_travel import snapshot_at
+from paimon_sql.spark.columns import ROW_KIND_OUTPUTS
+from paimon_sql.spark.types import to_spark_arrow
 
 
 class _SplitPartition(InputPartition):

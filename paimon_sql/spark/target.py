@@ -17,13 +17,15 @@ from typing import Callable, List, Optional
 from pyspark.sql import DataFrame
 
 from paimon_sql.catalog import Identifier, load_catalog
+from paimon_sql.data.types import DataField, paimon_type_from_sql
 from paimon_sql.exceptions import PaimonError, SchemaError, TableNotFoundError
 from paimon_sql.schema.table_schema import TableSchema
-from paimon_sql.data.types import DataField
 from paimon_sql.spark.source import is_location, store_options
-from paimon_sql.data.types import paimon_type_from_sql
 from paimon_sql.spark.write import EXPLICIT_CAST, MERGE_SCHEMA, by_name, merge_schema, write_dataframe
-from paimon_sql.table import format_table, materialized_table as mt
+from paimon_sql.table import format_table
+from paimon_sql.table import materialized_table as mt
+from paimon_sql.table.table import create_table_at, table_at
+
 LAYOUT_KEYS = ("primary-key", "partition")  # describe a table's layout: given when creating it, never per write
 _WRITE_KEYS = {"warehouse", "path", "table", "branch", "checkpointlocation", "partitionoverwritemode", "queryname",
                MERGE_SCHEMA, EXPLICIT_CAST}
@@ -97,14 +99,12 @@ class Target:
 
     def find(self):
         """The table, or None when there is none yet."""
-        from paimon_sql.table.table import table_at
         try:
             return self.catalog.get_table(self.ident()) if self.warehouse else table_at(self.name, self.store)
         except TableNotFoundError:
             return None
 
     def create(self, schema: TableSchema):
-        from paimon_sql.table.table import create_table_at
         if self.warehouse:
             return self.catalog.create_table(self.ident(), schema)
         return create_table_at(self.name, schema, self.store)

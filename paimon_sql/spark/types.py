@@ -14,6 +14,7 @@ import pyarrow as pa
 from pyspark.sql import types as T
 
 from paimon_sql.data.types import (
+    MAX_LENGTH,
     ArrayType,
     AtomicType,
     DataField,
@@ -112,4 +113,20 @@ def to_spark_arrow(table: pa.Table, fields: List[DataField]) -> pa.Table:
     return pa.Table.from_arrays([table.column(f.name).cast(schema.field(f.name).type) for f in fields], schema=schema)
 
 
+# -- Spark's names of types, as DESCRIBE prints them --------------------------------------------
 
+def spark_fields(fields) -> List[T.StructField]:
+    """The columns as Spark reads them (one parse of their DDL by Spark), with their nullability."""
+    parsed = T.DataType.fromDDL(spark_ddl(fields)).fields
+    return [T.StructField(f.name, p.dataType, f.type.nullable) for f, p in zip(fields, parsed)]
+
+
+def type_names(fields) -> List[str]:
+    """The columns' types as Spark's DESCRIBE prints them (Spark's own ``simpleString``), CHAR(n)
+    and VARCHAR(n) columns keeping their length as paimon-spark maps them."""
+    return [f"{f.type.name.lower()}({f.type.args[0]})" if _sized_text(f.type) else p.dataType.simpleString()
+            for f, p in zip(fields, spark_fields(fields))]
+
+
+def _sized_text(t: DataType) -> bool:
+    return isinstance(t, AtomicType) and (t.name == "CHAR" or t.name == "VARCHAR" and t.args != (MAX_LENGTH,))

@@ -24,15 +24,23 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 from pyspark.sql.types import IntegerType, StructField, StructType
 
-from paimon_sql.exceptions import SchemaError
 from paimon_sql.data import binary_row
-from paimon_sql.data.types import (MAX_LENGTH, ArrayType, AtomicType, DataField, DataType, MapType, MultisetType,
-                                     paimon_type_from_sql)
-from paimon_sql.spark import native_write
-from paimon_sql.spark.source import BUCKET_COLUMN, ROWKIND_COLUMN
-from paimon_sql.spark.types import can_store_assign, spark_datatype
+from paimon_sql.data.types import (
+    MAX_LENGTH,
+    ArrayType,
+    AtomicType,
+    DataField,
+    DataType,
+    MapType,
+    MultisetType,
+    paimon_type_from_sql,
+)
+from paimon_sql.exceptions import SchemaError
 from paimon_sql.io.paths import MAIN_BRANCH
 from paimon_sql.schema.schema_change import AddColumn
+from paimon_sql.spark import native_write
+from paimon_sql.spark.columns import BUCKET_COLUMN, ROWKIND_COLUMN
+from paimon_sql.spark.types import can_store_assign, spark_datatype
 
 MERGE_SCHEMA = "write.merge-schema"
 PLANNED = "paimon.planned"  # a write this module planned: the DataFrame API hooks pass it to Spark as it is

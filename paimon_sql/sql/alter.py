@@ -17,14 +17,15 @@ from typing import List, Tuple
 
 from sqlglot import exp
 
-from paimon_sql.exceptions import PaimonError
 from paimon_sql.data.types import paimon_type_from_sql
+from paimon_sql.exceptions import PaimonError, TagError
+from paimon_sql.schema import schema_change as sc
 from paimon_sql.sql import parse, show
 from paimon_sql.sql.ddl import _columns, _literal_text
-from paimon_sql.table import format_table, materialized_table as mt
-from paimon_sql.schema import schema_change as sc
+from paimon_sql.table import format_table
+from paimon_sql.table import materialized_table as mt
 from paimon_sql.table.object_table import ObjectTable
-from paimon_sql.tag.tag_manager import TagError
+from paimon_sql.tag.tag_auto_creation import delete_tag
 
 # -- exp.Alter actions -> schema changes ------------------------------------------------------
 
@@ -200,7 +201,6 @@ def _create_tag(session, table, m):
 
 def _delete_tag(session, table, m):
     """As CALL sys.delete_tag: the files only the tag still named go with it (Paimon's TagDeletion)."""
-    from paimon_sql.tag.tag_auto_creation import delete_tag
     for name in _unquote(m.group("tags")).split(","):
         if not delete_tag(table, name.strip()):
             table.tag_manager.delete(name.strip(), ignore_if_missing=bool(m.group("ie")))  # missing: its error

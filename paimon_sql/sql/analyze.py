@@ -10,8 +10,8 @@ from __future__ import annotations
 from pyspark.sql import functions as F
 from sqlglot import exp
 
-from paimon_sql.exceptions import SchemaError
 from paimon_sql.data.types import AtomicType
+from paimon_sql.exceptions import SchemaError
 from paimon_sql.table import format_table
 from paimon_sql.table.statistics import write_statistics
 

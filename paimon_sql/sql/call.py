@@ -14,6 +14,7 @@ import sqlglot
 from sqlglot import exp
 
 from paimon_sql.procedures import PROCEDURES, ProcedureError, bind, describe_lines, lookup
+from paimon_sql.spark.types import spark_ddl
 from paimon_sql.sql.parse import DIALECT
 
 _CALL = re.compile(r"\s*((?:`[^`]+`|[\w]+)(?:\s*\.\s*(?:`[^`]+`|\w+))*)\s*\((.*)\)\s*", re.S)
@@ -29,7 +30,6 @@ def call(session, text: str):
     rows = cls().call(session, bind(cls, positional, named))
     if not isinstance(rows, list):
         return rows  # the procedure's own DataFrame
-    from paimon_sql.spark.types import spark_ddl
     return session.spark.createDataFrame(rows, spark_ddl(cls.output))
 
 

@@ -21,13 +21,13 @@ from typing import List, Optional, Tuple
 from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
+from paimon_sql.data.types import DataField, paimon_type_from_sql
 from paimon_sql.exceptions import PaimonError, SchemaError, ViewAlreadyExistsError
 from paimon_sql.options.core_options import redact
-from paimon_sql.data.types import DataField, paimon_type_from_sql
 from paimon_sql.schema.view_schema import ViewSchema
+from paimon_sql.spark.types import type_names
 from paimon_sql.sql import parse, query
-from paimon_sql.sql.show import CATALOG
-
+from paimon_sql.sql.parse import CATALOG
 
 # -- names --------------------------------------------------------------------------------------
 
@@ -255,7 +255,6 @@ def _escaped(text: str) -> str:
 
 def describe_rows(ident: Identifier, view: ViewSchema, extended: bool) -> List[tuple]:
     """Spark's DESCRIBE [EXTENDED] rows of a view."""
-    from paimon_sql.sql.show import type_names
     rows = [(f.name, t, f.description) for f, t in zip(view.fields, type_names(view.fields))]
     if not extended:
         return rows

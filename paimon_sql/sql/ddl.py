@@ -16,14 +16,22 @@ from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
 from paimon_sql.catalog.base import DEFAULT_DATABASE
-from paimon_sql.exceptions import (DatabaseNotEmptyError, InvalidOptionError, PaimonError, SchemaError,
-                                   TableAlreadyExistsError)
+from paimon_sql.data.types import DataField, paimon_type_from_sql
+from paimon_sql.exceptions import (
+    DatabaseNotEmptyError,
+    DatabaseNotFoundError,
+    InvalidOptionError,
+    PaimonError,
+    SchemaError,
+    TableAlreadyExistsError,
+)
 from paimon_sql.options.core_options import redact
 from paimon_sql.schema.table_schema import TableSchema
-from paimon_sql.data.types import DataField, paimon_type_from_sql
 from paimon_sql.spark.types import spark_type
 from paimon_sql.sql import parse
 from paimon_sql.table import object_table
+
+
 def _literal_text(e: exp.Expression) -> str:
     return e.this if isinstance(e, exp.Literal) else e.name if isinstance(e, (exp.Identifier, exp.Var)) else e.sql()
 
@@ -191,7 +199,6 @@ def use(session, node: exp.Use):
     """``USE db`` sets Spark's current database (made in Spark's catalog for a warehouse database)."""
     name = node.this.name
     if not session.catalog.database_exists(name) and not session.spark.catalog.databaseExists(name):
-        from paimon_sql.exceptions import DatabaseNotFoundError
         raise DatabaseNotFoundError(f"database {name} does not exist")
     session.current_database = name
     return None

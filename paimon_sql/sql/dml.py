@@ -27,18 +27,20 @@ import pyarrow as pa
 from pyspark.sql import functions as F
 from sqlglot import exp
 
-from paimon_sql.exceptions import PaimonError, SchemaError
 from paimon_sql.data import row_kind
 from paimon_sql.data.types import RowType
-from paimon_sql.spark.source import ROWKIND_COLUMN
+from paimon_sql.exceptions import PaimonError, SchemaError
+from paimon_sql.read import fallback_read
+from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
+from paimon_sql.spark import format_table as spark_format_table
+from paimon_sql.spark.columns import ROWKIND_COLUMN
+from paimon_sql.spark.scan import source_reader
 from paimon_sql.spark.types import spark_type
 from paimon_sql.spark.write import EXPLICIT_CAST, MERGE_SCHEMA, add_columns, assign, option_enabled
 from paimon_sql.sql import cache, parse
 from paimon_sql.sql.alter import column_path
 from paimon_sql.sql.query import scan_options
-from paimon_sql.read import fallback_read
 from paimon_sql.table import format_table
-from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
 from paimon_sql.write.row_delete import delete_messages, positions_of
 
 
@@ -295,7 +297,6 @@ def truncate(session, node: exp.TruncateTable):
         raise SchemaError(f"TRUNCATE TABLE {table.name} PARTITION: {', '.join(unknown) or 'the spec'} "
                           f"is not a partition column of the table")
     if isinstance(table, format_table.FormatTable):  # its files, or its partitions' directories, go
-        from paimon_sql.spark import format_table as spark_format_table
         spark_format_table.truncate(session.spark, table, spec)
         return cache.refresh(session, table)
     table.new_commit().overwrite([], partition=spec or None)
@@ -309,7 +310,6 @@ _VIEW_IDS = itertools.count()
 def located_rows(session, table):
     """A temporary view of an append table's live rows plus each row's data file and position."""
     view = f"__paimon_rows_{next(_VIEW_IDS)}"
-    from paimon_sql.spark.scan import source_reader
     (source_reader(session.spark, table, session.warehouse, session.catalog_options, None)
      .option("paimon.positions", "true").load(table.name).createOrReplaceTempView(view))
     try:

@@ -13,7 +13,7 @@ from typing import Optional
 
 from sqlglot import exp
 
-from paimon_sql.sql import parse, views
+from paimon_sql.sql import ddl, merge_into, parse, views
 
 _MODE = re.compile(r"\s*(EXTENDED|FORMATTED|CODEGEN|COST)?\s+(.*)", re.I | re.S)
 
@@ -33,7 +33,6 @@ def _create(session, node: exp.Create, text: str):
     kind = (node.args.get("kind") or "").upper()
     if query is None or kind == "VIEW":
         return None
-    from paimon_sql.sql import ddl
     if kind != "TABLE" or not ddl.is_paimon_create(node):
         return None
     name = node.this.this if isinstance(node.this, exp.Schema) else node.this
@@ -55,7 +54,6 @@ def _where_rows(verb: str):
 
 
 def _merge(session, node: exp.Merge, text: str):
-    from paimon_sql.sql import merge_into
     table = session.find_table(node.this)
     if table is None:
         return None

@@ -32,16 +32,17 @@ from typing import Dict, List, Optional, Tuple
 from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
-from paimon_sql.exceptions import PaimonError, SchemaError, TableAlreadyExistsError, TableNotFoundError
-from paimon_sql.options.core_options import redact
-from paimon_sql.schema.table_schema import TableSchema
-from paimon_sql.data.types import DataField
-from paimon_sql.data.types import paimon_type_from_sql
-from paimon_sql.sql import ddl, parse
-from paimon_sql.table import materialized_table as mt
 from paimon_sql.commit.table_commit import BASE_SNAPSHOT
-from paimon_sql.table.format_table import FormatTable
+from paimon_sql.data.types import DataField, paimon_type_from_sql
+from paimon_sql.exceptions import PaimonError, SchemaError, SqlSyntaxError, TableAlreadyExistsError, TableNotFoundError
+from paimon_sql.options.core_options import redact
 from paimon_sql.schema.schema_change import AddColumn, SetOption
+from paimon_sql.schema.table_schema import TableSchema
+from paimon_sql.spark.write import by_name
+from paimon_sql.sql import ddl, parse
+from paimon_sql.sql.dml import _partition_spec
+from paimon_sql.table import materialized_table as mt
+from paimon_sql.table.format_table import FormatTable
 
 STATEMENT = re.compile(r"\s*MATERIALIZED\s+TABLE\b", re.I)
 _CREATE = re.compile(r"\s*MATERIALIZED\s+TABLE\s+(?P<exists>IF\s+NOT\s+EXISTS\s+)?(?P<head>.*?)\s*"
@@ -63,7 +64,7 @@ def run(session, verb: str, text: str):
         pattern, handler = _ALTER_QUERY, alter_query
         m = pattern.fullmatch(text)
     if m is None:
-        raise parse.SqlSyntaxError(f"cannot read {verb} MATERIALIZED TABLE statement: expected " + {
+        raise SqlSyntaxError(f"cannot read {verb} MATERIALIZED TABLE statement: expected " + {
             "CREATE": "CREATE MATERIALIZED TABLE t [...] FRESHNESS = INTERVAL 'n' SECOND|MINUTE|HOUR|DAY AS <query>",
             "ALTER": "ALTER MATERIALIZED TABLE t REFRESH [PARTITION (...)] | SUSPEND | RESUME | AS <query>",
             "DROP": "DROP MATERIALIZED TABLE [IF EXISTS] t"}.get(verb, "CREATE, ALTER or DROP"))
@@ -302,7 +303,6 @@ def _hinted(query: str, hints: List[Tuple[exp.Table, str]]) -> str:
 
 def _partition(table, spec_text: str) -> Tuple[dict, str]:
     """PARTITION (k=v, ...) of a refresh: the overwrite's spec and the Spark condition picking its rows."""
-    from paimon_sql.sql.dml import _partition_spec
     node = parse.parse(f"INSERT OVERWRITE t PARTITION {spec_text} SELECT 1").this
     spec = _partition_spec(node)
     keys = table.schema.partition_keys
@@ -319,7 +319,6 @@ def _write(session, table, df, kind: str, sources: Optional[Dict[str, int]], ove
            spec: Optional[dict] = None, base: Optional[int] = None):
     """Commit a refresh; ``base``: the table's snapshot an incremental refresh was planned on (its
     commit fails if another process's refresh committed since: both would append the same rows)."""
-    from paimon_sql.spark.write import by_name
     target = table.copy({**mt.refresh_properties(kind, sources), **({BASE_SNAPSHOT: str(base)} if base is not None
                                                                       else {})})
     before = table.snapshot_manager.latest()

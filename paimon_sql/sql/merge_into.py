@@ -24,9 +24,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from sqlglot import exp
 
-from paimon_sql.exceptions import PaimonError
 from paimon_sql.data import row_kind
-from paimon_sql.spark.source import ROWKIND_COLUMN
+from paimon_sql.exceptions import PaimonError
+from paimon_sql.read import fallback_read
+from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
+from paimon_sql.spark.columns import ROWKIND_COLUMN
 from paimon_sql.sql.dml import (
     check_assignments,
     check_row_changes,
@@ -35,8 +37,6 @@ from paimon_sql.sql.dml import (
     with_table_types,
     write_changes,
 )
-from paimon_sql.read import fallback_read
-from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
 
 _T, _S = "__paimon_target_row", "__paimon_source_row"
 

@@ -16,9 +16,10 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
-from paimon_sql.exceptions import PaimonError
+from paimon_sql.exceptions import SqlSyntaxError
 
 DIALECT = "spark"
+CATALOG = "spark_catalog"  # warehouse databases are named as Spark's session catalog names its own
 # sqlglot warns when it keeps a statement as a raw Command (SHOW TAGS, ALTER ... CREATE TAG):
 # those are ours to match, not a user's mistake
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
@@ -28,10 +29,6 @@ _LITERALS = r"'[^'\\]*(?:\\.[^'\\]*)*'|\"[^\"\\]*(?:\\.[^\"\\]*)*\"|`[^`]*(?:``[
 _SKIP = re.compile(_LITERALS, re.S)
 _STATEMENT_END = re.compile(_LITERALS + "|;", re.S)
 _DOLLAR_IDENT = re.compile(r"\b([A-Za-z_][A-Za-z_0-9]*)((?:\$[A-Za-z_][A-Za-z_0-9]*)+)")
-
-
-class SqlSyntaxError(PaimonError):
-    """Bad SQL; the message carries the parser's line and column."""
 
 
 def quote_system_tables(text: str) -> str:

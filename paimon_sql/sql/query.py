@@ -24,11 +24,14 @@ from sqlglot import exp
 from paimon_sql import systables
 from paimon_sql.catalog import Identifier
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.spark import jvm
+from paimon_sql.options.core_options import registry
+from paimon_sql.read import metadata_columns
+from paimon_sql.spark import format_table as spark_format_table
+from paimon_sql.spark import jvm, pushdown
+from paimon_sql.spark.types import spark_ddl
 from paimon_sql.sql import parse, star
 from paimon_sql.systables import SystemTable
 from paimon_sql.table import format_table
-from paimon_sql.read import metadata_columns
 from paimon_sql.table.format_table import FormatTable
 
 SYS_DATABASE = "sys"  # global system tables: sys.tables, sys.partitions, ...
@@ -68,8 +71,6 @@ def _needs(session, tree, text: str, spliced: str, refs: list, planned: list, fi
     so it is remembered per session under both: a BI tool's repeated queries, and a materialized
     table's incremental refreshes (a new ``incremental-between`` each), skip the stand-in planning
     (~30-150 ms). The rows are always read from the scans planned anew."""
-    from paimon_sql.spark import pushdown
-    from paimon_sql.spark.types import spark_ddl
     shape = apply_edits(text, [(r.edit[0], f"\0{i}") for i, r in enumerate(refs)])
     key = (shape, tuple((refs.index(r), spark_ddl(fields[r.view])) for r in planned))
     known = session.planned_needs.pop(key, None)
@@ -217,8 +218,6 @@ def _cached(session, r: Reference, hidden: bool) -> bool:
 def _stand_in(session, fields, k: int):
     """The k-th stand-in of a query with these columns (one per reference: distinct column ids),
     built once per session (~25 ms each)."""
-    from paimon_sql.spark import pushdown
-    from paimon_sql.spark.types import spark_ddl
     key = (spark_ddl(fields), k)
     if key not in session.stand_ins:
         df = pushdown.stand_in(session.spark, fields)
@@ -231,7 +230,6 @@ def _scan(session, ref, columns, predicate):
     if isinstance(ref, SystemTable):
         return ref.to_dataframe(session, columns, predicate)
     if isinstance(ref, FormatTable):  # Spark's own reader: the query's filters prune its directories
-        from paimon_sql.spark import format_table as spark_format_table
         return spark_format_table.read(session.spark, ref, columns)
     return session.scan_dataframe(ref, columns, predicate, reuse=True)
 
@@ -348,7 +346,6 @@ def session_options(session, table) -> dict:
     """Paimon options set in Spark's session, as paimon-spark reads them: ``SET spark.paimon.<key>``
     for every table (``<key>`` a Paimon option), ``SET spark.paimon.<db>.<table>.<key>`` for one;
     the per-table form wins, a reference's own hint or ``AS OF`` wins over both."""
-    from paimon_sql.options.core_options import registry
     settings = {k[len(SESSION_PREFIX):]: v for k, v in _session_conf(session.spark).items()
                 if k.startswith(SESSION_PREFIX)}
     if not settings:

@@ -21,19 +21,20 @@ from typing import Callable, Dict, List, Optional, Tuple
 import pyarrow as pa
 from pyspark.sql import types as T
 
-from paimon_sql.exceptions import PaimonError, SchemaError
 from paimon_sql.data import binary_row
+from paimon_sql.exceptions import PaimonError, SchemaError
+from paimon_sql.io.paths import partition_value_text, shown_partition
+from paimon_sql.maintenance.migrate_table import HIVE_DEFAULT_PARTITION
 from paimon_sql.options.core_options import redact
-from paimon_sql.data.types import MAX_LENGTH, AtomicType, DataType
-from paimon_sql.spark.types import spark_ddl
+from paimon_sql.spark.format_table import partition_values
+from paimon_sql.spark.types import spark_fields, type_names
 from paimon_sql.sql import parse
+from paimon_sql.sql.catalog_views import describe_rows, target
+from paimon_sql.sql.parse import CATALOG
 from paimon_sql.systables import SystemTable
 from paimon_sql.table.format_table import FormatTable
-from paimon_sql.maintenance.migrate_table import HIVE_DEFAULT_PARTITION
-from paimon_sql.io.paths import partition_value_text, shown_partition
 from paimon_sql.table.statistics import read_statistics
 
-CATALOG = "spark_catalog"  # warehouse databases are named as Spark's session catalog names its own
 INTERNAL_VIEW = "__paimon_"
 _IDENT = r"`(?:[^`]|``)+`|[\w$]+"
 _TABLE = rf"(?:{_IDENT})(?:\.(?:{_IDENT}))*"
@@ -44,23 +45,6 @@ _SPEC = r"(?:\s+PARTITION\s*\((?P<spec>.*)\))?"
 
 
 # -- Spark's names and shapes ------------------------------------------------------------------
-
-def _spark_fields(fields) -> List[T.StructField]:
-    """The columns as Spark reads them (one parse of their DDL by Spark), with their nullability."""
-    parsed = T.DataType.fromDDL(spark_ddl(fields)).fields
-    return [T.StructField(f.name, p.dataType, f.type.nullable) for f, p in zip(fields, parsed)]
-
-
-def type_names(fields) -> List[str]:
-    """The columns' types as Spark's DESCRIBE prints them (Spark's own ``simpleString``), CHAR(n)
-    and VARCHAR(n) columns keeping their length as paimon-spark maps them."""
-    return [f"{f.type.name.lower()}({f.type.args[0]})" if _sized_text(f.type) else p.dataType.simpleString()
-            for f, p in zip(fields, _spark_fields(fields))]
-
-
-def _sized_text(t: DataType) -> bool:
-    return isinstance(t, AtomicType) and (t.name == "CHAR" or t.name == "VARCHAR" and t.args != (MAX_LENGTH,))
-
 
 _ARROW = {"STRING": pa.string(), "BOOLEAN": pa.bool_()}
 
@@ -124,7 +108,7 @@ def _detailed(table) -> List[Tuple[str, str]]:
 
 def _tree(fields) -> str:
     """Spark's ``printSchema`` text of the columns."""
-    return T.StructType(_spark_fields(fields)).treeString()
+    return T.StructType(spark_fields(fields)).treeString()
 
 
 # -- database listings --------------------------------------------------------------------------
@@ -234,7 +218,6 @@ def show_columns(session, m):
 
 def _view(session, node):
     """(identifier, view) of a catalog view a statement names (:mod:`catalog_views`), else None."""
-    from paimon_sql.sql.catalog_views import target
     return target(session, node)
 
 
@@ -259,7 +242,6 @@ def _partitions(table) -> List[List[Tuple[str, object]]]:
     """The partitions holding live files, each as (key, value) pairs, in key order."""
     keys = table.schema.partition_keys
     if isinstance(table, FormatTable):  # its k=v/ directories, values as their names say
-        from paimon_sql.spark.format_table import partition_values
         return [list(zip(keys, values)) for values in partition_values(table)]
     types = [f.type for f in table.schema.fields_of(keys)]
     seen = {e.partition for e in table.new_scan().plan_entries()}
@@ -364,7 +346,6 @@ def describe(session, node, ref):
 
 def describe_view(session, node, ident, view):
     """DESCRIBE [EXTENDED] of a catalog view (:func:`catalog_views.describe_rows`)."""
-    from paimon_sql.sql.catalog_views import describe_rows
     extended = (node.args.get("style") or "").upper() in ("EXTENDED", "FORMATTED")
     return _frame(session, describe_rows(ident, view, extended), _DESCRIBE_COLUMNS)
 

@@ -12,15 +12,12 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional, Tuple
 
-from paimon_sql.exceptions import PaimonError
+from paimon_sql.exceptions import BranchError
 from paimon_sql.io import FileIO
 from paimon_sql.io.paths import MAIN_BRANCH, PathFactory, branch_path
+from paimon_sql.write.commit_message import CommitMessage
 
 _PREFIX = "branch-"
-
-
-class BranchError(PaimonError):
-    """A branch that cannot be created, read or dropped as asked."""
 
 
 def check_branch_name(name: str) -> str:
@@ -149,7 +146,6 @@ class BranchManager:
                     src.schema_at(schema_id).to_json() != dst.schema_at(schema_id).to_json():
                 raise BranchError(f"cannot merge branch '{source}' into '{target}': schema {schema_id} of its "
                                   "files differs between them")
-        from paimon_sql.write.table_write import CommitMessage
         messages: Dict[tuple, CommitMessage] = {}
         for e in files:
             key = (e.partition, e.bucket, e.total_buckets)

@@ -16,10 +16,10 @@ import time
 from dataclasses import dataclass
 from typing import Dict, Optional
 
-from paimon_sql.exceptions import PaimonError, SchemaError, SnapshotNotFoundError
-from paimon_sql.options import core_options as opts
-from paimon_sql.manifest.manifest_file import ADD
 from paimon_sql.commit.table_commit import SNAPSHOT_PROPERTIES
+from paimon_sql.exceptions import PaimonError, SchemaError, SnapshotNotFoundError
+from paimon_sql.manifest.manifest_file import ADD
+from paimon_sql.options import core_options as opts
 
 TYPE = "materialized-table"
 DEFINITION_QUERY = "materialized-table.definition-query"

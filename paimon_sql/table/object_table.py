@@ -23,10 +23,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.fs as pafs
 
-from paimon_sql.exceptions import InvalidOptionError, PaimonError, SchemaError
-from paimon_sql.schema.table_schema import TableSchema
 from paimon_sql.data.types import DataField, arrow_schema, parse_type
+from paimon_sql.exceptions import InvalidOptionError, PaimonError, SchemaError
 from paimon_sql.io import FileIO
+from paimon_sql.schema.table_schema import TableSchema
 from paimon_sql.table.table import FileStoreTable
 
 OBJECT_LOCATION = "object-location"

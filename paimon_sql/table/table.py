@@ -15,20 +15,39 @@ from urllib.parse import urlparse
 
 import pyarrow as pa
 
-from paimon_sql.exceptions import TableNotFoundError
+from paimon_sql.commit.table_commit import TableCommit
+from paimon_sql.compact.merge_tree_compact import BucketCompactor, compact_table
 from paimon_sql.data import binary_row
-from paimon_sql.manifest import manifest_file
+from paimon_sql.data.partition_names import specs_predicate
+from paimon_sql.exceptions import BranchError, TableNotFoundError
 from paimon_sql.format.file_format import check_format
-from paimon_sql.options.core_options import check_usable
-from paimon_sql.schema.table_schema import TableSchema
 from paimon_sql.io import FileIO
-from paimon_sql.table.branch_manager import BranchManager
 from paimon_sql.io.catalog_environment import NO_CATALOG, CatalogEnvironment
-from paimon_sql.table.consumer_manager import ConsumerManager
 from paimon_sql.io.paths import MAIN_BRANCH, PathFactory
+from paimon_sql.maintenance.expire_partitions import expire_partitions_after_commit
+from paimon_sql.maintenance.expire_snapshots import expire_after_commit
+from paimon_sql.maintenance.rewrite_file_index import rewrite_file_index
+from paimon_sql.manifest import manifest_file
+from paimon_sql.mergetree.merge_function import for_schema
+from paimon_sql.options import core_options as opts
+from paimon_sql.options.core_options import check_usable
+from paimon_sql.read.scan import TableScan, in_partitions
+from paimon_sql.schema.schema_change import check_option_changes
 from paimon_sql.schema.schema_manager import SchemaManager
+from paimon_sql.schema.table_schema import TableSchema
 from paimon_sql.snapshot.snapshot_manager import SnapshotManager
+from paimon_sql.snapshot.time_travel import TRAVEL_KEYS, travel_snapshot
+from paimon_sql.table.branch_manager import BranchManager
+from paimon_sql.table.consumer_manager import ConsumerManager
+from paimon_sql.tag.tag_auto_creation import tags_after_commit
 from paimon_sql.tag.tag_manager import TagManager
+from paimon_sql.write.row_delete import delete_where
+from paimon_sql.write.table_write import TableWrite
+
+# What every commit of a table is followed by, in Paimon's order: automatic tags and tag expiry
+# first (its maintain()), then partition expiry, then consumer and snapshot expiry (as Paimon's
+# writers do; each is cheap unless something is due). The commit gets them from the table.
+POST_COMMIT_JOBS = (tags_after_commit, expire_partitions_after_commit, expire_after_commit)
 
 
 class FileStoreTable:
@@ -79,8 +98,6 @@ class FileStoreTable:
             branch = str(dynamic_options["branch"]).strip()
             table = self if branch == self.branch else self.switch_to_branch(branch)
             return table.copy(rest)
-        from paimon_sql.options import core_options as opts
-        from paimon_sql.schema.schema_change import check_option_changes
         merged = {**self.schema.options, **dynamic_options}
         opts.validate(merged, self.schema.field_names, keys=dynamic_options)
         check_option_changes(self.schema.options, dynamic_options)
@@ -93,7 +110,6 @@ class FileStoreTable:
         """:meth:`copy`, and when the options travel in time (``scan.snapshot-id``, ``scan.tag-name``,
         ``scan.version``, ``scan.timestamp[-millis]``, ``scan.watermark``), pinned to that snapshot
         (``scan.snapshot-id``) and read through the schema it was written with, as Paimon does."""
-        from paimon_sql.snapshot.time_travel import TRAVEL_KEYS, travel_snapshot
         table = self.copy(dynamic_options)
         if not any(k in (dynamic_options or {}) for k in TRAVEL_KEYS):
             return table
@@ -116,7 +132,6 @@ class FileStoreTable:
 
     def switch_to_branch(self, branch: str) -> "FileStoreTable":
         """The same table read and written through ``branch`` (its own snapshots and schemas)."""
-        from paimon_sql.table.branch_manager import BranchError
         if not self.branch_manager.exists(branch):
             raise BranchError(f"branch '{branch}' of table {self.name} does not exist")
         paths = PathFactory(self.path, [], "parquet", branch=branch)
@@ -134,7 +149,7 @@ class FileStoreTable:
         return self.schema if schema_id == self.schema.id else self.schema_manager.schema(schema_id)
 
     def _read_records(self, name: str, record_type: str) -> tuple:
-        return tuple(manifest.read_file(self.io, self.paths.manifest_path(name), record_type))
+        return tuple(manifest_file.read_file(self.io, self.paths.manifest_path(name), record_type))
 
     def _read_list(self, name: str) -> tuple:
         return self._read_records(name, "ManifestFileMeta")
@@ -145,13 +160,13 @@ class FileStoreTable:
     def _read_index(self, name: str) -> tuple:
         return self._read_records(name, "IndexManifestEntry")
 
-    def manifest_list(self, name: Optional[str]) -> List[manifest.ManifestFileMeta]:
+    def manifest_list(self, name: Optional[str]) -> List[manifest_file.ManifestFileMeta]:
         return list(self._lists(name)) if name else []
 
-    def manifest_entries(self, name: str) -> List[manifest.ManifestEntry]:
+    def manifest_entries(self, name: str) -> List[manifest_file.ManifestEntry]:
         return list(self._entries(name))
 
-    def index_manifest_entries(self, name: Optional[str]) -> List[manifest.IndexManifestEntry]:
+    def index_manifest_entries(self, name: Optional[str]) -> List[manifest_file.IndexManifestEntry]:
         return list(self._index(name)) if name else []
 
     # -- verbs ------------------------------------------------------------------------------
@@ -159,7 +174,6 @@ class FileStoreTable:
     @cached_property
     def merge_function(self):
         """The primary-key table's merge engine (its options validated on first use)."""
-        from paimon_sql.mergetree.merge_function import for_schema
         return for_schema(self.schema)
 
     def key_range(self, f) -> tuple:
@@ -172,43 +186,35 @@ class FileStoreTable:
         return [f.type for f in self.schema.key_fields()]
 
     def new_write(self, overwrite: bool = False):
-        from paimon_sql.write.table_write import TableWrite
         check_usable(self.schema.options, "written")
-        return TableWrite(self, overwrite)
+        return TableWrite(self, BucketCompactor, overwrite)
 
     def new_commit(self, commit_user: Optional[str] = None):
-        from paimon_sql.commit.table_commit import TableCommit
         check_usable(self.schema.options, "written")
-        return TableCommit(self, commit_user)
+        return TableCommit(self, commit_user, POST_COMMIT_JOBS)
 
     def has_partition(self, spec: dict) -> bool:
         """Whether the latest snapshot holds files of the partition ``spec`` (``{key: literal}``,
         literals cast to the partition columns' types; NULL: the default partition)."""
-        from paimon_sql.data.partition_names import specs_predicate
-        from paimon_sql.read.scan import in_partitions
         return bool(in_partitions(self.new_scan().plan_entries(), specs_predicate(self.schema, [spec]), self.schema))
 
     def compact(self, partitions=None, full: bool = False) -> Optional[int]:
         """Compact the table's buckets (``partitions``: a predicate on partition columns) into one
         COMPACT snapshot: primary-key buckets' LSM trees (``full``: every bucket into its max level),
         append buckets' small files (``full``: all but leading full-size ones). Returns the snapshot id."""
-        from paimon_sql.compact.merge_tree_compact import compact_table
         return compact_table(self, partitions, full)
 
     def rewrite_file_index(self, partitions=None) -> Optional[int]:
         """Rebuild every data file's file index for the current ``file-index.*`` options (one
         COMPACT snapshot; None when nothing changed). ``partitions``: a predicate on partition keys."""
-        from paimon_sql.maintenance.rewrite_file_index import rewrite_file_index
         return rewrite_file_index(self, partitions)
 
     def delete_where(self, predicate) -> int:
         """Delete an append table's rows matching ``predicate`` (deletion vectors when enabled, else
         copy-on-write of the touched files) in one snapshot; returns how many rows were deleted."""
-        from paimon_sql.write.row_delete import delete_where
         return delete_where(self, predicate)
 
     def new_scan(self):
-        from paimon_sql.read.scan import TableScan
         check_usable(self.schema.options, "read")
         return TableScan(self)
 

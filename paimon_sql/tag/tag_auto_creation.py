@@ -26,12 +26,11 @@ from dataclasses import dataclass
 from typing import Callable, List, Optional
 from zoneinfo import ZoneInfo
 
-from paimon_sql.exceptions import PaimonError, SnapshotNotFoundError
-from paimon_sql.snapshot.snapshot import Snapshot
+from paimon_sql.exceptions import PaimonError, SnapshotNotFoundError, TagError
 from paimon_sql.maintenance.remove_orphan_files import remove_empty_dirs
-from paimon_sql.snapshot.references import References, referenced_files
 from paimon_sql.maintenance.rollback import _phases
-from paimon_sql.tag.tag_manager import TagError
+from paimon_sql.snapshot.references import References, referenced_files
+from paimon_sql.snapshot.snapshot import Snapshot
 
 MODES = ("none", "process-time", "watermark", "batch")
 _LONG_MIN = -(1 << 63)

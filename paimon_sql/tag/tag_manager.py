@@ -13,14 +13,10 @@ import json
 from dataclasses import dataclass
 from typing import List, Optional
 
-from paimon_sql.exceptions import PaimonError, SnapshotNotFoundError
-from paimon_sql.snapshot.snapshot import Snapshot
+from paimon_sql.exceptions import SnapshotNotFoundError, TagError
 from paimon_sql.io import FileIO
 from paimon_sql.io.paths import PathFactory
-
-
-class TagError(PaimonError):
-    """A tag that cannot be created, replaced, renamed or deleted as asked."""
+from paimon_sql.snapshot.snapshot import Snapshot
 
 
 @dataclass(frozen=True)

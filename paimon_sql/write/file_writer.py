@@ -17,12 +17,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_sql.data import binary_row, row_kind, stats
-
 from paimon_sql.format import parquet_bloom
 from paimon_sql.format.file_format import RollingFileWriter, parquet_footer_stats
+from paimon_sql.index.file_index import write_index
 from paimon_sql.manifest.manifest_file import FILE_SOURCE_APPEND, DataFileMeta
 from paimon_sql.schema.table_schema import KEY_PREFIX, SEQUENCE_NUMBER, VALUE_KIND
-from paimon_sql.index.file_index import write_index
 
 _CHUNK_ROWS = 256 * 1024
 

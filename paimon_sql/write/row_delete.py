@@ -17,14 +17,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyroaring import BitMap
 
-from paimon_sql.exceptions import CommitConflictError
 from paimon_sql.data import binary_row
+from paimon_sql.exceptions import CommitConflictError
 from paimon_sql.format.file_format import read_file
-from paimon_sql.manifest.manifest_file import ADD, DELETE, IndexManifestEntry
 from paimon_sql.index import deletion_vector as dv
-from paimon_sql.write.file_writer import write_files
+from paimon_sql.manifest.manifest_file import ADD, DELETE, IndexManifestEntry
 from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
-from paimon_sql.write.table_write import CommitMessage, delete_index_files
+from paimon_sql.write.commit_message import CommitMessage, delete_index_files
+from paimon_sql.write.file_writer import write_files
 
 Positions = Dict[Tuple[bytes, int, str], np.ndarray]  # (partition, bucket, data file) → row positions
 

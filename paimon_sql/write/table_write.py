@@ -19,72 +19,26 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from paimon_sql.exceptions import PaimonError, SchemaError, SnapshotNotFoundError
 from paimon_sql.data import binary_row, row_kind
-from paimon_sql.manifest.manifest_file import ADD, DataFileMeta, IndexManifestEntry
+from paimon_sql.exceptions import PaimonError, SchemaError, SnapshotNotFoundError
+from paimon_sql.manifest.manifest_file import DataFileMeta
 from paimon_sql.schema.table_schema import SEQUENCE_NUMBER, VALUE_KIND
+from paimon_sql.write.commit_message import CommitMessage, delete_files
+from paimon_sql.write.cross_partition import CrossPartitionAssigner
+from paimon_sql.write.dynamic_bucket import DynamicBucketAssigner
 from paimon_sql.write.file_writer import delete_data_files, kv_table, write_files
 
+if TYPE_CHECKING:
+    from paimon_sql.compact.merge_tree_compact import BucketCompactor
+    from paimon_sql.table.table import FileStoreTable
+
 _GROUP = "__paimon_group"  # (partition, bucket) code of a buffered row while it is folded
-
-
-@dataclass
-class CommitMessage:
-    """What one writer produced for one (partition, bucket)."""
-
-    partition: bytes
-    bucket: int
-    total_buckets: int
-    new_files: List[DataFileMeta] = field(default_factory=list)
-    deleted_files: List[DataFileMeta] = field(default_factory=list)
-    index_changes: List[IndexManifestEntry] = field(default_factory=list)
-    changelog_files: List[DataFileMeta] = field(default_factory=list)  # changelog of the new files (input)
-    compact_before: List[DataFileMeta] = field(default_factory=list)   # files a compaction replaced ...
-    compact_after: List[DataFileMeta] = field(default_factory=list)    # ... by these (COMPACT snapshot)
-    compact_changelog: List[DataFileMeta] = field(default_factory=list)  # changelog of that compaction
-    # merge-on-write: the deletion vectors that hide the rows the compaction replaced; they become
-    # visible with the compaction's files, in the COMPACT snapshot (as Paimon commits them)
-    compact_index_changes: List[IndexManifestEntry] = field(default_factory=list)
-    base_snapshot: Optional[int] = None  # the snapshot the writer read (0: none); the commit checks what changed since
-
-    def is_empty(self) -> bool:
-        return not (self.has_data() or self.has_compaction())
-
-    def has_data(self) -> bool:
-        return bool(self.new_files or self.deleted_files or self.index_changes or self.changelog_files)
-
-    def has_compaction(self) -> bool:
-        return bool(self.compact_before or self.compact_after or self.compact_changelog or self.compact_index_changes)
-
-    def written_files(self) -> List[DataFileMeta]:
-        """Files this message brings into the bucket (what an abort deletes)."""
-        return self.new_files + self.changelog_files + self.compact_after + self.compact_changelog
-
-
-def delete_files(table, messages: List[CommitMessage]) -> None:
-    """Remove the new data and index files of messages that will never be committed."""
-    part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
-    for m in messages:
-        pvals = binary_row.from_bytes(m.partition, part_types)
-        upgraded = {f.file_name for f in m.compact_before}  # an upgrade keeps the file: never delete it
-        for f in m.written_files():
-            if f not in m.compact_after or f.file_name not in upgraded:
-                delete_data_files(table, pvals, m.bucket, [f])
-        delete_index_files(table, m.index_changes + m.compact_index_changes)
-
-
-def delete_index_files(table, changes: List[IndexManifestEntry]) -> None:
-    """Remove the index files that ``changes`` add (what an aborted commit leaves)."""
-    for c in changes:
-        if c.kind == ADD:
-            table.io.delete(table.paths.index_path(c.file_name))
 
 
 def conform(data: pa.Table, schema) -> pa.Table:
@@ -119,8 +73,12 @@ class TableWrite:
     existing sequence numbers or levels). Primary-key buckets are compacted after each flush unless
     ``write-only`` is set; ``full-compaction.delta-commits`` forces a full compaction every N commits."""
 
-    def __init__(self, table, overwrite: bool = False):
+    def __init__(self, table: FileStoreTable, compactor: Callable[..., BucketCompactor], overwrite: bool = False):
+        """``compactor(table, partition, bucket, files, snapshot_id)``: a bucket's LSM compaction
+        (:class:`~paimon_sql.compact.merge_tree_compact.BucketCompactor`), given by the table as
+        Paimon's writers get their compact manager, so writing does not depend on compaction."""
         self.table = table
+        self._new_compactor = compactor
         self.schema = table.schema
         self.options = table.options
         self.is_pk = self.schema.is_primary_key_table
@@ -141,10 +99,8 @@ class TableWrite:
             raise PaimonError(f"table {table.name}: postpone bucket mode (bucket = -2) is not supported")
         self._dynamic = self._cross = None
         if self.is_pk and bucket == -1 and self.schema.cross_partition_update:
-            from paimon_sql.write.cross_partition import CrossPartitionAssigner
             self._cross = CrossPartitionAssigner(table)
         elif self.is_pk and bucket == -1:
-            from paimon_sql.write.dynamic_bucket import DynamicBucketAssigner
             self._dynamic = DynamicBucketAssigner(table)
 
     # -- input ----------------------------------------------------------------------------
@@ -349,10 +305,9 @@ class TableWrite:
     # -- compaction -----------------------------------------------------------------------
 
     def _compactor(self, key: Tuple[bytes, int]):
-        from paimon_sql.compact.merge_tree_compact import BucketCompactor
         if key not in self._compactors:
             self._restore_sequences()
-            self._compactors[key] = BucketCompactor(self.table, key[0], key[1], self._restored_files.get(key, []),
+            self._compactors[key] = self._new_compactor(self.table, key[0], key[1], self._restored_files.get(key, []),
                                                     self._restore_base())
         return self._compactors[key]
 

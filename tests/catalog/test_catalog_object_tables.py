@@ -4,12 +4,11 @@ check every catalog runs), refreshed, read back by a new catalog instance, time-
 
 import pytest
 
+from catalog.conftest import open_catalog
+from paimon_sql.data.types import DataField, parse_type
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.schema.table_schema import TableSchema
-from paimon_sql.data.types import DataField, parse_type
 from paimon_sql.table.object_table import FIELDS, ObjectTable
-
-from catalog.conftest import open_catalog
 
 
 def _schema(location, fields=FIELDS, **options):

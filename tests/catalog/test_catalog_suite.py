@@ -5,13 +5,12 @@ what the metastore kept, not what one object remembers."""
 
 import pyarrow as pa
 import pytest
+from spark.conftest import rows
 
 from catalog.committers import run_together
 from catalog.conftest import open_catalog
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.options.core_options import MASK, SECRET_KEY
-from spark.conftest import rows
-
 
 
 def one_line_error(session, text, pattern):

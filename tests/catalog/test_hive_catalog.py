@@ -15,6 +15,7 @@ from thrift.protocol.TBinaryProtocol import TBinaryProtocol
 from thrift.transport import TSocket, TTransport
 
 from paimon_sql.catalog import FileSystemCatalog, Identifier, load_catalog
+from paimon_sql.data.types import DataField, parse_type
 from paimon_sql.exceptions import (
     DatabaseAlreadyExistsError,
     DatabaseNotEmptyError,
@@ -23,9 +24,8 @@ from paimon_sql.exceptions import (
     PaimonError,
     TableNotFoundError,
 )
-from paimon_sql.schema.table_schema import TableSchema
-from paimon_sql.data.types import DataField, parse_type
 from paimon_sql.schema.schema_change import AddColumn, SetOption
+from paimon_sql.schema.table_schema import TableSchema
 
 PARTITIONED = {"metastore.partitioned-table": "true"}
 HMS_STATS = ("transient_lastDdlTime", "numFiles", "totalSize")  # parameters the metastore adds itself

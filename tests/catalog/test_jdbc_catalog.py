@@ -13,8 +13,8 @@ import uuid
 
 import pyarrow as pa
 import pytest
-from catalog.mysql_server import start_mysql
 
+from catalog.mysql_server import start_mysql
 from paimon_sql.catalog import load_catalog
 from paimon_sql.exceptions import (
     CorruptMetadataError,

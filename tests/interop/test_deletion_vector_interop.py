@@ -5,6 +5,7 @@ import pytest
 from support import SCHEMA
 
 from paimon_sql.data import predicate as P
+
 pytestmark = pytest.mark.interop
 
 

@@ -22,9 +22,9 @@ from spark.conftest import session, spark  # noqa: F401  (fixtures: one SparkSes
 from unit.test_holes_after_fast_forward import ROWS, VARIANTS, build, rows
 
 from paimon_sql.exceptions import PaimonError
+from paimon_sql.maintenance.expire_snapshots import expire_snapshots
 from paimon_sql.spark.stream import PaimonStreamReader
 from paimon_sql.systables.snapshots import SnapshotsTable
-from paimon_sql.maintenance.expire_snapshots import expire_snapshots
 
 DRIVER = Path(__file__).resolve().parent / "java" / "FastForwardDriver.java"
 AGREED = ["snapshot-1", "snapshot-2", "snapshot-3", "snapshot-4", "snapshot-5", "snapshot-6", "latest",

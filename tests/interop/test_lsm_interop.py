@@ -6,7 +6,7 @@ import pyarrow as pa
 import pytest
 from support import SCHEMA
 
-from paimon_sql.write.table_write import CommitMessage
+from paimon_sql.write.commit_message import CommitMessage
 
 pytestmark = pytest.mark.interop
 DELETE = 3

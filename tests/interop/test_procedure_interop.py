@@ -20,6 +20,7 @@ from spark.conftest import spark  # noqa: F401  (fixture: one SparkSession per r
 
 import paimon_sql
 from paimon_sql.data import predicate as P
+
 pytestmark = pytest.mark.interop
 DELETE = 3  # the -D row kind
 DATABASE = "procs"

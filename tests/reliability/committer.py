@@ -111,8 +111,8 @@ class Committer:
 
     def maintain(self) -> None:
         """Compaction and expiry rounds beside the writers, until they are done."""
-        from paimon_sql.exceptions import PaimonError
         from paimon_sql.compact.merge_tree_compact import compact_messages
+        from paimon_sql.exceptions import PaimonError
         from paimon_sql.maintenance.expire_snapshots import expire_snapshots
         barrier, retain = Path(self.config["barrier"]), self.config["retain"]
         n = 0

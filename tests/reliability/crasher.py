@@ -28,10 +28,10 @@ import traceback
 import pyarrow as pa
 
 from paimon_sql.catalog import load_catalog
-from paimon_sql.io.file_io import FileIO
-from paimon_sql.compact import merge_tree_compact as compact_module
 from paimon_sql.commit.table_commit import TableCommit
+from paimon_sql.compact import merge_tree_compact as compact_module
 from paimon_sql.compact.merge_tree_compact import compact_table
+from paimon_sql.io.file_io import FileIO
 from paimon_sql.maintenance.expire_snapshots import expire_snapshots
 from paimon_sql.maintenance.rollback import rollback_to_snapshot, rollback_to_tag
 from paimon_sql.snapshot.snapshot_manager import SnapshotManager

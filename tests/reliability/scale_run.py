@@ -171,7 +171,7 @@ def insert(session, rows: int) -> dict:
 
 def compact(session, warehouse: str, commits: int, expected: dict) -> dict:
     from paimon_sql.catalog import load_catalog
-    from paimon_sql.compact.merge_tree_compact import num_levels
+    from paimon_sql.mergetree.levels import num_levels
     start = time.monotonic()
     session.sql("CALL sys.compact(table => 'db.pk')")
     seconds = time.monotonic() - start

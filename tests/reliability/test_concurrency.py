@@ -38,14 +38,14 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 from conftest import s3_bucket
-from reliability.committer import EVENTS, KV, MAINTAINER, create_tables
-from reliability.conftest import FULL, record, size
 from spark.conftest import session, spark  # noqa: F401  (fixtures)
 
 from paimon_sql.catalog import load_catalog
 from paimon_sql.exceptions import CommitConflictError
 from paimon_sql.maintenance.expire_snapshots import expire_snapshots
 from paimon_sql.maintenance.remove_orphan_files import remove_orphan_files
+from reliability.committer import EVENTS, KV, MAINTAINER, create_tables
+from reliability.conftest import FULL, record, size
 
 COMMITTER = Path(__file__).with_name("committer.py")
 ROOT = COMMITTER.parent.parent.parent

@@ -17,16 +17,16 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 import pytest
-from pyhive import hive
-
 from e2e.server_support import start_server
+from pyhive import hive
+from spark.conftest import rows, session, spark  # noqa: F401  (fixtures: one SparkSession per run)
+
 from paimon_sql import exceptions
 from paimon_sql.catalog import load_catalog
 from paimon_sql.data import predicate as P
-from paimon_sql.session import spark_error
 from paimon_sql.schema.schema_change import SetOption
+from paimon_sql.session import spark_error
 from reliability.conftest import FULL, QUICK_JVM, record
-from spark.conftest import rows, session, spark  # noqa: F401  (fixtures: one SparkSession per run)
 
 HOWS = ("truncated", "garbled", "emptied", "missing")
 # file kind -> the ways it is damaged ("missing" where a read must notice: a missing latest snapshot

@@ -38,8 +38,8 @@ from paimon_sql.catalog import load_catalog
 from paimon_sql.compact.merge_tree_compact import compact_table
 from paimon_sql.maintenance.expire_snapshots import expire_snapshots
 from paimon_sql.maintenance.remove_orphan_files import remove_orphan_files
-from paimon_sql.snapshot.references import referenced_files
 from paimon_sql.maintenance.rollback import rollback_to_snapshot, rollback_to_tag
+from paimon_sql.snapshot.references import referenced_files
 from reliability.conftest import record, size
 from reliability.crasher import APPEND_SCHEMA, EXPIRE_RETAIN, PK_SCHEMA, open_table, write_rows
 

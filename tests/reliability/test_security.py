@@ -24,13 +24,13 @@ import time
 
 import pytest
 from pyhive import hive
+from spark.conftest import release, rows, session, spark  # noqa: F401  (fixtures: one SparkSession per run)
 
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.options.core_options import MASK
 from paimon_sql.procedures import PROCEDURES
 from paimon_sql.server.main import exposure_warning
 from reliability.conftest import QUICK_JVM, record
-from spark.conftest import release, rows, session, spark  # noqa: F401  (fixtures: one SparkSession per run)
 
 # One value per kind of credential; each must never be shown. The keys are the spellings of
 # Paimon's, Hadoop's and the catalogs' options (docs/security.md lists the rule).

@@ -7,9 +7,8 @@ import re
 
 import pytest
 
-from paimon_sql.exceptions import CorruptDataFileError, SparkSqlError, UnsupportedStatementError
+from paimon_sql.exceptions import CorruptDataFileError, SparkSqlError, SqlSyntaxError, UnsupportedStatementError
 from paimon_sql.session import spark_error, user_names
-from paimon_sql.sql.parse import SqlSyntaxError
 
 
 @pytest.fixture

@@ -30,11 +30,11 @@ import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from reliability.conftest import size as ci_or_full
 
 import paimon_sql
 from paimon_sql.data import row_kind
 from paimon_sql.spark.types import spark_arrow_schema
-from reliability.conftest import size as ci_or_full
 
 DDL = ("id INT, big BIGINT, s STRING, d DOUBLE, amt DECIMAL(10,2), dt DATE, ts TIMESTAMP, b BOOLEAN, "
        "st STRUCT<a: INT, b: STRING>, arr ARRAY<INT>, m MAP<STRING, INT>, p STRING, q INT")

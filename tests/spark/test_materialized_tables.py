@@ -4,11 +4,11 @@ query allows (new snapshots of an append-only source) and fully otherwise, alway
 import pytest
 
 from paimon_sql.catalog import Identifier
-from paimon_sql.exceptions import PaimonError, SchemaError
 from paimon_sql.data.types import paimon_type_from_sql
+from paimon_sql.exceptions import PaimonError, SchemaError
+from paimon_sql.schema.schema_change import AddColumn, SetOption
 from paimon_sql.sql.materialized_table import refresh_lapsed
 from paimon_sql.table import materialized_table as mt
-from paimon_sql.schema.schema_change import AddColumn, SetOption
 from tests.spark.conftest import rows
 
 

@@ -7,11 +7,11 @@ import os
 import pyarrow.fs as pafs
 import pytest
 
-from paimon_sql.exceptions import PaimonError
-from paimon_sql.schema.table_schema import TableSchema
 from paimon_sql.data.types import paimon_type_from_sql
-from paimon_sql.table.object_table import FIELDS
+from paimon_sql.exceptions import PaimonError
 from paimon_sql.schema.schema_change import AddColumn
+from paimon_sql.schema.table_schema import TableSchema
+from paimon_sql.table.object_table import FIELDS
 from spark.conftest import rows
 
 

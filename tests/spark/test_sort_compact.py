@@ -8,12 +8,12 @@ order columns plan far fewer files afterwards.
 import pyarrow.parquet as pq
 import pytest
 
-from paimon_sql.exceptions import PaimonError
+from paimon_sql.compact.sort_keys import hilbert_keys, zorder_keys
 from paimon_sql.data import predicate as P
+from paimon_sql.exceptions import PaimonError
 from paimon_sql.procedures import ProcedureError
 from paimon_sql.spark.write import write_dataframe
 from paimon_sql.sql import parse
-from paimon_sql.compact.sort_keys import hilbert_keys, zorder_keys
 from tests.spark.conftest import rows
 
 COMPACT = ("sys.compact(table STRING, [partitions STRING], [compact_strategy STRING], [order_strategy STRING], "

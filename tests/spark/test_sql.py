@@ -5,9 +5,8 @@ from decimal import Decimal
 
 import pytest
 
-from paimon_sql.exceptions import PaimonError, SchemaError, TableNotFoundError
 from paimon_sql.data import predicate as P
-from paimon_sql.sql.parse import SqlSyntaxError
+from paimon_sql.exceptions import PaimonError, SchemaError, SqlSyntaxError, TableNotFoundError
 from spark.conftest import rows
 
 FLINK_DDL = ("CREATE TABLE db.t (id BIGINT, name STRING, v DOUBLE, dt STRING, PRIMARY KEY (id, dt) NOT ENFORCED) "

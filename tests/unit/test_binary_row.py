@@ -6,9 +6,9 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from paimon_sql.exceptions import CorruptMetadataError
 from paimon_sql.data import binary_row
 from paimon_sql.data.types import parse_type
+from paimon_sql.exceptions import CorruptMetadataError
 
 # Bytes pypaimon 2.1.0 wrote for the partition value 'x' (STRING) and the key 2 (BIGINT).
 GOLDEN = [

@@ -10,8 +10,8 @@ import pyarrow as pa
 import pytest
 from pyroaring import BitMap
 
-from paimon_sql.exceptions import CorruptMetadataError
 from paimon_sql.data.types import AtomicType
+from paimon_sql.exceptions import CorruptMetadataError
 from paimon_sql.index import bloom_filter
 
 INT = AtomicType("INT")

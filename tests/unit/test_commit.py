@@ -6,8 +6,8 @@ import pyarrow as pa
 import pytest
 from support import SCHEMA
 
-from paimon_sql.exceptions import CommitConflictError
 from paimon_sql.commit.table_commit import BASE_SNAPSHOT
+from paimon_sql.exceptions import CommitConflictError
 
 
 def batch(ids, dt="d"):

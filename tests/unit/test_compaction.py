@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from paimon_sql.exceptions import CommitConflictError
 from paimon_sql.compact.merge_tree_compact import BucketCompactor
-from paimon_sql.write.table_write import CommitMessage
+from paimon_sql.exceptions import CommitConflictError
+from paimon_sql.write.commit_message import CommitMessage
 
 KV = pa.schema([pa.field("id", pa.int64(), False), ("v", pa.string())])
 INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = 0, 1, 2, 3

@@ -4,10 +4,11 @@ neither loses the other's work (issue 20: lost deletes, merge-on-write visibilit
 import pyarrow as pa
 import pytest
 
-from paimon_sql.exceptions import CommitConflictError
 from paimon_sql.data import predicate as P
 from paimon_sql.data import row_kind
+from paimon_sql.exceptions import CommitConflictError
 from paimon_sql.write import row_delete
+
 APPEND = pa.schema([pa.field("id", pa.int64(), False), ("v", pa.string())])
 KV = pa.schema([pa.field("id", pa.int64(), False), ("v", pa.string())])
 

@@ -9,9 +9,9 @@ import pyarrow.parquet as pq
 import pytest
 from support import SCHEMA
 
+from paimon_sql.data import predicate as P
 from paimon_sql.exceptions import CorruptDataFileError, CorruptMetadataError
 from paimon_sql.format import parquet_bloom
-from paimon_sql.data import predicate as P
 from paimon_sql.format.file_format import read_file
 from paimon_sql.index import file_index_format
 

@@ -19,6 +19,8 @@ from support import assert_java_decimal
 from support import parquet_leaves as columns
 
 from paimon_sql.data import predicate as P
+
+
 def data_files(table, ext="parquet"):
     return sorted(glob.glob(os.path.join(table.path, "**", f"*.{ext}"), recursive=True))
 

@@ -8,8 +8,8 @@ import pytest
 from pyroaring import BitMap
 from support import SCHEMA
 
-from paimon_sql.exceptions import CorruptMetadataError
 from paimon_sql.data import predicate as P
+from paimon_sql.exceptions import CorruptMetadataError
 from paimon_sql.index import deletion_vector as dv
 
 

@@ -8,8 +8,8 @@ import pyarrow as pa
 import pytest
 from support import SCHEMA
 
-from paimon_sql.exceptions import PaimonError
 from paimon_sql.data.predicate import equal
+from paimon_sql.exceptions import PaimonError
 from paimon_sql.io import FileIO
 from paimon_sql.maintenance.expire_snapshots import expire_snapshots
 from paimon_sql.snapshot.references import referenced_files
@@ -359,7 +359,7 @@ def test_a_failing_expiry_never_fails_the_commit_it_follows(catalog, monkeypatch
     import pyarrow as pa
 
     from paimon_sql.exceptions import CorruptMetadataError
-    from paimon_sql.maintenance import expire_snapshots
+    from paimon_sql.maintenance import expire_snapshots as expire
     t = catalog.create_table_from_arrow("db.e", pa.schema([("id", pa.int64())]),
                                         options={"snapshot.num-retained.min": "1", "snapshot.num-retained.max": "1"})
 

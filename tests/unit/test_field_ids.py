@@ -6,9 +6,11 @@ children before the field; ARRAY elements and MAP keys/values are walked. Before
 ROW got its first child's id (two fields, one id) and ROWs under ARRAY/MAP kept id 0.
 """
 
-from paimon_sql.schema.table_schema import TableSchema
 from paimon_sql.data.types import DataField, RowType, parse_type
 from paimon_sql.schema import schema_change
+from paimon_sql.schema.table_schema import TableSchema
+
+
 def _ids(t, out):
     """(name, id) of every field, depth first."""
     for f in t.fields:

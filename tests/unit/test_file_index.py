@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pyroaring import BitMap
 
-from paimon_sql.exceptions import CorruptMetadataError, InvalidOptionError
 from paimon_sql.data import predicate as P
 from paimon_sql.data.types import AtomicType
+from paimon_sql.exceptions import CorruptMetadataError, InvalidOptionError
 from paimon_sql.index import bitmap, bloom_filter, bsi, file_index_format, roaring
 
 STRING, INT, BIGINT = AtomicType("VARCHAR", (2147483647,)), AtomicType("INT"), AtomicType("BIGINT")

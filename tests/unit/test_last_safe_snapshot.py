@@ -5,8 +5,8 @@ partitions after it is never deleted by it: the commit fails, and nothing change
 import pyarrow as pa
 import pytest
 
-from paimon_sql.exceptions import CommitConflictError
 from paimon_sql.commit.table_commit import LAST_SAFE_SNAPSHOT
+from paimon_sql.exceptions import CommitConflictError
 
 SCHEMA = pa.schema([("id", pa.int64()), ("p", pa.string())])
 

@@ -24,19 +24,25 @@ import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule, \
-    run_state_machine_as_test
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
+from reliability.conftest import size as ci_or_full
 
 from paimon_sql.catalog import load_catalog
 from paimon_sql.data.predicate import equal
 from paimon_sql.maintenance.expire_snapshots import expire_snapshots
 from paimon_sql.maintenance.remove_orphan_files import remove_orphan_files
-from paimon_sql.snapshot.references import References, branch_tables, referenced_files
 from paimon_sql.maintenance.rollback import rollback_to_snapshot, rollback_to_tag
+from paimon_sql.snapshot.references import References, branch_tables, referenced_files
 from paimon_sql.table.statistics import write_statistics
 from paimon_sql.table.table import table_at
 from paimon_sql.tag.tag_auto_creation import delete_tag, expire_tags
-from reliability.conftest import size as ci_or_full
 
 SCHEMA = pa.schema([pa.field("id", pa.int64(), False), ("v", pa.int64()), pa.field("dt", pa.string(), False)])
 INSERT, UPDATE_AFTER, DELETE = 0, 2, 3

@@ -6,6 +6,7 @@ manifests that hold no deleted file."""
 import pyarrow as pa
 
 from paimon_sql.data import predicate as P
+
 SCHEMA = pa.schema([("id", pa.int64()), ("p", pa.int32())])
 
 

@@ -5,13 +5,13 @@ import json
 
 import pytest
 
-from paimon_sql.exceptions import CorruptMetadataError
 from paimon_sql.data import binary_row
+from paimon_sql.data.stats import SimpleStats
+from paimon_sql.data.types import DataField, parse_type
+from paimon_sql.exceptions import CorruptMetadataError
 from paimon_sql.manifest import manifest_file
 from paimon_sql.schema.table_schema import TableSchema
 from paimon_sql.snapshot.snapshot import Snapshot
-from paimon_sql.data.stats import SimpleStats
-from paimon_sql.data.types import DataField, parse_type
 
 
 def _schema():
@@ -56,33 +56,33 @@ def test_corrupt_snapshot_is_a_clear_error(text):
 def _file_meta():
     key = binary_row.to_bytes([5], [parse_type("BIGINT")])
     stats = SimpleStats(key, key, [0])
-    return manifest.DataFileMeta("data-x-0.parquet", 100, 3, key, key, stats, stats, 0, 2, 0, 0, ("a.index",),
+    return manifest_file.DataFileMeta("data-x-0.parquet", 100, 3, key, key, stats, stats, 0, 2, 0, 0, ("a.index",),
                                  dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc), 1, b"idx", 0, ("id",), None)
 
 
 def test_manifest_records_round_trip():
-    entry = manifest.ManifestEntry(manifest.ADD, binary_row.empty_row(), 1, 2, _file_meta())
-    data = manifest.write_records([entry], "ManifestEntry")
+    entry = manifest_file.ManifestEntry(manifest_file.ADD, binary_row.empty_row(), 1, 2, _file_meta())
+    data = manifest_file.write_records([entry], "ManifestEntry")
     assert data[:4] == b"Obj\x01"
-    assert manifest.read_records(data, "ManifestEntry") == [entry]
-    meta = manifest.ManifestFileMeta("manifest-x-0", 10, 1, 0, SimpleStats(b"", b"", None), 0, 0, 1, 0, 0)
-    assert manifest.read_records(manifest.write_records([meta], "ManifestFileMeta"), "ManifestFileMeta") == [meta]
-    idx = manifest.IndexManifestEntry(manifest.ADD, binary_row.empty_row(), 0, "DELETION_VECTORS", "index-x-0", 9,
-                                      1, (manifest.DeletionVectorMeta("data-x-0.parquet", 1, 8, 3),))
-    assert manifest.read_records(manifest.write_records([idx], "IndexManifestEntry"), "IndexManifestEntry") == [idx]
+    assert manifest_file.read_records(data, "ManifestEntry") == [entry]
+    meta = manifest_file.ManifestFileMeta("manifest-x-0", 10, 1, 0, SimpleStats(b"", b"", None), 0, 0, 1, 0, 0)
+    assert manifest_file.read_records(manifest_file.write_records([meta], "ManifestFileMeta"), "ManifestFileMeta") == [meta]
+    idx = manifest_file.IndexManifestEntry(manifest_file.ADD, binary_row.empty_row(), 0, "DELETION_VECTORS", "index-x-0", 9,
+                                      1, (manifest_file.DeletionVectorMeta("data-x-0.parquet", 1, 8, 3),))
+    assert manifest_file.read_records(manifest_file.write_records([idx], "IndexManifestEntry"), "IndexManifestEntry") == [idx]
 
 
 def test_entries_merge_last_wins():
     f = _file_meta()
-    add = manifest.ManifestEntry(manifest.ADD, b"p", 0, 1, f)
-    delete = manifest.ManifestEntry(manifest.DELETE, b"p", 0, 1, f)
-    assert manifest.merge_entries([add, delete]) == []
-    assert manifest.merge_entries([add, delete, add]) == [add]
+    add = manifest_file.ManifestEntry(manifest_file.ADD, b"p", 0, 1, f)
+    delete = manifest_file.ManifestEntry(manifest_file.DELETE, b"p", 0, 1, f)
+    assert manifest_file.merge_entries([add, delete]) == []
+    assert manifest_file.merge_entries([add, delete, add]) == [add]
 
 
 def test_corrupt_manifest_is_a_clear_error():
     with pytest.raises(CorruptMetadataError, match="manifest-bad"):
-        manifest.read_records(b"Obj\x01garbage", "ManifestEntry", "manifest-bad")
+        manifest_file.read_records(b"Obj\x01garbage", "ManifestEntry", "manifest-bad")
 
 
 def test_manifests_use_the_manifest_compression_codec(catalog):

@@ -21,10 +21,9 @@ import pytest
 from support import SCHEMA
 
 from paimon_sql.exceptions import CommitConflictError, InvalidOptionError, PaimonError
-from paimon_sql.options.core_options import (ENGINE_TUNING, HONOURED, REFUSED, STREAMING, CoreOptions,
-                                       registry)
 from paimon_sql.mergetree.compact_strategy import UniversalCompaction
 from paimon_sql.mergetree.levels import SortedRun
+from paimon_sql.options.core_options import ENGINE_TUNING, HONOURED, REFUSED, STREAMING, CoreOptions, registry
 
 ROOT = Path(__file__).resolve().parents[2]
 # every key of Paimon's CoreOptions (the registry was extracted from it, key for key)

@@ -8,8 +8,8 @@ import time
 import pyarrow as pa
 import pytest
 
-from paimon_sql.exceptions import PaimonError
 from paimon_sql.data.predicate import equal
+from paimon_sql.exceptions import PaimonError
 from paimon_sql.maintenance.remove_orphan_files import remove_orphan_files
 from paimon_sql.snapshot.references import referenced_files
 from paimon_sql.table.statistics import write_statistics

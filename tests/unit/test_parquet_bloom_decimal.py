@@ -9,10 +9,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from paimon_sql.exceptions import InvalidOptionError
-from paimon_sql.format import parquet_bloom
 from paimon_sql.data import predicate as P
 from paimon_sql.data.types import parse_type
+from paimon_sql.exceptions import InvalidOptionError
+from paimon_sql.format import parquet_bloom
 
 
 def _files_read(table, predicate):

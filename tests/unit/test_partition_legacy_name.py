@@ -12,10 +12,10 @@ from decimal import Decimal
 import pyarrow as pa
 import pytest
 
-from paimon_sql.exceptions import CorruptDataFileError, InvalidOptionError, SchemaError
 from paimon_sql.data import binary_row
-from paimon_sql.data.types import AtomicType
 from paimon_sql.data.partition_names import java_float_text, value_text
+from paimon_sql.data.types import AtomicType
+from paimon_sql.exceptions import CorruptDataFileError, InvalidOptionError, SchemaError
 from paimon_sql.io.paths import PathFactory, shown_partition
 from paimon_sql.schema.schema_change import RemoveOption, SetOption
 

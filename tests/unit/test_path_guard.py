@@ -9,11 +9,9 @@ import pyarrow as pa
 import pytest
 
 from paimon_sql.catalog import Identifier, load_catalog
-from paimon_sql.exceptions import InvalidIdentifierError
+from paimon_sql.exceptions import BranchError, InvalidIdentifierError, TagError
 from paimon_sql.io.path_guard import check_segment
-from paimon_sql.table.branch_manager import BranchError
 from paimon_sql.io.paths import PathFactory
-from paimon_sql.tag.tag_manager import TagError
 
 BAD = ["", ".", "..", "../x", "a/b", "a\\b", ".hidden", " x", "x ", "a\x00b", "a\nb", "x/../../y"]
 GOOD = ["t", "t1", "my_table", "v1.0", "2024-01-01 10", "a-b", "Ünïcode", "a..b", "x.db"]

@@ -6,12 +6,12 @@ import json
 import pyarrow as pa
 import pytest
 
-from paimon_sql.exceptions import InvalidOptionError, SchemaError, SnapshotNotFoundError
-from paimon_sql.schema.table_schema import TableSchema
 from paimon_sql.data.types import DataField, parse_type
+from paimon_sql.exceptions import InvalidOptionError, SchemaError, SnapshotNotFoundError, TagError
 from paimon_sql.schema import schema_change as sc
-from paimon_sql.tag.tag_manager import Tag, TagError
+from paimon_sql.schema.table_schema import TableSchema
 from paimon_sql.snapshot.time_travel import travel_snapshot
+from paimon_sql.tag.tag_manager import Tag
 
 
 def _schema():

@@ -12,8 +12,10 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from paimon_sql.exceptions import InvalidOptionError
 from paimon_sql.compact import sort_keys
+from paimon_sql.exceptions import InvalidOptionError
+
+
 def hexes(matrix):
     return [bytes(row).hex() for row in matrix]
 

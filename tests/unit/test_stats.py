@@ -2,9 +2,9 @@ import pyarrow as pa
 import pytest
 from support import SCHEMA
 
-from paimon_sql.exceptions import InvalidOptionError
 from paimon_sql.data import stats
 from paimon_sql.data.types import fields_from_arrow
+from paimon_sql.exceptions import InvalidOptionError
 
 FIELDS = fields_from_arrow(SCHEMA)
 DATA = pa.table({"id": [5, 1, 9], "name": ["b" * 20, None, "a"], "value": [0.5, -1.0, None], "dt": ["d"] * 3},

@@ -9,9 +9,8 @@ import logging
 import pyarrow as pa
 import pytest
 
-from paimon_sql.exceptions import InvalidOptionError
+from paimon_sql.exceptions import InvalidOptionError, TagError
 from paimon_sql.tag.tag_auto_creation import create_batch_tag, create_period_tags, expire_tags, run_tag_maintenance
-from paimon_sql.tag.tag_manager import TagError
 
 UTC = dt.timezone.utc
 

@@ -1,8 +1,8 @@
 import pyarrow as pa
 import pytest
 
-from paimon_sql.exceptions import SchemaError
 from paimon_sql.data.types import from_arrow, parse_type, parse_type_json
+from paimon_sql.exceptions import SchemaError
 
 TYPE_STRINGS = [
     "BOOLEAN", "TINYINT", "SMALLINT", "INT NOT NULL", "BIGINT", "FLOAT", "DOUBLE", "DATE", "CHAR(3)",

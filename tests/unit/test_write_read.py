@@ -7,9 +7,11 @@ import pyarrow.parquet as pq
 import pytest
 from support import SCHEMA
 
-from paimon_sql.exceptions import PaimonError, SchemaError
 from paimon_sql.data import predicate as P
 from paimon_sql.data import row_kind
+from paimon_sql.exceptions import PaimonError, SchemaError
+
+
 def batch(ids, names=None, values=None, dts=None):
     n = len(ids)
     return pa.table({"id": ids, "name": names or [f"n{i}" for i in ids], "value": values or [float(i) for i in ids],
