@@ -9,11 +9,12 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 from pypaimon_process import PyPaimonProcess
-from support import free_port, serve
+from support import TEST_JVM_OPTIONS, free_port, serve
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPAIMON_VENV = ROOT / ".venv-pypaimon"
 PYPAIMON_VERSION = "2.1.0"
+os.environ.setdefault("SPARK_SUBMIT_OPTS", TEST_JVM_OPTIONS)  # every Spark JVM the tests start
 
 
 @pytest.fixture(scope="session")

@@ -10,6 +10,14 @@ from typing import Optional
 
 import pyarrow as pa
 
+# Every JVM the tests start (the test process's Spark session, the shells, servers and cluster
+# drivers it spawns, which inherit SPARK_SUBMIT_OPTS; the Hive metastore; the Java oracles)
+# compiles with C1 only and collects with the serial collector: a test runs short statements over
+# small data, where C2's compile threads and G1's concurrent ones cost more CPU than they save
+# (measured on 2 cores: -23% on eight Spark modules, docs/testing.md). JVM flags change no result;
+# a user's Spark keeps the JVM's defaults.
+TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
 # the schema most tests use: the benchmark's shape (id, name, value, dt)
 SCHEMA = pa.schema([pa.field("id", pa.int64(), False), ("name", pa.string()), ("value", pa.float64()),
                     pa.field("dt", pa.string(), False)])

@@ -34,7 +34,7 @@ from xml.sax.saxutils import escape
 
 import pyspark
 
-from support import free_port
+from support import TEST_JVM_OPTIONS, free_port
 
 STARTUP_TIMEOUT = 120  # seconds; a cold JVM on a busy two-core machine
 LAUNCHER = """
@@ -94,7 +94,8 @@ def start_metastore(tmpdir: Optional[str] = None) -> HiveMetastore:
     port = free_port()
     log = open(os.path.join(root, "metastore.log"), "wb")
     proc = subprocess.Popen(
-        ["java", "-Xmx512m", f"-Dderby.system.home={root}", f"-Dhive.log.dir={root}",
+        ["java", "-Xmx512m", *TEST_JVM_OPTIONS.split(), f"-Dderby.system.home={root}",
+         f"-Dhive.log.dir={root}",
          "-cp", f"{conf}:{_jars()}/*", launcher, "-p", str(port)],
         cwd=root, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "HIVE_CONF_DIR": conf})
 
