@@ -468,12 +468,12 @@ class TableCommit:
 
     def _write_manifests(self, entries: List[ManifestEntry], written: List[str]) -> List[ManifestFileMeta]:
         """``entries`` as manifests rolled as Paimon's rolling writer rolls them: a manifest ends at
-        the first multiple of 1,000 entries where it reached ``manifest_file.target-file-size``; none for
+        the first multiple of 1,000 entries where it reached ``manifest.target-file-size``; none for
         no entries."""
         if not entries:
             return []
         data = manifest_file.write_records(entries, "ManifestEntry", self.compression)
-        target = self.table.options.get("manifest_file.target-file-size")
+        target = self.table.options.get("manifest.target-file-size")
         if len(data) <= target or len(entries) <= _ROLL_CHECK:
             return [self._write_manifest(entries, data, written)]
         per_file = -(-len(entries) * target // len(data) // _ROLL_CHECK) * _ROLL_CHECK
@@ -510,8 +510,8 @@ class TableCommit:
         options = self.table.options
         return merge_manifests(
             base, lambda m: self.table.manifest_entries(m.file_name), lambda e: self._write_manifests(e, written),
-            options.get("manifest_file.target-file-size"), 1 if merge_all else options.get("manifest_file.merge-min-count"),
-            1 if merge_all else options.get("manifest_file.full-compaction-threshold-size"),
+            options.get("manifest.target-file-size"), 1 if merge_all else options.get("manifest.merge-min-count"),
+            1 if merge_all else options.get("manifest.full-compaction-threshold-size"),
             [f.type for f in self._part_fields])
 
     def _write_index_manifest(self, previous: Optional[str], changes: List[IndexManifestEntry],
