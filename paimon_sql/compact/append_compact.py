@@ -13,7 +13,7 @@ are compacted the same way per partition; rows there have no order to keep.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Dict, List, Sequence
+from typing import TYPE_CHECKING, Dict, List, Sequence
 
 from pyroaring import FrozenBitMap
 
@@ -24,6 +24,9 @@ from paimon_sql.read.split import Split
 from paimon_sql.read.split_read import SplitReader
 from paimon_sql.write.commit_message import CommitMessage, delete_files
 from paimon_sql.write.file_writer import write_files
+
+if TYPE_CHECKING:
+    from paimon_sql.table.table import FileStoreTable
 
 
 def pick(files: Sequence[DataFileMeta], vectors: Dict[str, object], target: int, min_files: int,
@@ -45,7 +48,7 @@ def pick(files: Sequence[DataFileMeta], vectors: Dict[str, object], target: int,
     return []
 
 
-def compact_unit(table, unit, full: bool):
+def compact_unit(table: FileStoreTable, unit, full: bool):
     """The commit message compacting one bucket (a :class:`~paimon_sql.compact.merge_tree_compact.BucketUnit`:
     its live files in the base snapshot), or None when it has nothing to rewrite. A failure
     deletes the files written."""
@@ -78,7 +81,8 @@ def compact_unit(table, unit, full: bool):
     return message
 
 
-def _rewrite(table, partition: bytes, bucket: int, files: List[DataFileMeta], vectors) -> List[DataFileMeta]:
+def _rewrite(table: FileStoreTable, partition: bytes, bucket: int, files: List[DataFileMeta],
+             vectors) -> List[DataFileMeta]:
     """The rows of ``files`` (deleted ones dropped) written anew as level-0 COMPACT files."""
     dvs = tuple((f.file_name, FrozenBitMap(vectors[f.file_name])) for f in files if f.file_name in vectors)
     rows = SplitReader(table).read(Split(partition, bucket, tuple(files), deletion_vectors=dvs))

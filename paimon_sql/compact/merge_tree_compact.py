@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -52,6 +52,9 @@ from paimon_sql.schema.table_schema import VALUE_KIND
 from paimon_sql.write.commit_message import CommitMessage, delete_files
 from paimon_sql.write.file_writer import key_columns, write_files
 
+if TYPE_CHECKING:
+    from paimon_sql.table.table import FileStoreTable
+
 LEVEL = "__paimon_level"
 _LOOKUP = -1  # level tag of rows read only to look up old values (not rewritten)
 
@@ -65,7 +68,8 @@ class CompactResult:
 
 
 class BucketCompactor:
-    def __init__(self, table, partition: bytes, bucket: int, files: Sequence[DataFileMeta], snapshot_id: int):
+    def __init__(self, table: FileStoreTable, partition: bytes, bucket: int, files: Sequence[DataFileMeta],
+                 snapshot_id: int):
         """``files``: the bucket's live files in snapshot ``snapshot_id`` (0: an empty table), whose
         deletion vectors merge-on-write starts from."""
         self.table, self.partition, self.bucket = table, partition, bucket
@@ -289,7 +293,7 @@ class BucketUnit:
     base_snapshot: int
 
 
-def plan_units(table, partition_predicate: Optional[Predicate] = None,
+def plan_units(table: FileStoreTable, partition_predicate: Optional[Predicate] = None,
                buckets: Optional[Sequence[tuple]] = None) -> List[BucketUnit]:
     """The buckets of the latest snapshot (of the partitions matching the predicate; those of
     ``buckets``, a collection of (partition, bucket), when given), in (partition, bucket) order."""
@@ -305,7 +309,7 @@ def plan_units(table, partition_predicate: Optional[Predicate] = None,
     return [BucketUnit(p, b, total[(p, b)], tuple(files[(p, b)]), base) for p, b in sorted(files)]
 
 
-def compact_unit(table, unit: BucketUnit, full: bool = False):
+def compact_unit(table: FileStoreTable, unit: BucketUnit, full: bool = False):
     """Compact one bucket; its CommitMessage, or None when there is nothing to do. A failure
     deletes the files this unit wrote."""
     if not table.schema.is_primary_key_table:
@@ -324,14 +328,14 @@ def compact_unit(table, unit: BucketUnit, full: bool = False):
                          compact_index_changes=index_changes, base_snapshot=unit.base_snapshot)
 
 
-def compact_table(table, partition_predicate: Optional[Predicate] = None, full: bool = False,
+def compact_table(table: FileStoreTable, partition_predicate: Optional[Predicate] = None, full: bool = False,
                   commit_user: Optional[str] = None) -> Optional[int]:
     """Compact every bucket (of the partitions matching the predicate) in this process and commit
     one COMPACT snapshot; returns its id, or None when there was nothing to compact."""
     return table.new_commit(commit_user).commit_or_abort(compact_messages(table, partition_predicate, full))
 
 
-def compact_messages(table, partition_predicate: Optional[Predicate] = None, full: bool = False,
+def compact_messages(table: FileStoreTable, partition_predicate: Optional[Predicate] = None, full: bool = False,
                      buckets: Optional[Sequence[tuple]] = None) -> list:
     """Commit messages compacting the planned units (:func:`plan_units`) in this process, two
     buckets at a time. When a unit fails, the files the others wrote are deleted and its error raised."""

@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import struct
 import zlib
-from typing import Dict, List, Tuple
+from typing import TYPE_CHECKING, Dict, List, Tuple
 
 import numpy as np
 from pyroaring import BitMap
 
 from paimon_sql.exceptions import CorruptMetadataError
 from paimon_sql.manifest.manifest_file import ADD, DeletionVectorMeta, IndexManifestEntry
+
+if TYPE_CHECKING:
+    from paimon_sql.table.table import FileStoreTable
 
 MAGIC = 1581511376
 VERSION = 1
@@ -48,7 +51,8 @@ def deserialize(data: bytes, offset: int, length: int, where: str) -> BitMap:
     return BitMap.deserialize(body[4:])
 
 
-def write_index_file(table, partition: bytes, bucket: int, vectors: Dict[str, BitMap]) -> IndexManifestEntry:
+def write_index_file(table: FileStoreTable, partition: bytes, bucket: int, vectors: Dict[str,
+                     BitMap]) -> IndexManifestEntry:
     """One index file holding ``vectors`` (data file name → deleted positions); its manifest entry."""
     out, ranges, pos = [bytes([VERSION])], [], 1
     for name in sorted(vectors):
@@ -62,7 +66,7 @@ def write_index_file(table, partition: bytes, bucket: int, vectors: Dict[str, Bi
     return IndexManifestEntry(ADD, partition, bucket, INDEX_TYPE, file_name, len(data), len(vectors), tuple(ranges))
 
 
-def read_index_file(table, entry: IndexManifestEntry) -> Dict[str, BitMap]:
+def read_index_file(table: FileStoreTable, entry: IndexManifestEntry) -> Dict[str, BitMap]:
     """The vectors of one index file, which must exist with the size its entry records (cut or
     overwritten files fail before any checksum is looked at)."""
     path = entry.external_path or table.paths.index_path(entry.file_name)
@@ -88,7 +92,8 @@ def keep_mask(bitmap: BitMap, num_rows: int) -> np.ndarray:
     return mask
 
 
-def bucket_vectors(table, index_entries: List[IndexManifestEntry]) -> Dict[Tuple[bytes, int], Dict[str, BitMap]]:
+def bucket_vectors(table: FileStoreTable, index_entries: List[IndexManifestEntry]) -> Dict[Tuple[bytes, int],
+                   Dict[str, BitMap]]:
     """All deletion vectors of a snapshot, by (partition, bucket) then data file."""
     out: Dict[Tuple[bytes, int], Dict[str, BitMap]] = {}
     for e in index_entries:

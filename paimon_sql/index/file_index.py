@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import struct
 from dataclasses import dataclass, replace
-from typing import Callable, Dict, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Tuple
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -29,6 +29,9 @@ from paimon_sql.data.predicate import Predicate
 from paimon_sql.data.types import AtomicType, MapType
 from paimon_sql.exceptions import CorruptMetadataError, InvalidOptionError
 from paimon_sql.index import bitmap, bloom_filter, bsi, file_index_format
+
+if TYPE_CHECKING:
+    from paimon_sql.table.table import FileStoreTable
 
 PREFIX = "file-index."
 INDEX_SUFFIX = ".index"
@@ -198,7 +201,7 @@ def _type_of(file_schema, index_name: str):
     return field.type.value if key else field.type
 
 
-def write_index(table, rows: pa.Table, data_path: str, file_schema=None,
+def write_index(table: FileStoreTable, rows: pa.Table, data_path: str, file_schema=None,
                 name_in_file: Callable[[str], Optional[str]] = lambda c: c) -> Tuple[Optional[bytes], Tuple[str, ...]]:
     """Index ``rows`` (one data file's, of ``file_schema``, default the current one) as the table's
     options ask: (embedded bytes, extra files)."""

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from typing import Dict, Iterable, List, Optional, Set, Union
+from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Set, Union
 
 from paimon_sql.exceptions import CorruptMetadataError, PaimonError, SnapshotNotFoundError
 from paimon_sql.manifest.manifest_file import ADD, DELETE
@@ -35,10 +35,13 @@ from paimon_sql.snapshot import changelog_lifecycle
 from paimon_sql.snapshot.references import References, branch_tables, changelog_ids, changelog_path
 from paimon_sql.snapshot.snapshot import Snapshot
 
+if TYPE_CHECKING:
+    from paimon_sql.table.table import FileStoreTable
+
 _MISSING = (FileNotFoundError, OSError, CorruptMetadataError)
 
 
-def _long_lived_changelogs(table) -> List[Snapshot]:
+def _long_lived_changelogs(table: FileStoreTable) -> List[Snapshot]:
     """Java's decoupled ``changelog/changelog-<id>`` files (snapshot-shaped) of the branch."""
     out = []
     for cid in changelog_ids(table):
@@ -57,7 +60,7 @@ def _millis(older_than: Union[int, dt.datetime]) -> int:
     raise PaimonError(f"older_than must be a timestamp or epoch milliseconds, not {older_than!r}")
 
 
-def expire_snapshots(table, retain_max: Optional[int] = None, retain_min: Optional[int] = None,
+def expire_snapshots(table: FileStoreTable, retain_max: Optional[int] = None, retain_min: Optional[int] = None,
                      older_than: Union[int, dt.datetime, None] = None, max_deletes: Optional[int] = None,
                      now_millis: Optional[int] = None) -> int:
     """Expire the oldest snapshots of ``table``'s branch; returns how many were expired.
@@ -103,7 +106,7 @@ def expire_snapshots(table, retain_max: Optional[int] = None, retain_min: Option
     return expired
 
 
-def expire_after_commit(table) -> int:
+def expire_after_commit(table: FileStoreTable) -> int:
     """What a writer runs after each successful commit (off with ``write-only``): consumers not
     written within ``consumer.expiration-time`` are deleted, then snapshots expire. The commit has
     happened: an expiry that fails is logged and left to the next commit, never reported as a failed
@@ -121,11 +124,11 @@ def expire_after_commit(table) -> int:
         return 0
 
 
-def _write_earliest(table, snapshot_id: int) -> None:
+def _write_earliest(table: FileStoreTable, snapshot_id: int) -> None:
     table.io.write_bytes(f"{table.paths.snapshot_dir}/EARLIEST", str(snapshot_id).encode())
 
 
-def _expire_until(table, earliest: int, end: int) -> int:
+def _expire_until(table: FileStoreTable, earliest: int, end: int) -> int:
     """Expire the snapshots ``[earliest, end)``; ``end`` is the first one kept."""
     sm = table.snapshot_manager
     if end <= earliest:

@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
 
 from paimon_sql.exceptions import CorruptMetadataError, InvalidOptionError
+
+if TYPE_CHECKING:
+    from paimon_sql.table.table import FileStoreTable
 
 ACTION_OPTION = "partition.mark-done-action"
 SUCCESS_FILE_NAME = "_SUCCESS"
@@ -63,7 +66,7 @@ def read_success_file(io, path: str) -> Optional[Dict[str, int]]:
         raise CorruptMetadataError(f"success file {path} is malformed: {type(e).__name__}: {e}") from None
 
 
-def mark_done(table, partitions: Sequence[Sequence]) -> List[str]:
+def mark_done(table: FileStoreTable, partitions: Sequence[Sequence]) -> List[str]:
     """Run the table's mark-done actions for each partition (its values, in partition-key order);
     the ``_SUCCESS`` paths written. Every check (actions, existing files) runs before any write."""
     actions(table.options)

@@ -18,7 +18,7 @@ is still named, and ``remove_orphan_files`` removes the rest.
 from __future__ import annotations
 
 import posixpath
-from typing import Iterable, Tuple
+from typing import TYPE_CHECKING, Iterable, Tuple
 
 from paimon_sql.exceptions import PaimonError, SnapshotNotFoundError
 from paimon_sql.maintenance.remove_orphan_files import remove_empty_dirs
@@ -26,8 +26,11 @@ from paimon_sql.snapshot.references import References, changelog_ids, changelog_
 from paimon_sql.snapshot.snapshot import Snapshot
 from paimon_sql.snapshot.time_travel import snapshot_at, watermark_snapshot
 
+if TYPE_CHECKING:
+    from paimon_sql.table.table import FileStoreTable
 
-def rollback_to_snapshot(table, snapshot_id: int) -> Tuple[int, int]:
+
+def rollback_to_snapshot(table: FileStoreTable, snapshot_id: int) -> Tuple[int, int]:
     """Roll back to snapshot ``snapshot_id``; returns (previous latest id, current id)."""
     sm = table.snapshot_manager
     if not sm.io.exists(sm.paths.snapshot_path(snapshot_id)):
@@ -35,7 +38,7 @@ def rollback_to_snapshot(table, snapshot_id: int) -> Tuple[int, int]:
     return _rollback(table, sm.snapshot(snapshot_id))
 
 
-def rollback_to_tag(table, tag: str) -> Tuple[int, int]:
+def rollback_to_tag(table: FileStoreTable, tag: str) -> Tuple[int, int]:
     """Roll back to the snapshot tagged ``tag``. When that snapshot has expired, every snapshot
     is later than it: all are removed and the tag's snapshot is written back as the only one
     (Paimon does the same)."""
@@ -44,18 +47,18 @@ def rollback_to_tag(table, tag: str) -> Tuple[int, int]:
     return _rollback(table, table.tag_manager.get(tag).snapshot)
 
 
-def rollback_to_timestamp(table, millis: int) -> Tuple[int, int]:
+def rollback_to_timestamp(table: FileStoreTable, millis: int) -> Tuple[int, int]:
     """Roll back to the latest snapshot committed at or before ``millis``."""
     return _rollback(table, snapshot_at(table, millis))
 
 
-def rollback_to_watermark(table, watermark: int) -> Tuple[int, int]:
+def rollback_to_watermark(table: FileStoreTable, watermark: int) -> Tuple[int, int]:
     """Roll back to the earliest snapshot whose watermark is at least ``watermark`` (Paimon's
     ``laterOrEqualWatermark``)."""
     return _rollback(table, watermark_snapshot(table, watermark))
 
 
-def _rollback(table, target: Snapshot) -> Tuple[int, int]:
+def _rollback(table: FileStoreTable, target: Snapshot) -> Tuple[int, int]:
     sm, io = table.snapshot_manager, table.io
     previous = sm.latest_id()
     if previous is None:
@@ -94,7 +97,7 @@ def _rollback(table, target: Snapshot) -> Tuple[int, int]:
     return previous, target.id
 
 
-def _phases(table, doomed: Iterable[str]):
+def _phases(table: FileStoreTable, doomed: Iterable[str]):
     """Doomed paths grouped so that no file is deleted before one it names: data, index and
     statistics files; manifests and index manifests; manifest lists."""
     manifest_dir = table.paths.manifest_dir + "/"

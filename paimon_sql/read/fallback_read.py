@@ -13,7 +13,7 @@ other branch supplies. The Spark scan reads both and unions them.
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import TYPE_CHECKING, Optional, Tuple
 
 from paimon_sql.data import binary_row
 from paimon_sql.data.predicate import Predicate, and_, equal, is_null, or_
@@ -21,12 +21,15 @@ from paimon_sql.exceptions import InvalidOptionError, SnapshotNotFoundError
 from paimon_sql.read import incremental
 from paimon_sql.snapshot.time_travel import snapshot_at
 
+if TYPE_CHECKING:
+    from paimon_sql.table.table import FileStoreTable
+
 FALLBACK, PRIMARY = "scan.fallback-branch", "scan.primary-branch"
 # what a branch read as one of the two carries: it reads itself only
 _ONE_BRANCH = {FALLBACK: "", PRIMARY: ""}
 
 
-def other_branch(table) -> Optional[Tuple[str, str]]:
+def other_branch(table: FileStoreTable) -> Optional[Tuple[str, str]]:
     """(option key, branch name) of the table's fallback or primary branch; None without one."""
     raw = table.options.raw
     fallback, primary = (str(raw.get(k) or "").strip() for k in (FALLBACK, PRIMARY))
@@ -38,7 +41,7 @@ def other_branch(table) -> Optional[Tuple[str, str]]:
     return None
 
 
-def tables(table) -> Optional[tuple]:
+def tables(table: FileStoreTable) -> Optional[tuple]:
     """(first, second) for a batch read of ``table``: every partition ``first`` has is read from
     it, the others from ``second``; each reads only its own branch. None when the table has no
     fallback or primary branch, or the read is incremental."""
@@ -58,7 +61,7 @@ def tables(table) -> Optional[tuple]:
     return (own, branch) if key == FALLBACK else (branch, own)
 
 
-def check_own_rows(table, verb: str) -> None:
+def check_own_rows(table: FileStoreTable, verb: str) -> None:
     """Row-level changes (UPDATE, DELETE, MERGE INTO) rewrite rows they read as a query reads
     them; with another branch's partitions among those they would copy that branch's rows into
     this one, so they are refused (INSERT, which reads nothing of the table, is not)."""
@@ -69,7 +72,7 @@ def check_own_rows(table, verb: str) -> None:
                                  f"('{key}'); unset the option to change rows of branch '{table.branch}'")
 
 
-def _other_options(table, name: str) -> dict:
+def _other_options(table: FileStoreTable, name: str) -> dict:
     """The read's dynamic options for the other branch, as Paimon's rewriteOtherOptions: a
     snapshot id becomes the other branch's latest snapshot at that snapshot's commit time (its
     first when it has none so early), and ``bucket`` is the other branch's own."""

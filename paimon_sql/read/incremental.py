@@ -21,7 +21,7 @@ one-line error, as Java's does; ``diff`` reads only the two ends.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from paimon_sql.exceptions import InvalidOptionError, SnapshotNotFoundError
 from paimon_sql.manifest import manifest_file
@@ -32,10 +32,13 @@ from paimon_sql.snapshot.changelog_lifecycle import snapshot_or_changelog
 from paimon_sql.snapshot.references import changelog_path
 from paimon_sql.snapshot.time_travel import snapshot_at, timestamp_millis
 
+if TYPE_CHECKING:
+    from paimon_sql.table.table import FileStoreTable
+
 MODES = ("auto", "delta", "changelog", "diff")
 
 
-def between(table) -> Optional[Tuple[int, int, str]]:
+def between(table: FileStoreTable) -> Optional[Tuple[int, int, str]]:
     """(start id, end id, mode) from the table's options; None when they ask for no incremental read."""
     raw = table.options.raw
     by_ids, by_time = raw.get("incremental-between"), raw.get("incremental-between-timestamp")
@@ -63,7 +66,7 @@ def between(table) -> Optional[Tuple[int, int, str]]:
     return start, end, mode
 
 
-def _snapshot_id(table, text: str) -> int:
+def _snapshot_id(table: FileStoreTable, text: str) -> int:
     if text.isdigit():
         return int(text)
     return table.tag_manager.get(text).snapshot.id
@@ -94,7 +97,7 @@ def splits(scan, start: int, end: int, mode: str) -> list:
     return [_split(table, p, b, files, merge=mode == "delta") for (p, b), files in sorted(groups.items())]
 
 
-def readable_until(table, start: int, end: int) -> int:
+def readable_until(table: FileStoreTable, start: int, end: int) -> int:
     """The last id in [start, end] up to which every snapshot after ``start`` still has its changes
     (its snapshot or long-lived changelog file): where a stream must stop before a missing one."""
     sid = start
@@ -104,7 +107,7 @@ def readable_until(table, start: int, end: int) -> int:
     return sid
 
 
-def missing_snapshot(table, sid: int) -> str:
+def missing_snapshot(table: FileStoreTable, sid: int) -> str:
     """Why snapshot ``sid`` cannot be read, in words for a one-line error."""
     sm = table.snapshot_manager
     latest, earliest = sm.latest_id(), sm.earliest_id()
@@ -118,14 +121,14 @@ def missing_snapshot(table, sid: int) -> str:
     return f"snapshot {sid} does not exist ({why})"
 
 
-def _split(table, partition: bytes, bucket: int, files, merge: bool, before=()):
+def _split(table: FileStoreTable, partition: bytes, bucket: int, files, merge: bool, before=()):
     if not table.schema.is_primary_key_table:
         return Split(partition, bucket, tuple(files), before=tuple(before))
     parts = sections(files, table.key_range) if merge else [(f,) for f in files]
     return Split(partition, bucket, tuple(files), tuple(parts), before=tuple(before))
 
 
-def _live(table, snapshot_id: int) -> Dict[Tuple[bytes, int], Dict[str, DataFileMeta]]:
+def _live(table: FileStoreTable, snapshot_id: int) -> Dict[Tuple[bytes, int], Dict[str, DataFileMeta]]:
     snap = table.snapshot_manager.snapshot(snapshot_id)
     metas = table.manifest_list(snap.base_manifest_list) + table.manifest_list(snap.delta_manifest_list)
     out: Dict[Tuple[bytes, int], Dict[str, DataFileMeta]] = {}

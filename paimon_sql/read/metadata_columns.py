@@ -10,10 +10,13 @@ or one whose buckets need no merge (fully compacted) — as in Paimon, a merging
 
 from __future__ import annotations
 
-from typing import List
+from typing import TYPE_CHECKING, List
 
 from paimon_sql.data.types import DataField, RowType, parse_type
 from paimon_sql.exceptions import PaimonError
+
+if TYPE_CHECKING:
+    from paimon_sql.table.table import FileStoreTable
 
 FILE_PATH = "__paimon_file_path"
 ROW_INDEX = "__paimon_row_index"
@@ -33,7 +36,7 @@ def fields(schema) -> List[DataField]:
     return [DataField(_IDS - i, name, types[name]) for i, name in enumerate(NAMES) if name not in own]
 
 
-def check_located(table, splits) -> None:
+def check_located(table: FileStoreTable, splits) -> None:
     """Refuse file path / row index when a split's rows come out of a merge (Paimon's rule)."""
     if any(not s.raw_convertible for s in splits):
         raise PaimonError(f"table {table.name}: {FILE_PATH} and {ROW_INDEX} need rows read as they lie in a "

@@ -12,7 +12,7 @@ must not survive because the new one was filtered out).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -28,11 +28,15 @@ from paimon_sql.mergetree.interval_partition import sections
 from paimon_sql.read import file_skipping
 from paimon_sql.schema.table_schema import KEY_PREFIX, SEQUENCE_NUMBER, VALUE_KIND
 
+if TYPE_CHECKING:
+    from paimon_sql.table.table import FileStoreTable
+
 FILE_COLUMN, POSITION_COLUMN = "__paimon_file", "__paimon_position"
 
 
 class SplitReader:
-    def __init__(self, table, projection: Optional[Sequence[str]] = None, predicate: Optional[Predicate] = None,
+    def __init__(self, table: FileStoreTable, projection: Optional[Sequence[str]] = None,
+                 predicate: Optional[Predicate] = None,
                  keep_row_kind: bool = False):
         """``keep_row_kind``: keep retractions (-U/-D) that merging leaves and return each row's
         ``_VALUE_KIND`` and ``_SEQUENCE_NUMBER`` after the projection (what ``$audit_log`` shows)."""

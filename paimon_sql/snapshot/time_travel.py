@@ -9,16 +9,19 @@ Without any of them a read sees the latest snapshot.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from paimon_sql.exceptions import InvalidOptionError, SnapshotNotFoundError
 from paimon_sql.snapshot.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from paimon_sql.table.table import FileStoreTable
 
 TRAVEL_KEYS = ("scan.snapshot-id", "scan.tag-name", "scan.version", "scan.timestamp-millis", "scan.timestamp",
                "scan.watermark")
 
 
-def travel_snapshot(table) -> Optional[Snapshot]:
+def travel_snapshot(table: FileStoreTable) -> Optional[Snapshot]:
     """The snapshot the table's options point at; the latest when they point nowhere."""
     raw = table.options.raw
     given = [k for k in TRAVEL_KEYS if raw.get(k) not in (None, "")]
@@ -48,7 +51,7 @@ _MODE_NEEDS = {"from-snapshot": "scan.snapshot-id", "from-snapshot-full": "scan.
                "from-timestamp": "scan.timestamp-millis"}
 
 
-def version_snapshot(table, version: str) -> Snapshot:
+def version_snapshot(table: FileStoreTable, version: str) -> Snapshot:
     """``VERSION AS OF``: a tag name first, then a snapshot id, then ``watermark-<millis>``."""
     if table.tag_manager.exists(version):
         return table.tag_manager.get(version).snapshot
@@ -59,7 +62,7 @@ def version_snapshot(table, version: str) -> Snapshot:
     raise SnapshotNotFoundError(f"table {table.name} has no tag or snapshot '{version}'")
 
 
-def snapshot_at(table, millis: int) -> Snapshot:
+def snapshot_at(table: FileStoreTable, millis: int) -> Snapshot:
     """``TIMESTAMP AS OF``: the latest snapshot committed at or before ``millis`` (commit times grow
     with ids, so a binary search reads O(log n) snapshot files)."""
     sm = table.snapshot_manager
@@ -78,7 +81,7 @@ def snapshot_at(table, millis: int) -> Snapshot:
     return found
 
 
-def watermark_snapshot(table, watermark: int) -> Snapshot:
+def watermark_snapshot(table: FileStoreTable, watermark: int) -> Snapshot:
     """The first snapshot whose watermark reached ``watermark``."""
     for snap in table.snapshot_manager.snapshots():
         if snap.watermark is not None and snap.watermark >= watermark:
@@ -86,7 +89,7 @@ def watermark_snapshot(table, watermark: int) -> Snapshot:
     raise SnapshotNotFoundError(f"table {table.name} has no snapshot with watermark >= {watermark}")
 
 
-def latest_compacted(table) -> Optional[Snapshot]:
+def latest_compacted(table: FileStoreTable) -> Optional[Snapshot]:
     """``scan.mode = compacted-full``: the latest COMPACT snapshot (the latest if none compacted)."""
     sm = table.snapshot_manager
     latest = sm.latest_id()

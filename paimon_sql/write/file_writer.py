@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import replace
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import numpy as np
 import pyarrow as pa
@@ -23,6 +23,9 @@ from paimon_sql.index.file_index import write_index
 from paimon_sql.manifest.manifest_file import FILE_SOURCE_APPEND, DataFileMeta
 from paimon_sql.schema.table_schema import KEY_PREFIX, SEQUENCE_NUMBER, VALUE_KIND
 
+if TYPE_CHECKING:
+    from paimon_sql.table.table import FileStoreTable
+
 _CHUNK_ROWS = 256 * 1024
 
 
@@ -33,7 +36,7 @@ def kv_table(schema, rows: pa.Table, seq: np.ndarray, kinds: pa.Array) -> pa.Tab
                                 schema=schema.data_file_arrow_schema())
 
 
-def write_files(table, file_table: pa.Table, partition_values, bucket: int, level: int = 0,
+def write_files(table: FileStoreTable, file_table: pa.Table, partition_values, bucket: int, level: int = 0,
                 file_source: int = FILE_SOURCE_APPEND, prefix: str = "data-",
                 first_sequence: Optional[int] = None) -> List[DataFileMeta]:
     """Write ``file_table`` under the bucket's directory; files roll at the target size.
@@ -79,7 +82,7 @@ def write_files(table, file_table: pa.Table, partition_values, bucket: int, leve
     return files
 
 
-def delete_data_files(table, partition_values, bucket: int, files: List[DataFileMeta]) -> None:
+def delete_data_files(table: FileStoreTable, partition_values, bucket: int, files: List[DataFileMeta]) -> None:
     """Delete data files and their extra files (``.index``) — what an aborted write leaves."""
     for f in files:
         path = table.paths.data_file_path(partition_values, bucket, f.file_name, f.external_path)
@@ -95,7 +98,7 @@ def _stats(part: pa.Table, fields, mode: str, footer) -> stats.SimpleStats:
     return stats.collect(part, fields, mode)
 
 
-def file_meta(table, name: str, size: int, part: pa.Table, level: int, file_source: int,
+def file_meta(table: FileStoreTable, name: str, size: int, part: pa.Table, level: int, file_source: int,
               seq_range=None, footer=None) -> DataFileMeta:
     schema = table.schema
     value_stats = _stats(part, schema.fields, table.options.stats_mode, footer)

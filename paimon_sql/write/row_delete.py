@@ -10,7 +10,7 @@ way the result is commit messages for one snapshot, which may also carry new row
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Dict, List, Tuple
+from typing import TYPE_CHECKING, Dict, List, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -26,10 +26,13 @@ from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
 from paimon_sql.write.commit_message import CommitMessage, delete_index_files
 from paimon_sql.write.file_writer import write_files
 
+if TYPE_CHECKING:
+    from paimon_sql.table.table import FileStoreTable
+
 Positions = Dict[Tuple[bytes, int, str], np.ndarray]  # (partition, bucket, data file) → row positions
 
 
-def positions_of(table, rows: pa.Table) -> Positions:
+def positions_of(table: FileStoreTable, rows: pa.Table) -> Positions:
     """Group rows carrying ``FILE_COLUMN`` / ``POSITION_COLUMN`` into :data:`Positions`."""
     files = rows.column(FILE_COLUMN)
     names = pc.unique(files).to_pylist()
@@ -43,7 +46,7 @@ def positions_of(table, rows: pa.Table) -> Positions:
     return out
 
 
-def delete_messages(table, positions: Positions) -> List[CommitMessage]:
+def delete_messages(table: FileStoreTable, positions: Positions) -> List[CommitMessage]:
     """Commit messages that delete ``positions`` (deletion vectors or copy-on-write)."""
     if not positions:
         return []
@@ -52,7 +55,7 @@ def delete_messages(table, positions: Positions) -> List[CommitMessage]:
     return _copy_on_write(table, positions)
 
 
-def _with_deletion_vectors(table, positions: Positions) -> List[CommitMessage]:
+def _with_deletion_vectors(table: FileStoreTable, positions: Positions) -> List[CommitMessage]:
     snap = table.snapshot_manager.latest()
     entries = table.index_manifest_entries(snap.index_manifest) if snap else []
     by_bucket: Dict[Tuple[bytes, int], Dict[str, np.ndarray]] = {}
@@ -73,7 +76,7 @@ def _with_deletion_vectors(table, positions: Positions) -> List[CommitMessage]:
     return messages
 
 
-def rebase_vectors(table, m: CommitMessage, current: List[IndexManifestEntry], live: List[str]) -> None:
+def rebase_vectors(table: FileStoreTable, m: CommitMessage, current: List[IndexManifestEntry], live: List[str]) -> None:
     """``m``'s deletion vectors were built on older index files than ``current`` (the bucket's
     files in the latest snapshot): rewrite them as the union of both, so a concurrent delete is
     kept, not replaced. The files ``m`` newly deletes from must still be live (else their rows
@@ -96,7 +99,7 @@ def rebase_vectors(table, m: CommitMessage, current: List[IndexManifestEntry], l
                        + [replace(e, kind=DELETE) for e in current] + new)
 
 
-def _read_vectors(table, entries: List[IndexManifestEntry]) -> Dict[str, BitMap]:
+def _read_vectors(table: FileStoreTable, entries: List[IndexManifestEntry]) -> Dict[str, BitMap]:
     out: Dict[str, BitMap] = {}
     for e in entries:
         for name, v in dv.read_index_file(table, e).items():
@@ -104,7 +107,7 @@ def _read_vectors(table, entries: List[IndexManifestEntry]) -> Dict[str, BitMap]
     return out
 
 
-def _copy_on_write(table, positions: Positions) -> List[CommitMessage]:
+def _copy_on_write(table: FileStoreTable, positions: Positions) -> List[CommitMessage]:
     live = {(e.partition, e.bucket, e.file.file_name): e for e in table.new_scan().plan_entries()}
     part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
     messages: Dict[Tuple[bytes, int], CommitMessage] = {}
@@ -125,14 +128,14 @@ def _copy_on_write(table, positions: Positions) -> List[CommitMessage]:
     return list(messages.values())
 
 
-def _as_of_schema(table, schema_id: int):
+def _as_of_schema(table: FileStoreTable, schema_id: int):
     """The table as of a file's schema, so a rewritten file keeps that schema (and its id)."""
     if schema_id == table.schema.id:
         return table
     return type(table)(table.io, table.path, table.schema_at(schema_id), table.name)
 
 
-def delete_where(table, predicate) -> int:
+def delete_where(table: FileStoreTable, predicate) -> int:
     """Core API: delete the append table's rows matching ``predicate``; returns the rows deleted."""
     columns = [c for c in table.schema.field_names if c in predicate.columns()]
     scan = table.new_scan().filter(predicate).select(columns)  # positions need only the filter's columns
