@@ -9,13 +9,8 @@ from typing import List, Optional
 import pyarrow as pa
 
 from paimon_sql.data.types import DataField, fields_from_arrow
-from paimon_sql.exceptions import (
-    InvalidIdentifierError,
-    InvalidOptionError,
-    TableAlreadyExistsError,
-    ViewAlreadyExistsError,
-    ViewNotFoundError,
-)
+from paimon_sql.exceptions import (InvalidIdentifierError, InvalidOptionError, TableAlreadyExistsError,
+                                   ViewAlreadyExistsError, ViewNotFoundError)
 from paimon_sql.io.catalog_environment import NO_CATALOG, CatalogEnvironment
 from paimon_sql.io.object_stores import flag
 from paimon_sql.io.path_guard import check_segment

@@ -23,16 +23,9 @@ from dataclasses import replace
 from typing import List, Optional
 
 from paimon_sql.catalog.base import Catalog, Identifier
-from paimon_sql.exceptions import (
-    DatabaseAlreadyExistsError,
-    DatabaseNotEmptyError,
-    DatabaseNotFoundError,
-    SchemaError,
-    TableAlreadyExistsError,
-    TableNotFoundError,
-    ViewAlreadyExistsError,
-    ViewNotFoundError,
-)
+from paimon_sql.exceptions import (DatabaseAlreadyExistsError, DatabaseNotEmptyError, DatabaseNotFoundError,
+                                   SchemaError, TableAlreadyExistsError, TableNotFoundError, ViewAlreadyExistsError,
+                                   ViewNotFoundError)
 from paimon_sql.io import FileIO
 from paimon_sql.io.path_guard import check_segment
 from paimon_sql.io.paths import PathFactory

@@ -38,30 +38,12 @@ from paimon_sql.catalog.base import Identifier, lock_settings
 from paimon_sql.catalog.filesystem import FileSystemCatalog
 from paimon_sql.catalog.hive_client import ClientPool, HiveLock, metastore_uris, ttypes
 from paimon_sql.catalog.hive_partitions import PartitionSync, syncs_partitions
-from paimon_sql.data.types import (
-    ArrayType,
-    AtomicType,
-    DataField,
-    MapType,
-    MultisetType,
-    RowType,
-    paimon_type_from_sql,
-    parse_type,
-)
-from paimon_sql.exceptions import (
-    DatabaseAlreadyExistsError,
-    DatabaseNotFoundError,
-    InvalidIdentifierError,
-    InvalidOptionError,
-    MetastoreExists,
-    MetastoreMissing,
-    PaimonError,
-    SchemaError,
-    TableAlreadyExistsError,
-    TableNotFoundError,
-    ViewAlreadyExistsError,
-    ViewNotFoundError,
-)
+from paimon_sql.data.types import (ArrayType, AtomicType, DataField, MapType, MultisetType, RowType,
+                                   paimon_type_from_sql, parse_type)
+from paimon_sql.exceptions import (DatabaseAlreadyExistsError, DatabaseNotFoundError, InvalidIdentifierError,
+                                   InvalidOptionError, MetastoreExists, MetastoreMissing, PaimonError, SchemaError,
+                                   TableAlreadyExistsError, TableNotFoundError, ViewAlreadyExistsError,
+                                   ViewNotFoundError)
 from paimon_sql.format import format_table_options
 from paimon_sql.io.catalog_environment import CatalogEnvironment, unlocked
 from paimon_sql.io.object_stores import flag

@@ -23,17 +23,9 @@ from paimon_sql.catalog.base import Identifier, lock_settings
 from paimon_sql.catalog.filesystem import FileSystemCatalog
 from paimon_sql.catalog.jdbc_client import JdbcClient
 from paimon_sql.catalog.jdbc_lock import JdbcCatalogLock
-from paimon_sql.exceptions import (
-    CorruptMetadataError,
-    DatabaseAlreadyExistsError,
-    InvalidIdentifierError,
-    InvalidOptionError,
-    JdbcKeyConflict,
-    TableAlreadyExistsError,
-    TableNotFoundError,
-    ViewAlreadyExistsError,
-    ViewNotFoundError,
-)
+from paimon_sql.exceptions import (CorruptMetadataError, DatabaseAlreadyExistsError, InvalidIdentifierError,
+                                   InvalidOptionError, JdbcKeyConflict, TableAlreadyExistsError, TableNotFoundError,
+                                   ViewAlreadyExistsError, ViewNotFoundError)
 from paimon_sql.io.catalog_environment import CatalogEnvironment, unlocked
 from paimon_sql.io.object_stores import flag
 from paimon_sql.io.paths import PathFactory

@@ -15,16 +15,8 @@ from typing import Dict, List, Optional
 
 import pyarrow as pa
 
-from paimon_sql.data.types import (
-    ArrayType,
-    AtomicType,
-    DataField,
-    DataType,
-    MapType,
-    MultisetType,
-    RowType,
-    arrow_schema,
-)
+from paimon_sql.data.types import (ArrayType, AtomicType, DataField, DataType, MapType, MultisetType, RowType,
+                                   arrow_schema)
 from paimon_sql.exceptions import CorruptMetadataError, SchemaError
 from paimon_sql.format.avro_data import avro_schema
 from paimon_sql.format.format_table_options import check_schema as check_format_table

@@ -28,13 +28,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Optional
 
 from thrift.Thrift import TApplicationException, TMessageType, TType
-from thrift.transport.TTransport import (
-    TBufferedTransport,
-    TFramedTransport,
-    TMemoryBuffer,
-    TTransportBase,
-    TTransportException,
-)
+from thrift.transport.TTransport import (TBufferedTransport, TFramedTransport, TMemoryBuffer, TTransportBase,
+                                         TTransportException)
 
 from paimon_sql.exceptions import TransportRefused
 from paimon_sql.server.auth import Authenticator

@@ -30,15 +30,8 @@ from pyspark.sql.streaming.readwriter import DataStreamWriter
 
 from paimon_sql.exceptions import PaimonError, TableAlreadyExistsError
 from paimon_sql.spark import jvm
-from paimon_sql.spark.target import (
-    Target,
-    case_sensitive,
-    check_layout,
-    new_schema,
-    target_of,
-    write_into,
-    write_options,
-)
+from paimon_sql.spark.target import (Target, case_sensitive, check_layout, new_schema, target_of, write_into,
+                                     write_options)
 from paimon_sql.spark.write import PLANNED, by_name, distribute, location_options, merge_schema, source_name
 from paimon_sql.spark.writer_v2 import PaimonWriterV2, resolve
 from paimon_sql.table import format_table

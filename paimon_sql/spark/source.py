@@ -32,11 +32,7 @@ from typing import Iterator, List, Optional, Sequence
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from pyspark.sql.datasource import (
-    DataSource,
-    DataSourceReader,
-    InputPartition,
-)
+from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from paimon_sql.catalog import load_catalog
 from paimon_sql.data import predicate as P

@@ -13,15 +13,7 @@ from typing import List
 import pyarrow as pa
 from pyspark.sql import types as T
 
-from paimon_sql.data.types import (
-    MAX_LENGTH,
-    ArrayType,
-    AtomicType,
-    DataField,
-    DataType,
-    MapType,
-    MultisetType,
-)
+from paimon_sql.data.types import MAX_LENGTH, ArrayType, AtomicType, DataField, DataType, MapType, MultisetType
 
 _SIMPLE = {"BOOLEAN": "BOOLEAN", "TINYINT": "TINYINT", "SMALLINT": "SMALLINT", "INT": "INT", "BIGINT": "BIGINT",
            "FLOAT": "FLOAT", "DOUBLE": "DOUBLE", "DATE": "DATE", "CHAR": "STRING", "VARCHAR": "STRING",

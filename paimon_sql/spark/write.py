@@ -25,16 +25,8 @@ from pyspark.sql import types as T
 from pyspark.sql.types import IntegerType, StructField, StructType
 
 from paimon_sql.data import binary_row
-from paimon_sql.data.types import (
-    MAX_LENGTH,
-    ArrayType,
-    AtomicType,
-    DataField,
-    DataType,
-    MapType,
-    MultisetType,
-    paimon_type_from_sql,
-)
+from paimon_sql.data.types import (MAX_LENGTH, ArrayType, AtomicType, DataField, DataType, MapType, MultisetType,
+                                   paimon_type_from_sql)
 from paimon_sql.exceptions import SchemaError
 from paimon_sql.io.paths import MAIN_BRANCH
 from paimon_sql.schema.schema_change import AddColumn

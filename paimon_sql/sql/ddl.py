@@ -17,14 +17,8 @@ from sqlglot import exp
 from paimon_sql.catalog import Identifier
 from paimon_sql.catalog.base import DEFAULT_DATABASE
 from paimon_sql.data.types import DataField, paimon_type_from_sql
-from paimon_sql.exceptions import (
-    DatabaseNotEmptyError,
-    DatabaseNotFoundError,
-    InvalidOptionError,
-    PaimonError,
-    SchemaError,
-    TableAlreadyExistsError,
-)
+from paimon_sql.exceptions import (DatabaseNotEmptyError, DatabaseNotFoundError, InvalidOptionError, PaimonError,
+                                   SchemaError, TableAlreadyExistsError)
 from paimon_sql.options.core_options import redact
 from paimon_sql.schema.table_schema import TableSchema
 from paimon_sql.spark.types import spark_type

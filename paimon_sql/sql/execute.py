@@ -11,22 +11,8 @@ import re
 from sqlglot import exp
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.sql import (
-    alter,
-    analyze,
-    cache,
-    call,
-    catalog_views,
-    ddl,
-    dml,
-    explain,
-    materialized_table,
-    merge_into,
-    parse,
-    query,
-    show,
-    views,
-)
+from paimon_sql.sql import (alter, analyze, cache, call, catalog_views, ddl, dml, explain, materialized_table,
+                            merge_into, parse, query, show, views)
 from paimon_sql.table import materialized_table as mt
 from paimon_sql.table import object_table
 

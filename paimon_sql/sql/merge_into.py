@@ -29,14 +29,8 @@ from paimon_sql.exceptions import PaimonError
 from paimon_sql.read import fallback_read
 from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
 from paimon_sql.spark.columns import ROWKIND_COLUMN
-from paimon_sql.sql.dml import (
-    check_assignments,
-    check_row_changes,
-    commit_append_changes,
-    located_rows,
-    with_table_types,
-    write_changes,
-)
+from paimon_sql.sql.dml import (check_assignments, check_row_changes, commit_append_changes, located_rows,
+                                with_table_types, write_changes)
 
 _T, _S = "__paimon_target_row", "__paimon_source_row"
 

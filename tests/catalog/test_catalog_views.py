@@ -8,13 +8,8 @@ import pytest
 
 from catalog.conftest import open_catalog
 from paimon_sql.data.types import DataField, parse_type
-from paimon_sql.exceptions import (
-    DatabaseNotEmptyError,
-    PaimonError,
-    TableAlreadyExistsError,
-    ViewAlreadyExistsError,
-    ViewNotFoundError,
-)
+from paimon_sql.exceptions import (DatabaseNotEmptyError, PaimonError, TableAlreadyExistsError, ViewAlreadyExistsError,
+                                   ViewNotFoundError)
 from paimon_sql.schema.view_schema import ViewSchema
 
 VIEW = ViewSchema.of_spark([DataField(0, "id", parse_type("INT"), "the id"), DataField(1, "c", parse_type("STRING"))],

@@ -16,14 +16,8 @@ from thrift.transport import TSocket, TTransport
 
 from paimon_sql.catalog import FileSystemCatalog, Identifier, load_catalog
 from paimon_sql.data.types import DataField, parse_type
-from paimon_sql.exceptions import (
-    DatabaseAlreadyExistsError,
-    DatabaseNotEmptyError,
-    InvalidIdentifierError,
-    InvalidOptionError,
-    PaimonError,
-    TableNotFoundError,
-)
+from paimon_sql.exceptions import (DatabaseAlreadyExistsError, DatabaseNotEmptyError, InvalidIdentifierError,
+                                   InvalidOptionError, PaimonError, TableNotFoundError)
 from paimon_sql.schema.schema_change import AddColumn, SetOption
 from paimon_sql.schema.table_schema import TableSchema
 

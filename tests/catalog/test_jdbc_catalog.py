@@ -16,17 +16,9 @@ import pytest
 
 from catalog.mysql_server import start_mysql
 from paimon_sql.catalog import load_catalog
-from paimon_sql.exceptions import (
-    CorruptMetadataError,
-    DatabaseAlreadyExistsError,
-    DatabaseNotEmptyError,
-    DatabaseNotFoundError,
-    InvalidIdentifierError,
-    InvalidOptionError,
-    PaimonError,
-    TableAlreadyExistsError,
-    TableNotFoundError,
-)
+from paimon_sql.exceptions import (CorruptMetadataError, DatabaseAlreadyExistsError, DatabaseNotEmptyError,
+                                   DatabaseNotFoundError, InvalidIdentifierError, InvalidOptionError, PaimonError,
+                                   TableAlreadyExistsError, TableNotFoundError)
 
 SCHEMA = pa.schema([("id", pa.int64()), ("v", pa.string())])
 

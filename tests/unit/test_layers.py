@@ -224,3 +224,11 @@ def test_the_core_below_spark_never_imports_pyspark():
                     [node.module or ""] if isinstance(node, ast.ImportFrom) else []
                 bad += [f"{module} imports {n}" for n in names if n.split(".")[0] == "pyspark"]
     assert not bad
+
+
+def test_every_package_is_installed():
+    """A new package is in pyproject.toml's list, or a wheel (a user's install) would lack it."""
+    import tomllib
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {m for m, path in MODULES.items() if path.name == "__init__.py"}
+    assert found == listed
