@@ -2,16 +2,18 @@
 serving every batch of commands a test module sends (``Driver``).
 
 The bundles and the drivers' compilation are tests/oracles/paimon_java.py's: Paimon 1.0 (from the
-``paimon-python-ali`` wheel) unless a test asks for 2.0 (from Maven Central). Anything missing —
-java, javac, a download — raises ``JavaUnavailable`` with the reason: the tests fail, they never skip.
+``paimon-python-ali`` wheel) or 2.0 (from Maven Central); the modules of JavaPaimon run each case
+against both through the fixtures ``paimon_version`` and ``java`` here (modules import them). Anything missing — java, javac, a download — raises
+``JavaUnavailable`` with the reason: the tests fail, they never skip.
 """
 
 import json
 import os
 from pathlib import Path
 
+import pytest
 from oracles import OracleUnavailable as JavaUnavailable  # noqa: F401  (the name the tests catch)
-from oracles.paimon_java import driver_command
+from oracles.paimon_java import VERSIONS, driver_command
 from support import LineProcess
 
 SOURCE = Path(__file__).resolve().parent / "java" / "PaimonDriver.java"
@@ -75,9 +77,11 @@ class JavaPaimon(Driver):
     """Runs lists of driver commands (see PaimonDriver.java) and returns their results; in a
     ``with``, one JVM for all the lists."""
 
-    def __init__(self, after=()):
-        """``after``: more classpath entries (a codec the bundle leaves to its host)."""
-        super().__init__(driver_command(SOURCE, after=after))
+    def __init__(self, version: str = "1.0", after=()):
+        """``version``: the Java Paimon (tests/oracles/paimon_java.py VERSIONS); ``after``: more
+        classpath entries (a codec the bundle leaves to its host)."""
+        super().__init__(driver_command(SOURCE, after=after, version=version))
+        self.version = version
 
     def run(self, commands: list) -> list:
         """Results in order; a command that failed gives ``{"error": "<exception>"}`` (see ``ok``)."""
@@ -86,6 +90,29 @@ class JavaPaimon(Driver):
     def __call__(self, op: str, warehouse: str, table: str, **args):
         """One command (a batch of its own); its result, or AssertionError with Java's exception."""
         return ok(self.run([dict(op=op, warehouse=warehouse, table=table, **args)])[0])
+
+
+def started(version: str, after=()) -> JavaPaimon:
+    """JavaPaimon ``version``; when it cannot run, the test fails saying what is missing (never skips)."""
+    try:
+        return JavaPaimon(version, after)
+    except JavaUnavailable as e:
+        pytest.fail(f"Java Paimon {version} is needed for these tests: {e}", pytrace=False)
+
+
+@pytest.fixture(scope="module", params=VERSIONS)
+def paimon_version(request):
+    """Each case that uses Java Paimon runs against 1.0 (what old readers of our tables run) and 2.0
+    (what writers run today). Module scope: pytest runs a module's cases one version after the
+    other, so each version needs one JVM per module."""
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def java(paimon_version):
+    """One Java Paimon JVM of the module's version, serving every batch (each on fresh catalogs)."""
+    with started(paimon_version) as java:
+        yield java
 
 
 def ok(result):

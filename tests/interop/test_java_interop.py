@@ -1,4 +1,5 @@
-"""paimon-sql against real Java Apache Paimon 1.0, both ways and with both writing one table.
+"""paimon-sql against real Java Apache Paimon 1.0 and 2.0 (each case against each: java_paimon.py's fixtures),
+both ways and with both writing one table.
 
 Each scenario is one table and two batches of rows. "Java first": Java creates the table and
 writes batch 1 (all Java-first tables in one JVM, at module start), we read it, write batch 2 with
@@ -12,7 +13,7 @@ import decimal
 import json
 
 import pytest
-from java_paimon import JavaPaimon, JavaUnavailable, ok
+from java_paimon import java, ok, paimon_version  # noqa: F401  (fixtures: a JVM per Java version)
 from spark.conftest import session, spark  # noqa: F401  (fixtures: one SparkSession per run)
 
 pytestmark = pytest.mark.interop
@@ -197,19 +198,9 @@ BY_NAME = {s.name: s for s in SCENARIOS}
 
 
 @pytest.fixture(scope="module")
-def java():
-    """One JVM for every batch of the module (each batch on fresh catalogs)."""
-    try:
-        java = JavaPaimon()
-    except JavaUnavailable as e:
-        pytest.fail(f"Java Paimon is needed for these tests: {e}", pytrace=False)
-    with java:
-        yield java
-
-
-@pytest.fixture(scope="module")
-def java_warehouse(tmp_path_factory):
-    return str(tmp_path_factory.mktemp("java") / "warehouse")
+def java_warehouse(tmp_path_factory, paimon_version):
+    """A warehouse per Java version: each makes its Java-first tables anew."""
+    return str(tmp_path_factory.mktemp(f"java{paimon_version}") / "warehouse")
 
 
 @pytest.fixture

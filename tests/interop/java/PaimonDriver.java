@@ -1,3 +1,5 @@
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Method;
 import java.math.BigDecimal;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -14,8 +16,6 @@ import java.util.Set;
 import java.util.UUID;
 
 import org.apache.paimon.Snapshot;
-import org.apache.paimon.append.UnawareAppendCompactionTask;
-import org.apache.paimon.append.UnawareAppendTableCompactionCoordinator;
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;
@@ -31,8 +31,9 @@ import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.data.Timestamp;
 import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.fs.Path;
+import org.apache.paimon.CoreOptions;
 import org.apache.paimon.index.HashBucketAssigner;
-import org.apache.paimon.operation.AppendOnlyFileStoreWrite;
+import org.apache.paimon.operation.FileStoreWrite;
 import org.apache.paimon.predicate.PredicateBuilder;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
@@ -83,6 +84,11 @@ import org.apache.paimon.utils.SnapshotManager;
  * </pre>
  *
  * Types are Paimon's schema JSON ("INT", "DECIMAL(38, 10)", {"type": "ARRAY", "element": ...}).
+ *
+ * <p>Compiles against Java Paimon 1.0 and 2.0 alike (tests/oracles/paimon_java.py): the two calls
+ * whose API changed between them, the unaware-bucket compaction and HashBucketAssigner's constructor,
+ * go through reflection ({@link #compactUnaware}, {@link #hashAssigner}); the hint files are read as
+ * the files they are.
  */
 public class PaimonDriver {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -173,9 +179,16 @@ public class PaimonDriver {
         out.put("kinds", kinds);
         out.put("earliest", sm.earliestSnapshotId());
         out.put("latest", sm.latestSnapshotId());
-        out.put("earliest_hint", sm.readHint(SnapshotManager.EARLIEST));
-        out.put("latest_hint", sm.readHint(SnapshotManager.LATEST));
+        out.put("earliest_hint", hint(sm, "EARLIEST"));
+        out.put("latest_hint", hint(sm, "LATEST"));
         return out;
+    }
+
+    /** The snapshot id a hint file of the snapshot directory holds, null when absent (1.0 reads it
+     * with SnapshotManager.readHint, 2.0 with HintFileUtils: the file is the same). */
+    private static Long hint(SnapshotManager sm, String name) throws Exception {
+        return sm.fileIO().readOverwrittenFileUtf8(new Path(sm.snapshotDirectory(), name))
+                .map(text -> Long.parseLong(text.trim())).orElse(null);
     }
 
     private static List<String> strings(JsonNode node) {
@@ -193,9 +206,7 @@ public class PaimonDriver {
         HashBucketAssigner assigner = null;
         RowKeyExtractor keys = null;
         if (table.bucketMode() == BucketMode.HASH_DYNAMIC) {
-            String user = UUID.randomUUID().toString();
-            assigner = new HashBucketAssigner(table.snapshotManager(), user, table.store().newIndexFileHandler(),
-                    1, 1, 0, table.coreOptions().dynamicBucketTargetRowNum());
+            assigner = hashAssigner(table);
             keys = table.createRowKeyExtractor();
         }
         try (BatchTableWrite write = newWrite(builder); BatchTableCommit commit = builder.newCommit()) {
@@ -217,6 +228,19 @@ public class PaimonDriver {
             commit.commit(write.prepareCommit());
         }
         return table.snapshotManager().latestSnapshotId();
+    }
+
+    /** One assigner for all buckets of the table (one channel, one assigner). 2.0's constructor takes
+     * the table's dynamic-bucket.max-buckets after 1.0's arguments. */
+    private static HashBucketAssigner hashAssigner(FileStoreTable table) throws Exception {
+        CoreOptions options = table.coreOptions();
+        List<Object> args = new ArrayList<>(List.of(table.snapshotManager(), UUID.randomUUID().toString(),
+                table.store().newIndexFileHandler(), 1, 1, 0, options.dynamicBucketTargetRowNum()));
+        Constructor<?> constructor = HashBucketAssigner.class.getConstructors()[0];
+        if (constructor.getParameterCount() == args.size() + 1) {
+            args.add(CoreOptions.class.getMethod("dynamicBucketMaxBuckets").invoke(options));
+        }
+        return (HashBucketAssigner) constructor.newInstance(args.toArray());
     }
 
     /** A write with a temp-disk IOManager, which lookup-based merges (first-row, deletion vectors) need. */
@@ -254,16 +278,9 @@ public class PaimonDriver {
     /** Full compaction: every (partition, bucket) of the latest snapshot; unaware-bucket append tables
      * through the compaction coordinator, as Paimon's own compact jobs do. */
     private static long compact(FileStoreTable table) throws Exception {
-        String user = UUID.randomUUID().toString();
-        List<CommitMessage> messages = new ArrayList<>();
         if (table.bucketMode() == BucketMode.BUCKET_UNAWARE) {
-            AppendOnlyFileStoreWrite write = (AppendOnlyFileStoreWrite) table.store().newWrite(user);
-            for (UnawareAppendCompactionTask task : new UnawareAppendTableCompactionCoordinator(table, false).run()) {
-                messages.add(task.doCompact(table, write));
-            }
-            write.close();
             try (BatchTableCommit commit = table.newBatchWriteBuilder().newCommit()) {
-                commit.commit(messages);
+                commit.commit(compactUnaware(table));
             }
         } else {
             BatchWriteBuilder builder = table.newBatchWriteBuilder();
@@ -279,6 +296,40 @@ public class PaimonDriver {
             }
         }
         return table.snapshotManager().latestSnapshotId();
+    }
+
+    /** What the compaction coordinator's tasks made of an unaware-bucket table's small files. The
+     * coordinator and task are UnawareAppendTableCompactionCoordinator and UnawareAppendCompactionTask
+     * in 1.0, AppendCompactCoordinator and AppendCompactTask in 2.0, with the same calls. */
+    private static List<CommitMessage> compactUnaware(FileStoreTable table) throws Exception {
+        Class<?> coordinator = firstClass("org.apache.paimon.append.AppendCompactCoordinator",
+                "org.apache.paimon.append.UnawareAppendTableCompactionCoordinator");
+        Object tasks = coordinator.getMethod("run").invoke(
+                coordinator.getConstructor(FileStoreTable.class, boolean.class).newInstance(table, false));
+        List<CommitMessage> messages = new ArrayList<>();
+        FileStoreWrite<?> write = table.store().newWrite(UUID.randomUUID().toString());
+        try {
+            for (Object task : (List<?>) tasks) {
+                Method doCompact = Arrays.stream(task.getClass().getMethods())
+                        .filter(m -> m.getName().equals("doCompact")).findFirst().orElseThrow();
+                messages.add((CommitMessage) doCompact.invoke(task, table, write));
+            }
+        } finally {
+            write.close();
+        }
+        return messages;
+    }
+
+    /** The first of the named classes this Paimon has. */
+    private static Class<?> firstClass(String... names) throws ClassNotFoundException {
+        for (String name : names) {
+            try {
+                return Class.forName(name);
+            } catch (ClassNotFoundException e) {
+                // not in this version: the next name
+            }
+        }
+        throw new ClassNotFoundException(String.join(" or ", names));
     }
 
     private static Object toPaimon(JsonNode v, DataType type) {
