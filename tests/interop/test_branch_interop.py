@@ -1,4 +1,4 @@
-"""Java Paimon 1.0 reads the branches our procedures make and main after our fast_forward.
+"""Java Paimon 1.0 and 2.0 (each in turn) read the branches our procedures make and main after our fast_forward.
 
 Two tables built through SQL: on 'br.t' a branch from a tag, written through t$branch_b; on 'br.f'
 the same, then CALL sys.fast_forward. Java (one JVM for all commands) reads the branch, main left
@@ -8,7 +8,7 @@ CALL sys.merge_branch added a branch's files to it.
 """
 
 import pytest
-from java_paimon import JavaPaimon, JavaUnavailable, ok
+from java_paimon import java, ok, paimon_version  # noqa: F401  (fixtures: a JVM per Java version)
 from spark.conftest import spark  # noqa: F401  (fixture: one SparkSession per run)
 
 import paimon_sql
@@ -30,11 +30,7 @@ def build(session, name, fast_forward):
         session.sql(f"CALL sys.fast_forward(table => 'br.{name}', branch => 'b')")
 
 
-def test_java_reads_branches_and_a_fast_forwarded_main(spark, tmp_path):  # noqa: F811
-    try:
-        java = JavaPaimon()
-    except JavaUnavailable as e:
-        pytest.fail(f"Java Paimon is needed for this test: {e}", pytrace=False)
+def test_java_reads_branches_and_a_fast_forwarded_main(spark, tmp_path, java):  # noqa: F811
     warehouse = str(tmp_path / "warehouse")
     session = paimon_sql.connect(warehouse, spark=spark)
     try:
@@ -48,12 +44,11 @@ def test_java_reads_branches_and_a_fast_forwarded_main(spark, tmp_path):  # noqa
         session.sql("INSERT INTO br.m VALUES (3, 'c')")
         session.sql("CALL sys.merge_branch(table => 'br.m', source_branch => 'b')")
         w = dict(warehouse=warehouse)
-        with java:
-            results = java.run([
-                dict(op="read", table="br.m", **w),
-                dict(op="read", table="br.t$branch_b", **w), dict(op="read", table="br.t", **w),
-                dict(op="read", table="br.f", **w), dict(op="snapshots", table="br.f", **w),
-                dict(op="write", table="br.f", rows=[[4, "java"]], **w), dict(op="read", table="br.f", **w)])
+        results = java.run([
+            dict(op="read", table="br.m", **w),
+            dict(op="read", table="br.t$branch_b", **w), dict(op="read", table="br.t", **w),
+            dict(op="read", table="br.f", **w), dict(op="snapshots", table="br.f", **w),
+            dict(op="write", table="br.f", rows=[[4, "java"]], **w), dict(op="read", table="br.f", **w)])
         merged, branch, main, forwarded, listed, _, after = [ok(r) for r in results]
         assert sorted(branch) == BRANCH and sorted(main) == MAIN
         assert sorted(merged) == [[1, "a"], [2, "b"], [3, "c"]]

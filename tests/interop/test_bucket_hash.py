@@ -1,10 +1,12 @@
 """The bucket of a key equals Paimon's: int, bigint, string and composite keys (against pypaimon), and
-DECIMAL(38) keys (against Java Paimon 1.0)."""
+DECIMAL(38) keys (against Java Paimon 1.0 and 2.0)."""
 
 import json
 from pathlib import Path
 
 import pytest
+
+from java_paimon import java, ok, paimon_version  # noqa: F401  (fixtures: a JVM per Java version)
 
 from paimon_sql.catalog import load_catalog
 from paimon_sql.data import binary_row
@@ -35,30 +37,27 @@ DECIMAL_KEYS = ["0", "1", "-1", "-0.128", "0.128", "-0.129", "-32.768", "32.767"
                 "-9223372036854775.808", "12.34"]
 
 
-def test_decimal_38_key_buckets_equal_java(warehouse):
+def test_decimal_38_key_buckets_equal_java(warehouse, java):
     """DECIMAL(38, 3) primary key (non-compact in BinaryRow): Java writes, each of its files sits in
     the bucket our hash names; we then update every key, and Java reads one row per key — ours."""
     import decimal
 
     import pyarrow as pa
     import pyarrow.parquet as pq
-    from java_paimon import JavaPaimon, ok
-
-    with JavaPaimon() as java:  # one JVM for both batches
-        table = {"warehouse": warehouse, "table": "db.dec"}
-        ok(java.run([dict(op="create", fields=[["id", "DECIMAL(38, 3) NOT NULL"], ["v", "INT"]], primary_keys=["id"],
-                          options={"bucket": "5"}, **table),
-                     dict(op="write", rows=[[k, 1] for k in DECIMAL_KEYS], **table)])[1])
-        key_type = [parse_type("DECIMAL(38, 3)")]
-        buckets = set()
-        for path in (Path(warehouse) / "db.db" / "dec").glob("bucket-*/*.parquet"):
-            keys = pq.read_table(path, columns=["_KEY_id"]).column(0).cast(pa.decimal128(38, 3))
-            ours = binary_row.bucket_of(binary_row.hash_rows([keys], key_type), 5)
-            assert set(ours.tolist()) == {int(path.parent.name.split("-")[1])}
-            buckets |= set(ours.tolist())
-        assert len(buckets) > 1
-        t = load_catalog(warehouse).get_table("db.dec")
-        t.write_arrow(pa.table({"id": pa.array([decimal.Decimal(k) for k in DECIMAL_KEYS], pa.decimal128(38, 3)),
-                                "v": pa.array([2] * len(DECIMAL_KEYS), pa.int32())}))
-        rows = ok(java.run([dict(op="read", **table)])[0])
-        assert sorted((decimal.Decimal(k), v) for k, v in rows) == sorted((decimal.Decimal(k), 2) for k in DECIMAL_KEYS)
+    table = {"warehouse": warehouse, "table": "db.dec"}
+    ok(java.run([dict(op="create", fields=[["id", "DECIMAL(38, 3) NOT NULL"], ["v", "INT"]], primary_keys=["id"],
+                      options={"bucket": "5"}, **table),
+                 dict(op="write", rows=[[k, 1] for k in DECIMAL_KEYS], **table)])[1])
+    key_type = [parse_type("DECIMAL(38, 3)")]
+    buckets = set()
+    for path in (Path(warehouse) / "db.db" / "dec").glob("bucket-*/*.parquet"):
+        keys = pq.read_table(path, columns=["_KEY_id"]).column(0).cast(pa.decimal128(38, 3))
+        ours = binary_row.bucket_of(binary_row.hash_rows([keys], key_type), 5)
+        assert set(ours.tolist()) == {int(path.parent.name.split("-")[1])}
+        buckets |= set(ours.tolist())
+    assert len(buckets) > 1
+    t = load_catalog(warehouse).get_table("db.dec")
+    t.write_arrow(pa.table({"id": pa.array([decimal.Decimal(k) for k in DECIMAL_KEYS], pa.decimal128(38, 3)),
+                            "v": pa.array([2] * len(DECIMAL_KEYS), pa.int32())}))
+    rows = ok(java.run([dict(op="read", **table)])[0])
+    assert sorted((decimal.Decimal(k), v) for k, v in rows) == sorted((decimal.Decimal(k), 2) for k in DECIMAL_KEYS)

@@ -1,12 +1,12 @@
 """Tables CALL sys.migrate_table made of Spark's own files read row for row in pypaimon 2.1.0 and in
-Java Paimon 1.0, and take a Java write afterwards. Partitioned sources keep their partition values
+Java Paimon 1.0 and 2.0 (each in turn), and take a Java write afterwards. Partitioned sources keep their partition values
 only in directory names, so this checks that both read them from the partition, as we do."""
 
 import os
 import uuid
 
 import pytest
-from java_paimon import JavaPaimon, JavaUnavailable, ok
+from java_paimon import ok, paimon_version, started  # noqa: F401  (fixture: each Java version in turn)
 from spark.conftest import session, spark  # noqa: F401  (fixtures: one SparkSession per run)
 
 pytestmark = pytest.mark.interop
@@ -16,16 +16,13 @@ COLUMNS = ["id", "name", "v", "p", "q"]
 
 
 @pytest.fixture(scope="module")
-def java():
+def java(paimon_version):
     """Java Paimon with Spark's snappy-java on its classpath: Spark writes Snappy-compressed files by
     default, and the Paimon bundle leaves that codec to its host (Flink, Spark, Hive ship it)."""
     import pyspark
     jars = os.path.join(os.path.dirname(pyspark.__file__), "jars")
-    try:
-        java = JavaPaimon(after=[os.path.join(jars, j) for j in os.listdir(jars) if j.startswith("snappy-java")])
-    except JavaUnavailable as e:
-        pytest.fail(f"Java Paimon is needed for these tests: {e}", pytrace=False)
-    with java:  # one JVM for the module's batches
+    snappy = [os.path.join(jars, j) for j in os.listdir(jars) if j.startswith("snappy-java")]
+    with started(paimon_version, after=snappy) as java:  # one JVM for the module's batches
         yield java
 
 

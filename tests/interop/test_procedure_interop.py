@@ -1,4 +1,4 @@
-"""After our CALL sys.<procedure>, pypaimon 2.1.0 and Java Paimon 1.0 read exactly the expected rows.
+"""After our CALL sys.<procedure>, pypaimon 2.1.0 and Java Paimon 1.0 and 2.0 read exactly the expected rows.
 
 Each case is one partitioned table written by our writer (three overlapping inserts and a delete,
 so primary-key buckets hold several sorted runs and the deletion-vector table has vectors) on which
@@ -9,16 +9,20 @@ snapshot (pypaimon's too after expiry); and a Java write after the procedure, re
 by us. On primary-key tables that write upserts an existing key, so a row left in the wrong bucket
 or level shows as a duplicate or a lost update (after rescale the table's `bucket` option is set to
 the new number first: Paimon's rescale leaves it, and Java refuses to write a partition whose files
-have another bucket count). All cases share one warehouse, and Java runs once for all of them (a
-JVM per case would cost seconds each).
+have another bucket count). All cases share one warehouse, built once; each Java version gets a copy
+of it, and runs once for all of them (a JVM per case would cost seconds each).
 """
+
+import copy
+import shutil
 
 import pyarrow as pa
 import pytest
-from java_paimon import JavaPaimon, JavaUnavailable, ok
+from java_paimon import java, ok, paimon_version  # noqa: F401  (fixtures: a JVM per Java version)
 from spark.conftest import spark  # noqa: F401  (fixture: one SparkSession per run)
 
 import paimon_sql
+from paimon_sql.catalog import load_catalog
 from paimon_sql.data import predicate as P
 
 pytestmark = pytest.mark.interop
@@ -149,34 +153,36 @@ class Case:
 
 @pytest.fixture(scope="module")
 def cases(spark, tmp_path_factory):  # noqa: F811
-    """Every case's table and CALL in one warehouse, then Java's commands for all of them in one JVM."""
-    try:
-        java = JavaPaimon()
-    except JavaUnavailable as e:
-        pytest.fail(f"Java Paimon is needed for these tests: {e}", pytrace=False)
+    """Every case's table and CALL in one warehouse: (warehouse, {(kind, op): Case})."""
     warehouse = str(tmp_path_factory.mktemp("procedures") / "warehouse")
     session = paimon_sql.connect(warehouse, spark=spark)
     try:
         session.sql(f"CREATE DATABASE {DATABASE}")
-        built = {(kind, op): Case(session, kind, op) for kind, op in CASES}
-        ran = [c for c in built.values() if c.error is None]
-        with java:
-            results = iter(java.run([cmd for c in ran for cmd in c.java_commands(warehouse)]))
-        for c in ran:
-            c.java = [next(results) for _ in c.java_commands(warehouse)]
-        yield warehouse, session.catalog, built
+        yield warehouse, {(kind, op): Case(session, kind, op) for kind, op in CASES}
     finally:
         paimon_sql.session.route(spark, None)
         paimon_sql.session.hooks.uninstall(spark)
         spark.sql(f"DROP DATABASE IF EXISTS {DATABASE} CASCADE")
 
 
+@pytest.fixture(scope="module")
+def java_runs(cases, java, tmp_path_factory):  # noqa: F811
+    """Java's commands for every case in one batch, on a copy of the warehouse of its own (Java
+    writes): (the copy, {(kind, op): Java's results})."""
+    warehouse, built = cases
+    own = str(tmp_path_factory.mktemp(f"procedures-java{java.version}") / "warehouse")
+    shutil.copytree(warehouse, own)
+    ran = {key: c for key, c in built.items() if c.error is None}
+    results = iter(java.run([cmd for c in ran.values() for cmd in c.java_commands(own)]))
+    return own, {key: [next(results) for _ in c.java_commands(own)] for key, c in ran.items()}
+
+
 @pytest.mark.parametrize("kind, op", CASES, ids=[f"{kind}-{op}" for kind, op in CASES])
-def test_readers_after_procedure(kind, op, cases, pypaimon):
-    warehouse, catalog, built = cases
-    c = built[kind, op]
+def test_readers_after_procedure(kind, op, cases, java_runs, pypaimon):
+    c = cases[1][kind, op]
     if c.error is not None:
         raise c.error
+    warehouse, java_results = java_runs
     ids = [s.id for s in c.snapshots]
     if c.kept is not None:
         assert ids == c.kept
@@ -189,7 +195,7 @@ def test_readers_after_procedure(kind, op, cases, pypaimon):
     theirs = pypaimon(op="read", warehouse=warehouse, table=c.name, snapshot=ids[-1])  # Java wrote after it
     assert ordered(r.values() for r in theirs) == c.expected
 
-    read, listed, travelled, _, after = [ok(r) for r in c.java]
+    read, listed, travelled, _, after = [ok(r) for r in java_results[kind, op]]
     assert ordered(read) == c.expected
     assert listed["ids"] == ids and (listed["earliest"], listed["latest"]) == (ids[0], ids[-1])
     assert listed["kinds"] == [s.commit_kind for s in c.snapshots] and listed["latest_hint"] == ids[-1]
@@ -200,6 +206,7 @@ def test_readers_after_procedure(kind, op, cases, pypaimon):
     if op == "expire_snapshots":
         theirs = pypaimon(op="read", warehouse=warehouse, table=c.name, snapshot=ids[0])
         assert ordered(r.values() for r in theirs) == c.model.history[ids[0]]
-    c.model.insert([c.java_row])
-    ours_after = ordered(list(r.values()) for r in catalog.get_table(c.name).to_arrow().to_pylist())
-    assert ordered(after) == ours_after == c.model.current()
+    model = copy.deepcopy(c.model)  # the case's model stays as the procedure left it, for the other version
+    model.insert([c.java_row])
+    ours_after = ordered(list(r.values()) for r in load_catalog(warehouse).get_table(c.name).to_arrow().to_pylist())
+    assert ordered(after) == ours_after == model.current()
