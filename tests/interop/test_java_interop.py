@@ -350,3 +350,22 @@ def test_our_schema_evolution_read_by_java(java, session, java_warehouse):
     assert from_java(first) == ordered([[1, 10, None], [2, 20, None], [3, 30, [7, "q"]]])
     assert from_java(last) == ours(session, "SELECT * FROM db.o_evolve") == \
         ordered([[1, 10, None], [2, 20, None], [3, 30, [7, "q"]], [4, 40, [8, "z"]]])
+
+
+def test_java_compacts_our_append_table(java, session, java_warehouse):
+    """Java's compaction coordinator for unaware-bucket append tables (a class of its own in 1.0 and
+    2.0, PaimonDriver.compactUnaware) rewrites our three small files into one, which we read."""
+    session.sql("CREATE DATABASE IF NOT EXISTS db").collect()
+    # three files pack however small they are: 1.0's coordinator packs max-file-num files, 2.0's
+    # packs min-file-num (it has no maximum)
+    session.sql("CREATE TABLE db.o_append (id INT, s STRING) TBLPROPERTIES ('compaction.max.file-num' = '3', "
+                "'compaction.min.file-num' = '3')").collect()
+    for i in range(3):  # a file each
+        session.sql(f"INSERT INTO db.o_append VALUES ({i}, 's{i}')").collect()
+    w = dict(warehouse=java_warehouse, table="db.o_append")
+    compacted, listed, read = [ok(r) for r in java.run([dict(op="compact", **w), dict(op="snapshots", **w),
+                                                         dict(op="read", **w)])]
+    assert (compacted, listed["kinds"]) == (4, ["APPEND"] * 3 + ["COMPACT"])
+    expected = [[i, f"s{i}"] for i in range(3)]
+    assert ordered(read) == ours(session, "SELECT * FROM db.o_append") == expected
+    assert len(session.catalog.get_table("db.o_append").new_scan().plan_entries()) == 1
