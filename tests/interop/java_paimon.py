@@ -3,8 +3,9 @@ serving every batch of commands a test module sends (``Driver``).
 
 The bundles and the drivers' compilation are tests/oracles/paimon_java.py's: Paimon 1.0 (from the
 ``paimon-python-ali`` wheel) or 2.0 (from Maven Central); the modules of JavaPaimon run each case
-against both through the fixtures ``paimon_version`` and ``java`` here (modules import them). Anything missing — java, javac, a download — raises
-``JavaUnavailable`` with the reason: the tests fail, they never skip.
+against both, through the fixtures ``paimon_version`` and ``java`` here (modules import them).
+Anything missing — java, javac, a download — raises ``JavaUnavailable`` with the reason: the tests
+fail, they never skip.
 """
 
 import json

@@ -5,7 +5,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from java_paimon import java, ok, paimon_version  # noqa: F401  (fixtures: a JVM per Java version)
 
 from paimon_sql.catalog import load_catalog

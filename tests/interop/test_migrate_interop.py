@@ -1,6 +1,7 @@
 """Tables CALL sys.migrate_table made of Spark's own files read row for row in pypaimon 2.1.0 and in
-Java Paimon 1.0 and 2.0 (each in turn), and take a Java write afterwards. Partitioned sources keep their partition values
-only in directory names, so this checks that both read them from the partition, as we do."""
+Java Paimon 1.0 and 2.0 (each in turn), and take a Java write afterwards. Partitioned sources keep
+their partition values only in directory names, so this checks that both read them from the
+partition, as we do."""
 
 import os
 import uuid
