@@ -302,7 +302,7 @@ def test_tags_and_schema_evolution(java, session, java_warehouse):
 
 
 def test_date_partitions_java_first(java, session, java_warehouse):
-    """Java 1.0 names DATE partition directories by day number (partition.legacy-name, default true)."""
+    """Java 1.0 and 2.0 name DATE partition directories by day number (partition.legacy-name, default true)."""
     w = dict(warehouse=java_warehouse, table="db.j_date_part")
     s = Scenario("date_part", [("d", "DATE"), ("id", "INT")], [], [], [], partition=("d",))
     [ok(r) for r in java.run([s.java_create(**w), dict(op="write", rows=[["2024-05-01", 1], [None, 2]], **w)])]
