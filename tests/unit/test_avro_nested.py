@@ -10,6 +10,7 @@ from decimal import Decimal
 import fastavro
 import pyarrow as pa
 import pytest
+from oracles.paimon_java import VERSIONS
 
 from paimon_sql.data.types import parse_type_json
 
@@ -49,14 +50,19 @@ def _arrow_rows():
     ]
 
 
-@pytest.fixture(scope="module")
-def java():
-    from interop.java_paimon import JavaPaimon, JavaUnavailable  # the Java interop harness (tests/interop)
-    try:
-        driver = JavaPaimon()
-    except JavaUnavailable as e:
-        pytest.fail(f"Java Paimon is needed for this test: {e}", pytrace=False)
-    with driver:  # one JVM for the module's batches
+# Java Paimon 2.0 writes an Avro data file's schema as the bare row record, 1.0 (and we) as the union
+# ["null", record]; the fields are the same. 2.0 wins: the byte-level check fails against it until our
+# writer follows.
+AVRO_2_0 = pytest.mark.xfail(strict=True, reason=(
+    "Java Paimon 2.0 writes the Avro file schema as the row record itself; paimon-sql writes "
+    "['null', record] (as 1.0 does), the record's fields being equal"))
+
+
+@pytest.fixture(scope="module", params=[v if v != "2.0" else pytest.param(v, marks=AVRO_2_0) for v in VERSIONS])
+def java(request):
+    """Java Paimon 1.0, then 2.0: one JVM per version for the module's batches (the one test using it)."""
+    from interop.java_paimon import started  # the Java interop harness (tests/interop)
+    with started(request.param) as driver:
         yield driver
 
 

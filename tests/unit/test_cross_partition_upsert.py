@@ -6,6 +6,7 @@ import time
 
 import pyarrow as pa
 import pytest
+from oracles.paimon_java import VERSIONS
 
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.schema.schema_change import SetOption
@@ -152,12 +153,11 @@ def test_sequence_field_refused(catalog):
         make(catalog, {"sequence.field": "v"})
 
 
-def test_java_paimon_reads_and_compacts_it(catalog, warehouse):
-    from interop.java_paimon import JavaPaimon, JavaUnavailable  # the Java interop harness (tests/interop)
-    try:
-        java = JavaPaimon()
-    except JavaUnavailable as e:
-        pytest.fail(f"Java Paimon is needed for this test: {e}", pytrace=False)
+@pytest.mark.parametrize("paimon_version", VERSIONS)
+def test_java_paimon_reads_and_compacts_it(catalog, warehouse, paimon_version):
+    """Java Paimon 1.0 and 2.0 read our cross-partition table, compact it, and we write on."""
+    from interop.java_paimon import started  # the Java interop harness (tests/interop)
+    java = started(paimon_version)
     make(catalog)
     write(catalog, [(1, 1, "a", "x"), (2, 2, "b", "x")])
     write(catalog, [(1, 10, "a2", "y"), (3, 3, "c", "z")])

@@ -18,6 +18,7 @@ import fastavro
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from oracles.paimon_java import VERSIONS
 from support import SCHEMA
 
 from paimon_sql.exceptions import CommitConflictError, InvalidOptionError, PaimonError
@@ -281,13 +282,14 @@ def test_compaction_min_file_num_bounds_an_append_minor_compaction(catalog, min_
 
 
 @pytest.mark.interop
-def test_a_table_java_writes_under_a_read_scope_option_is_not_read(catalog, warehouse):
-    """Java Paimon writes level-0 files of this table as Avro (``file.format.per.level``): reading
+@pytest.mark.parametrize("paimon_version", VERSIONS)
+def test_a_table_java_writes_under_a_read_scope_option_is_not_read(catalog, warehouse, paimon_version):
+    """Java Paimon (1.0 and 2.0) writes level-0 files of this table as Avro (``file.format.per.level``): reading
     them as Parquet would fail or mislead, so the read stops first, naming the option."""
     spec = importlib.util.spec_from_file_location("java_paimon", ROOT / "tests" / "interop" / "java_paimon.py")
     java_paimon = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(java_paimon)
-    java = java_paimon.JavaPaimon()
+    java = java_paimon.started(paimon_version)
     java_paimon.ok(java.run([
         {"op": "create", "warehouse": warehouse, "table": "db.j", "fields": [["id", "INT NOT NULL"], ["v", "STRING"]],
          "primary_keys": ["id"], "partition_keys": [], "options": {"bucket": "1", "file.format.per.level": "0:avro"}},
