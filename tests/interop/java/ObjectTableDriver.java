@@ -36,6 +36,9 @@ import org.apache.paimon.types.RowType;
  * refreshes it by listing the location recursively with the catalog's FileIO and overwriting the table with one
  * row per file (ObjectRefresh.toRow's values).
  *
+ * <p>Compiles against Java Paimon 2.0 too (tests/oracles/paimon_java.py), whose ObjectTable is a read-only
+ * listing (no refresh: the op fails) and whose filesystem catalog refuses to create object tables.
+ *
  * <p>Usage: {@code java ObjectTableDriver <commands.json> | -} (DriverSupport.serve): a batch is
  * {"warehouse": W, "commands": [...]}, run in order on one filesystem catalog, one JSON line printed per
  * command ({"error": ...} when it failed).
@@ -95,7 +98,13 @@ public class ObjectTableDriver {
                 catalog.createTable(id, schema, false);
                 return "ok";
             }
-            case "refresh": return refresh((FileStoreTable) catalog.getTable(id));
+            case "refresh": {
+                Table table = catalog.getTable(id);
+                if (!(table instanceof FileStoreTable)) {  // 2.0's ObjectTable: a read-only listing of the location
+                    throw new UnsupportedOperationException(table.getClass().getSimpleName() + " has no refresh");
+                }
+                return refresh((FileStoreTable) table);
+            }
             case "read": {
                 Table table = catalog.getTable(id);
                 if (cmd.has("snapshot")) {
