@@ -1,11 +1,11 @@
-"""Java Paimon 1.0's HiveCatalog and ours on one Hive metastore (tests/catalog/hive_metastore.py):
-each lists and reads what the other registered, a table registered by either looks the same in the
+"""Java Paimon's HiveCatalog (1.0 and 2.0, each case against each) and ours on one Hive metastore
+(tests/catalog/hive_metastore.py): each lists and reads what the other registered, a table registered by either looks the same in the
 metastore (parameters, columns, partition keys, formats, partitions), read with the Thrift client
 library directly, and each waits for the other's commit lock (HiveCatalogLock).
 
-Java runs tests/interop/java/HiveCatalogDriver.java (one JVM for the module), compiled against the
-Paimon 1.0 bundle that tests/oracles fetches, with the Hive 2.3 client and Hadoop jars the pip
-pyspark ships (first on the class path: the bundle's own older Hadoop classes lack what the Hive
+Java runs tests/interop/java/HiveCatalogDriver.java (one JVM per Java Paimon version for the module),
+compiled against the Paimon 1.0 or 2.0 bundle that tests/oracles fetches (2.0's carries HiveCatalog
+too), with the Hive 2.3 client and Hadoop jars the pip pyspark ships (first on the class path: the bundle's own older Hadoop classes lack what the Hive
 client needs).
 """
 
@@ -17,7 +17,7 @@ from urllib.parse import urlparse
 import pyarrow as pa
 import pytest
 from catalog.hive_metastore import shared_metastore
-from java_paimon import Driver, driver_command, hive_client_jars
+from java_paimon import Driver, driver_command, hive_client_jars, paimon_version  # noqa: F401  (fixture: each case on 1.0 and 2.0)
 from pymetastore.hive_metastore import ThriftHiveMetastore
 from thrift.protocol.TBinaryProtocol import TBinaryProtocol
 from thrift.transport import TSocket, TTransport
@@ -49,8 +49,8 @@ class JavaHiveCatalog:
 
 
 @pytest.fixture(scope="module")
-def driver():
-    with Driver(driver_command(SOURCE, before=[hive_client_jars()])) as driver:
+def driver(paimon_version):
+    with Driver(driver_command(SOURCE, before=[hive_client_jars()], version=paimon_version)) as driver:
         yield driver
 
 
@@ -77,7 +77,16 @@ def _ours(catalog, name):
     table.write_arrow(pa.table({"id": pa.array([1, 2], pa.int32()), "dt": ["a", "b"]}))
 
 
-def test_java_and_we_register_a_table_alike_and_read_each_others(setup):
+# Java Paimon 2.0 wins: the metastore parameters its HiveCatalog registers differ from 1.0's, which ours follow.
+HMS_PARAMETERS_2_0 = pytest.mark.xfail(strict=True, reason=(
+    "Java Paimon 2.0's HiveCatalog registers the table's options as metastore parameters as they are "
+    "('hive.owner-team', 'metastore.partitioned-table', 'partition': 'dt'); paimon-sql registers 1.0's "
+    "('owner-team': the 'hive.' options without their prefix, no others)"))
+
+
+def test_java_and_we_register_a_table_alike_and_read_each_others(setup, paimon_version, request):
+    if paimon_version != "1.0":
+        request.applymarker(HMS_PARAMETERS_2_0)
     ours, java, hms, db = setup
     ours.create_database(db)
     _ours(ours, f"{db}.mine")

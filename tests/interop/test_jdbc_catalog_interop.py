@@ -1,4 +1,4 @@
-"""Java Paimon 1.0's JdbcCatalog and ours on one catalog database (SQLite file, real PostgreSQL):
+"""Java Paimon's JdbcCatalog (1.0 and 2.0, each case against each) and ours on one catalog database (SQLite file, real PostgreSQL):
 each lists, describes and reads what the other registered, and on SQLite each waits for the
 other's commit lock (Paimon 1.0 has no PostgreSQL lock dialect).
 
@@ -8,8 +8,8 @@ Java's own lock, which opens its own connections) waits until that catalog close
 commits under lock.enabled fail on such a file, and the lock is exercised here through Java's
 JdbcCatalogLock on the catalog's own connection, one process at a time writing.
 
-Java runs tests/interop/java/JdbcCatalogDriver.java (compiled against the Paimon 1.0 bundle that
-tests/oracles fetches) with Debian's JDBC drivers (libxerial-sqlite-jdbc-java,
+Java runs tests/interop/java/JdbcCatalogDriver.java (compiled against the Paimon 1.0 or 2.0 bundle
+that tests/oracles fetches; one JVM per version) with Debian's JDBC drivers (libxerial-sqlite-jdbc-java,
 libpostgresql-jdbc-java): missing ones fail the test, naming the package.
 """
 
@@ -21,7 +21,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 from catalog.postgres_server import start_postgres
-from java_paimon import Driver, JavaUnavailable, driver_command
+from java_paimon import Driver, JavaUnavailable, driver_command, paimon_version  # noqa: F401  (fixture: each case on 1.0 and 2.0)
 
 from paimon_sql.catalog import load_catalog
 from paimon_sql.exceptions import PaimonError
@@ -53,9 +53,9 @@ class JavaJdbcCatalog:
 
 
 @pytest.fixture(scope="module")
-def driver():
+def driver(paimon_version):
     jars = [jar for jar, _ in DRIVERS.values() if os.path.exists(jar)]  # a missing one fails its backend's tests
-    with Driver(driver_command(SOURCE, after=jars)) as driver:
+    with Driver(driver_command(SOURCE, after=jars, version=paimon_version)) as driver:
         yield driver
 
 

@@ -65,7 +65,7 @@ public class JdbcCatalogDriver {
         switch (op) {
             case "databases": return catalog.listDatabases();
             case "tables": return catalog.listTables(cmd.get("database").asText());
-            case "properties": return catalog.loadDatabaseProperties(cmd.get("database").asText());
+            case "properties": return databaseProperties(catalog, cmd.get("database").asText());
             case "create_database": {
                 Map<String, String> props = new HashMap<>();
                 if (cmd.has("properties")) {
@@ -135,5 +135,23 @@ public class JdbcCatalogDriver {
             commit.commit(write.prepareCommit());
         }
         return "ok";
+    }
+
+    /** A database's properties: Catalog.loadDatabaseProperties in Java Paimon 1.0, getDatabase(name).options()
+     * in 2.0 (this driver compiles against both, tests/oracles/paimon_java.py). */
+    @SuppressWarnings("unchecked")
+    private static Map<String, String> databaseProperties(Catalog catalog, String database) throws Exception {
+        try {
+            try {
+                return (Map<String, String>) Catalog.class.getMethod("loadDatabaseProperties", String.class)
+                        .invoke(catalog, database);
+            } catch (NoSuchMethodException e) {
+                Object db = Catalog.class.getMethod("getDatabase", String.class).invoke(catalog, database);
+                return (Map<String, String>) Class.forName("org.apache.paimon.catalog.Database")
+                        .getMethod("options").invoke(db);
+            }
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause() instanceof Exception ? (Exception) e.getCause() : e;
+        }
     }
 }
