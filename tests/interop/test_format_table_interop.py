@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 from catalog.hive_metastore import shared_metastore
-from java_paimon import Driver, driver_command, hive_client_jars
+from java_paimon import Driver, driver_command, hive_client_jars, paimon_version  # noqa: F401  (fixture: each case on 1.0 and 2.0)
 from pathlib import Path
 
 from paimon_sql.table.format_table import FormatTable
@@ -21,9 +21,9 @@ SOURCE = Path(__file__).resolve().parent / "java" / "FormatTableDriver.java"
 
 
 @pytest.fixture(scope="module")
-def driver():
-    """One FormatTableDriver JVM for the module's batches (each on a HiveCatalog of its own)."""
-    with Driver(driver_command(SOURCE, before=[hive_client_jars()])) as driver:
+def driver(paimon_version):
+    """One FormatTableDriver JVM per Java Paimon version for the module's batches (each on a HiveCatalog of its own)."""
+    with Driver(driver_command(SOURCE, before=[hive_client_jars()], version=paimon_version)) as driver:
         yield driver
 
 

@@ -1,5 +1,5 @@
-"""Java Paimon's JdbcCatalog (1.0 and 2.0, each case against each) and ours on one catalog database (SQLite file, real PostgreSQL):
-each lists, describes and reads what the other registered, and on SQLite each waits for the
+"""Java Paimon's JdbcCatalog (1.0 and 2.0, each case against each) and ours on one catalog database
+(SQLite file, real PostgreSQL): each lists, describes and reads what the other registered, and on SQLite each waits for the
 other's commit lock (Paimon 1.0 has no PostgreSQL lock dialect).
 
 Java 1.0's JdbcCatalog opened on an SQLite file whose tables exist leaves a result set open, so
@@ -9,8 +9,8 @@ commits under lock.enabled fail on such a file, and the lock is exercised here t
 JdbcCatalogLock on the catalog's own connection, one process at a time writing.
 
 Java runs tests/interop/java/JdbcCatalogDriver.java (compiled against the Paimon 1.0 or 2.0 bundle
-that tests/oracles fetches; one JVM per version) with Debian's JDBC drivers (libxerial-sqlite-jdbc-java,
-libpostgresql-jdbc-java): missing ones fail the test, naming the package.
+that tests/oracles fetches; one JVM per version) with Debian's JDBC drivers
+(libxerial-sqlite-jdbc-java, libpostgresql-jdbc-java): missing ones fail the test, naming the package.
 """
 
 import os
