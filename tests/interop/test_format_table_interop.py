@@ -1,7 +1,7 @@
-"""Format tables between Java Paimon 1.0's HiveCatalog and ours on one Hive metastore: a format table we
-register is a FormatTable to Java (format, location, columns, partition keys, delimiter, comment), and one
-Hive registered (which Java serves as a format table) is one to us too, with the same columns, partition
-keys and delimiter, written and read with Spark's own file sources.
+"""Format tables between Java Paimon's HiveCatalog (1.0 and 2.0, each case against each) and ours on one Hive
+metastore: a format table we register is a FormatTable to Java (format, location, columns, partition keys,
+delimiter, comment), and one Hive registered (which Java serves as a format table) is one to us too, with
+the same columns, partition keys and delimiter, written and read with Spark's own file sources.
 
 Java runs tests/interop/java/FormatTableDriver.java (class path as test_hive_catalog_interop.py's driver).
 """
