@@ -5,7 +5,8 @@
 #   apt-get               PostgreSQL and MariaDB servers and JDBC drivers (catalog tests), Maven
 #   .venv/azurite         Azurite, Azure Storage's emulator, from npm (Azure warehouse tests)
 #   .venv-pypaimon        pypaimon 2.1 in its own venv (the Python oracle)
-#   ~/.cache/paimon-sql   Java Paimon 1.0 (PyPI wheel) and 2.0 (Maven Central), drivers compiled
+#   ~/.cache/paimon-sql   Java Paimon 1.0 (PyPI wheel) and 2.0 (Maven Central), drivers compiled,
+#                         the Spark JVMs' class archive (tests/jvm_archive.py)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
@@ -32,3 +33,6 @@ PY="${PYTHON:-python3}"
   .venv-pypaimon/bin/python -m pip install -q --disable-pip-version-check 'pypaimon==2.1.0'
 # an oracle that cannot be had is named here and fails the tests that need it; the others still run
 (cd tests && ../.venv/bin/python -m oracles >/dev/null) || echo "setup-tests: see above; the tests that need it will fail" >&2
+# the class archive every Spark JVM of the tests maps (tests/jvm_archive.py): written once, about a minute;
+# without it the tests run as they are, slower
+(cd tests && ../.venv/bin/python jvm_archive.py) || echo "setup-tests: no Spark class archive; the tests run slower" >&2

@@ -9,12 +9,13 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 from pypaimon_process import PyPaimonProcess
-from support import TEST_JVM_OPTIONS, free_port, serve
+from jvm_archive import spark_jvm_options
+from support import free_port, serve
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPAIMON_VENV = ROOT / ".venv-pypaimon"
 PYPAIMON_VERSION = "2.1.0"
-os.environ.setdefault("SPARK_SUBMIT_OPTS", TEST_JVM_OPTIONS)  # every Spark JVM the tests start
+os.environ.setdefault("SPARK_SUBMIT_OPTS", spark_jvm_options())  # every Spark JVM the tests start (jvm_archive.py)
 
 
 @pytest.fixture(scope="session")

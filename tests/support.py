@@ -15,7 +15,7 @@ import pyarrow as pa
 # compiles with C1 only and collects with the serial collector: a test runs short statements over
 # small data, where C2's compile threads and G1's concurrent ones cost more CPU than they save
 # (measured on 2 cores: -23% on eight Spark modules, docs/testing.md). JVM flags change no result;
-# a user's Spark keeps the JVM's defaults.
+# a user's Spark keeps the JVM's defaults. Spark's JVMs also map the class archive of jvm_archive.py.
 TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
 # the schema most tests use: the benchmark's shape (id, name, value, dt)

@@ -11,13 +11,15 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
+from jvm_archive import spark_jvm_options
 
 BIN = str(Path(sys.executable).parent / "paimon-sql")
 
 
-# the JIT's quick tier and the serial collector: a short script's JVM spends most of its CPU
-# compiling and collecting, and the test run shares 2 cores with it
-QUICK_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+# the JIT's quick tier, the serial collector and the class archive (tests/jvm_archive.py): a short
+# script's JVM spends most of its CPU loading classes, compiling and collecting, and the test run
+# shares 2 cores with it
+QUICK_OPTS = spark_jvm_options()
 QUICK_JVM = f"spark.driver.extraJavaOptions={QUICK_OPTS}"
 
 

@@ -11,10 +11,13 @@ from __future__ import annotations
 import json
 import os
 
+from jvm_archive import spark_jvm_options
+
 FULL = os.environ.get("PAIMON_SQL_RELIABILITY") == "full"
-# the shells' and servers' JVMs: the quick compiler and the serial GC, for about half the CPU of a default
-# JVM's start-up on the two cores CI has (their statements are few and short: start-up is most of their work)
-QUICK_JVM = ["--conf", "spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"]
+# the shells' and servers' JVMs: the quick compiler, the serial GC and the class archive, for less than half
+# the CPU of a default JVM's start-up on the two cores CI has (their statements are few and short: start-up
+# is most of their work)
+QUICK_JVM = ["--conf", f"spark.driver.extraJavaOptions={spark_jvm_options()}"]
 
 
 def size(ci: int, full: int) -> int:

@@ -44,13 +44,12 @@ from paimon_sql.exceptions import PaimonError
 from paimon_sql.procedures import PROCEDURES
 from paimon_sql.session import spark_error
 from paimon_sql.sql.parse import split_statements
-from reliability.conftest import FULL, record, size
+from reliability.conftest import FULL, QUICK_JVM as RELIABILITY_JVM, record, size
 from spark.conftest import session, spark  # noqa: F401  (fixtures: one SparkSession per run)
 
 SHELL = str(Path(sys.executable).parent / "paimon-sql")
-# the shell's and the server's JVMs: the quick compiler and the serial GC, for half the CPU of a default
-# JVM's start-up on the two cores CI has (their statements are short; start-up is most of their work)
-QUICK_JVM = ["--master", "local[1]", "--conf", "spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"]
+# the shell's and the server's JVMs: one core, and reliability.conftest's quick JVM
+QUICK_JVM = ["--master", "local[1]", *RELIABILITY_JVM]
 CASES = {"session": size(60, 3000), "shell": size(25, 1000), "server": size(30, 1000)}  # + the examples
 PROBE_EVERY = 20
 # Errors Spark raises while it computes a result's rows (Session.sql has returned its DataFrame by then):
