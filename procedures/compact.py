@@ -15,6 +15,7 @@ from typing import Dict, List, Optional
 from paimon_sql.compact.sort_keys import sortable
 from paimon_sql.data.partition_names import specs_predicate
 from paimon_sql.options.core_options import parse_duration_ms
+from paimon_sql.read.postpone import postpone_table
 from paimon_sql.procedures.base import Procedure, optional, register, required
 from paimon_sql.spark.compact import compact
 from paimon_sql.spark.sort_compact import sort_compact
@@ -48,6 +49,10 @@ class CompactProcedure(Procedure):
             raise self.fail(f"table '{args['table']}' is not partitioned: partitions/where select nothing")
         specs = (self.partition_specs(table, args["partitions"]) if args["partitions"]
                  else self.where_specs(session, table, args["where"]) if args["where"] else None)
+        if postpone_table(table) and (specs is not None or buckets is not None or idle_ms is not None):
+            raise self.fail(f"table '{args['table']}' has bucket = -2 (postpone bucket): its compaction assigns "
+                            f"every postpone file to a bucket and takes no partitions, where, buckets or "
+                            f"partition_idle_time, as in Paimon")
         if specs == []:
             return [(True,)]  # no partition matches: nothing to compact, as paimon-spark
         predicate = None if specs is None else specs_predicate(table.schema, specs)

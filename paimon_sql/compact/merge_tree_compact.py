@@ -303,7 +303,7 @@ def plan_units(table: FileStoreTable, partition_predicate: Optional[Predicate] =
     files: Dict[tuple, List[DataFileMeta]] = {}
     total = {}
     for e in table.new_scan().filter(partition_predicate).with_snapshot(base).plan_entries():
-        if buckets is None or (e.partition, e.bucket) in buckets:
+        if e.bucket >= 0 and (buckets is None or (e.partition, e.bucket) in buckets):  # postpone: its own
             files.setdefault((e.partition, e.bucket), []).append(e.file)
             total[(e.partition, e.bucket)] = e.total_buckets
     return [BucketUnit(p, b, total[(p, b)], tuple(files[(p, b)]), base) for p, b in sorted(files)]

@@ -53,6 +53,7 @@ def shown_partition(keys: Sequence[str], values: Sequence[Any], default_name: st
 
 
 MAIN_BRANCH = "main"
+POSTPONE_BUCKET = -2  # bucket = -2: files a postpone writer left for compaction to assign (``bucket-postpone``)
 
 
 def branch_path(table_root: str, branch: str) -> str:
@@ -152,8 +153,10 @@ class PathFactory:
                         for k, text in self.partition_spec(values))
 
     def bucket_dir(self, partition_values: Sequence[Any], bucket: int) -> str:
+        """``bucket-<n>``; the postpone bucket (-2) is ``bucket-postpone``, as Paimon names it."""
         part = self.partition_dir(partition_values)
-        return f"{self.root}/{part}/bucket-{bucket}" if part else f"{self.root}/bucket-{bucket}"
+        name = "postpone" if bucket == POSTPONE_BUCKET else bucket
+        return f"{self.root}/{part}/bucket-{name}" if part else f"{self.root}/bucket-{name}"
 
     def new_data_file_name(self, prefix: str = "data-") -> str:
         return f"{prefix}{self._uuid}-{next(self._counter)}.{self.file_format}"

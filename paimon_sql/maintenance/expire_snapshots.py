@@ -30,6 +30,7 @@ import logging
 from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Set, Union
 
 from paimon_sql.exceptions import CorruptMetadataError, PaimonError, SnapshotNotFoundError
+from paimon_sql.io.paths import POSTPONE_BUCKET
 from paimon_sql.manifest.manifest_file import ADD, DELETE
 from paimon_sql.snapshot import changelog_lifecycle
 from paimon_sql.snapshot.references import References, branch_tables, changelog_ids, changelog_path
@@ -113,6 +114,8 @@ def expire_after_commit(table: FileStoreTable) -> int:
     write (which a caller might retry, writing its rows twice)."""
     if table.options.get("write-only"):
         return 0
+    if table.schema.is_primary_key_table and table.options.bucket == POSTPONE_BUCKET:
+        return 0  # as Paimon (no expire runnable for a postpone table): its compaction commits expire
     try:
         consumer_ttl = table.options.get("consumer.expiration-time")
         if consumer_ttl is not None:  # first, so that a consumer gone idle no longer holds snapshots (Paimon's order)

@@ -27,6 +27,7 @@ from paimon_sql.exceptions import InvalidOptionError, SnapshotNotFoundError
 from paimon_sql.manifest import manifest_file
 from paimon_sql.manifest.manifest_file import ADD, DataFileMeta
 from paimon_sql.mergetree.interval_partition import sections
+from paimon_sql.read.postpone import postpone_table, real_buckets
 from paimon_sql.read.split import Split
 from paimon_sql.snapshot.changelog_lifecycle import snapshot_or_changelog
 from paimon_sql.snapshot.references import changelog_path
@@ -72,8 +73,11 @@ def _snapshot_id(table: FileStoreTable, text: str) -> int:
     return table.tag_manager.get(text).snapshot.id
 
 
-def splits(scan, start: int, end: int, mode: str) -> list:
-    """The splits of an incremental read of ``scan``'s table over (start, end]."""
+def splits(scan, start: int, end: int, mode: str, streaming: bool = False) -> list:
+    """The splits of an incremental read of ``scan``'s table over (start, end]. A postpone table's
+    postpone-bucket files are not read by a batch read; a stream without a changelog producer reads
+    them as they were committed, each file as it is (Paimon's stream scan: real buckets only when a
+    changelog producer writes the changes at compaction)."""
     table = scan.table
     if mode == "diff":
         return _diff_splits(scan, start, end)
@@ -91,10 +95,14 @@ def splits(scan, start: int, end: int, mode: str) -> list:
         else:
             continue
         entries += [e for n in names for e in table.manifest_entries(n) if e.kind == ADD]
+    postpone = [] if not (streaming and table.options.get("changelog-producer") == "none") else \
+        [e for e in entries if e.bucket < 0 and postpone_table(table)]
+    entries = real_buckets(table, entries)
     groups: Dict[Tuple[bytes, int], List[DataFileMeta]] = {}
     for e in entries:
         groups.setdefault((e.partition, e.bucket), []).append(e.file)
-    return [_split(table, p, b, files, merge=mode == "delta") for (p, b), files in sorted(groups.items())]
+    out = [_split(table, p, b, files, merge=mode == "delta") for (p, b), files in sorted(groups.items())]
+    return out + [_split(table, e.partition, e.bucket, [e.file], merge=False) for e in postpone]
 
 
 def readable_until(table: FileStoreTable, start: int, end: int) -> int:
@@ -132,7 +140,8 @@ def _live(table: FileStoreTable, snapshot_id: int) -> Dict[Tuple[bytes, int], Di
     snap = table.snapshot_manager.snapshot(snapshot_id)
     metas = table.manifest_list(snap.base_manifest_list) + table.manifest_list(snap.delta_manifest_list)
     out: Dict[Tuple[bytes, int], Dict[str, DataFileMeta]] = {}
-    for e in manifest_file.merge_entries([e for m in metas for e in table.manifest_entries(m.file_name)]):
+    for e in real_buckets(table, manifest_file.merge_entries([e for m in metas
+                                                               for e in table.manifest_entries(m.file_name)])):
         out.setdefault((e.partition, e.bucket), {})[e.file.file_name] = e.file
     return out
 

@@ -30,6 +30,7 @@ from paimon_sql.manifest.manifest_file import DataFileMeta, ManifestEntry, Manif
 from paimon_sql.mergetree.interval_partition import sections
 from paimon_sql.mergetree.levels import num_levels
 from paimon_sql.read import file_skipping, incremental
+from paimon_sql.read.postpone import real_buckets
 from paimon_sql.read.split import Split
 from paimon_sql.read.split_read import SplitReader
 from paimon_sql.snapshot.changelog_lifecycle import snapshot_or_changelog
@@ -208,7 +209,7 @@ class TableScan:
             start, end, mode = window
             return Plan(snapshot_or_changelog(self.table, end), incremental.splits(self, start, end, mode), stats)
         snap = self.snapshot()
-        entries = self._entries(snap, stats) if snap is not None else []
+        entries = real_buckets(self.table, self._entries(snap, stats) if snap is not None else [])
         pk = self.table.schema.is_primary_key_table
         merge_on_write = pk and bool(self.table.options.get("deletion-vectors.enabled"))
         if pk and (merge_on_write or self.table.options.merge_engine == "first-row"):

@@ -351,4 +351,6 @@ def check_option_changes(options: Mapping[str, str], changes: Mapping[str, str])
             raise SchemaError(f"option '{key}' cannot be changed after the table is created")
     old, new = opts.CoreOptions(options).bucket, opts.CoreOptions({**options, **changes}).bucket
     if old != new and (old < 0 or new < 0):
-        raise SchemaError(f"option 'bucket' cannot change between dynamic and fixed ({old} -> {new})")
+        mode = {-1: "dynamic", -2: "postpone"}
+        raise SchemaError(f"option 'bucket' cannot change between {mode.get(min(old, new), 'fixed')} and "
+                          f"{mode.get(max(old, new), 'fixed')} ({old} -> {new})")

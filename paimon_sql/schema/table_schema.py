@@ -134,6 +134,9 @@ class TableSchema:
                 raise SchemaError("bucket-key must not contain partition columns")
             if self.primary_keys and not set(bucket_key) <= set(self.primary_keys):
                 raise SchemaError("bucket-key of a primary-key table must be part of the primary key")
+        if not self.primary_keys and bucket == -2:  # Paimon's SchemaValidation, in its words
+            raise SchemaError("The number of buckets needs to be greater than 0. "
+                              "(postpone bucket mode, bucket = -2, is for primary-key tables)")
         if not self.primary_keys and bucket > 0 and not bucket_key:
             raise SchemaError("an append table with a fixed 'bucket' needs 'bucket-key'")
         if self.cross_partition_update:  # Paimon's SchemaValidation, in its words

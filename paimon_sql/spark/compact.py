@@ -13,16 +13,22 @@ from __future__ import annotations
 from functools import partial
 from typing import Optional, Sequence
 
+from paimon_sql.commit.table_commit import LAST_SAFE_SNAPSHOT
 from paimon_sql.compact.merge_tree_compact import compact_unit, plan_units
+from paimon_sql.compact.postpone_compact import postpone_messages
 from paimon_sql.data.predicate import Predicate
 from paimon_sql.exceptions import PaimonError
+from paimon_sql.read.postpone import postpone_table
 from paimon_sql.spark.tasks import guarded, run_tasks
 
 
 def compact(spark, table, partition_predicate: Optional[Predicate] = None, full: bool = False,
             buckets: Optional[Sequence[tuple]] = None) -> Optional[int]:
     """Compact the table's buckets (as :func:`~paimon_sql.compact.merge_tree_compact.compact_table` chooses them)
-    in Spark tasks, one per bucket; returns the COMPACT snapshot's id, None when nothing changed."""
+    in Spark tasks, one per bucket; returns the COMPACT snapshot's id, None when nothing changed.
+    A postpone table (``bucket = -2``) is compacted by :func:`compact_postpone`."""
+    if postpone_table(table):
+        return compact_postpone(spark, table)
     units = plan_units(table, partition_predicate, buckets)
     if not units:
         return None
@@ -35,3 +41,14 @@ def compact(spark, table, partition_predicate: Optional[Predicate] = None, full:
         commit.abort(messages)
         raise PaimonError(f"compaction of table {table.name} failed, nothing committed: {errors[0]}")
     return commit.commit_or_abort(messages)
+
+
+def compact_postpone(spark, table) -> Optional[int]:
+    """A postpone table's compaction (:mod:`paimon_sql.compact.postpone_compact`), on the driver: its
+    postpone files' rows into real buckets (a new partition gets ``postpone.default-bucket-num``
+    buckets, else Spark's default parallelism, as paimon-spark), one COMPACT snapshot, committed
+    only if no other writer committed since the snapshot it read (Paimon's strict mode)."""
+    base, messages = postpone_messages(table, spark.sparkContext.defaultParallelism)
+    if not messages:
+        return None
+    return table.copy({LAST_SAFE_SNAPSHOT: str(base)}).new_commit().commit_or_abort(messages)

@@ -102,7 +102,7 @@ class PaimonStreamReader(DataSourceStreamReader):
             splits += scan.with_snapshot(start["snapshot"]).plan().splits
         if end["snapshot"] > start["snapshot"]:
             mode = "delta" if self.table.options.get("changelog-producer") == "none" else "changelog"
-            splits += incremental.splits(scan, start["snapshot"], end["snapshot"], mode)
+            splits += incremental.splits(scan, start["snapshot"], end["snapshot"], mode, streaming=True)
         return [_SplitPartition(s) for s in splits]
 
     def read(self, partition) -> Iterator[pa.RecordBatch]:

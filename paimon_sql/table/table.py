@@ -15,11 +15,12 @@ from urllib.parse import urlparse
 
 import pyarrow as pa
 
-from paimon_sql.commit.table_commit import TableCommit
+from paimon_sql.commit.table_commit import LAST_SAFE_SNAPSHOT, TableCommit
 from paimon_sql.compact.merge_tree_compact import BucketCompactor, compact_table
+from paimon_sql.compact.postpone_compact import postpone_messages
 from paimon_sql.data import binary_row
 from paimon_sql.data.partition_names import specs_predicate
-from paimon_sql.exceptions import BranchError, TableNotFoundError
+from paimon_sql.exceptions import BranchError, PaimonError, TableNotFoundError
 from paimon_sql.format.file_format import check_format
 from paimon_sql.io import FileIO
 from paimon_sql.io.catalog_environment import NO_CATALOG, CatalogEnvironment
@@ -31,6 +32,7 @@ from paimon_sql.manifest import manifest_file
 from paimon_sql.mergetree.merge_function import for_schema
 from paimon_sql.options import core_options as opts
 from paimon_sql.options.core_options import check_usable
+from paimon_sql.read.postpone import postpone_table
 from paimon_sql.read.scan import TableScan, in_partitions
 from paimon_sql.schema.schema_change import check_option_changes
 from paimon_sql.schema.schema_manager import SchemaManager
@@ -202,6 +204,12 @@ class FileStoreTable:
         """Compact the table's buckets (``partitions``: a predicate on partition columns) into one
         COMPACT snapshot: primary-key buckets' LSM trees (``full``: every bucket into its max level),
         append buckets' small files (``full``: all but leading full-size ones). Returns the snapshot id."""
+        if postpone_table(self):  # as on Spark, with this machine's cores for Spark's default parallelism
+            if partitions is not None:
+                raise PaimonError(f"table {self.name}: a postpone table's compaction takes no partitions")
+            base, messages = postpone_messages(self, os.cpu_count() or 1)
+            return self.copy({LAST_SAFE_SNAPSHOT: str(base)}).new_commit().commit_or_abort(messages) \
+                if messages else None
         return compact_table(self, partitions, full)
 
     def rewrite_file_index(self, partitions=None) -> Optional[int]:

@@ -18,6 +18,7 @@ commits once (see :mod:`paimon_sql.commit.table_commit`).
 from __future__ import annotations
 
 import os
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 
@@ -27,8 +28,10 @@ import pyarrow.compute as pc
 
 from paimon_sql.data import binary_row, row_kind
 from paimon_sql.exceptions import PaimonError, SchemaError, SnapshotNotFoundError
+from paimon_sql.io.paths import POSTPONE_BUCKET
 from paimon_sql.manifest.manifest_file import DataFileMeta
 from paimon_sql.schema.table_schema import SEQUENCE_NUMBER, VALUE_KIND
+from paimon_sql.write import postpone
 from paimon_sql.write.commit_message import CommitMessage, delete_files
 from paimon_sql.write.cross_partition import CrossPartitionAssigner
 from paimon_sql.write.dynamic_bucket import DynamicBucketAssigner
@@ -73,10 +76,18 @@ class TableWrite:
     existing sequence numbers or levels). Primary-key buckets are compacted after each flush unless
     ``write-only`` is set; ``full-compaction.delta-commits`` forces a full compaction every N commits."""
 
-    def __init__(self, table: FileStoreTable, compactor: Callable[..., BucketCompactor], overwrite: bool = False):
+    def __init__(self, table: FileStoreTable, compactor: Callable[..., BucketCompactor], overwrite: bool = False,
+                 postpone_plan: Optional[Dict[bytes, int]] = None):
         """``compactor(table, partition, bucket, files, snapshot_id)``: a bucket's LSM compaction
         (:class:`~paimon_sql.compact.merge_tree_compact.BucketCompactor`), given by the table as
-        Paimon's writers get their compact manager, so writing does not depend on compaction."""
+        Paimon's writers get their compact manager, so writing does not depend on compaction.
+
+        A postpone table (``bucket = -2``, :mod:`paimon_sql.write.postpone`) is written as paimon-spark
+        writes it in batch: into real buckets, write-only (``postpone.batch-write-fixed-bucket``,
+        the default), or else into the postpone bucket, as Paimon's postpone writers (Avro files,
+        no stats, rows in arrival order, invisible until compaction). ``postpone_plan``
+        (partition → bucket count): the write of a postpone compaction, which compacts the buckets
+        it writes into."""
         self.table = table
         self._new_compactor = compactor
         self.schema = table.schema
@@ -95,8 +106,24 @@ class TableWrite:
         self._input_changelog = self.is_pk and self.options.get("changelog-producer") == "input"
         self._buffer_limit = self.options.get("write-buffer-size")
         bucket = self.options.bucket
-        if bucket == -2:
-            raise PaimonError(f"table {table.name}: postpone bucket mode (bucket = -2) is not supported")
+        self._postpone: Optional[str] = None  # "fixed", "bucket" (postpone files) or "compact"
+        self._plan: Dict[bytes, int] = {}  # postpone table: each partition's bucket count in this write
+        self._postpone_meta = None
+        if bucket == POSTPONE_BUCKET and self.is_pk:
+            if postpone_plan is not None:
+                self._postpone, self._plan = "compact", dict(postpone_plan)
+                self._compaction = True
+            else:
+                fixed = self.options.get("postpone.batch-write-fixed-bucket")
+                self._postpone = "fixed" if fixed else "bucket"
+                self._plan = postpone.decode_plan(self.options.raw.get(postpone.PLAN_OPTION))
+                self._compaction = False  # Paimon writes both write-only; compaction assigns and compacts
+                if not fixed:  # compaction writes the changelog of what it assigns
+                    self._input_changelog = False
+                    self._postpone_files = table.copy({"file.format": "avro", "metadata.stats-mode": "none"})
+                    # Paimon's postpone writer prefix: one per writer, which compaction reads in order
+                    self._postpone_prefix = (f"data--u-{uuid.uuid4()}-s-{int.from_bytes(os.urandom(4), 'big') >> 1}"
+                                             f"-w-")
         self._dynamic = self._cross = None
         if self.is_pk and bucket == -1 and self.schema.cross_partition_update:
             self._cross = CrossPartitionAssigner(table)
@@ -172,7 +199,37 @@ class TableWrite:
             return binary_row.bucket_of(hashes, bucket)
         if self._dynamic is not None:
             return self._dynamic.assign(data, partition_codes, partition_values)
-        return None  # bucket-unaware: every row in bucket 0
+        if self._postpone in ("fixed", "compact"):
+            return self._postpone_buckets(data, partition_codes, partition_values)
+        return None  # bucket-unaware: every row in bucket 0; postpone files: the postpone bucket
+
+    def _postpone_buckets(self, data: pa.Table, partition_codes: np.ndarray, partition_values) -> np.ndarray:
+        """A postpone table's rows hashed into their partition's bucket count (kept by a partition
+        with real buckets, planned for a new one: :mod:`paimon_sql.write.postpone`)."""
+        keys = self.schema.bucket_keys
+        hashes = binary_row.hash_rows([data.column(k) for k in keys], [f.type for f in self.schema.fields_of(keys)])
+        part_types = [f.type for f in self.schema.fields_of(self.schema.partition_keys)]
+        counts = np.empty(data.num_rows, np.int64)
+        for code, values in partition_values.items():
+            mask = partition_codes == code
+            pbytes = binary_row.to_bytes(values, part_types)
+            if pbytes not in self._plan:
+                self._plan[pbytes] = self._new_partition_buckets(pbytes, data, mask)
+            counts[mask] = self._plan[pbytes]
+        return binary_row.bucket_of(hashes, counts)
+
+    def _new_partition_buckets(self, pbytes: bytes, data: pa.Table, mask: np.ndarray) -> int:
+        if self._postpone_meta is None:
+            self._postpone_meta = postpone.bucket_metadata(self.table, self._restore_base())
+        known, postponed = self._postpone_meta
+        if pbytes in known:
+            return known[pbytes]
+        if self._postpone == "compact":
+            raise PaimonError(f"table {self.table.name}: postpone compaction has no bucket count for a partition")
+        rows = int(mask.sum())
+        size = 0 if self.options.get("postpone.target-row-num-per-bucket") is not None else \
+            int(postpone.row_sizes(data.filter(pa.array(mask)), self.schema).sum())
+        return postpone.infer_write_buckets(self.options, rows, size, 0 if self._overwrite else postponed.get(pbytes, 0))
 
     def _partition_codes(self, data: pa.Table):
         """Per-row partition code and, per code, the partition's values."""
@@ -212,6 +269,8 @@ class TableWrite:
             self._next_seq = {}
             base = self._restore_base()
             for e in ([] if self._overwrite or not base else self.table.new_scan().with_snapshot(base).plan_entries()):
+                if e.bucket < 0:  # a postpone writer starts its own sequence, as Paimon's ignores earlier files
+                    continue
                 key = (e.partition, e.bucket)
                 self._next_seq[key] = max(self._next_seq.get(key, 0), e.file.max_sequence_number + 1)
                 self._restored_files.setdefault(key, []).append(e.file)
@@ -258,7 +317,7 @@ class TableWrite:
         for g, idx in _group_rows(group):
             first_row = int(idx[0])
             pvals = pvalues[int(pcodes[first_row])]
-            bucket = 0 if buckets is None else int(buckets[first_row])
+            bucket = (POSTPONE_BUCKET if self._postpone == "bucket" else 0) if buckets is None else int(buckets[first_row])
             pbytes = binary_row.to_bytes(pvals, part_types)
             first = next_seq.get((pbytes, bucket), 0)
             next_seq[(pbytes, bucket)] = first + len(idx)
@@ -267,7 +326,11 @@ class TableWrite:
                 seq[idx] = group_seq
             groups.append((g, idx, pvals, pbytes, bucket, group_seq))
         self._check_bucket_count({pbytes for _, _, _, pbytes, _, _ in groups})
-        if self.is_pk:
+        if self._postpone == "bucket":  # as Paimon's postpone writer: every row in arrival order, unfolded
+            all_kinds = kinds if kinds is not None else pa.array(np.zeros(n, np.int8))
+            jobs = [(_Take(data, idx), pvals, pbytes, bucket, group_seq, all_kinds.take(pa.array(idx)))
+                    for g, idx, pvals, pbytes, bucket, group_seq in groups]
+        elif self.is_pk:
             jobs = self._primary_key_slices(data, kinds, group, seq, groups)
         else:
             jobs = [(_Take(data, idx), pvals, pbytes, bucket, group_seq, None)
@@ -281,7 +344,14 @@ class TableWrite:
         return [(pbytes, bucket) for _, _, _, pbytes, bucket, _ in groups]
 
     def _message(self, key: Tuple[bytes, int]) -> CommitMessage:
-        return self._messages.setdefault(key, CommitMessage(key[0], key[1], self.options.bucket))
+        return self._messages.setdefault(key, CommitMessage(key[0], key[1], self._total_buckets(key)))
+
+    def _total_buckets(self, key: Tuple[bytes, int]) -> int:
+        """What the files' manifest entries record as totalBuckets: the table's ``bucket``, and for a
+        postpone table's real buckets the partition's bucket count."""
+        if self._postpone is None or key[1] == POSTPONE_BUCKET:
+            return self.options.bucket
+        return self._plan[key[0]]
 
     def _run(self, jobs) -> None:
         """Write the (partition, bucket) slices; Arrow's writers release the GIL, so threads overlap."""
@@ -320,6 +390,11 @@ class TableWrite:
         for key, result in zip(keys, results):
             if result is not None:
                 self._fold_compaction(self._message(key), result)
+
+    def compact_buckets(self, keys: List[Tuple[bytes, int]]) -> None:
+        """Compact these buckets (not fully), written to or not: a postpone compaction's real
+        buckets with level-0 files."""
+        self._compact(list(keys), full=False)
 
     def _fold_compaction(self, msg: CommitMessage, result) -> None:
         """A compaction may consume what an earlier one of this write produced: those files never
@@ -383,7 +458,10 @@ class TableWrite:
         """Write one (partition, bucket) slice as level-0 files (or changelog files) rolled at size."""
         if isinstance(rows, _Take):
             rows = rows()
-        if self.is_pk:
+        if bucket == POSTPONE_BUCKET:
+            files = write_files(self._postpone_files, kv_table(self.schema, rows, seq, kinds), pvals, bucket,
+                                prefix=self._postpone_prefix)
+        elif self.is_pk:
             files = write_files(self.table, kv_table(self.schema, rows, seq, kinds), pvals, bucket, prefix=prefix)
         else:
             files = write_files(self.table, rows, pvals, bucket, first_sequence=int(seq[0]))
