@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from typing import List, Optional
 
+import numpy as np
 import pyarrow as pa
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -33,6 +34,7 @@ from paimon_sql.schema.schema_change import AddColumn
 from paimon_sql.spark import native_write
 from paimon_sql.spark.columns import BUCKET_COLUMN, ROWKIND_COLUMN
 from paimon_sql.spark.types import can_store_assign, spark_datatype
+from paimon_sql.write import postpone
 
 MERGE_SCHEMA = "write.merge-schema"
 PLANNED = "paimon.planned"  # a write this module planned: the DataFrame API hooks pass it to Spark as it is
@@ -133,16 +135,24 @@ def merge_schema(table, schema: StructType):
     return add_columns(table, [f for f in schema.fields if f.name.lower() not in known])
 
 
-def _with_bucket(df: DataFrame, table) -> DataFrame:
+def _with_bucket(df: DataFrame, table, plan: Optional[dict] = None) -> DataFrame:
+    """``df`` with each row's bucket (``plan``: a postpone table's bucket count per partition)."""
     keys = table.schema.bucket_keys
     types = [f.type for f in table.schema.fields_of(keys)]
     buckets = table.options.bucket
     arrow_types = {f.name: f.type.to_arrow() for f in table.schema.fields_of(keys)}
+    table_schema = table.schema
 
     def add_bucket(batches):
         for batch in batches:
             cols = [batch.column(k).cast(arrow_types[k]) for k in keys]
-            b = binary_row.bucket_of(binary_row.hash_rows(cols, types), buckets)
+            counts = buckets
+            if plan is not None:
+                codes, partitions = postpone.partition_groups(pa.Table.from_batches([batch]), table_schema)
+                counts = np.empty(batch.num_rows, np.int64)
+                for code, pbytes in partitions.items():
+                    counts[codes == code] = plan[pbytes]
+            b = binary_row.bucket_of(binary_row.hash_rows(cols, types), counts)
             yield batch.append_column(BUCKET_COLUMN, pa.array(b, pa.int32()))
 
     schema = StructType(df.schema.fields + [StructField(BUCKET_COLUMN, IntegerType(), False)])
@@ -157,9 +167,39 @@ def distribute(df: DataFrame, table) -> DataFrame:
     parts = [] if table.schema.cross_partition_update else [F.col(f"`{k}`") for k in table.schema.partition_keys]
     if table.options.bucket > 0:
         return _with_bucket(df, table).repartition(*parts, F.col(BUCKET_COLUMN))
+    plan = postpone.decode_plan(table.options.raw.get(postpone.PLAN_OPTION))
+    if plan and postpone.batch_fixed_bucket(table):  # a postpone table's batch write: planned buckets
+        return _with_bucket(df, table, plan).repartition(*parts, F.col(BUCKET_COLUMN))
     if table.schema.is_primary_key_table:
         return df.repartition(*parts) if parts else df.coalesce(1)
     return df
+
+
+def postpone_plan(df: DataFrame, table, overwrite: bool) -> dict:
+    """A postpone table's bucket count per partition for a batch write of ``df`` into real buckets
+    (:mod:`paimon_sql.write.postpone`): a partition with real buckets keeps its count; a new one's
+    is inferred from its rows in ``df`` (one Spark job summing rows and sizes per partition), as
+    paimon-spark's writer does before it writes."""
+    known, postponed = postpone.bucket_metadata(table, table.snapshot_manager.latest_id())
+    if not table.schema.partition_keys and known:
+        return known
+    schema = table.schema
+    with_size = table.options.get("postpone.target-row-num-per-bucket") is None
+    out = StructType([StructField("p", T.BinaryType(), False), StructField("n", T.LongType(), False),
+                      StructField("s", T.LongType(), False)])
+
+    def stats(batches):
+        for batch in batches:
+            got = postpone.batch_stats(pa.Table.from_batches([batch]), schema, with_size)
+            yield pa.RecordBatch.from_pydict({"p": list(got), "n": [v[0] for v in got.values()],
+                                              "s": [v[1] for v in got.values()]},
+                                             schema=pa.schema([("p", pa.binary()), ("n", pa.int64()),
+                                                               ("s", pa.int64())]))
+
+    totals = {}
+    for row in df.mapInArrow(stats, out).groupBy("p").agg(F.sum("n").alias("n"), F.sum("s").alias("s")).collect():
+        totals[bytes(row["p"])] = (int(row["n"]), int(row["s"]))
+    return postpone.write_plan(table.options, known, postponed, totals, overwrite)
 
 
 def location_options(table, warehouse: Optional[str]) -> dict:
@@ -182,6 +222,10 @@ def write_dataframe(df: DataFrame, table, warehouse: Optional[str], overwrite: b
     ``warehouse`` None: the table was loaded by its location."""
     if native_write.eligible(table) and ROWKIND_COLUMN not in df.columns:
         return native_write.write(df, table, overwrite, partition_spec, dynamic)
+    if postpone.batch_fixed_bucket(table):  # every task must hash a partition into the same count
+        plan = postpone_plan(df, table, overwrite)
+        options = {**(options or {}), postpone.PLAN_OPTION: postpone.encode_plan(plan)}
+        table = table.copy({postpone.PLAN_OPTION: options[postpone.PLAN_OPTION]})
     writer = distribute(df, table).write.format("paimon").options(**(options or {}))
     writer = writer.options(**location_options(table, warehouse)).option(PLANNED, "true")
     if partition_spec:

@@ -28,6 +28,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from paimon_sql.data import binary_row
 from paimon_sql.data.types import AtomicType
 from paimon_sql.io.paths import POSTPONE_BUCKET
 
@@ -124,3 +125,55 @@ def row_sizes(data: pa.Table, schema) -> np.ndarray:
         if f.name in data.column_names:
             total += _var_size(data.column(f.name).combine_chunks(), f.type)
     return total
+
+
+def partition_groups(data: pa.Table, schema) -> Tuple[np.ndarray, Dict[int, bytes]]:
+    """Each row's partition code and each code's partition BinaryRow (rows in ``data`` may carry
+    other Arrow types than the table's: the partition values are cast first)."""
+    keys = schema.partition_keys
+    if not keys:
+        return np.zeros(data.num_rows, np.int64), {0: binary_row.to_bytes([], [])}
+    fields = schema.fields_of(keys)
+    codes, dictionaries = None, []
+    for f in fields:
+        enc = pc.dictionary_encode(data.column(f.name).combine_chunks().cast(f.type.to_arrow()), null_encoding="encode")
+        idx = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        size = len(enc.dictionary)
+        codes = idx if codes is None else codes * size + idx
+        dictionaries.append((enc.dictionary.to_pylist(), size))
+    out = {}
+    for code in np.unique(codes):
+        rest, values = int(code), []
+        for d, size in reversed(dictionaries):
+            values.append(d[rest % size])
+            rest //= size
+        out[int(code)] = binary_row.to_bytes(list(reversed(values)), [f.type for f in fields])
+    return codes, out
+
+
+def batch_stats(data: pa.Table, schema, with_size: bool) -> Dict[bytes, Tuple[int, int]]:
+    """(rows, BinaryRow bytes) of each partition in ``data``: a write's input, summed per task."""
+    codes, partitions = partition_groups(data, schema)
+    sizes = row_sizes(data, schema) if with_size else None
+    out = {}
+    for code, pbytes in partitions.items():
+        mask = codes == code
+        out[pbytes] = (int(mask.sum()), int(sizes[mask].sum()) if sizes is not None else 0)
+    return out
+
+
+def write_plan(options, known: Dict[bytes, int], postponed: Dict[bytes, int],
+               stats: Dict[bytes, Tuple[int, int]], overwrite: bool) -> Dict[bytes, int]:
+    """Every partition's bucket count for a fixed-bucket batch write with these per-partition
+    ``stats`` (:func:`batch_stats`): as Paimon 2.0's Spark writer plans it."""
+    plan = dict(known)
+    for pbytes, (rows, size) in stats.items():
+        if pbytes not in plan:
+            plan[pbytes] = infer_write_buckets(options, rows, size, 0 if overwrite else postponed.get(pbytes, 0))
+    return plan
+
+
+def batch_fixed_bucket(table) -> bool:
+    """A postpone table written into real buckets (``postpone.batch-write-fixed-bucket``)."""
+    return (table.schema.is_primary_key_table and table.options.bucket == POSTPONE_BUCKET
+            and bool(table.options.get("postpone.batch-write-fixed-bucket")))
