@@ -9,7 +9,9 @@ Commands:
   {"op": "snapshots", "warehouse": W, "table": "db.t"}                → [snapshot ids]
   {"op": "bucket_of", "warehouse": W, "table": "db.t"}                → {"<json row>": bucket} of files
   {"op": "scenario", "warehouse": W, "name": S}                        → builds a named table
-  {"op": "append", "warehouse": W, "table": "db.t", "rows": [...]}     → appends rows (one commit)
+  {"op": "append", "warehouse": W, "table": "db.t", "rows": [...], "fixed": F} → appends rows (one commit;
+                                                                        a postpone table's: fixed buckets if F)
+  {"op": "files", "warehouse": W, "table": "db.t"}                     → [bucket, total_buckets, level, name]
 """
 
 import datetime
@@ -125,8 +127,31 @@ def _scenario(cat, name):
         commit(cat.get_table("db.composite_key"),
                 pa.table({"a": [i % 13 for i in range(100)], "b": [f"s{i}-long-string-{i}" for i in range(100)],
                           "v": list(range(100))}, schema=schema))
+    elif name == "postpone":  # bucket = -2: postpone writes (invisible), a fixed-bucket write, deletes
+        schema = pa.schema(list(SCHEMA) + [pa.field("op", pa.string())])
+        cat.create_table("db.postpone", Schema.from_pyarrow_schema(
+            schema, partition_keys=["dt"], primary_keys=["id", "dt"],
+            options={"bucket": "-2", "rowkind.field": "op"}), False)
+        t = cat.get_table("db.postpone")
+        commit(t, pa.table({"id": [1, 2, 3, 1], "name": ["a", "b", "c", "a2"], "value": [1.0, 2.0, 3.0, 1.5],
+                             "dt": ["x", "x", "y", "x"], "op": ["+I", "+I", "+I", "+U"]}, schema=schema))
+        commit_fixed(t, pa.table({"id": [4, 5], "name": ["d", "e"], "value": [4.0, 5.0], "dt": ["x", "z"],
+                                   "op": ["+I", "+I"]}, schema=schema))
+        commit(t, pa.table({"id": [2, 6], "name": ["b", "f"], "value": [2.0, 6.0], "dt": ["x", "y"],
+                             "op": ["-D", "+I"]}, schema=schema))
     else:
         raise SystemExit(f"unknown scenario {name}")
+
+
+def commit_fixed(table, data):
+    """One batch commit of a postpone table written straight into real buckets (pypaimon's
+    ``new_postpone_fixed_bucket_write_builder``, its postpone.batch-write-fixed-bucket)."""
+    wb = table.new_postpone_fixed_bucket_write_builder()
+    w, c = wb.new_write(), wb.new_commit()
+    w.write_arrow(data)
+    c.commit(w.prepare_commit())
+    w.close()
+    c.close()
 
 
 def _bucket_of(cat, name):
@@ -157,11 +182,17 @@ def run(cmd):
     if op == "scenario":
         _scenario(cat, cmd["name"])
         return "ok"
-    if op == "append":
+    if op == "append":  # "fixed": a postpone table's rows into real buckets (else its postpone bucket)
         t = cat.get_table(cmd["table"])
         schema = _read(cat, cmd["table"]).schema
-        commit(t, pa.Table.from_pylist(cmd["rows"], schema=schema))
+        (commit_fixed if cmd.get("fixed") else commit)(t, pa.Table.from_pylist(cmd["rows"], schema=schema))
         return "ok"
+    if op == "files":  # [bucket, total_buckets, level, file name] of every live file
+        t = cat.get_table(cmd["table"])
+        scan = t.new_read_builder().new_scan().file_scanner
+        manifests, _ = scan.manifest_scanner()
+        entries = scan.manifest_file_manager.read_entries_parallel(manifests)
+        return sorted([e.bucket, e.total_buckets, e.file.level, e.file.file_name] for e in entries)
     raise SystemExit(f"unknown op {op}")
 
 
