@@ -308,7 +308,7 @@ class TableCommit:
     def _rebase_sequences(self, m: CommitMessage, latest: Optional[Snapshot], redo) -> None:
         """Rewrite ``m``'s new files above the sequence numbers a concurrent commit gave the bucket."""
         ours = m.new_files + m.changelog_files
-        if not ours:
+        if not ours or m.bucket < 0:  # the postpone bucket: no sequence (-1); compaction numbers its rows
             return
         changes = self._changes_since(m.base_snapshot, latest, m.partition, m.bucket)
         if changes is None:  # history expired: any live file of the bucket may be a concurrent commit's

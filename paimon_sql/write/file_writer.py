@@ -38,10 +38,12 @@ def kv_table(schema, rows: pa.Table, seq: np.ndarray, kinds: pa.Array) -> pa.Tab
 
 def write_files(table: FileStoreTable, file_table: pa.Table, partition_values, bucket: int, level: int = 0,
                 file_source: int = FILE_SOURCE_APPEND, prefix: str = "data-",
-                first_sequence: Optional[int] = None) -> List[DataFileMeta]:
+                first_sequence: Optional[int] = None, postpone: bool = False) -> List[DataFileMeta]:
     """Write ``file_table`` under the bucket's directory; files roll at the target size.
 
     ``first_sequence``: append tables store no sequence column, so their rows are numbered from it.
+    ``postpone``: a postpone-bucket file, described as Paimon's postpone writer describes it (no
+    value stats and no value stats columns, key stats of mode ``none``).
     A failure deletes the files this call wrote.
     """
     options = table.options
@@ -67,7 +69,7 @@ def write_files(table: FileStoreTable, file_table: pa.Table, partition_values, b
                 raise
             seq_range = None if first_sequence is None else (first_sequence + start, first_sequence + pos - 1)
             part = file_table.slice(start, pos - start)
-            meta = file_meta(table, name, size, part, level, file_source, seq_range, writer.metadata)
+            meta = file_meta(table, name, size, part, level, file_source, seq_range, writer.metadata, postpone)
             if not prefix.startswith("changelog"):  # data files carry indexes, changelog files none
                 try:
                     embedded, extra = write_index(table, part, path)
@@ -99,16 +101,16 @@ def _stats(part: pa.Table, fields, mode: str, footer) -> stats.SimpleStats:
 
 
 def file_meta(table: FileStoreTable, name: str, size: int, part: pa.Table, level: int, file_source: int,
-              seq_range=None, footer=None) -> DataFileMeta:
+              seq_range=None, footer=None, postpone: bool = False) -> DataFileMeta:
     schema = table.schema
-    value_stats = _stats(part, schema.fields, table.options.stats_mode, footer)
+    value_stats = stats.EMPTY_STATS if postpone else _stats(part, schema.fields, table.options.stats_mode, footer)
     if schema.is_primary_key_table:
         key_fields = schema.key_fields()
         key_types = [f.type for f in key_fields]
         first = [part.column(f.name)[0].as_py() for f in key_fields]
         last = [part.column(f.name)[part.num_rows - 1].as_py() for f in key_fields]
         min_key, max_key = binary_row.to_bytes(first, key_types), binary_row.to_bytes(last, key_types)
-        key_stats = _stats(part, key_fields, "full", footer)
+        key_stats = _stats(part, key_fields, "none" if postpone else "full", footer)
         kinds = part.column(VALUE_KIND)
         deletes = int(pc.sum(pc.invert(row_kind.is_add(kinds))).as_py() or 0)
         mm = pc.min_max(part.column(SEQUENCE_NUMBER))
@@ -123,7 +125,7 @@ def file_meta(table: FileStoreTable, name: str, size: int, part: pa.Table, level
         schema_id=schema.id, level=level, extra_files=(),
         creation_time=dt.datetime.now(dt.timezone.utc).replace(microsecond=0),
         delete_row_count=deletes, embedded_index=None, file_source=file_source,
-        value_stats_cols=None, external_path=None)
+        value_stats_cols=() if postpone else None, external_path=None)
 
 
 def key_columns(schema) -> List[str]:

@@ -328,8 +328,9 @@ class TableWrite:
         self._check_bucket_count({pbytes for _, _, _, pbytes, _, _ in groups})
         if self._postpone == "bucket":  # as Paimon's postpone writer: every row in arrival order, unfolded
             all_kinds = kinds if kinds is not None else pa.array(np.zeros(n, np.int8))
-            jobs = [(_Take(data, idx), pvals, pbytes, bucket, group_seq, all_kinds.take(pa.array(idx)))
-                    for g, idx, pvals, pbytes, bucket, group_seq in groups]
+            # Paimon 2.0's postpone writer records no sequence: -1 (compaction numbers the rows)
+            jobs = [(_Take(data, idx), pvals, pbytes, bucket, np.full(len(idx), -1, np.int64),
+                     all_kinds.take(pa.array(idx))) for g, idx, pvals, pbytes, bucket, group_seq in groups]
         elif self.is_pk:
             jobs = self._primary_key_slices(data, kinds, group, seq, groups)
         else:
@@ -460,7 +461,7 @@ class TableWrite:
             rows = rows()
         if bucket == POSTPONE_BUCKET:
             files = write_files(self._postpone_files, kv_table(self.schema, rows, seq, kinds), pvals, bucket,
-                                prefix=self._postpone_prefix)
+                                prefix=self._postpone_prefix, postpone=True)
         elif self.is_pk:
             files = write_files(self.table, kv_table(self.schema, rows, seq, kinds), pvals, bucket, prefix=prefix)
         else:
