@@ -21,7 +21,7 @@ def db(session):
 @pytest.mark.parametrize("props, match", [
     ("'dynamic-bucket.target-row-num' = '0'", "'dynamic-bucket.target-row-num' must be at least 1, got '0'"),
     ("'num-sorted-run.compaction-trigger' = '-1'", "'num-sorted-run.compaction-trigger' must be at least 1"),
-    ("'bucket' = '-2'", "'bucket' must be -1 or between 1 and 2147483647.*postpone bucket mode -2 is not supported"),
+    ("'bucket' = '-3'", "'bucket' must be between -2 and -1 or between 1 and 2147483647.*-2 .postpone bucket."),
     ("'bucket' = '99999999999'", "'bucket' expects a Integer value.*out of the 32-bit range"),
     ("'commit.max-retries' = '-1'", "'commit.max-retries' must be at least 0"),
     ("'sequence.field' = 'nope'", "'sequence.field' names unknown column.s. nope"),

@@ -74,3 +74,18 @@ def test_compaction_takes_no_partitions_and_append_tables_refuse_minus_two(sessi
         session.sql("CREATE TABLE a (k INT) TBLPROPERTIES ('bucket' = '-2')")
     with pytest.raises(Exception, match="postpone.merge-on-read"):
         session.sql("ALTER TABLE t SET TBLPROPERTIES ('postpone.merge-on-read' = 'true')")
+
+
+def test_fixed_bucket_overwrite_replaces_postpone_rows_too(session):
+    session.sql("CREATE TABLE t (k INT, v STRING) TBLPROPERTIES ('primary-key' = 'k', 'bucket' = '-2', "
+                "'postpone.batch-write-fixed-bucket' = 'false')")
+    session.sql("INSERT INTO t SELECT id, CAST(id AS STRING) FROM range(0, 1000)")
+    assert rows(session, "SELECT count(*) FROM t") == [(0,)]
+    session.sql("INSERT INTO t /*+ OPTIONS('postpone.batch-write-fixed-bucket' = 'true') */ "
+                "SELECT id, CAST(id AS STRING) FROM range(0, 1000)")
+    assert rows(session, "SELECT count(*), sum(k) FROM t") == [(1000, 499500)]
+    assert buckets(session) == [-2, 0]
+    session.sql("INSERT OVERWRITE t /*+ OPTIONS('postpone.batch-write-fixed-bucket' = 'true') */ "
+                "SELECT id, CAST(id AS STRING) FROM range(0, 500)")
+    assert rows(session, "SELECT count(*), sum(k) FROM t") == [(500, 124750)]
+    assert buckets(session) == [0]

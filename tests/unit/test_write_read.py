@@ -196,13 +196,16 @@ def test_dynamic_bucket_keeps_keys_in_place(catalog):
     assert max(buckets.values()) == 3  # 40 keys, 10 per bucket
 
 
-def test_postpone_bucket_is_refused(catalog):
-    with pytest.raises(PaimonError, match="postpone"):
-        catalog.create_table_from_arrow("db.p", SCHEMA, primary_keys=["id"], options={"bucket": "-2"})
-    t = catalog.create_table_from_arrow("db.p", SCHEMA, primary_keys=["id"])  # as Java Paimon may store it:
-    t.schema_manager.commit(replace(t.schema, id=1, options={"bucket": "-2"}))
-    with pytest.raises(PaimonError, match="postpone"):
-        catalog.get_table("db.p").write_arrow(batch([1]))
+def test_postpone_bucket_writes_real_buckets_and_reads_them_only(catalog):
+    t = catalog.create_table_from_arrow("db.p", SCHEMA, primary_keys=["id"], options={"bucket": "-2"})
+    t.write_arrow(batch([1, 2, 3]))  # postpone.batch-write-fixed-bucket: real buckets, visible
+    t.copy({"postpone.batch-write-fixed-bucket": "false"}).write_arrow(batch([4], ["late"]))
+    assert sorted(r["id"] for r in rows(t)) == [1, 2, 3]  # the postpone bucket is invisible
+    assert {(e.bucket, e.total_buckets) for e in t.new_scan().plan_entries()} == {(0, 1), (-2, -2)}
+    t.compact()
+    assert sorted(r["id"] for r in rows(t)) == [1, 2, 3, 4]
+    with pytest.raises(SchemaError, match="greater than 0"):
+        catalog.create_table_from_arrow("db.a", SCHEMA, options={"bucket": "-2"})
 
 
 def test_append_fixed_bucket_by_bucket_key(catalog):
