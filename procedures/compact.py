@@ -15,8 +15,8 @@ from typing import Dict, List, Optional
 from paimon_sql.compact.sort_keys import sortable
 from paimon_sql.data.partition_names import specs_predicate
 from paimon_sql.options.core_options import parse_duration_ms
-from paimon_sql.read.postpone import postpone_table
 from paimon_sql.procedures.base import Procedure, optional, register, required
+from paimon_sql.read.postpone import postpone_table
 from paimon_sql.spark.compact import compact
 from paimon_sql.spark.sort_compact import sort_compact
 

@@ -151,7 +151,7 @@ def _with_bucket(df: DataFrame, table, plan: Optional[dict] = None) -> DataFrame
                 codes, partitions = postpone.partition_groups(pa.Table.from_batches([batch]), table_schema)
                 counts = np.empty(batch.num_rows, np.int64)
                 for code, pbytes in partitions.items():
-                    counts[codes == code] = plan[pbytes]
+                    counts[codes == code] = plan.get(pbytes, 1)
             b = binary_row.bucket_of(binary_row.hash_rows(cols, types), counts)
             yield batch.append_column(BUCKET_COLUMN, pa.array(b, pa.int32()))
 
@@ -222,10 +222,21 @@ def write_dataframe(df: DataFrame, table, warehouse: Optional[str], overwrite: b
     ``warehouse`` None: the table was loaded by its location."""
     if native_write.eligible(table) and ROWKIND_COLUMN not in df.columns:
         return native_write.write(df, table, overwrite, partition_spec, dynamic)
+    persisted = None
     if postpone.batch_fixed_bucket(table):  # every task must hash a partition into the same count
+        persisted = df = df.persist()  # planned and written from the same rows, as paimon-spark
         plan = postpone_plan(df, table, overwrite)
         options = {**(options or {}), postpone.PLAN_OPTION: postpone.encode_plan(plan)}
         table = table.copy({postpone.PLAN_OPTION: options[postpone.PLAN_OPTION]})
+    try:
+        _save(df, table, warehouse, overwrite, partition_spec, dynamic, options)
+    finally:
+        if persisted is not None:
+            persisted.unpersist()
+
+
+def _save(df: DataFrame, table, warehouse: Optional[str], overwrite: bool, partition_spec: Optional[dict],
+          dynamic: bool, options: Optional[dict]) -> None:
     writer = distribute(df, table).write.format("paimon").options(**(options or {}))
     writer = writer.options(**location_options(table, warehouse)).option(PLANNED, "true")
     if partition_spec:

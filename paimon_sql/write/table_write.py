@@ -120,7 +120,7 @@ class TableWrite:
                 self._compaction = False  # Paimon writes both write-only; compaction assigns and compacts
                 if not fixed:  # compaction writes the changelog of what it assigns
                     self._input_changelog = False
-                    self._postpone_files = table.copy({"file.format": "avro", "metadata.stats-mode": "none"})
+                    self._postpone_files = _postpone_file_table(table)
                     # Paimon's postpone writer prefix: one per writer, which compaction reads in order
                     self._postpone_prefix = (f"data--u-{uuid.uuid4()}-s-{int.from_bytes(os.urandom(4), 'big') >> 1}"
                                              f"-w-")
@@ -229,7 +229,8 @@ class TableWrite:
         rows = int(mask.sum())
         size = 0 if self.options.get("postpone.target-row-num-per-bucket") is not None else \
             int(postpone.row_sizes(data.filter(pa.array(mask)), self.schema).sum())
-        return postpone.infer_write_buckets(self.options, rows, size, 0 if self._overwrite else postponed.get(pbytes, 0))
+        postponed_rows = 0 if self._overwrite else postponed.get(pbytes, 0)  # an overwrite replaces them
+        return postpone.infer_write_buckets(self.options, rows, size, postponed_rows)
 
     def _partition_codes(self, data: pa.Table):
         """Per-row partition code and, per code, the partition's values."""
@@ -317,7 +318,8 @@ class TableWrite:
         for g, idx in _group_rows(group):
             first_row = int(idx[0])
             pvals = pvalues[int(pcodes[first_row])]
-            bucket = (POSTPONE_BUCKET if self._postpone == "bucket" else 0) if buckets is None else int(buckets[first_row])
+            unbucketed = POSTPONE_BUCKET if self._postpone == "bucket" else 0
+            bucket = unbucketed if buckets is None else int(buckets[first_row])
             pbytes = binary_row.to_bytes(pvals, part_types)
             first = next_seq.get((pbytes, bucket), 0)
             next_seq[(pbytes, bucket)] = first + len(idx)
@@ -477,6 +479,16 @@ class _Take:
 
     def __call__(self) -> pa.Table:
         return self.table.take(pa.array(self.indices))
+
+
+def _postpone_file_table(table: FileStoreTable) -> FileStoreTable:
+    """The table as Paimon's postpone writer writes its files: Avro, no stats (a compression
+    Avro lacks, e.g. a Parquet-only codec, becomes Avro's zstd)."""
+    postponed = {"file.format": "avro", "metadata.stats-mode": "none"}
+    try:
+        return table.copy(postponed)
+    except PaimonError:
+        return table.copy({**postponed, "file.compression": "zstd"})
 
 
 def _present(codes: np.ndarray) -> np.ndarray:

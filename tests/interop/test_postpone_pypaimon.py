@@ -7,6 +7,7 @@ read the same rows. We write one (fixed-bucket and postpone writes), pypaimon re
 postpone rows of its own, and our compaction assigns them too."""
 
 import pytest
+from spark.conftest import rows, session, spark  # noqa: F401  (fixtures: one SparkSession per run)
 
 from paimon_sql.catalog import load_catalog
 
@@ -75,3 +76,18 @@ def test_pypaimon_reads_our_postpone_table_and_we_compact_its_rows(pypaimon, war
     pypaimon(op="append", warehouse=warehouse, table="db.ours", rows=[{"id": 22, "name": "p22", "dt": "b"}],
              fixed=True)
     assert read() == _ours(catalog.get_table("db.ours")) and len(read()) == 13
+
+
+def test_sql_select_on_a_pypaimon_postpone_table(pypaimon, warehouse, session):  # noqa: F811
+    """The issue's case: SELECT in Spark's Python workers on pypaimon's postpone table gives
+    pypaimon's answer (no false 'data file .../bucket--2/... is missing'), then CALL sys.compact."""
+    pypaimon(op="scenario", warehouse=warehouse, name="postpone")
+    select = "SELECT id, name, dt FROM db.postpone ORDER BY id, dt"
+    expected = [(r["id"], r["name"], r["dt"]) for r in
+                _sorted(pypaimon(op="read", warehouse=warehouse, table="db.postpone"))]
+    assert rows(session, select) == expected == [(4, "d", "x"), (5, "e", "z")]
+    assert -2 in {b for (b,) in rows(session, "SELECT bucket FROM db.`postpone$files`")}
+    session.sql("CALL sys.compact(table => 'db.postpone')")
+    assert rows(session, select) == POSTPONE_ROWS_AFTER_COMPACTION
+    assert [(r["id"], r["name"], r["dt"]) for r in
+            _sorted(pypaimon(op="read", warehouse=warehouse, table="db.postpone"))] == POSTPONE_ROWS_AFTER_COMPACTION
