@@ -8,12 +8,11 @@ what a Java or pypaimon writer may leave for us); the driver's ``compact`` is pa
 SparkPostponeCompactProcedure run with Paimon's own classes. Each side reads what the other wrote
 and compacted: the same rows, postpone rows invisible until a compaction assigns them buckets."""
 
-import json
-import subprocess
 from pathlib import Path
 
 import pyarrow as pa
 import pytest
+from java_paimon import Driver, ok
 from oracles import OracleUnavailable
 from oracles.paimon_java import driver_command
 
@@ -28,19 +27,18 @@ SCHEMA = pa.schema([pa.field("k", pa.int32(), nullable=False), ("v", pa.string()
 
 @pytest.fixture(scope="module")
 def command():
+    """The module's one JVM of the driver (each command on a catalog of its own)."""
     try:
-        return driver_command(DRIVER, version="2.0")
+        driver = Driver(driver_command(DRIVER, version="2.0"))
     except OracleUnavailable as e:
         pytest.fail(f"Java Paimon 2.0 is needed for this test: {e}", pytrace=False)
+    with driver:
+        yield driver
 
 
-def java(command, warehouse: str, *args):
+def java(command: Driver, warehouse: str, op: str, arg: str = ""):
     """One driver command's result; AssertionError with Java's exception when it failed."""
-    proc = subprocess.run(command + [warehouse, *args], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    answer = json.loads([line for line in proc.stdout.splitlines() if line.startswith("{")][-1])
-    assert "error" not in answer, f"Java Paimon failed: {answer['error']}"
-    return answer["result"]
+    return ok(command.batch({"warehouse": warehouse, "commands": [{"op": op, "arg": arg}]})[0])
 
 
 def ours(warehouse: str) -> list:

@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode;
+
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;
@@ -46,8 +48,9 @@ import org.apache.paimon.utils.CloseableIterator;
  * Java Paimon 2.0 on a postpone bucket table ({@code bucket = -2}): {@code db.t} (k INT, v STRING,
  * pt INT, primary key (k, pt), partitioned by pt).
  *
- * <p>Usage: {@code java PostponeDriver <warehouse> <command> [argument]}; prints one JSON line:
- * {"result": ...} or {"error": ...}. Commands:
+ * <p>Served as DriverSupport serves batches: {@code {"warehouse": ..., "commands": [{"op": ...,
+ * "arg": ...}, ...]}}, each command answered by its result or {"error": ...}, on a catalog of its own
+ * (a fresh view of the table). Commands:
  *
  * <ul>
  *   <li>{@code create [key=value,...]}: the table, with these options beside {@code bucket = -2};
@@ -66,37 +69,36 @@ public class PostponeDriver {
     private static final Identifier ID = Identifier.create("db", "t");
 
     public static void main(String[] args) throws Exception {
-        Map<String, Object> out = new LinkedHashMap<>();
-        try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(new Path(args[0])))) {
-            String arg = args.length > 2 ? args[2] : "";
-            switch (args[1]) {
-                case "create":
-                    out.put("result", create(catalog, arg));
-                    break;
-                case "write":
-                    out.put("result", write((FileStoreTable) catalog.getTable(ID), arg));
-                    break;
-                case "compact":
-                    out.put("result", compact((FileStoreTable) catalog.getTable(ID), Integer.parseInt(arg)));
-                    break;
-                case "read":
-                    out.put("result", read((FileStoreTable) catalog.getTable(ID)));
-                    break;
-                case "files":
-                    out.put("result", files((FileStoreTable) catalog.getTable(ID)));
-                    break;
-                default:
-                    throw new IllegalArgumentException("unknown command " + args[1]);
-            }
-        } catch (Exception e) {
-            Throwable root = e;
-            while (root.getCause() != null) {
-                root = root.getCause();
-            }
-            out.put("error", e + (root == e ? "" : " <- " + root));
+        DriverSupport.serve(args, PostponeDriver::batch);
+    }
+
+    /** A batch {"warehouse": ..., "commands": [{"op": ..., "arg": ...}, ...]}: one answer a command. */
+    private static void batch(JsonNode input) throws Exception {
+        Path warehouse = new Path(input.get("warehouse").asText());
+        for (JsonNode cmd : input.get("commands")) {
+            DriverSupport.answer(() -> {
+                try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(warehouse))) {
+                    return run(catalog, cmd.get("op").asText(), cmd.path("arg").asText(""));
+                }
+            });
         }
-        System.out.println(DriverSupport.JSON.writeValueAsString(out));
-        System.out.flush();
+    }
+
+    private static Object run(Catalog catalog, String op, String arg) throws Exception {
+        switch (op) {
+            case "create":
+                return create(catalog, arg);
+            case "write":
+                return write((FileStoreTable) catalog.getTable(ID), arg);
+            case "compact":
+                return compact((FileStoreTable) catalog.getTable(ID), Integer.parseInt(arg));
+            case "read":
+                return read((FileStoreTable) catalog.getTable(ID));
+            case "files":
+                return files((FileStoreTable) catalog.getTable(ID));
+            default:
+                throw new IllegalArgumentException("unknown command " + op);
+        }
     }
 
     private static String create(Catalog catalog, String options) throws Exception {
