@@ -5,8 +5,9 @@ A database is a metastore database at ``<warehouse>/<db>.db`` (comment, owner an
 in its description, owner and parameters). A table is a metastore table at ``<warehouse>/<db>.db/<t>``
 whose columns are the Paimon columns in Hive's types, with Paimon's storage handler, serde and
 input/output formats and the parameters Paimon writes (``table_type`` = ``PAIMON``,
-``storage_handler``, ``comment``, the table options prefixed ``hive.`` without the prefix, or all
-options with the catalog option ``sync-all-properties``). The schema files stay in the table
+``storage_handler``, ``comment`` and every table option with ``primary-key``, ``partition`` and
+``bucket-key``, as Paimon 2.0 does by default; with the catalog option ``sync-all-properties`` = false,
+Paimon 1.0's default, only the options prefixed ``hive.``, without the prefix). The schema files stay in the table
 directory as in every catalog; each schema change (ALTER TABLE) updates the metastore's columns
 and parameters, and a change the metastore refuses is undone. Names are lower case, as the
 metastore keeps them (Paimon refuses upper case in a case-insensitive catalog).
@@ -85,7 +86,7 @@ class HiveCatalog(FileSystemCatalog):
         self.uris = metastore_uris(self.options)
         self.pool = ClientPool(self.uris, _int_option(self.options, "client-pool-size", 2))
         self.lock = lock_settings(self.options, self.io.scheme != "")
-        self.sync_all_properties = flag(self.options, "sync-all-properties", False)
+        self.sync_all_properties = flag(self.options, "sync-all-properties", True)
 
     @staticmethod
     def _lower(kind: str, name: str) -> str:

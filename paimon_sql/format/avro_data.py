@@ -1,7 +1,7 @@
-"""Avro data files as Java Paimon 1.0 writes them (``AvroSchemaConverter``, ``FieldWriterFactory``).
+"""Avro data files as Java Paimon 2.0 writes them (``AvroSchemaConverter``, ``FieldWriterFactory``).
 
-The schema is Java's, name for name: ``["null", record]`` with the top record named
-``org.apache.paimon.avro.generated.record`` (Java's row type is nullable), a
+The schema is Java's, name for name: the top record named ``org.apache.paimon.avro.generated.record``
+(2.0 writes the record itself; 1.0 wrote the union ``["null", record]``, and both read either), a
 nested ROW ``<parent>_<field>``; a nullable type is the union ``["null", T]`` and a nullable record
 field has ``"default": null``. ARRAY elements and string-keyed MAP values reuse the parent's name. A
 MAP (or MULTISET, values INT) with a CHAR/VARCHAR key is an Avro ``map``; any other key type makes
@@ -90,10 +90,10 @@ def _record(fields: List[pa.Field], name: str) -> dict:
     return {"type": "record", "name": name, "fields": out}
 
 
-def avro_schema(schema: pa.Schema) -> list:
-    """The Avro schema Java Paimon writes for a data file of this (Arrow) row type: the row type
-    is nullable, so the file's schema is the union of null and the top record."""
-    return ["null", _record(list(schema), TOP_RECORD)]
+def avro_schema(schema: pa.Schema) -> dict:
+    """The Avro schema Java Paimon 2.0 writes for a data file of this (Arrow) row type: the top
+    record (Java Paimon 1.0 wrote ``["null", record]``; readers of either resolve both)."""
+    return _record(list(schema), TOP_RECORD)
 
 
 # -- writing ---------------------------------------------------------------------------------------

@@ -3,6 +3,11 @@
 metastore (parameters, columns, partition keys, formats, partitions), read with the Thrift client
 library directly, and each waits for the other's commit lock (HiveCatalogLock).
 
+The versions differ in the catalog option ``sync-all-properties``, and 2.0 wins: 2.0's default (true) registers
+every table option as a metastore parameter (with ``primary-key``, ``partition``, ``bucket-key``), 1.0's (false)
+only the ``hive.``-prefixed ones, without the prefix. Ours defaults to 2.0's; against 1.0 our catalog is given
+1.0's default, so each case checks both behaviours.
+
 Java runs tests/interop/java/HiveCatalogDriver.java (one JVM per Java Paimon version for the module),
 compiled against the Paimon 1.0 or 2.0 bundle that tests/oracles fetches (2.0's carries HiveCatalog
 too), with the Hive 2.3 client and Hadoop jars the pip pyspark ships (first on the class path: the bundle's own older Hadoop classes lack what the Hive
@@ -55,13 +60,14 @@ def driver(paimon_version):
 
 
 @pytest.fixture
-def setup(driver, tmp_path):
+def setup(driver, tmp_path, paimon_version):
     server = shared_metastore()
     uri = urlparse(server.uri)
     transport = TTransport.TBufferedTransport(TSocket.TSocket(uri.hostname, uri.port))
     transport.open()
     warehouse = str(tmp_path / "warehouse")
-    ours = load_catalog(warehouse, server.options)
+    ours = load_catalog(warehouse, {**server.options, **({"sync-all-properties": "false"}
+                                                        if paimon_version == "1.0" else {})})
     db = f"interop_{uuid.uuid4().hex[:8]}"
     hms = ThriftHiveMetastore.Client(TBinaryProtocol(transport))
     yield ours, JavaHiveCatalog(driver, server.uri, warehouse), hms, db
@@ -77,16 +83,7 @@ def _ours(catalog, name):
     table.write_arrow(pa.table({"id": pa.array([1, 2], pa.int32()), "dt": ["a", "b"]}))
 
 
-# Java Paimon 2.0 wins: the metastore parameters its HiveCatalog registers differ from 1.0's, which ours follow.
-HMS_PARAMETERS_2_0 = pytest.mark.xfail(strict=True, reason=(
-    "Java Paimon 2.0's HiveCatalog registers the table's options as metastore parameters as they are "
-    "('hive.owner-team', 'metastore.partitioned-table', 'partition': 'dt'); paimon-sql registers 1.0's "
-    "('owner-team': the 'hive.' options without their prefix, no others)"))
-
-
-def test_java_and_we_register_a_table_alike_and_read_each_others(setup, paimon_version, request):
-    if paimon_version != "1.0":
-        request.applymarker(HMS_PARAMETERS_2_0)
+def test_java_and_we_register_a_table_alike_and_read_each_others(setup):
     ours, java, hms, db = setup
     ours.create_database(db)
     _ours(ours, f"{db}.mine")
