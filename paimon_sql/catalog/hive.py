@@ -449,8 +449,10 @@ class HiveCatalog(FileSystemCatalog):
     def _parameters(self, schema: TableSchema) -> Dict[str, str]:
         options = schema.options
         if self.sync_all_properties:
-            keys = {"primary-key": schema.primary_keys, "partition": schema.partition_keys,
-                    "bucket-key": schema.bucket_keys}
+            # Java's TableSchema.bucketKeys(): the option, else the trimmed primary keys (an append
+            # table's whole-row bucket key is not one)
+            bucket_keys = schema.core_options().bucket_key or schema.trimmed_primary_keys
+            keys = {"primary-key": schema.primary_keys, "partition": schema.partition_keys, "bucket-key": bucket_keys}
             return {**options, **{k: ",".join(v) for k, v in keys.items() if v}}
         out = {k[len(HIVE_PREFIX):]: v for k, v in options.items() if k.startswith(HIVE_PREFIX)}
         for key in ("partition.expiration-time", "data-file.path-directory"):  # read by other engines

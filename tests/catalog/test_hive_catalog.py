@@ -108,9 +108,11 @@ def test_a_table_is_registered_as_paimon_registers_it(catalog, hms, db, tmp_path
     assert t.sd.serdeInfo.serializationLib == "org.apache.paimon.hive.PaimonSerDe"
     assert urlparse(t.sd.location).path == str(tmp_path / "warehouse" / f"{db}.db" / "t")
     assert t.tableType == "MANAGED_TABLE"
+    # every option, with the keys (sync-all-properties, true by default as in Paimon 2.0)
     assert {k: v for k, v in t.parameters.items() if k not in HMS_STATS} == {
         "table_type": "PAIMON", "storage_handler": "org.apache.paimon.hive.PaimonStorageHandler",
-        "comment": "orders", "owner-team": "bi"}
+        "comment": "orders", "bucket": "2", "hive.owner-team": "bi", "primary-key": "id,dt", "partition": "dt",
+        "bucket-key": "id"}
     assert [(c.name, c.type, c.comment) for c in t.sd.cols] == [
         ("id", "int", "the key"), ("name", "varchar(10)", None), ("s", "string", None), ("c", "string", None),
         ("amount", "decimal(10,2)", None), ("b", "binary", None), ("ts", "timestamp", None),
@@ -163,7 +165,7 @@ def test_schema_changes_reach_the_metastore(catalog, hms, db):
     assert [(c.name, c.type, c.comment) for c in t.sd.cols] == [
         ("id", "int", None), ("v", "string", None), ("extra", "bigint", "new one")]
     assert [c.name for c in t.partitionKeys] == ["dt"]
-    assert t.parameters["note"] == "x"
+    assert t.parameters["hive.note"] == "x"
 
     # the metastore cannot unpartition a table: the change is refused and its schema file undone
     before = table.schema_manager.list_ids()
