@@ -40,7 +40,7 @@ def fields(schema) -> List[DataField]:
     own = {f.name.lower() for f in schema.fields}
     types = {FILE_PATH: parse_type("STRING"), ROW_INDEX: parse_type("BIGINT"),
              PARTITION: RowType(tuple(schema.fields_of(schema.partition_keys))), BUCKET: parse_type("INT"),
-             ROW_ID: parse_type("BIGINT NOT NULL"), SEQUENCE_NUMBER: parse_type("BIGINT NOT NULL")}
+             ROW_ID: parse_type("BIGINT"), SEQUENCE_NUMBER: parse_type("BIGINT")}
     names = NAMES if row_tracking(schema) else NAMES[:-len(TRACKED)]
     return [DataField(_IDS - i, name, types[name]) for i, name in enumerate(names) if name.lower() not in own]
 
