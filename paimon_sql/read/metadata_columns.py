@@ -48,7 +48,7 @@ def fields(schema) -> List[DataField]:
 def row_tracking(schema) -> bool:
     """Whether the table tracks row ids (``row-tracking.enabled``): then ``_ROW_ID`` and
     ``_SEQUENCE_NUMBER`` can be read."""
-    return bool(schema.core_options().get("row-tracking.enabled"))
+    return str(schema.options.get("row-tracking.enabled", "false")).strip().lower() == "true"
 
 
 def check_located(table: FileStoreTable, splits) -> None:
