@@ -21,6 +21,7 @@ from paimon_sql.systables import (  # noqa: F401  (each import registers its tab
     options,
     partitions,
     ro,
+    row_tracking,
     schemas,
     snapshots,
     statistics,

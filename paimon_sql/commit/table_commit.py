@@ -32,6 +32,7 @@ import uuid
 from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence
 
+from paimon_sql.commit import row_tracking
 from paimon_sql.compact.merge_tree_compact import compact_messages
 from paimon_sql.data import binary_row, stats
 from paimon_sql.data.partition_names import specs_predicate
@@ -440,6 +441,11 @@ class TableCommit:
         if merge_all and [m.file_name for m in merged] == [m.file_name for m in base]:
             return None  # compact_manifest with nothing to merge: no snapshot
         base = merged
+        snapshot_id = (latest.id + 1) if latest else 1
+        next_row_id = latest.next_row_id if latest else None
+        if table.options.get("row-tracking.enabled"):
+            entries, next_row_id = row_tracking.assign(entries, snapshot_id, next_row_id,
+                                                       table.options.get("row-tracking.partition-group-on-commit"))
         delta = self._write_manifests(entries, written)
         base_name, base_size = self._write_list(base, written)
         delta_name, delta_size = self._write_list(delta, written)
@@ -453,7 +459,7 @@ class TableCommit:
         removed = sum(e.file.row_count for e in entries if e.kind == DELETE)
         previous_total = (latest.total_record_count or 0) if latest else 0
         return Snapshot(
-            id=(latest.id + 1) if latest else 1, schema_id=schema_id,
+            id=snapshot_id, schema_id=schema_id, next_row_id=next_row_id,
             base_manifest_list=base_name, delta_manifest_list=delta_name,
             commit_user=self.commit_user, commit_identifier=identifier, commit_kind=kind,
             time_millis=int(time.time() * 1000), total_record_count=previous_total + added - removed,
@@ -493,7 +499,7 @@ class TableCommit:
         return ManifestFileMeta(
             name, len(data), sum(1 for e in entries if e.kind == ADD), sum(1 for e in entries if e.kind == DELETE),
             stats.merge_partition_stats(part_values, types), table.schema.id, min(buckets), max(buckets),
-            min(levels), max(levels), None, None, entries[0].total_buckets)
+            min(levels), max(levels), *row_tracking.row_id_range(entries), entries[0].total_buckets)
 
     def _write_list(self, metas: List[ManifestFileMeta], written: List[str]):
         table = self.table

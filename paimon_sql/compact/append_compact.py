@@ -8,6 +8,11 @@ least ``compaction.min.file-num`` files. Rows keep their order and their sequenc
 new files count on from the first old file's), deleted rows are dropped, and the deletion
 vectors of the replaced files leave the bucket's index. Unaware-bucket tables (``bucket`` = -1)
 are compacted the same way per partition; rows there have no order to keep.
+
+A row-tracking table's compacted files hold each row's ``_ROW_ID`` and ``_SEQUENCE_NUMBER`` as
+columns after the table's (``_WRITE_COLS`` lists them; no first row id), as Java's compaction
+writes them (``SpecialFields.rowTypeWithRowTracking``): rows keep their ids whatever file they
+move to.
 """
 
 from __future__ import annotations
@@ -15,13 +20,15 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Dict, List, Sequence
 
+import pyarrow as pa
 from pyroaring import FrozenBitMap
 
 from paimon_sql.data import binary_row
 from paimon_sql.index import deletion_vector as dv
 from paimon_sql.manifest.manifest_file import DELETE, FILE_SOURCE_COMPACT, DataFileMeta
 from paimon_sql.read.split import Split
-from paimon_sql.read.split_read import SplitReader
+from paimon_sql.read.metadata_columns import row_tracking
+from paimon_sql.read.split_read import TRACKING, SplitReader
 from paimon_sql.write.commit_message import CommitMessage, delete_files
 from paimon_sql.write.file_writer import write_files
 
@@ -85,8 +92,17 @@ def _rewrite(table: FileStoreTable, partition: bytes, bucket: int, files: List[D
              vectors) -> List[DataFileMeta]:
     """The rows of ``files`` (deleted ones dropped) written anew as level-0 COMPACT files."""
     dvs = tuple((f.file_name, FrozenBitMap(vectors[f.file_name])) for f in files if f.file_name in vectors)
-    rows = SplitReader(table).read(Split(partition, bucket, tuple(files), deletion_vectors=dvs))
+    split = Split(partition, bucket, tuple(files), deletion_vectors=dvs)
+    tracked = row_tracking(table.schema)
+    reader = SplitReader(table)
+    rows = reader.read_positions(split, tracked=True) if tracked else reader.read(split)
     part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
     schema = table.schema.data_file_arrow_schema()
-    return write_files(table, rows.select(schema.names).cast(schema), binary_row.from_bytes(partition, part_types),
-                       bucket, 0, FILE_SOURCE_COMPACT, first_sequence=files[0].min_sequence_number)
+    if tracked:
+        schema = pa.schema(list(schema) + [pa.field(c, pa.int64(), False) for c in TRACKING])
+    out = write_files(table, rows.select(schema.names).cast(schema), binary_row.from_bytes(partition, part_types),
+                      bucket, 0, FILE_SOURCE_COMPACT, first_sequence=files[0].min_sequence_number)
+    if tracked:  # stats cover the table's columns, named so: the file holds two more
+        out = [replace(f, write_cols=tuple(schema.names), value_stats_cols=tuple(table.schema.field_names))
+               for f in out]
+    return out

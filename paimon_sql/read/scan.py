@@ -22,6 +22,7 @@ import pyarrow as pa
 from pyroaring import FrozenBitMap
 
 from paimon_sql.data import binary_row
+from paimon_sql.data.types import DataField, parse_type
 from paimon_sql.data.predicate import FieldStats, Predicate, and_
 from paimon_sql.exceptions import CorruptMetadataError, SchemaError
 from paimon_sql.index.deletion_vector import bucket_vectors
@@ -32,7 +33,7 @@ from paimon_sql.mergetree.levels import num_levels
 from paimon_sql.read import file_skipping, incremental
 from paimon_sql.read.postpone import real_buckets
 from paimon_sql.read.split import Split
-from paimon_sql.read.split_read import SplitReader
+from paimon_sql.read.split_read import TRACKING, SplitReader
 from paimon_sql.snapshot.changelog_lifecycle import snapshot_or_changelog
 from paimon_sql.snapshot.snapshot import Snapshot
 from paimon_sql.snapshot.time_travel import travel_snapshot
@@ -189,8 +190,7 @@ class TableScan:
             decoded = f.key_stats.decode([t.type for t in schema.fields_of(names)])
         else:
             file_schema = self.table.schema_at(f.schema_id)
-            stat_fields = (file_schema.fields if f.value_stats_cols is None
-                           else [file_schema.field(c) for c in f.value_stats_cols])
+            stat_fields = _stat_fields(file_schema, f)
             decoded = f.value_stats.decode([x.type for x in stat_fields])
             by_id = {x.id: i for i, x in enumerate(stat_fields)}
             names = [None] * len(stat_fields)
@@ -309,3 +309,15 @@ def _partition_stats_lookup(meta, part_fields: Sequence):
     table = {f.name: FieldStats(decoded.mins[i], decoded.maxs[i], decoded.null_counts[i], None)
              for i, f in enumerate(part_fields)}
     return table.get
+
+
+def _stat_fields(file_schema, f: DataFileMeta) -> List[DataField]:
+    """The columns an append file's value stats cover: ``_VALUE_STATS_COLS``, else the file's
+    ``_WRITE_COLS`` (Java's SimpleStatsEvolutions; a row-tracking table's compacted file written by
+    Java has stats for its ``_ROW_ID`` / ``_SEQUENCE_NUMBER`` too: decoded, matched to no column),
+    else the file schema's columns."""
+    cols = f.value_stats_cols if f.value_stats_cols is not None else f.write_cols
+    if cols is None:
+        return list(file_schema.fields)
+    return [DataField(-1 - i, c, parse_type("BIGINT")) if c in TRACKING else file_schema.field(c)
+            for i, c in enumerate(cols)]

@@ -26,12 +26,13 @@ from paimon_sql.format.file_format import read_file
 from paimon_sql.manifest.manifest_file import DataFileMeta
 from paimon_sql.mergetree.interval_partition import sections
 from paimon_sql.read import file_skipping
-from paimon_sql.schema.table_schema import KEY_PREFIX, SEQUENCE_NUMBER, VALUE_KIND
+from paimon_sql.schema.table_schema import KEY_PREFIX, ROW_ID, SEQUENCE_NUMBER, VALUE_KIND
 
 if TYPE_CHECKING:
     from paimon_sql.table.table import FileStoreTable
 
 FILE_COLUMN, POSITION_COLUMN = "__paimon_file", "__paimon_position"
+TRACKING = (ROW_ID, SEQUENCE_NUMBER)  # row tracking's columns, as Java's SpecialFields.rowTypeWithRowTracking
 
 
 class SplitReader:
@@ -108,24 +109,28 @@ class SplitReader:
         return rows.append_column(VALUE_KIND, pa.array(np.zeros(n, np.int8))) \
             .append_column(SEQUENCE_NUMBER, pa.nulls(n, pa.int64()))
 
-    def read_positions(self, split) -> pa.Table:
+    def read_positions(self, split, tracked: bool = False) -> pa.Table:
         """A split's live rows (filtered, projected) with the data file and row position each came
         from (``FILE_COLUMN``, ``POSITION_COLUMN``): what row-level deletes and the metadata columns
         need. Only for rows read as they lie in a file: append files, or primary-key files that need
-        no merge (their retractions dropped)."""
+        no merge (their retractions dropped). ``tracked``: a row-tracking table's ``_ROW_ID`` and
+        ``_SEQUENCE_NUMBER`` too, after the projection (:func:`with_tracking`)."""
         if self.schema.is_primary_key_table and not split.raw_convertible:
             raise PaimonError(f"table {self.table.name}: row positions of a bucket that must be merged")
         parts = []
         for f in self.files_to_read(split):
-            rows = self._read_file(split, f, with_system=self.schema.is_primary_key_table, with_position=True)
+            rows = self._read_file(split, f, with_system=self.schema.is_primary_key_table, with_position=True,
+                                   tracked=tracked)
             if self.schema.is_primary_key_table:
                 rows = rows.filter(row_kind.is_add(rows.column(VALUE_KIND)))
             if self.predicate is not None:
                 rows = rows.filter(self.predicate.to_arrow())
             parts.append(rows.append_column(FILE_COLUMN, pa.repeat(pa.scalar(f.file_name, pa.string()), rows.num_rows)))
-        names = self.projection + [POSITION_COLUMN, FILE_COLUMN]
+        names = self.projection + (list(TRACKING) if tracked else []) + [POSITION_COLUMN, FILE_COLUMN]
         if not parts:
-            empty = self._empty().append_column(POSITION_COLUMN, pa.array([], pa.int64()))
+            empty = self._empty()
+            for name in (TRACKING if tracked else ()) + (POSITION_COLUMN,):
+                empty = empty.append_column(name, pa.array([], pa.int64()))
             return empty.append_column(FILE_COLUMN, pa.array([], pa.string())).select(names)
         return pa.concat_tables(parts).select(names)
 
@@ -173,8 +178,10 @@ class SplitReader:
         """A primary-key file's rows with its key and system columns (what merges consume)."""
         return self._read_file(split, f, with_system=True, with_position=with_position)
 
-    def _read_file(self, split, f: DataFileMeta, with_system: bool, with_position: bool = False) -> pa.Table:
-        """One data file as the current schema's ``read_fields`` (+ key/system columns)."""
+    def _read_file(self, split, f: DataFileMeta, with_system: bool, with_position: bool = False,
+                   tracked: bool = False) -> pa.Table:
+        """One data file as the current schema's ``read_fields`` (+ key/system columns, + the
+        row-tracking columns when ``tracked``)."""
         file_schema = self.table.schema_at(f.schema_id)
         by_id = {x.id: x for x in file_schema.fields}
         wanted: List[Tuple[str, Optional[str], pa.Field]] = []  # (output name, file column, type)
@@ -201,16 +208,22 @@ class SplitReader:
             if old is not None and not isinstance(cur.type, AtomicType) and old.type != cur.type:
                 nested[cur.name] = (old.type, cur.type)
         file_cols = list(dict.fromkeys(c for _, c, _ in wanted if c is not None))
+        if tracked:  # compacted files hold them (their rows' own); a new file's come from its meta
+            file_cols += [c for c in TRACKING if c in (f.write_cols or ())]
         path = self.file_path(split, f)
         vector = split.deletion_vector(f.file_name)
         deleted = np.asarray(vector.to_array(), np.int64) if vector is not None and len(vector) else None
         data = read_file(self.table.io, path, f.file_name.rsplit(".", 1)[-1], file_cols, deleted,
                          file_size=f.file_size, row_count=f.row_count)
-        if with_position:
-            wanted.append((POSITION_COLUMN, POSITION_COLUMN, pa.field(POSITION_COLUMN, pa.int64(), False)))
+        if with_position or tracked:
             positions = np.arange(f.row_count if deleted is not None else data.num_rows, dtype=np.int64)
             if deleted is not None:
                 positions = np.delete(positions, deleted[deleted < len(positions)])
+        if tracked:
+            data = with_tracking(data, f, positions, self.table.name)
+            wanted += [(c, c, pa.field(c, pa.int64(), False)) for c in TRACKING]
+        if with_position:
+            wanted.append((POSITION_COLUMN, POSITION_COLUMN, pa.field(POSITION_COLUMN, pa.int64(), False)))
             data = data.append_column(POSITION_COLUMN, pa.array(positions))
         arrays = []
         for name, col, fld in wanted:
@@ -224,6 +237,27 @@ class SplitReader:
                 arrays.append(arr if arr.type.equals(fld.type) else arr.cast(fld.type))
         return pa.Table.from_arrays(arrays, schema=pa.schema([fld.with_nullable(True) if fld.nullable else fld
                                                               for _, _, fld in wanted]))
+
+
+def with_tracking(data: pa.Table, f: DataFileMeta, positions: np.ndarray, table_name: str) -> pa.Table:
+    """``data`` (one file's live rows at ``positions``) with ``_ROW_ID`` and ``_SEQUENCE_NUMBER`` as
+    Java's DataFileRecordReader gives them: a value the file holds wins (a compacted file keeps its
+    rows' own), else the file's ``first_row_id`` + the row's position and its max sequence number."""
+    n = data.num_rows
+    fallback = {SEQUENCE_NUMBER: lambda: pa.array(np.full(n, f.max_sequence_number, np.int64))}
+    if f.first_row_id is not None:
+        fallback[ROW_ID] = lambda: pa.array(positions + f.first_row_id)
+    for name in TRACKING:
+        held = data.column(name) if name in data.column_names else None
+        if held is not None and held.null_count == 0:
+            continue
+        if name not in fallback:
+            raise PaimonError(f"table {table_name}: data file {f.file_name} has no first row id and no {ROW_ID} "
+                              f"column: its rows have no row ids")
+        value = fallback[name]() if held is None else pc.coalesce(held, fallback[name]())
+        data = data.drop_columns([name]).append_column(name, value) if held is not None else \
+            data.append_column(name, value)
+    return data
 
 
 def evolve(column, old: DataType, new: DataType):

@@ -26,6 +26,8 @@ from paimon_sql.options import core_options as opts
 KEY_PREFIX = "_KEY_"
 SEQUENCE_NUMBER = "_SEQUENCE_NUMBER"
 VALUE_KIND = "_VALUE_KIND"
+ROW_ID = "_ROW_ID"  # row tracking: a row's id, kept through compaction (physical in compacted files)
+ROW_ID_FIELD_ID = 2147483642  # Java's SpecialFields.ROW_ID
 SYSTEM_FIELD_IDS = {SEQUENCE_NUMBER: 2147483646, VALUE_KIND: 2147483645}
 KEY_FIELD_ID_START = 1073741823  # Paimon: key field id = value field id + this
 
@@ -110,6 +112,7 @@ class TableSchema:
         opts.validate(self.options, self.field_names)
         self._check_bucket_setup()
         self._check_branch_merge()
+        self._check_row_tracking()
         check_file_indexes(self, self.options)
         if self.core_options().file_format == "avro":  # as Java's validateDataFields: what Avro cannot hold
             avro_schema(self.data_file_arrow_schema())
@@ -125,6 +128,19 @@ class TableSchema:
         for key in ("deletion-vectors.enabled", "partition.expiration-time"):  # DVs; expiry drops files
             if self.core_options().get(key):
                 raise SchemaError(f"'branch-merge.enabled' cannot be used with '{key}'")
+
+    def _check_row_tracking(self) -> None:
+        """``row-tracking.enabled`` numbers an append table's rows once (Java's
+        SchemaValidation.validateRowTracking): no primary key, no fixed bucket, and no column
+        named as one of the row-tracking columns (``_ROW_ID``, ``_SEQUENCE_NUMBER``)."""
+        if not self.core_options().get("row-tracking.enabled"):
+            return
+        if self.primary_keys:
+            raise SchemaError("Cannot define primary-key for row tracking table.")
+        if self.core_options().bucket != -1:
+            raise SchemaError("Cannot define bucket for row tracking table, it only support bucket = -1")
+        if ROW_ID in self.field_names:
+            raise SchemaError(f"Row tracking field name '{ROW_ID}' conflicts with existing field names.")
 
     def _check_bucket_setup(self) -> None:
         o = self.core_options()

@@ -85,7 +85,9 @@ def _adopt(table, staging: str, moved: List[str]) -> List[CommitMessage]:
     part_fields = schema.fields_of(schema.partition_keys)
     part_types = [f.type for f in part_fields]
     next_seq: Dict[bytes, int] = {}
-    for e in table.new_scan().plan_entries():
+    tracking = table.options.get("row-tracking.enabled")
+    restored = [] if tracking else table.new_scan().plan_entries()
+    for e in restored:  # a row-tracking table's writes count from 0: the commit stamps the snapshot id
         next_seq[e.partition] = max(next_seq.get(e.partition, 0), e.file.max_sequence_number + 1)
     messages: Dict[bytes, CommitMessage] = {}
     mode = table.options.stats_mode
@@ -105,7 +107,7 @@ def _adopt(table, staging: str, moved: List[str]) -> List[CommitMessage]:
                     raise PaimonError(f"staged file {name} holds several partitions of {table.name}")
                 pvals.append(None if n == meta.num_rows else lo)
             pbytes = binary_row.to_bytes(pvals, part_types)
-            first = next_seq.get(pbytes, 0)
+            first = 0 if tracking else next_seq.get(pbytes, 0)  # each task a writer of its own, as Java's
             next_seq[pbytes] = first + meta.num_rows
             file_name = table.paths.new_data_file_name()
             target = table.paths.data_file_path(pvals, 0, file_name)

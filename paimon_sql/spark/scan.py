@@ -231,7 +231,9 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
     read_meta = [c for c in wanted_meta if c != metadata_columns.PARTITION]  # what each read adds
     if metadata_columns.LOCATED & set(read_meta):
         metadata_columns.check_located(table, splits)
-    native = native_splits(table, splits) if _no_time_columns(fields) else []
+    # row ids come from each file's manifest entry (or the ids a compacted file holds): our reader
+    native = native_splits(table, splits) if _no_time_columns(fields) and \
+        not set(metadata_columns.TRACKED) & set(read_meta) else []
     frames = []
     skipped, native_count = None, len(native)
     if native and file_skipping.applies(table, predicate):

@@ -23,6 +23,7 @@ from pyspark.sql.types import BinaryType, StructField, StructType
 from paimon_sql.commit.table_commit import LAST_SAFE_SNAPSHOT
 from paimon_sql.compact import sort_keys
 from paimon_sql.data import predicate as P
+from paimon_sql.exceptions import PaimonError
 from paimon_sql.spark.scan import scan_dataframe
 
 ORDER, ZORDER, HILBERT = "order", "zorder", "hilbert"
@@ -56,7 +57,11 @@ def sort_dataframe(df: DataFrame, strategy: str, columns: List[str], partition_k
 
 def sort_compact(session, table, strategy: str, columns: List[str], predicate: Optional[P.Predicate]) -> bool:
     """Rewrite the partitions ``predicate`` selects (all when None) sorted by ``strategy`` over
-    ``columns``, as one OVERWRITE snapshot; False when they hold no file (nothing is committed)."""
+    ``columns``, as one OVERWRITE snapshot; False when they hold no file (nothing is committed).
+    A row-tracking table is refused: its rows, rewritten as new files, would get new row ids."""
+    if table.options.get("row-tracking.enabled"):
+        raise PaimonError(f"table {table.name}: sort compaction of a row-tracking table is not supported (the "
+                          "rewritten rows would get new _ROW_IDs); CALL sys.compact without an order keeps them")
     snapshot = table.snapshot_manager.latest_id()
     if snapshot is None or not table.new_scan().filter(predicate).with_snapshot(snapshot).plan_entries():
         return False

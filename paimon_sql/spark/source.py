@@ -254,12 +254,16 @@ class PaimonReader(DataSourceReader):
 
 
 def with_metadata(reader, split, fields, names: Sequence[str]) -> pa.Table:
-    """A split's rows with the metadata columns ``names`` (file path, row index, bucket)."""
-    located = bool(metadata_columns.LOCATED & set(names))
-    rows = reader.read_positions(split) if located else reader.read(split)
+    """A split's rows with the metadata columns ``names`` (file path, row index, bucket, and a
+    row-tracking table's ``_ROW_ID`` / ``_SEQUENCE_NUMBER``)."""
+    tracked = bool(set(metadata_columns.TRACKED) & set(names))
+    located = tracked or bool(metadata_columns.LOCATED & set(names))
+    rows = reader.read_positions(split, tracked) if located else reader.read(split)
     out = to_spark_arrow(rows, fields)
     for name in names:
-        if name == metadata_columns.ROW_INDEX:
+        if name in metadata_columns.TRACKED:
+            column = rows.column(name)
+        elif name == metadata_columns.ROW_INDEX:
             column = rows.column(POSITION_COLUMN)
         elif name == metadata_columns.FILE_PATH:  # by file name: one path per file, taken per row
             paths = pa.array([reader.file_path(split, f) for f in split.files], pa.string())

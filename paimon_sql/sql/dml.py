@@ -341,9 +341,21 @@ def commit_append_changes(table, gone: pa.Table, new_rows: Optional[pa.Table]) -
     table.new_commit().commit_or_abort(messages)
 
 
+def check_row_tracking(table, verb: str) -> None:
+    """A row-tracking table keeps each row's ``_ROW_ID``: Paimon's UPDATE and MERGE INTO rewrite
+    rows with their ids, and copy-on-write DELETE keeps the survivors' ids. Here a rewritten row
+    would get a new id, so only DELETE by deletion vectors (no row moves) is done."""
+    if not table.options.get("row-tracking.enabled"):
+        return
+    if verb != "DELETE" or not table.options.get("deletion-vectors.enabled"):
+        raise PaimonError(f"table {table.name}: {verb} on a row-tracking table is not supported (rewritten rows "
+                          "would get new _ROW_IDs); DELETE works with 'deletion-vectors.enabled' = 'true'")
+
+
 def change_append_rows(session, target: exp.Table, table, where, sets: Optional[Dict[str, exp.Expression]]):
     """UPDATE (``sets``) or DELETE on an append table: Spark finds the matching rows' data files and
     positions; they are deleted and, for UPDATE, their new values written, in one snapshot."""
+    check_row_tracking(table, "DELETE" if sets is None else "UPDATE")
     qualifier = target.alias_or_name
     with located_rows(session, table) as view:
         source = exp.Table(this=exp.to_identifier(view), alias=exp.TableAlias(this=exp.to_identifier(qualifier)))

@@ -29,8 +29,8 @@ from paimon_sql.exceptions import PaimonError
 from paimon_sql.read import fallback_read
 from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
 from paimon_sql.spark.columns import ROWKIND_COLUMN
-from paimon_sql.sql.dml import (check_assignments, check_row_changes, commit_append_changes, located_rows,
-                                with_table_types, write_changes)
+from paimon_sql.sql.dml import (check_assignments, check_row_changes, check_row_tracking, commit_append_changes,
+                                located_rows, with_table_types, write_changes)
 
 _T, _S = "__paimon_target_row", "__paimon_source_row"
 
@@ -44,6 +44,7 @@ def merge_into(session, node: exp.Merge):
         write_changes(session, table, session.query_dataframe(_query(node, table, target, located=False)))
         return None
     # an append table: matched rows are deleted by position, updated and inserted rows written
+    check_row_tracking(table, "MERGE INTO")
     with located_rows(session, table) as view:
         relation = exp.Table(this=exp.to_identifier(view), alias=exp.TableAlias(
             this=exp.to_identifier(target.alias_or_name)))

@@ -14,12 +14,12 @@ from typing import Dict, List, Optional
 from sqlglot import exp
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.read.metadata_columns import NAMES
+from paimon_sql.read.metadata_columns import LOWER_NAMES
 
 
 def wanted(tree: exp.Expression) -> bool:
     """Whether a statement names a metadata column anywhere (Spark matches names without case)."""
-    return any(i.name.lower() in NAMES for i in tree.find_all(exp.Identifier))
+    return any(i.name.lower() in LOWER_NAMES for i in tree.find_all(exp.Identifier))
 
 
 def edits(tree: exp.Expression, columns: Dict[int, List[str]]) -> list:

@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 from pyroaring import BitMap
 
 from paimon_sql.data import binary_row
-from paimon_sql.exceptions import CommitConflictError
+from paimon_sql.exceptions import CommitConflictError, PaimonError
 from paimon_sql.format.file_format import read_file
 from paimon_sql.index import deletion_vector as dv
 from paimon_sql.manifest.manifest_file import ADD, DELETE, IndexManifestEntry
@@ -108,6 +108,9 @@ def _read_vectors(table: FileStoreTable, entries: List[IndexManifestEntry]) -> D
 
 
 def _copy_on_write(table: FileStoreTable, positions: Positions) -> List[CommitMessage]:
+    if table.options.get("row-tracking.enabled"):  # a rewritten file's rows would get new row ids
+        raise PaimonError(f"table {table.name}: deleting rows of a row-tracking table by rewriting its files is not "
+                          "supported (the kept rows would get new _ROW_IDs); set 'deletion-vectors.enabled' = 'true'")
     live = {(e.partition, e.bucket, e.file.file_name): e for e in table.new_scan().plan_entries()}
     part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
     messages: Dict[Tuple[bytes, int], CommitMessage] = {}

@@ -5,7 +5,8 @@ python pypaimon_driver.py -  → commands from stdin, one a line, each answered 
 one process (its imports, about 2 s of CPU) for many commands (tests/pypaimon_process.py).
 
 Commands:
-  {"op": "read", "warehouse": W, "table": "db.t", "snapshot": N|null, "tag": T|null}   → rows (list of dicts)
+  {"op": "read", "warehouse": W, "table": "db.t", "snapshot": N|null, "tag": T|null,
+   "columns": [...]|null}                                              → rows (list of dicts)
   {"op": "snapshots", "warehouse": W, "table": "db.t"}                → [snapshot ids]
   {"op": "bucket_of", "warehouse": W, "table": "db.t"}                → {"<json row>": bucket} of files
   {"op": "scenario", "warehouse": W, "name": S}                        → builds a named table
@@ -35,17 +36,20 @@ def _rows(table):
     return [{k: _jsonable(v) for k, v in r.items()} for r in table.to_pylist()]
 
 
-def read_table(table):
-    """All rows of a pypaimon table (also used by bench/pypaimon_core.py)."""
+def read_table(table, columns=None):
+    """All rows of a pypaimon table (also used by bench/pypaimon_core.py); ``columns``: a projection,
+    which may name a row-tracking table's _ROW_ID and _SEQUENCE_NUMBER."""
     rb = table.new_read_builder()
+    if columns is not None:
+        rb = rb.with_projection(columns)
     return rb.new_read().to_arrow(rb.new_scan().plan().splits())
 
 
-def _read(cat, name, snapshot=None, tag=None):
+def _read(cat, name, snapshot=None, tag=None, columns=None):
     t = cat.get_table(name)
     if tag is not None:
         t = t.copy({"scan.tag-name": tag})
-    return read_table(t if snapshot is None else t.copy({"scan.snapshot-id": str(snapshot)}))
+    return read_table(t if snapshot is None else t.copy({"scan.snapshot-id": str(snapshot)}), columns)
 
 
 def commit(table, data):
@@ -139,6 +143,14 @@ def _scenario(cat, name):
                                    "op": ["+I", "+I"]}, schema=schema))
         commit(t, pa.table({"id": [2, 6], "name": ["b", "f"], "value": [2.0, 6.0], "dt": ["x", "y"],
                              "op": ["-D", "+I"]}, schema=schema))
+    elif name == "row_tracking":  # row ids: 0-2 in snapshot 1, then 3-5 over two partitions in snapshot 2
+        cat.create_table("db.row_tracking", Schema.from_pyarrow_schema(
+            SCHEMA, partition_keys=["dt"], options={"row-tracking.enabled": "true"}), False)
+        t = cat.get_table("db.row_tracking")
+        commit(t, pa.table({"id": [1, 2, 3], "name": ["a", "b", None], "value": [1.0, 2.0, 3.0],
+                             "dt": ["x", "x", "x"]}, schema=SCHEMA))
+        commit(t, pa.table({"id": [4, 5, 6], "name": ["d", "e", "f"], "value": [4.0, 5.0, 6.0],
+                             "dt": ["y", "x", "y"]}, schema=SCHEMA))
     else:
         raise SystemExit(f"unknown scenario {name}")
 
@@ -172,7 +184,7 @@ def run(cmd):
     cat = CatalogFactory.create({"warehouse": cmd["warehouse"]})
     op = cmd["op"]
     if op == "read":
-        return _rows(_read(cat, cmd["table"], cmd.get("snapshot"), cmd.get("tag")))
+        return _rows(_read(cat, cmd["table"], cmd.get("snapshot"), cmd.get("tag"), cmd.get("columns")))
     if op == "snapshots":
         t = cat.get_table(cmd["table"])
         latest = t.snapshot_manager().get_latest_snapshot()
