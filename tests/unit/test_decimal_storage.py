@@ -140,7 +140,7 @@ def test_orc_and_avro_decimals_as_java_writes_them(catalog):
     avro = catalog.create_table_from_arrow("db.v", schema, options={"file.format": "avro"})
     avro.write_arrow(pa.Table.from_pylist(rows, schema=schema))
     with open(data_files(avro, "avro")[0], "rb") as f:
-        fields = {fl["name"]: fl["type"] for fl in fastavro.reader(f).writer_schema[1]["fields"]}
+        fields = {fl["name"]: fl["type"] for fl in fastavro.reader(f).writer_schema["fields"]}
     assert fields["a"][1] == {"type": "bytes", "logicalType": "decimal", "precision": 5, "scale": 2}
     assert fields["c"][1] == {"type": "bytes", "logicalType": "decimal", "precision": 38, "scale": 9}
     assert fields["l"][1]["items"][1] == {"type": "bytes", "logicalType": "decimal", "precision": 12, "scale": 1}
