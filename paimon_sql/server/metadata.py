@@ -30,6 +30,7 @@ from pyspark.sql import types as T
 
 from paimon_sql.catalog.base import SYSTEM_TABLE_SPLITTER, Identifier
 from paimon_sql.data.types import MAX_LENGTH, AtomicType
+from paimon_sql.exceptions import PaimonError
 from paimon_sql.spark.types import spark_ddl
 from paimon_sql.sql.show import INTERNAL_VIEW
 from paimon_sql.sql.views import GLOBAL_TEMP
@@ -204,14 +205,18 @@ def _paimon_views(session, db: str, names: List[str], pattern: re.Pattern) -> It
 
 
 def _system_tables(session, db: str, pattern: re.Pattern) -> Iterator[Relation]:
-    """``t$name`` of every Paimon table of ``db`` matching ``pattern``."""
+    """``t$name`` of every Paimon table of ``db`` matching ``pattern``, less those the table has not
+    (``$row_tracking`` of a table without row tracking)."""
     names = _tables_of(session, db)
     wanted = [t for t in names if any(pattern.fullmatch(f"{t}{SYSTEM_TABLE_SPLITTER}{n}") for n in SYSTEM_TABLES)]
     for name, table in _loaded(session, db, wanted):
         for kind in sorted(SYSTEM_TABLES):
             full = f"{name}{SYSTEM_TABLE_SPLITTER}{kind}"
             if pattern.fullmatch(full):
-                system = SYSTEM_TABLES[kind](table)
+                try:
+                    system = SYSTEM_TABLES[kind](table)
+                except PaimonError:
+                    continue
                 yield Relation(db, full, SYSTEM_TABLE, "", lambda s=system: _paimon_columns(s.fields))
 
 
