@@ -24,7 +24,9 @@ def spark():
     from pyspark.sql import SparkSession
     spark = (SparkSession.builder.master("local[2]").appName("paimon-sql-tests")
              .config("spark.sql.shuffle.partitions", "2").config("spark.ui.enabled", "false")
-             .config("spark.ui.showConsoleProgress", "false").getOrCreate())
+             .config("spark.ui.showConsoleProgress", "false")
+             # tiny data: compiling each query's whole-stage Java code costs more than it saves (docs/testing.md)
+             .config("spark.sql.codegen.wholeStage", "false").getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     yield spark
     spark.stop()
