@@ -223,12 +223,12 @@ def write_dataframe(df: DataFrame, table, warehouse: Optional[str], overwrite: b
     if native_write.eligible(table) and ROWKIND_COLUMN not in df.columns:
         return native_write.write(df, table, overwrite, partition_spec, dynamic)
     persisted = None
-    if postpone.batch_fixed_bucket(table):  # every task must hash a partition into the same count
-        persisted = df = df.persist()  # planned and written from the same rows, as paimon-spark
-        plan = postpone_plan(df, table, overwrite)
-        options = {**(options or {}), postpone.PLAN_OPTION: postpone.encode_plan(plan)}
-        table = table.copy({postpone.PLAN_OPTION: options[postpone.PLAN_OPTION]})
     try:
+        if postpone.batch_fixed_bucket(table):  # every task must hash a partition into the same count
+            persisted = df = df.persist()  # planned and written from the same rows, as paimon-spark
+            plan = postpone_plan(df, table, overwrite)
+            options = {**(options or {}), postpone.PLAN_OPTION: postpone.encode_plan(plan)}
+            table = table.copy({postpone.PLAN_OPTION: options[postpone.PLAN_OPTION]})
         _save(df, table, warehouse, overwrite, partition_spec, dynamic, options)
     finally:
         if persisted is not None:
