@@ -65,6 +65,14 @@ class Driver(LineProcess):
         self.send(payload)
         return self.rest(timeout)
 
+    def on(self, warehouse: str, commands: list) -> list:
+        """The results of ``commands`` run as one batch on the catalog of ``warehouse``
+        (drivers that take ``{"warehouse", "commands"}``); AssertionError naming Java's errors."""
+        results = self.batch({"warehouse": warehouse, "commands": commands})
+        errors = [r["error"] for r in results if isinstance(r, dict) and "error" in r]
+        assert not errors, errors
+        return results
+
     def __enter__(self):
         self.keep = True
         return self

@@ -42,12 +42,7 @@ def java(paimon_version):
     """``java(warehouse, commands)``: the results of driver ``commands`` run as one batch on the
     filesystem catalog of ``warehouse``; one JVM per Java Paimon version serves the module's batches."""
     with Driver(driver_command(SOURCE, version=paimon_version)) as driver:
-        def run(warehouse: str, commands: list) -> list:
-            results = driver.batch({"warehouse": warehouse, "commands": commands})
-            errors = [r["error"] for r in results if isinstance(r, dict) and "error" in r]
-            assert not errors, errors
-            return results
-        yield run
+        yield driver.on
 
 # Java Paimon 2.0's ObjectTable.SCHEMA is (path relative to the location, name, length, mtime BIGINT, atime BIGINT,
 # owner); ours is 1.0.0's 13 columns (path, parent_path, ..., TIMESTAMP_LTZ(3) times, metadata).

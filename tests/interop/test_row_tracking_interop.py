@@ -77,12 +77,7 @@ def test_pypaimon_reads_our_row_ids_through_compaction(pypaimon, catalog, wareho
 def java():
     """``java(warehouse, commands)``: RowTrackingDriver's results on Java Paimon 2.0, one JVM per module."""
     with Driver(driver_command(SOURCE, version="2.0")) as driver:
-        def run(warehouse: str, commands: list) -> list:
-            results = driver.batch({"warehouse": warehouse, "commands": commands})
-            errors = [r["error"] for r in results if isinstance(r, dict) and "error" in r]
-            assert not errors, errors
-            return results
-        yield run
+        yield driver.on
 
 
 def ours_sql(session, table: str, snapshot=None) -> list:
