@@ -49,6 +49,11 @@ class SystemTable:
     def __init__(self, table):
         self.table = table  # a FileStoreTable (a Catalog for global tables)
 
+    @classmethod
+    def supports(cls, table) -> bool:
+        """Whether ``table`` has this system table (listings leave out those it has not)."""
+        return True
+
     @property
     def full_name(self) -> str:
         return f"sys.{self.name}" if self.is_global else f"{self.table.name}${self.name}"

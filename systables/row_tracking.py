@@ -10,9 +10,13 @@ from paimon_sql.systables.base import SystemTable, register
 class RowTrackingTable(SystemTable):
     name = "row_tracking"
 
+    @classmethod
+    def supports(cls, table) -> bool:
+        return metadata_columns.row_tracking(table.schema)
+
     def __init__(self, table):
         super().__init__(table)
-        if not metadata_columns.row_tracking(table.schema):
+        if not self.supports(table):
             raise PaimonError(f"Table {table.name} does not support row tracking, please enable "
                               f"'row-tracking.enabled' option to use 'row_tracking' table.")
 

@@ -30,7 +30,6 @@ from pyspark.sql import types as T
 
 from paimon_sql.catalog.base import SYSTEM_TABLE_SPLITTER, Identifier
 from paimon_sql.data.types import MAX_LENGTH, AtomicType
-from paimon_sql.exceptions import PaimonError
 from paimon_sql.spark.types import spark_ddl
 from paimon_sql.sql.show import INTERNAL_VIEW
 from paimon_sql.sql.views import GLOBAL_TEMP
@@ -212,11 +211,8 @@ def _system_tables(session, db: str, pattern: re.Pattern) -> Iterator[Relation]:
     for name, table in _loaded(session, db, wanted):
         for kind in sorted(SYSTEM_TABLES):
             full = f"{name}{SYSTEM_TABLE_SPLITTER}{kind}"
-            if pattern.fullmatch(full):
-                try:
-                    system = SYSTEM_TABLES[kind](table)
-                except PaimonError:
-                    continue
+            if pattern.fullmatch(full) and SYSTEM_TABLES[kind].supports(table):
+                system = SYSTEM_TABLES[kind](table)
                 yield Relation(db, full, SYSTEM_TABLE, "", lambda s=system: _paimon_columns(s.fields))
 
 
