@@ -43,9 +43,11 @@ from paimon_sql.manifest import manifest_file
 from paimon_sql.manifest.manifest_file import ADD, DELETE, IndexManifestEntry, ManifestEntry, ManifestFileMeta
 from paimon_sql.manifest.manifest_merge import merge_manifests
 from paimon_sql.mergetree.levels import merge_on_write, needs_level0_empty
+from paimon_sql.read import data_evolution
 from paimon_sql.read.scan import in_partitions
 from paimon_sql.snapshot.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot
 from paimon_sql.write.commit_message import CommitMessage, delete_files
+from paimon_sql.write.data_evolution_write import check_conflicts
 from paimon_sql.write.row_delete import rebase_vectors
 from paimon_sql.write.sequence_rebase import shift_sequences
 
@@ -272,6 +274,9 @@ class TableCommit:
             for m in messages:
                 self._rebase_sequences(m, latest, redo)
         self._rebase_deletion_vectors(messages, latest)
+        if data_evolution.enabled(self.table):
+            for m in messages:
+                check_conflicts(self.table, m, self._changes_since(m.base_snapshot, latest, m.partition, m.bucket))
         return (_entries(ADD, messages, lambda m: m.new_files), _entries(DELETE, messages, lambda m: m.deleted_files),
                 [e for m in messages for e in m.index_changes], _entries(ADD, messages, lambda m: m.changelog_files),
                 overwrite)

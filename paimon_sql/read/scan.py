@@ -30,7 +30,7 @@ from paimon_sql.manifest import manifest_file
 from paimon_sql.manifest.manifest_file import DataFileMeta, ManifestEntry, ManifestFileMeta
 from paimon_sql.mergetree.interval_partition import sections
 from paimon_sql.mergetree.levels import num_levels
-from paimon_sql.read import file_skipping, incremental
+from paimon_sql.read import data_evolution, file_skipping, incremental
 from paimon_sql.read.postpone import real_buckets
 from paimon_sql.read.split import Split
 from paimon_sql.read.split_read import TRACKING, SplitReader
@@ -172,10 +172,12 @@ class TableScan:
         if part_pred is not None and part_types:
             entries = in_partitions(entries, part_pred, schema)
         stats.files_after_partition = len(entries)
-        if self.predicate is not None:
+        # a data-evolution file's stats can be stale for columns a newer file of its group rewrote
+        evolving = data_evolution.enabled(table)
+        if self.predicate is not None and not evolving:
             entries = [e for e in entries if self._stats_may_match(e.file)]
         stats.files_after_stats = len(entries)
-        if file_skipping.applies(table, self.predicate):
+        if file_skipping.applies(table, self.predicate) and not evolving:
             entries = [e for e in entries if file_skipping.embedded_may_match(table, e.file, self.predicate)]
         stats.files_planned = len(entries)
         return entries
@@ -247,13 +249,16 @@ class TableScan:
     def _append_splits(self, partition: bytes, bucket: int, files: List[DataFileMeta]) -> List[Split]:
         target = self.table.options.get("source.split.target-size")
         open_cost = self.table.options.get("source.split.open-file-cost")
+        # a data-evolution table's row id groups are read whole: packed as units
+        units = data_evolution.row_id_groups(files, self.table.name) if data_evolution.enabled(self.table) \
+            else [(f,) for f in files]
         splits, current, weight = [], [], 0
-        for f in files:
-            w = max(f.file_size, open_cost)
+        for unit in units:
+            w = max(sum(f.file_size for f in unit), open_cost)
             if current and weight + w > target:
                 splits.append(Split(partition, bucket, tuple(current)))
                 current, weight = [], 0
-            current.append(f)
+            current.extend(unit)
             weight += w
         if current:
             splits.append(Split(partition, bucket, tuple(current)))

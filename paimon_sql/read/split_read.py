@@ -25,7 +25,7 @@ from paimon_sql.exceptions import PaimonError
 from paimon_sql.format.file_format import read_file
 from paimon_sql.manifest.manifest_file import DataFileMeta
 from paimon_sql.mergetree.interval_partition import sections
-from paimon_sql.read import file_skipping
+from paimon_sql.read import data_evolution, file_skipping
 from paimon_sql.schema.table_schema import KEY_PREFIX, ROW_ID, SEQUENCE_NUMBER, VALUE_KIND
 
 if TYPE_CHECKING:
@@ -58,6 +58,9 @@ class SplitReader:
             return self._read_diff(split)
         if self.schema.is_primary_key_table:
             parts = [self._read_section(split, section) for section in self._sections(split)]
+        elif data_evolution.enabled(self.table):
+            parts = [self._with_insert_kind(self._read_group(split, g)[0])
+                     for g in data_evolution.row_id_groups(split.files, self.table.name)]
         else:
             parts = [self._with_insert_kind(self._read_file(split, f, with_system=False))
                      for f in self.files_to_read(split)]
@@ -118,9 +121,12 @@ class SplitReader:
         if self.schema.is_primary_key_table and not split.raw_convertible:
             raise PaimonError(f"table {self.table.name}: row positions of a bucket that must be merged")
         parts = []
-        for f in self.files_to_read(split):
-            rows = self._read_file(split, f, with_system=self.schema.is_primary_key_table, with_position=True,
-                                   tracked=tracked)
+        for f, group in self._units(split):
+            if group is not None:
+                rows, f = self._read_group(split, group, with_position=True, tracked=tracked)
+            else:
+                rows = self._read_file(split, f, with_system=self.schema.is_primary_key_table, with_position=True,
+                                       tracked=tracked)
             if self.schema.is_primary_key_table:
                 rows = rows.filter(row_kind.is_add(rows.column(VALUE_KIND)))
             if self.predicate is not None:
@@ -133,6 +139,13 @@ class SplitReader:
                 empty = empty.append_column(name, pa.array([], pa.int64()))
             return empty.append_column(FILE_COLUMN, pa.array([], pa.string())).select(names)
         return pa.concat_tables(parts).select(names)
+
+    def _units(self, split):
+        """What :meth:`read_positions` reads one at a time: ``(file, None)`` per file to read, or, on a
+        data-evolution table, ``(None, group)`` per row id group."""
+        if data_evolution.enabled(self.table) and not self.schema.is_primary_key_table:
+            return [(None, g) for g in data_evolution.row_id_groups(split.files, self.table.name)]
+        return [(f, None) for f in self.files_to_read(split)]
 
     def files_to_read(self, split) -> List[DataFileMeta]:
         """The split's files less those their ``.index`` files or Parquet bloom filters rule out."""
@@ -174,16 +187,51 @@ class SplitReader:
             rows = rows.filter(live)
         return rows.drop_columns([VALUE_KIND])
 
+    def _read_group(self, split, group, with_position: bool = False,
+                    tracked: bool = False) -> Tuple[pa.Table, DataFileMeta]:
+        """A data-evolution row id group's rows (:mod:`~paimon_sql.read.data_evolution`), each column
+        from its newest holder, the anchor's deletion vector applied to all; and the anchor (the file
+        its positions and deletion vector belong to). Files are not skipped by their stats or
+        indexes: an older file's values of a column a newer file rewrote are stale."""
+        anchor = data_evolution.anchor(group)
+        newest = group[0]
+        if len(group) == 1:
+            return self._read_file(split, newest, False, with_position, tracked), anchor
+        claims = data_evolution.claims(self.table, group, self.read_fields)
+        partition = set(self.schema.partition_keys)
+        claimed = {x.id for fields in claims.values() for x in fields if x.name not in partition}
+        unclaimed = [x for x in self.read_fields if x.id not in claimed and x.name not in partition]
+        data_evolution.check_unclaimed(self.table, group, unclaimed)
+        columns = {}
+        for f in group:
+            if f.file_name not in claims:
+                continue
+            mine = [x for x in claims[f.file_name] if x.name not in partition]
+            if f is newest:  # partition values and columns no file holds (NULL) come with the newest
+                mine = [x for x in self.read_fields if x in mine or x.id not in claimed or x.name in partition]
+            elif not mine:
+                continue
+            part = self._read_file(split, f, False, with_position and f is newest, tracked and f is newest,
+                                   fields=mine, vector_of=anchor.file_name)
+            columns.update((n, (part.schema.field(n), part.column(n))) for n in part.column_names)
+        names = [x.name for x in self.read_fields] + (list(TRACKING) if tracked else []) + \
+            ([POSITION_COLUMN] if with_position else [])
+        return pa.Table.from_arrays([columns[n][1] for n in names],
+                                    schema=pa.schema([columns[n][0] for n in names])), anchor
+
     def read_kv(self, split, f: DataFileMeta, with_position: bool = False) -> pa.Table:
         """A primary-key file's rows with its key and system columns (what merges consume)."""
         return self._read_file(split, f, with_system=True, with_position=with_position)
 
     def _read_file(self, split, f: DataFileMeta, with_system: bool, with_position: bool = False,
-                   tracked: bool = False) -> pa.Table:
-        """One data file as the current schema's ``read_fields`` (+ key/system columns, + the
-        row-tracking columns when ``tracked``)."""
+                   tracked: bool = False, fields: Optional[Sequence] = None, vector_of: Optional[str] = None) -> pa.Table:
+        """One data file as the current schema's ``read_fields`` (or ``fields`` of them; + key/system
+        columns, + the row-tracking columns when ``tracked``), rows deleted by the deletion vector of
+        ``vector_of`` (default: its own) dropped. Columns the file does not hold (not in its schema,
+        or not in its ``_WRITE_COLS``) read NULL."""
         file_schema = self.table.schema_at(f.schema_id)
-        by_id = {x.id: x for x in file_schema.fields}
+        held = data_evolution.held_ids(file_schema, f)
+        by_id = {x.id: x for x in file_schema.fields if x.id in held}
         wanted: List[Tuple[str, Optional[str], pa.Field]] = []  # (output name, file column, type)
         if with_system:
             for cur in self.schema.fields_of(self.schema.trimmed_primary_keys):
@@ -197,7 +245,7 @@ class SplitReader:
         # a partition column's value is the file's partition, not read from the file (Java's
         # PartitionInfo): files adopted by migrate_table from a Hive layout do not hold it
         partition = dict(zip(self.schema.partition_keys, binary_row.from_bytes(split.partition, self._part_types)))
-        for cur in self.read_fields:
+        for cur in (self.read_fields if fields is None else fields):
             if cur.name in partition:
                 wanted.append((cur.name, None, cur.to_arrow()))
                 continue
@@ -211,7 +259,7 @@ class SplitReader:
         if tracked:  # compacted files hold them (their rows' own); a new file's come from its meta
             file_cols += [c for c in TRACKING if c in (f.write_cols or ())]
         path = self.file_path(split, f)
-        vector = split.deletion_vector(f.file_name)
+        vector = split.deletion_vector(vector_of or f.file_name)
         deleted = np.asarray(vector.to_array(), np.int64) if vector is not None and len(vector) else None
         data = read_file(self.table.io, path, f.file_name.rsplit(".", 1)[-1], file_cols, deleted,
                          file_size=f.file_size, row_count=f.row_count)

@@ -28,7 +28,8 @@ from paimon_sql.schema.table_schema import SEQUENCE_NUMBER, VALUE_KIND, TableSch
 
 # options fixed at CREATE: changing them would re-key, re-bucket or re-merge existing files
 IMMUTABLE_OPTIONS = frozenset({"primary-key", "partition", "bucket-key", "merge-engine", "sequence.field",
-                               "rowkind.field", "path", "row-tracking.enabled"})
+                               "rowkind.field", "path", "row-tracking.enabled",
+                               "data-evolution.enabled"})
 # the table's type (table, format-table, ...) is fixed too: files of one type are not another's
 TYPE = "type"
 

@@ -113,6 +113,7 @@ class TableSchema:
         self._check_bucket_setup()
         self._check_branch_merge()
         self._check_row_tracking()
+        self._check_data_evolution()
         check_file_indexes(self, self.options)
         if self.core_options().file_format == "avro":  # as Java's validateDataFields: what Avro cannot hold
             avro_schema(self.data_file_arrow_schema())
@@ -141,6 +142,12 @@ class TableSchema:
             raise SchemaError("Cannot define bucket for row tracking table, it only support bucket = -1")
         if ROW_ID in self.field_names:
             raise SchemaError(f"Row tracking field name '{ROW_ID}' conflicts with existing field names.")
+
+    def _check_data_evolution(self) -> None:
+        """``data-evolution.enabled`` merges files by row id: it needs row tracking (Java's
+        SchemaValidation, in its words)."""
+        if self.core_options().get("data-evolution.enabled") and not self.core_options().get("row-tracking.enabled"):
+            raise SchemaError("Data evolution config must enabled with row-tracking.enabled")
 
     def _check_bucket_setup(self) -> None:
         o = self.core_options()

@@ -29,7 +29,7 @@ from paimon_sql.data.types import MAX_LENGTH, AtomicType
 from paimon_sql.format.file_format import check_size
 from paimon_sql.io.paths import MAIN_BRANCH
 from paimon_sql.mergetree.levels import num_levels
-from paimon_sql.read import fallback_read, file_skipping, metadata_columns
+from paimon_sql.read import data_evolution, fallback_read, file_skipping, metadata_columns
 from paimon_sql.read.scan import PlanStats
 from paimon_sql.schema.table_schema import VALUE_KIND
 from paimon_sql.spark.types import spark_ddl
@@ -40,6 +40,8 @@ def native_readable(table, split) -> bool:
     leave out a partition column may not hold it (one migrate_table adopted from a Hive layout):
     the paimon source reads it, filling the column from the partition."""
     keys = set(table.schema.partition_keys)
+    if data_evolution.enabled(table) and len(data_evolution.row_id_groups(split.files, table.name)) < len(split.files):
+        return False  # row id groups of several files are merged column by column
     return (split.raw_convertible and table.io.scheme == ""
             and all(f.file_name.endswith(".parquet") and f.schema_id == table.schema.id and f.external_path is None
                     and (f.value_stats_cols is None or keys <= set(f.value_stats_cols)) for f in split.files))

@@ -30,7 +30,7 @@ from sqlglot import exp
 from paimon_sql.data import row_kind
 from paimon_sql.data.types import RowType
 from paimon_sql.exceptions import PaimonError, SchemaError
-from paimon_sql.read import fallback_read
+from paimon_sql.read import data_evolution, fallback_read
 from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
 from paimon_sql.spark import format_table as spark_format_table
 from paimon_sql.spark.columns import ROWKIND_COLUMN
@@ -41,6 +41,7 @@ from paimon_sql.sql import cache, parse
 from paimon_sql.sql.alter import column_path
 from paimon_sql.sql.query import scan_options
 from paimon_sql.table import format_table
+from paimon_sql.write import data_evolution_write
 from paimon_sql.write.row_delete import delete_messages, positions_of
 
 
@@ -307,10 +308,11 @@ _VIEW_IDS = itertools.count()
 
 
 @contextmanager
-def located_rows(session, table):
-    """A temporary view of an append table's live rows plus each row's data file and position."""
+def located_rows(session, table, snapshot=None):
+    """A temporary view of an append table's live rows plus each row's data file and position (as
+    of ``snapshot``, default the latest when read)."""
     view = f"__paimon_rows_{next(_VIEW_IDS)}"
-    (source_reader(session.spark, table, session.warehouse, session.catalog_options, None)
+    (source_reader(session.spark, table, session.warehouse, session.catalog_options, snapshot)
      .option("paimon.positions", "true").load(table.name).createOrReplaceTempView(view))
     try:
         yield view
@@ -341,12 +343,41 @@ def commit_append_changes(table, gone: pa.Table, new_rows: Optional[pa.Table]) -
     table.new_commit().commit_or_abort(messages)
 
 
+def update_columns(session, target: exp.Table, table, where, sets: Dict[str, exp.Expression]):
+    """UPDATE on a data-evolution table: the assigned columns of the groups holding matching rows
+    are written anew, nothing else (:mod:`paimon_sql.write.data_evolution_write`)."""
+    columns = [f for f in table.schema.field_names if f in sets]
+    snapshot = table.snapshot_manager.latest()
+    if snapshot is None:
+        return None
+    qualifier = target.alias_or_name
+    with located_rows(session, table, snapshot) as view:
+        source = exp.Table(this=exp.to_identifier(view), alias=exp.TableAlias(this=exp.to_identifier(qualifier)))
+        located = [exp.column(FILE_COLUMN, table=qualifier), exp.column(POSITION_COLUMN, table=qualifier)]
+        query = exp.select(*[sets[c].copy().as_(c) for c in columns], *located).from_(source)
+        if where is not None:
+            query = query.where(where.this.copy())
+        df = session.query_dataframe(query)
+        types = {f.name: f.dataType for f in df.schema.fields}
+        df = df.select(*[assign(F.col(f"`{c}`"), types[c], table.schema.field(c), table.name) for c in columns],
+                       FILE_COLUMN, POSITION_COLUMN)
+        rows = df.toArrow()
+    if rows.num_rows:
+        table.new_commit().commit_or_abort(data_evolution_write.update_columns(table, rows, columns, snapshot.id))
+    return None
+
+
 def check_row_tracking(table, verb: str) -> None:
     """A row-tracking table keeps each row's ``_ROW_ID``: Paimon's UPDATE and MERGE INTO rewrite
     rows with their ids, and copy-on-write DELETE keeps the survivors' ids. Here a rewritten row
     would get a new id, so only DELETE by deletion vectors (no row moves) is done."""
     if not table.options.get("row-tracking.enabled"):
         return
+    if verb != "DELETE" and data_evolution.enabled(table):
+        return  # UPDATE and MERGE INTO write changed columns beside the rows: ids stay
+    if verb == "DELETE" and data_evolution.enabled(table) and not table.options.get("deletion-vectors.enabled"):
+        raise PaimonError(f"table {table.name}: Can only perform deletion operation on data evolution tables with "
+                          "DeletionVector enabled.")
     if verb != "DELETE" or not table.options.get("deletion-vectors.enabled"):
         raise PaimonError(f"table {table.name}: {verb} on a row-tracking table is not supported (rewritten rows "
                           "would get new _ROW_IDs); DELETE works with 'deletion-vectors.enabled' = 'true'")
@@ -356,6 +387,8 @@ def change_append_rows(session, target: exp.Table, table, where, sets: Optional[
     """UPDATE (``sets``) or DELETE on an append table: Spark finds the matching rows' data files and
     positions; they are deleted and, for UPDATE, their new values written, in one snapshot."""
     check_row_tracking(table, "DELETE" if sets is None else "UPDATE")
+    if sets is not None and data_evolution.enabled(table):
+        return update_columns(session, target, table, where, sets)
     qualifier = target.alias_or_name
     with located_rows(session, table) as view:
         source = exp.Table(this=exp.to_identifier(view), alias=exp.TableAlias(this=exp.to_identifier(qualifier)))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import replace
-from typing import TYPE_CHECKING, List, Optional
+from typing import TYPE_CHECKING, List, Optional, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -38,16 +38,20 @@ def kv_table(schema, rows: pa.Table, seq: np.ndarray, kinds: pa.Array) -> pa.Tab
 
 def write_files(table: FileStoreTable, file_table: pa.Table, partition_values, bucket: int, level: int = 0,
                 file_source: int = FILE_SOURCE_APPEND, prefix: str = "data-",
-                first_sequence: Optional[int] = None, postpone: bool = False) -> List[DataFileMeta]:
+                first_sequence: Optional[int] = None, postpone: bool = False,
+                columns: Optional[Sequence[str]] = None) -> List[DataFileMeta]:
     """Write ``file_table`` under the bucket's directory; files roll at the target size.
 
     ``first_sequence``: append tables store no sequence column, so their rows are numbered from it.
     ``postpone``: a postpone-bucket file, described as Paimon's postpone writer describes it (no
     value stats and no value stats columns, key stats of mode ``none``).
+    ``columns``: a data-evolution partial file holding only these of the table's columns: one file
+    (never rolled: it spans exactly the row ids it updates), its stats and indexes over them.
     A failure deletes the files this call wrote.
     """
     options = table.options
-    target = options.target_file_size(table.schema.is_primary_key_table)
+    target = options.target_file_size(table.schema.is_primary_key_table) if columns is None else float("inf")
+    held = None if columns is None else set(columns)
     files: List[DataFileMeta] = []
     pos, total = 0, file_table.num_rows
     blooms = parquet_bloom.writer_options(table.schema.options, file_table.schema)
@@ -69,10 +73,11 @@ def write_files(table: FileStoreTable, file_table: pa.Table, partition_values, b
                 raise
             seq_range = None if first_sequence is None else (first_sequence + start, first_sequence + pos - 1)
             part = file_table.slice(start, pos - start)
-            meta = file_meta(table, name, size, part, level, file_source, seq_range, writer.metadata, postpone)
+            meta = file_meta(table, name, size, part, level, file_source, seq_range, writer.metadata, postpone, columns)
             if not prefix.startswith("changelog"):  # data files carry indexes, changelog files none
                 try:
-                    embedded, extra = write_index(table, part, path)
+                    embedded, extra = write_index(table, part, path) if held is None else \
+                        write_index(table, part, path, name_in_file=lambda c: c if c in held else None)
                 finally:
                     files.append(meta)  # deleted below if indexing failed
                 files[-1] = replace(meta, embedded_index=embedded, extra_files=extra)
@@ -101,9 +106,11 @@ def _stats(part: pa.Table, fields, mode: str, footer) -> stats.SimpleStats:
 
 
 def file_meta(table: FileStoreTable, name: str, size: int, part: pa.Table, level: int, file_source: int,
-              seq_range=None, footer=None, postpone: bool = False) -> DataFileMeta:
+              seq_range=None, footer=None, postpone: bool = False,
+              columns: Optional[Sequence[str]] = None) -> DataFileMeta:
     schema = table.schema
-    value_stats = stats.EMPTY_STATS if postpone else _stats(part, schema.fields, table.options.stats_mode, footer)
+    fields = schema.fields if columns is None else schema.fields_of(columns)
+    value_stats = stats.EMPTY_STATS if postpone else _stats(part, fields, table.options.stats_mode, footer)
     if schema.is_primary_key_table:
         key_fields = schema.key_fields()
         key_types = [f.type for f in key_fields]
@@ -125,7 +132,8 @@ def file_meta(table: FileStoreTable, name: str, size: int, part: pa.Table, level
         schema_id=schema.id, level=level, extra_files=(),
         creation_time=dt.datetime.now(dt.timezone.utc).replace(microsecond=0),
         delete_row_count=deletes, embedded_index=None, file_source=file_source,
-        value_stats_cols=() if postpone else None, external_path=None)
+        value_stats_cols=() if postpone else None, external_path=None,
+        write_cols=None if columns is None else tuple(columns))
 
 
 def key_columns(schema) -> List[str]:

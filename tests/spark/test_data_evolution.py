@@ -1,0 +1,69 @@
+"""Data evolution in SQL (``data-evolution.enabled``): UPDATE writes only the assigned columns, as
+files beside the rows they update; reads merge each row's columns from the newest file holding them;
+rows keep their ``_ROW_ID``; DELETE needs deletion vectors; compaction folds the files of a row id
+group into one."""
+
+import pytest
+from spark.conftest import rows, session, spark  # noqa: F401  (fixtures)
+
+from paimon_sql.exceptions import PaimonError
+
+DE = "'row-tracking.enabled' = 'true', 'data-evolution.enabled' = 'true'"
+
+
+def _files(session, table):
+    return sorted(rows(session, f"SELECT first_row_id, record_count, write_cols FROM db.`{table}$files`"),
+                  key=lambda r: (r[0], r[2] is not None))
+
+
+def test_update_writes_only_the_assigned_columns(session):
+    session.sql("CREATE DATABASE db")
+    session.sql(f"CREATE TABLE db.t (id BIGINT, name STRING, score DOUBLE, dt STRING) PARTITIONED BY (dt) "
+                f"TBLPROPERTIES ({DE})")
+    session.sql("INSERT INTO db.t VALUES (1, 'a', 1.0, 'x'), (2, 'b', 2.0, 'x'), (3, 'c', 3.0, 'x')")
+    session.sql("INSERT INTO db.t VALUES (4, 'd', 4.0, 'y')")
+    before = _files(session, "t")
+    session.sql("UPDATE db.t SET name = upper(name), score = score * 10 WHERE id IN (2, 4)")
+    assert rows(session, "SELECT id, name, score, dt, _ROW_ID FROM db.t ORDER BY id") == \
+        [(1, "a", 1.0, "x", 0), (2, "B", 20.0, "x", 1), (3, "c", 3.0, "x", 2), (4, "D", 40.0, "y", 3)]
+    after = _files(session, "t")
+    new = [f for f in after if f not in before]
+    # one partial file per touched group, over the whole group's rows, only the assigned columns
+    touched = [(first, n) for first, n, _ in before if first <= 1 < first + n or first <= 3 < first + n]
+    assert sorted(new) == sorted((first, n, ["name", "score"]) for first, n in touched)
+    assert all(f in after for f in before)  # nothing rewritten
+    session.sql("UPDATE db.t SET score = -1 WHERE id = 1")
+    assert rows(session, "SELECT id, name, score FROM db.t ORDER BY id") == \
+        [(1, "a", -1.0), (2, "B", 20.0), (3, "c", 3.0), (4, "D", 40.0)]
+    assert rows(session, "SELECT id, name FROM db.t VERSION AS OF 2 ORDER BY id") == \
+        [(1, "a"), (2, "b"), (3, "c"), (4, "d")]
+    seq = dict(rows(session, "SELECT id, _SEQUENCE_NUMBER FROM db.t"))  # the newest file of the row's group
+    assert (seq[1], seq[2], seq[4]) == (4, 3, 3)
+    assert rows(session, "SELECT count(*) FROM db.t WHERE name = 'B' AND score > 10") == [(1,)]
+
+
+def test_refusals(session):
+    session.sql("CREATE DATABASE db")
+    session.sql(f"CREATE TABLE db.t (id BIGINT, name STRING, dt STRING) PARTITIONED BY (dt) TBLPROPERTIES ({DE})")
+    session.sql("INSERT INTO db.t VALUES (1, 'a', 'x')")
+    with pytest.raises(PaimonError, match="cannot update primary-key or partition column"):
+        session.sql("UPDATE db.t SET dt = 'y' WHERE id = 1")
+    with pytest.raises(PaimonError, match="DeletionVector enabled"):
+        session.sql("DELETE FROM db.t WHERE id = 1")
+    with pytest.raises(Exception, match="Data evolution config must enabled with row-tracking.enabled"):
+        session.sql("CREATE TABLE db.u (id BIGINT) TBLPROPERTIES ('data-evolution.enabled' = 'true')")
+    with pytest.raises(Exception, match="'data-evolution.enabled' cannot be changed"):
+        session.sql("ALTER TABLE db.t SET TBLPROPERTIES ('data-evolution.enabled' = 'false')")
+    assert rows(session, "SELECT id, name, dt FROM db.t") == [(1, "a", "x")]
+
+
+def test_delete_by_vectors_then_update(session):
+    session.sql("CREATE DATABASE db")
+    session.sql(f"CREATE TABLE db.t (id BIGINT, name STRING) TBLPROPERTIES ({DE}, 'deletion-vectors.enabled' = "
+                "'true')")
+    session.sql("INSERT INTO db.t VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+    session.sql("DELETE FROM db.t WHERE id = 2")
+    session.sql("UPDATE db.t SET name = 'z' WHERE id = 3")
+    assert rows(session, "SELECT id, name, _ROW_ID FROM db.t ORDER BY id") == [(1, "a", 0), (3, "z", 2)]
+    session.sql("DELETE FROM db.t WHERE name = 'z'")  # the vector belongs to the group's oldest file
+    assert rows(session, "SELECT id, name FROM db.t") == [(1, "a")]
