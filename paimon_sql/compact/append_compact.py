@@ -18,14 +18,14 @@ move to.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Dict, List, Sequence
+from typing import TYPE_CHECKING, Dict, List, Sequence, Tuple
 
 import pyarrow as pa
 from pyroaring import FrozenBitMap
 
 from paimon_sql.data import binary_row
 from paimon_sql.index import deletion_vector as dv
-from paimon_sql.manifest.manifest_file import DELETE, FILE_SOURCE_COMPACT, DataFileMeta
+from paimon_sql.manifest.manifest_file import DELETE, FILE_SOURCE_COMPACT, DataFileMeta, IndexManifestEntry
 from paimon_sql.read.split import Split
 from paimon_sql.read.metadata_columns import row_tracking
 from paimon_sql.read.split_read import TRACKING, SplitReader
@@ -59,14 +59,7 @@ def compact_unit(table: FileStoreTable, unit, full: bool):
     """The commit message compacting one bucket (a :class:`~paimon_sql.compact.merge_tree_compact.BucketUnit`:
     its live files in the base snapshot), or None when it has nothing to rewrite. A failure
     deletes the files written."""
-    snap = table.snapshot_manager.snapshot(unit.base_snapshot) if unit.base_snapshot else None
-    index = table.index_manifest_entries(snap.index_manifest) if snap and snap.index_manifest else []
-    dv_entries = [e for e in index if (e.partition, e.bucket, e.index_type) == (unit.partition, unit.bucket,
-                                                                                dv.INDEX_TYPE)]
-    vectors = {}
-    for e in dv_entries:
-        vectors.update(dv.read_index_file(table, e))
-    vectors = {name: v for name, v in vectors.items() if len(v)}
+    dv_entries, vectors = bucket_vectors(table, unit)
     ordered = sorted(unit.files, key=lambda f: f.min_sequence_number)
     before = pick(ordered, vectors, table.options.target_file_size(False),
                   table.options.get("compaction.min.file-num"), full)
@@ -77,14 +70,33 @@ def compact_unit(table: FileStoreTable, unit, full: bool):
                             base_snapshot=unit.base_snapshot)
     gone = {f.file_name for f in before}
     kept = {name: v for name, v in vectors.items() if name not in gone}
-    if len(kept) != len(vectors):
-        message.compact_index_changes = [replace(e, kind=DELETE) for e in dv_entries]
-        try:
-            if kept:
-                message.compact_index_changes.append(dv.write_index_file(table, unit.partition, unit.bucket, kept))
-        except BaseException:
-            delete_files(table, [message])
-            raise
+    return with_vectors(table, unit, message, dv_entries, kept) if len(kept) != len(vectors) else message
+
+
+def bucket_vectors(table: FileStoreTable, unit) -> Tuple[List[IndexManifestEntry], Dict[str, object]]:
+    """The bucket's deletion-vector index entries in the unit's base snapshot, and its non-empty
+    vectors by data file name."""
+    snap = table.snapshot_manager.snapshot(unit.base_snapshot) if unit.base_snapshot else None
+    index = table.index_manifest_entries(snap.index_manifest) if snap and snap.index_manifest else []
+    dv_entries = [e for e in index if (e.partition, e.bucket, e.index_type) == (unit.partition, unit.bucket,
+                                                                                dv.INDEX_TYPE)]
+    vectors = {}
+    for e in dv_entries:
+        vectors.update(dv.read_index_file(table, e))
+    return dv_entries, {name: v for name, v in vectors.items() if len(v)}
+
+
+def with_vectors(table: FileStoreTable, unit, message: CommitMessage, dv_entries: List[IndexManifestEntry],
+                 kept: Dict[str, object]) -> CommitMessage:
+    """``message`` replacing the bucket's vector index files by one holding ``kept``. A failure
+    deletes what the message wrote."""
+    message.compact_index_changes = [replace(e, kind=DELETE) for e in dv_entries]
+    try:
+        if kept:
+            message.compact_index_changes.append(dv.write_index_file(table, unit.partition, unit.bucket, kept))
+    except BaseException:
+        delete_files(table, [message])
+        raise
     return message
 
 

@@ -36,7 +36,7 @@ import numpy as np
 import pyarrow as pa
 from pyroaring import BitMap, FrozenBitMap
 
-from paimon_sql.compact import append_compact
+from paimon_sql.compact import append_compact, data_evolution_compact
 from paimon_sql.data import binary_row, row_kind
 from paimon_sql.data.predicate import Predicate
 from paimon_sql.format.file_format import read_file
@@ -46,6 +46,7 @@ from paimon_sql.mergetree import changelog
 from paimon_sql.mergetree.compact_strategy import CompactUnit, UniversalCompaction, full_compaction
 from paimon_sql.mergetree.interval_partition import merge_order, sections
 from paimon_sql.mergetree.levels import Levels, merge_on_write, needs_level0_empty, num_levels
+from paimon_sql.read import data_evolution
 from paimon_sql.read.split import Split
 from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN, SplitReader
 from paimon_sql.schema.table_schema import VALUE_KIND
@@ -312,6 +313,8 @@ def plan_units(table: FileStoreTable, partition_predicate: Optional[Predicate] =
 def compact_unit(table: FileStoreTable, unit: BucketUnit, full: bool = False):
     """Compact one bucket; its CommitMessage, or None when there is nothing to do. A failure
     deletes the files this unit wrote."""
+    if data_evolution.enabled(table):
+        return data_evolution_compact.compact_unit(table, unit, full)
     if not table.schema.is_primary_key_table:
         return append_compact.compact_unit(table, unit, full)
     compactor = BucketCompactor(table, unit.partition, unit.bucket, unit.files, unit.base_snapshot)

@@ -26,11 +26,13 @@ from sqlglot import exp
 
 from paimon_sql.data import row_kind
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.read import fallback_read
+from paimon_sql.read import data_evolution, fallback_read
 from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
 from paimon_sql.spark.columns import ROWKIND_COLUMN
 from paimon_sql.sql.dml import (check_assignments, check_row_changes, check_row_tracking, commit_append_changes,
                                 located_rows, with_table_types, write_changes)
+from paimon_sql.write import data_evolution_write
+from paimon_sql.write.row_delete import delete_messages, positions_of
 
 _T, _S = "__paimon_target_row", "__paimon_source_row"
 
@@ -45,16 +47,64 @@ def merge_into(session, node: exp.Merge):
         return None
     # an append table: matched rows are deleted by position, updated and inserted rows written
     check_row_tracking(table, "MERGE INTO")
-    with located_rows(session, table) as view:
+    evolving = data_evolution.enabled(table)
+    snapshot = table.snapshot_manager.latest() if evolving else None
+    with located_rows(session, table, snapshot) as view:
         relation = exp.Table(this=exp.to_identifier(view), alias=exp.TableAlias(
             this=exp.to_identifier(target.alias_or_name)))
         df = session.query_dataframe(_query(node, table, relation, located=True))
         rows = with_table_types(table, df, FILE_COLUMN, POSITION_COLUMN, ROWKIND_COLUMN).toArrow()
     kinds = rows.column(ROWKIND_COLUMN)
+    if evolving:
+        return _merge_columns(node, table, rows, snapshot)
     gone = rows.filter(pc.is_in(kinds, pa.array([row_kind.UPDATE_AFTER, row_kind.DELETE], kinds.type)))
     new = rows.filter(pc.is_in(kinds, pa.array([row_kind.UPDATE_AFTER, row_kind.INSERT], kinds.type)))
     commit_append_changes(table, gone, new)
     return None
+
+
+def _merge_columns(node: exp.Merge, table, rows: pa.Table, snapshot) -> None:
+    """MERGE INTO a data-evolution table, as paimon-spark's MergeIntoPaimonDataEvolutionTable: the
+    columns the UPDATE clauses assign are written beside the rows they update (rows keep their ids),
+    deleted rows go by deletion vectors, inserted rows are appended — one snapshot."""
+    kinds = rows.column(ROWKIND_COLUMN)
+    def of(kind):
+        return rows.filter(pc.equal(kinds, pa.scalar(kind, kinds.type)))
+    updated, deleted, inserted = of(row_kind.UPDATE_AFTER), of(row_kind.DELETE), of(row_kind.INSERT)
+    if deleted.num_rows and not table.options.get("deletion-vectors.enabled"):
+        raise PaimonError(f"table {table.name}: MERGE INTO DELETE on DataEvolution table requires "
+                          "deletion-vectors.enabled=true.")
+    messages = delete_messages(table, positions_of(table, deleted)) if deleted.num_rows else []
+    try:
+        if updated.num_rows:
+            columns = _assigned_columns(node, table)
+            messages += data_evolution_write.update_columns(
+                table, updated.select(columns + [FILE_COLUMN, POSITION_COLUMN]), columns, snapshot.id)
+        if inserted.num_rows:
+            write = table.new_write()
+            write.write_arrow(inserted.select(table.schema.field_names))
+            messages += write.prepare_commit()
+    except BaseException:
+        table.new_commit().abort(messages)
+        raise
+    table.new_commit().commit_or_abort(messages)
+
+
+def _assigned_columns(node: exp.Merge, table) -> List[str]:
+    """The columns any UPDATE clause assigns, in table order (``SET *``: every column, which a
+    partitioned table refuses: rows keep the partition their ids belong to)."""
+    names = set()
+    for when in node.args["whens"].expressions:
+        then = when.args["then"]
+        if isinstance(then, exp.Update):
+            if any(isinstance(e, exp.Star) for e in then.expressions):
+                if table.schema.partition_keys:
+                    raise PaimonError(f"table {table.name}: UPDATE SET * would update partition column(s) "
+                                      f"{', '.join(table.schema.partition_keys)}: Update to partition columns is "
+                                      "not supported for data evolution tables.")
+                names.update(table.schema.field_names)
+            names.update(eq.this.name for eq in then.expressions if isinstance(eq, exp.EQ))
+    return [n for n in table.schema.field_names if n in names]
 
 
 def _query(node: exp.Merge, table, target_relation: exp.Expression, located: bool) -> exp.Select:

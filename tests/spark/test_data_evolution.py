@@ -67,3 +67,26 @@ def test_delete_by_vectors_then_update(session):
     assert rows(session, "SELECT id, name, _ROW_ID FROM db.t ORDER BY id") == [(1, "a", 0), (3, "z", 2)]
     session.sql("DELETE FROM db.t WHERE name = 'z'")  # the vector belongs to the group's oldest file
     assert rows(session, "SELECT id, name FROM db.t") == [(1, "a")]
+
+
+def test_merge_into_and_compaction(session):
+    session.sql("CREATE DATABASE db")
+    session.sql(f"CREATE TABLE db.t (id BIGINT, name STRING, score DOUBLE) TBLPROPERTIES ({DE}, "
+                "'deletion-vectors.enabled' = 'true')")
+    session.sql("INSERT INTO db.t VALUES (1, 'a', 1.0), (2, 'b', 2.0), (3, 'c', 3.0), (4, 'd', 4.0)")
+    session.sql("CREATE TEMPORARY VIEW src AS SELECT * FROM VALUES (2, 'B'), (3, NULL), (9, 'i') AS s(id, name)")
+    session.sql("MERGE INTO db.t t USING src s ON t.id = s.id "
+                "WHEN MATCHED AND s.name IS NULL THEN DELETE "
+                "WHEN MATCHED THEN UPDATE SET t.name = s.name "
+                "WHEN NOT MATCHED THEN INSERT (id, name, score) VALUES (s.id, s.name, 0.0)")
+    expected = [(1, "a", 1.0, 0), (2, "B", 2.0, 1), (4, "d", 4.0, 3), (9, "i", 0.0, 4)]
+    assert rows(session, "SELECT id, name, score, _ROW_ID FROM db.t ORDER BY id") == expected
+    assert any(w == ["name"] for _, _, w in _files(session, "t"))  # the update wrote its column only
+    session.sql("CALL sys.compact(table => 'db.t')")
+    assert rows(session, "SELECT id, name, score, _ROW_ID FROM db.t ORDER BY id") == expected
+    files = _files(session, "t")
+    assert all(w is None for _, _, w in files)  # each group folded into one file of every column
+    spans = sorted((first, n) for first, n, _ in files)
+    assert [first for first, _ in spans] == [sum(n for _, n in spans[:i]) for i in range(len(spans))]
+    session.sql("UPDATE db.t SET score = 7 WHERE id = 4")  # the moved vector still hides row 2 (id 3)
+    assert rows(session, "SELECT id, score FROM db.t ORDER BY id") == [(1, 1.0), (2, 2.0), (4, 7.0), (9, 0.0)]
