@@ -151,6 +151,22 @@ def _scenario(cat, name):
                              "dt": ["x", "x", "x"]}, schema=SCHEMA))
         commit(t, pa.table({"id": [4, 5, 6], "name": ["d", "e", "f"], "value": [4.0, 5.0, 6.0],
                              "dt": ["y", "x", "y"]}, schema=SCHEMA))
+    elif name == "data_evolution":  # row tracking + data evolution + deletion vectors; snapshot 3 updates
+        # `name` of row ids 0 and 4 (pypaimon's update by row id: a file of `name` beside each group)
+        cat.create_table("db.data_evolution", Schema.from_pyarrow_schema(SCHEMA, partition_keys=["dt"], options={
+            "row-tracking.enabled": "true", "data-evolution.enabled": "true", "deletion-vectors.enabled": "true"}),
+            False)
+        t = cat.get_table("db.data_evolution")
+        commit(t, pa.table({"id": [1, 2, 3], "name": ["a", "b", None], "value": [1.0, 2.0, 3.0],
+                             "dt": ["x", "x", "x"]}, schema=SCHEMA))
+        commit(t, pa.table({"id": [4, 5, 6], "name": ["d", "e", "f"], "value": [4.0, 5.0, 6.0],
+                             "dt": ["y", "x", "y"]}, schema=SCHEMA))
+        wb = t.new_batch_write_builder()
+        update = wb.new_update().with_update_type(["name"])
+        c = wb.new_commit()
+        c.commit(update.update_by_arrow_with_row_id(pa.table({"_ROW_ID": pa.array([0, 4], pa.int64()),
+                                                               "name": ["A", "F"]})))
+        c.close()
     else:
         raise SystemExit(f"unknown scenario {name}")
 

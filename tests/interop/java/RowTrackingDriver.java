@@ -13,7 +13,9 @@ import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.io.CompactIncrement;
 import org.apache.paimon.io.DataFileMeta;
+import org.apache.paimon.io.DataIncrement;
 import org.apache.paimon.manifest.ManifestEntry;
 import org.apache.paimon.operation.BaseAppendFileStoreWrite;
 import org.apache.paimon.options.Options;
@@ -28,6 +30,8 @@ import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.BatchTableWrite;
 import org.apache.paimon.table.sink.BatchWriteBuilder;
 import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.paimon.table.sink.CommitMessageImpl;
+import org.apache.paimon.utils.RecordWriter;
 import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.types.DataTypes;
 import org.apache.paimon.types.RowType;
@@ -52,6 +56,8 @@ import org.apache.paimon.types.RowType;
  * {"op": "read", "table": T, "snapshot": N?}      -> [[id, name, dt, _ROW_ID, _SEQUENCE_NUMBER], ...]
  * {"op": "files", "table": T}                     -> [[first_row_id, row_count, min_seq, max_seq, source, write_cols]]
  * {"op": "next_row_id", "table": T}               -> the latest snapshot's nextRowId
+ * {"op": "update", "table": T, "column": C, "rows": [[row_id, value], ...]}  a data-evolution column update
+ *                                                   (paimon-spark's way) -> number of files written
  * </pre>
  */
 public class RowTrackingDriver {
@@ -103,6 +109,8 @@ public class RowTrackingDriver {
             }
             case "compact":
                 return compact((FileStoreTable) catalog.getTable(id));
+            case "update":
+                return update((FileStoreTable) catalog.getTable(id), cmd);
             case "read": {
                 Table table = catalog.getTable(id);
                 if (cmd.has("snapshot")) {
@@ -147,6 +155,57 @@ public class RowTrackingDriver {
             commit.commit(messages);
         }
         return tasks.size();
+    }
+
+    /**
+     * As paimon-spark 2.0's UPDATE of one column of a data-evolution table (DataEvolutionTableDataWrite):
+     * for each file holding a row id to update, one file of that column alone over the file's whole row id
+     * range (new values where given, current ones elsewhere) with the file's first row id; one commit.
+     */
+    private static int update(FileStoreTable table, JsonNode cmd) throws Exception {
+        String column = cmd.get("column").asText();
+        Map<Long, String> values = new HashMap<>();
+        for (JsonNode r : cmd.get("rows")) {
+            values.put(r.get(0).asLong(), r.get(1).asText());
+        }
+        RowType writeType = table.rowType().project(Collections.singletonList(column));
+        Map<Long, String> current = new HashMap<>();
+        ReadBuilder builder = table.newReadBuilder().withReadType(SpecialFields.rowTypeWithRowTracking(writeType));
+        try (RecordReader<InternalRow> reader = builder.newRead().createReader(builder.newScan().plan())) {
+            reader.forEachRemaining(row -> current.put(row.getLong(1), row.isNullAt(0) ? null : row.getString(0).toString()));
+        }
+        List<CommitMessage> messages = new ArrayList<>();
+        BaseAppendFileStoreWrite write = (BaseAppendFileStoreWrite) table.store().newWrite("row-tracking-driver");
+        write.withWriteType(writeType);
+        try {
+            for (ManifestEntry e : table.store().newScan().plan().files()) {
+                DataFileMeta f = e.file();
+                long first = f.firstRowId() == null ? -1 : f.firstRowId();
+                if (f.writeCols() != null || first < 0
+                        || values.keySet().stream().noneMatch(r -> r >= first && r < first + f.rowCount())) {
+                    continue;
+                }
+                RecordWriter<InternalRow> writer = write.createWriter(e.partition(), 0);
+                for (long r = first; r < first + f.rowCount(); r++) {
+                    String v = values.containsKey(r) ? values.get(r) : current.get(r);
+                    writer.write(GenericRow.of(v == null ? null : BinaryString.fromString(v)));
+                }
+                List<DataFileMeta> assigned = new ArrayList<>();
+                for (DataFileMeta written : writer.prepareCommit(false).newFilesIncrement().newFiles()) {
+                    assigned.add(written.assignFirstRowId(first));
+                }
+                writer.close();
+                messages.add(new CommitMessageImpl(e.partition(), 0, null,
+                        new DataIncrement(assigned, Collections.emptyList(), Collections.emptyList()),
+                        CompactIncrement.emptyIncrement()));
+            }
+        } finally {
+            write.close();
+        }
+        try (BatchTableCommit commit = table.newBatchWriteBuilder().newCommit()) {
+            commit.commit(messages);
+        }
+        return messages.size();
     }
 
     /** Rows with _ROW_ID and _SEQUENCE_NUMBER, sorted by row id. */
