@@ -20,6 +20,7 @@ OVERWRITE that removes every file.
 from __future__ import annotations
 
 import itertools
+import json
 from contextlib import contextmanager
 from typing import Callable, Dict, List, Optional, Set, Tuple
 
@@ -308,12 +309,14 @@ _VIEW_IDS = itertools.count()
 
 
 @contextmanager
-def located_rows(session, table, snapshot=None):
+def located_rows(session, table, snapshot=None, columns: Optional[List[str]] = None):
     """A temporary view of an append table's live rows plus each row's data file and position (as
-    of ``snapshot``, default the latest when read)."""
+    of ``snapshot``, default the latest when read; only ``columns`` of the table's, if given)."""
     view = f"__paimon_rows_{next(_VIEW_IDS)}"
-    (source_reader(session.spark, table, session.warehouse, session.catalog_options, snapshot)
-     .option("paimon.positions", "true").load(table.name).createOrReplaceTempView(view))
+    reader = source_reader(session.spark, table, session.warehouse, session.catalog_options, snapshot)
+    if columns is not None:
+        reader = reader.option("paimon.columns", json.dumps(columns))
+    reader.option("paimon.positions", "true").load(table.name).createOrReplaceTempView(view)
     try:
         yield view
     finally:
@@ -351,7 +354,7 @@ def update_columns(session, target: exp.Table, table, where, sets: Dict[str, exp
     if snapshot is None:
         return None
     qualifier = target.alias_or_name
-    with located_rows(session, table, snapshot) as view:
+    with located_rows(session, table, snapshot, _referenced(table, [*sets.values(), where])) as view:
         source = exp.Table(this=exp.to_identifier(view), alias=exp.TableAlias(this=exp.to_identifier(qualifier)))
         located = [exp.column(FILE_COLUMN, table=qualifier), exp.column(POSITION_COLUMN, table=qualifier)]
         query = exp.select(*[sets[c].copy().as_(c) for c in columns], *located).from_(source)
@@ -365,6 +368,16 @@ def update_columns(session, target: exp.Table, table, where, sets: Dict[str, exp
     if rows.num_rows:
         table.new_commit().commit_or_abort(data_evolution_write.update_columns(table, rows, columns, snapshot.id))
     return None
+
+
+def _referenced(table, nodes) -> Optional[List[str]]:
+    """The table's columns the expressions ``nodes`` may name (Spark matches names without case),
+    at least one; None (every column) when one holds a ``*``."""
+    nodes = [n for n in nodes if n is not None]
+    if any(n.find(exp.Star) is not None for n in nodes):
+        return None
+    named = {c.name.lower() for n in nodes for c in n.find_all(exp.Column)}
+    return [f for f in table.schema.field_names if f.lower() in named] or table.schema.field_names[:1]
 
 
 def check_row_tracking(table, verb: str) -> None:
