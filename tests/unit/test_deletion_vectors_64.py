@@ -157,3 +157,16 @@ def test_primary_key_table_compaction_writes_64_bit_vectors(catalog):
     assert found and set(found) == {64}
     rows = {r["id"]: r["v"] for r in t.to_arrow().to_pylist()}
     assert len(rows) == 41 and rows[4] == "b" and rows[3] == "c" and rows[1] == "a"
+
+
+def test_corrupt_64_bit_index_file_fails_the_read_naming_it(catalog):
+    t = catalog.create_table_from_arrow("db.a", SCHEMA, options=ON)
+    t.write_arrow(batch(list(range(5))))
+    t.delete_where(P.equal("id", 2))
+    (entry,) = t.index_manifest_entries(t.snapshot_manager.latest().index_manifest)
+    path = t.paths.index_path(entry.file_name)
+    data = bytearray(t.io.read_bytes(path))
+    data[20] ^= 0x01  # inside the bitmap
+    t.io.write_bytes(path, bytes(data))
+    with pytest.raises(CorruptMetadataError, match=f"^deletion vector in {entry.file_name} at 1: checksum mismatch"):
+        t.to_arrow()
