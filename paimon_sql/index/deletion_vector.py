@@ -2,9 +2,17 @@
 
 A deletion vector is a RoaringBitmap of row positions. Its index file (``index/index-<uuid>-<n>``,
 one per bucket and commit) is: one version byte (1), then per vector: a 4-byte big-endian size,
-the magic number 1581511376 (big-endian int), the bitmap in RoaringBitmap's portable format, and a
-big-endian CRC32 of magic and bitmap; ``size`` counts magic + bitmap. The bucket's index manifest
-entry (type DELETION_VECTORS) lists, per data file, the offset of its size field, that size and the
+the body, and a big-endian CRC32 of the body. Two bodies exist, told apart by their magic number:
+
+- 32-bit (Paimon's ``BitmapDeletionVector``): the magic number 1581511376 as a big-endian int and
+  the bitmap in RoaringBitmap's portable format; the index manifest records ``size`` as the length.
+- 64-bit (Paimon 2.0's ``Bitmap64DeletionVector``, written with ``deletion-vectors.bitmap64``): the
+  magic number 1681511377 as a little-endian int and the 64-bit portable format
+  (:mod:`paimon_sql.index.roaring64`); the index manifest records size + 8 (size and CRC fields).
+
+Java reads either, whatever the table's option says, and so do we. We write the table option's
+format for every vector, including ones read in the other format. The bucket's index manifest entry
+(type DELETION_VECTORS) lists, per data file, the offset of its size field, that length and the
 cardinality. Checksums are verified on read: a corrupt vector fails with the file's name.
 """
 
@@ -18,46 +26,63 @@ import numpy as np
 from pyroaring import BitMap
 
 from paimon_sql.exceptions import CorruptMetadataError
+from paimon_sql.index import roaring64
 from paimon_sql.manifest.manifest_file import ADD, DeletionVectorMeta, IndexManifestEntry
 
 if TYPE_CHECKING:
     from paimon_sql.table.table import FileStoreTable
 
 MAGIC = 1581511376
+MAGIC_64 = 1681511377
 VERSION = 1
 INDEX_TYPE = "DELETION_VECTORS"
+BITMAP64 = "deletion-vectors.bitmap64"
 
 
-def serialize(bitmap: BitMap) -> bytes:
-    body = struct.pack(">i", MAGIC) + bitmap.serialize()
+def serialize(bitmap: BitMap, bitmap64: bool = False) -> bytes:
+    """One vector as it is stored in an index file: size, body, CRC32 of the body."""
+    if bitmap64:
+        body = struct.pack("<i", MAGIC_64) + roaring64.serialize(bitmap)
+    else:
+        body = struct.pack(">i", MAGIC) + bitmap.serialize()
     return struct.pack(">i", len(body)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
 
 
 def deserialize(data: bytes, offset: int, length: int, where: str) -> BitMap:
-    """The vector whose size field sits at ``offset`` of an index file's bytes."""
+    """The vector whose size field sits at ``offset`` of an index file's bytes, in either format
+    (told by its magic number); ``length`` is what the index manifest records for it."""
+    at = f"deletion vector in {where} at {offset}"
     try:
         (size,) = struct.unpack_from(">i", data, offset)
         body = data[offset + 4: offset + 4 + size]
         (checksum,) = struct.unpack_from(">I", data, offset + 4 + size)
     except struct.error:
         raise CorruptMetadataError(f"deletion vector file {where} is truncated") from None
-    if size != length or len(body) != size:
-        raise CorruptMetadataError(f"deletion vector in {where} at {offset}: size {size}, expected {length}")
+    if size not in (length, length - 8) or len(body) != size or size < 4:
+        raise CorruptMetadataError(f"{at}: size {size}, expected {length}")
     if zlib.crc32(body) & 0xFFFFFFFF != checksum:
-        raise CorruptMetadataError(f"deletion vector in {where} at {offset}: checksum mismatch (corrupt file)")
-    (magic,) = struct.unpack_from(">i", body, 0)
-    if magic != MAGIC:
-        raise CorruptMetadataError(f"deletion vector in {where} at {offset}: bad magic number {magic}")
-    return BitMap.deserialize(body[4:])
+        raise CorruptMetadataError(f"{at}: checksum mismatch (corrupt file)")
+    if struct.unpack_from(">i", body)[0] == MAGIC and size == length:
+        try:
+            return BitMap.deserialize(body[4:])
+        except ValueError:
+            raise CorruptMetadataError(f"{at}: not a RoaringBitmap") from None
+    if struct.unpack_from("<i", body)[0] == MAGIC_64 and size == length - 8:
+        return roaring64.deserialize(body[4:], at)
+    raise CorruptMetadataError(f"{at}: bad magic number {struct.unpack_from('>i', body)[0]} for length {length} "
+                               f"(32-bit vectors: {MAGIC}, 64-bit: {MAGIC_64} little-endian)")
 
 
 def write_index_file(table: FileStoreTable, partition: bytes, bucket: int, vectors: Dict[str,
                      BitMap]) -> IndexManifestEntry:
-    """One index file holding ``vectors`` (data file name → deleted positions); its manifest entry."""
+    """One index file holding ``vectors`` (data file name → deleted positions), in the format the
+    table's ``deletion-vectors.bitmap64`` asks for; its manifest entry."""
+    bitmap64 = table.options.get(BITMAP64)
     out, ranges, pos = [bytes([VERSION])], [], 1
     for name in sorted(vectors):
-        blob = serialize(vectors[name])
-        ranges.append(DeletionVectorMeta(name, pos, len(blob) - 8, len(vectors[name])))
+        blob = serialize(vectors[name], bitmap64)
+        length = len(blob) if bitmap64 else len(blob) - 8  # as Java records each format's length
+        ranges.append(DeletionVectorMeta(name, pos, length, len(vectors[name])))
         out.append(blob)
         pos += len(blob)
     file_name = table.paths.new_index_file_name()

@@ -98,7 +98,7 @@ def test_a_refused_option_is_refused_at_create_and_by_a_hint(catalog, key):
 
 
 def test_a_refused_option_at_its_default_is_accepted(catalog):
-    options = {"snapshot.num-retained.max": "2147483647", "type": "TABLE", "deletion-vectors.bitmap64": "false",
+    options = {"snapshot.num-retained.max": "2147483647", "type": "TABLE", "scan.ignore-corrupt-files": "false",
                "tag.callbacks": "", "snapshot.time-retained": "60 min"}
     t = catalog.create_table_from_arrow("db.t", SCHEMA, options=options, **PK)
     t.write_arrow(pa.table({"id": [1], "name": ["a"], "value": [1.0], "dt": ["d"]}, schema=SCHEMA))
@@ -122,10 +122,10 @@ def _rows(ids):
 
 def test_a_stored_read_scope_option_stops_reads_and_writes(catalog):
     catalog.create_table_from_arrow("db.t", SCHEMA, **PK).write_arrow(_rows([1, 2]))
-    _as_java_wrote(catalog.get_table("db.t"), **{"deletion-vectors.bitmap64": "true"})
+    _as_java_wrote(catalog.get_table("db.t"), **{"scan.ignore-corrupt-files": "true"})
     t = catalog.get_table("db.t")
-    line = ("option 'deletion-vectors.bitmap64' is not supported by paimon-sql (deletion vectors are 32-bit roaring "
-            "bitmaps): the table cannot be {} here")
+    line = ("option 'scan.ignore-corrupt-files' is not supported by paimon-sql (a corrupt file always fails the "
+            "read): the table cannot be {} here")
     with pytest.raises(InvalidOptionError) as e:
         t.to_arrow()
     assert str(e.value) == line.format("read")
