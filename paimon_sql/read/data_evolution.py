@@ -122,3 +122,16 @@ def check_unclaimed(table: FileStoreTable, group: Group, unclaimed: Sequence[Dat
         if held is not None and x.name in held:
             raise PaimonError(f"table {table.name}: column '{x.name}' is held in BLOB files, which paimon-sql "
                               f"does not read")
+
+
+def check_incremental(table: FileStoreTable, added: Sequence[DataFileMeta], start: int, end: int) -> None:
+    """An incremental read returns the rows of added files; a partial file (columns written beside
+    existing rows by UPDATE or MERGE INTO) holds no whole rows: such a range is refused."""
+    if not enabled(table):
+        return
+    partial = [f for f in added if f.write_cols is not None
+               and not set(table.schema.field_names) <= set(f.write_cols)]
+    if partial:
+        raise PaimonError(f"table {table.name}: snapshots ({start}, {end}] updated columns of existing rows "
+                          f"({partial[0].file_name} holds {', '.join(partial[0].write_cols)}), which an incremental "
+                          "read of a data-evolution table cannot return; read the table at a snapshot instead")

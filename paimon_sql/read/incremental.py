@@ -27,6 +27,7 @@ from paimon_sql.exceptions import InvalidOptionError, SnapshotNotFoundError
 from paimon_sql.manifest import manifest_file
 from paimon_sql.manifest.manifest_file import ADD, DataFileMeta
 from paimon_sql.mergetree.interval_partition import sections
+from paimon_sql.read import data_evolution
 from paimon_sql.read.postpone import postpone_table, real_buckets
 from paimon_sql.read.split import Split
 from paimon_sql.snapshot.changelog_lifecycle import snapshot_or_changelog
@@ -95,6 +96,7 @@ def splits(scan, start: int, end: int, mode: str, streaming: bool = False) -> li
         else:
             continue
         entries += [e for n in names for e in table.manifest_entries(n) if e.kind == ADD]
+    data_evolution.check_incremental(table, [e.file for e in entries], start, end)
     postpone = [] if not (streaming and table.options.get("changelog-producer") == "none") else \
         [e for e in entries if e.bucket < 0 and postpone_table(table)]
     entries = real_buckets(table, entries)

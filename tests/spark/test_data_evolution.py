@@ -40,6 +40,9 @@ def test_update_writes_only_the_assigned_columns(session):
     seq = dict(rows(session, "SELECT id, _SEQUENCE_NUMBER FROM db.t"))  # the newest file of the row's group
     assert (seq[1], seq[2], seq[4]) == (4, 3, 3)
     assert rows(session, "SELECT count(*) FROM db.t WHERE name = 'B' AND score > 10") == [(1,)]
+    assert rows(session, "SELECT id FROM db.t /*+ OPTIONS('incremental-between' = '1,2') */") == [(4,)]
+    with pytest.raises(PaimonError, match="updated columns of existing rows"):
+        rows(session, "SELECT id FROM db.t /*+ OPTIONS('incremental-between' = '2,3') */")
 
 
 def test_refusals(session):
