@@ -30,12 +30,12 @@ def java2():
         yield driver.on
 
 
-def _rows(session, table: str) -> list:
-    return [list(r) for r in rows(session, f"SELECT id, name, dt FROM {table} ORDER BY id")]
+def _rows(s, table: str) -> list:
+    return [list(r) for r in rows(s, f"SELECT id, name, dt FROM {table} ORDER BY id")]
 
 
-def _snapshot_count(session, table: str) -> int:
-    return session.catalog.get_table(table).snapshot_manager.latest().id
+def _snapshot_count(s, table: str) -> int:
+    return s.catalog.get_table(table).snapshot_manager.latest().id
 
 
 def test_we_read_java_external_paths(java2, session, tmp_path):
