@@ -464,7 +464,7 @@ class TableCommit:
         removed = sum(e.file.row_count for e in entries if e.kind == DELETE)
         previous_total = (latest.total_record_count or 0) if latest else 0
         return Snapshot(
-            id=snapshot_id, schema_id=schema_id, next_row_id=next_row_id,
+            id=snapshot_id, schema_id=schema_id, next_row_id=next_row_id, uuid=str(uuid.uuid4()),
             base_manifest_list=base_name, delta_manifest_list=delta_name,
             commit_user=self.commit_user, commit_identifier=identifier, commit_kind=kind,
             time_millis=int(time.time() * 1000), total_record_count=previous_total + added - removed,

@@ -143,22 +143,27 @@ class MapType(DataType):
 
 @dataclass(frozen=True)
 class DataField:
-    """A column: a stable id (schema evolution matches by it), a name, a type, a description."""
+    """A column: a stable id (schema evolution matches by it), a name, a type, a description, and
+    Java 2.0's ``defaultValue`` (SQL text Java's writer puts in place of a NULL; kept, never
+    applied here: writes to such a table are refused, see ``TableSchema.check_writable``)."""
 
     id: int
     name: str
     type: DataType
     description: Optional[str] = None
+    default_value: Optional[str] = None
 
     def to_json(self) -> dict:
         d = {"id": self.id, "name": self.name, "type": self.type.to_json()}
         if self.description is not None:
             d["description"] = self.description
+        if self.default_value is not None:
+            d["defaultValue"] = self.default_value
         return d
 
     @staticmethod
     def from_json(d: dict) -> "DataField":
-        return DataField(d["id"], d["name"], parse_type_json(d["type"]), d.get("description"))
+        return DataField(d["id"], d["name"], parse_type_json(d["type"]), d.get("description"), d.get("defaultValue"))
 
     def to_arrow(self) -> pa.Field:
         return pa.field(self.name, self.type.to_arrow(), self.type.nullable)

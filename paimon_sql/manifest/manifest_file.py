@@ -4,10 +4,15 @@
 - manifest (``manifest-<uuid>-<n>``): :class:`ManifestEntry` records (ADD / DELETE of a data file,
   with its :class:`DataFileMeta`); entries are ordered and the last one for a file wins.
 - index manifest (``index-manifest-<uuid>-<n>``): :class:`IndexManifestEntry` (HASH index files of
-  dynamic buckets, DELETION_VECTORS files).
+  dynamic buckets, DELETION_VECTORS files, and Java 2.0's global index files, whose
+  :class:`GlobalIndexMeta` we keep but do not use).
 
 Records are version 2 (entries, list) / 1 (index entries) as Java Paimon writes them; files use the
-codec of ``manifest.compression`` (zstd by default).
+codec of ``manifest.compression`` (zstd by default). Record schemas are Java Paimon 2.0's (plus the
+manifest list's ``_TOTAL_BUCKETS`` / ``_EXTRA_FILES`` that pypaimon 2.1 writes). Java reads an Avro
+manifest by field name against the writer's schema: fields it does not know are skipped, fields
+the file lacks read as null; so Java 1.0 reads every 2.0 field we write, and we read any field a
+later writer adds (ignored; such a field is lost when we rewrite the record, as in Java).
 """
 
 from __future__ import annotations
@@ -101,6 +106,10 @@ INDEX_MANIFEST_ENTRY_SCHEMA = {"type": "record", "name": "IndexManifestEntry", "
             {"name": "f0", "type": "string"}, {"name": "f1", "type": "int"}, {"name": "f2", "type": "int"},
             _opt("_CARDINALITY", "long")]}}),
     _opt("_EXTERNAL_PATH", "string"),
+    _opt("_GLOBAL_INDEX", {"type": "record", "name": "record_GLOBAL_INDEX", "fields": [
+        {"name": "_ROW_RANGE_START", "type": "long"}, {"name": "_ROW_RANGE_END", "type": "long"},
+        {"name": "_INDEX_FIELD_ID", "type": "int"}, _opt("_EXTRA_FIELD_IDS", {"type": "array", "items": "int"}),
+        _opt("_INDEX_META", "bytes"), _opt("_SOURCE_META", "bytes")]}),
 ]}
 
 _PARSED = {}
@@ -238,6 +247,32 @@ class DeletionVectorMeta:
 
 
 @dataclass(frozen=True)
+class GlobalIndexMeta:
+    """Java 2.0's ``GlobalIndexMeta`` of a global index file: the row ids it covers, the indexed
+    field, and the index's own bytes. Kept through our rewrites of the index manifest."""
+    row_range_start: int
+    row_range_end: int
+    index_field_id: int
+    extra_field_ids: Optional[Tuple[int, ...]] = None
+    index_meta: Optional[bytes] = None
+    source_meta: Optional[bytes] = None
+
+    def to_avro(self) -> dict:
+        return {"_ROW_RANGE_START": self.row_range_start, "_ROW_RANGE_END": self.row_range_end,
+                "_INDEX_FIELD_ID": self.index_field_id,
+                "_EXTRA_FIELD_IDS": None if self.extra_field_ids is None else list(self.extra_field_ids),
+                "_INDEX_META": self.index_meta, "_SOURCE_META": self.source_meta}
+
+    @staticmethod
+    def from_avro(r: Optional[dict]) -> Optional["GlobalIndexMeta"]:
+        if r is None:
+            return None
+        extra = r.get("_EXTRA_FIELD_IDS")
+        return GlobalIndexMeta(r["_ROW_RANGE_START"], r["_ROW_RANGE_END"], r["_INDEX_FIELD_ID"],
+                               None if extra is None else tuple(extra), r.get("_INDEX_META"), r.get("_SOURCE_META"))
+
+
+@dataclass(frozen=True)
 class IndexManifestEntry:
     kind: int
     partition: bytes
@@ -248,6 +283,7 @@ class IndexManifestEntry:
     row_count: int
     dv_ranges: Optional[Tuple[DeletionVectorMeta, ...]] = None
     external_path: Optional[str] = None
+    global_index: Optional[GlobalIndexMeta] = None
     version: int = 1
 
     def to_avro(self) -> dict:
@@ -257,7 +293,8 @@ class IndexManifestEntry:
         return {"_VERSION": self.version, "_KIND": self.kind, "_PARTITION": self.partition, "_BUCKET": self.bucket,
                 "_INDEX_TYPE": self.index_type, "_FILE_NAME": self.file_name, "_FILE_SIZE": self.file_size,
                 "_ROW_COUNT": self.row_count, "_DELETIONS_VECTORS_RANGES": ranges,
-                "_EXTERNAL_PATH": self.external_path}
+                "_EXTERNAL_PATH": self.external_path,
+                "_GLOBAL_INDEX": None if self.global_index is None else self.global_index.to_avro()}
 
     @staticmethod
     def from_avro(r: dict) -> "IndexManifestEntry":
@@ -267,7 +304,7 @@ class IndexManifestEntry:
             r["_ROW_COUNT"],
             None if ranges is None else tuple(DeletionVectorMeta(d["f0"], d["f1"], d["f2"], d.get("_CARDINALITY"))
                                               for d in ranges),
-            r.get("_EXTERNAL_PATH"), r.get("_VERSION", 1))
+            r.get("_EXTERNAL_PATH"), GlobalIndexMeta.from_avro(r.get("_GLOBAL_INDEX")), r.get("_VERSION", 1))
 
 
 # ---------------------------------------------------------------------------------------------

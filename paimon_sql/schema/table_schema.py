@@ -174,6 +174,16 @@ class TableSchema:
             if (f.name in self.primary_keys or f.name in self.partition_keys) and not isinstance(f.type, AtomicType):
                 raise SchemaError(f"key column '{f.name}' must have an atomic type, not {f.type}")
 
+    def check_writable(self, table: str) -> None:
+        """Refuse new rows for a table whose columns have Java 2.0 default values: Java's writer puts
+        the default where a row holds NULL, ours would keep the NULL (reads, compaction and schema
+        changes keep the defaults and are fine)."""
+        defaults = [f.name for f in self.fields if f.default_value is not None]
+        if defaults:
+            raise SchemaError(f"table {table}: column(s) {', '.join(defaults)} have a default value "
+                              "(Paimon 2.0 'defaultValue'), which paimon-sql does not apply: the table cannot be "
+                              "written here")
+
     # -- JSON ------------------------------------------------------------------------------
 
     def to_json(self) -> str:

@@ -63,7 +63,8 @@ def of_snapshot(snap: Snapshot) -> Snapshot:
                     changelog_manifest_list=snap.changelog_manifest_list,
                     delta_manifest_list_size=snap.delta_manifest_list_size if delta else None,
                     changelog_manifest_list_size=snap.changelog_manifest_list_size,
-                    watermark=snap.watermark, version=snap.version)
+                    watermark=snap.watermark, properties=snap.properties, next_row_id=snap.next_row_id,
+                    uuid=snap.uuid, operation=snap.operation, version=snap.version)
 
 
 def kept_files(files: References, changelog: Snapshot) -> Set[str]:

@@ -3,12 +3,17 @@
 A snapshot names the manifest lists that make up the table at one commit: the *base* list (all
 files live before this commit), the *delta* list (what this commit added/deleted), the optional
 *changelog* list, and the index manifest. Optional fields are omitted from the JSON when None.
+
+Fields are those of Java Paimon 2.0's ``Snapshot`` (``uuid``, ``properties``, ``nextRowId`` and
+``operation`` are newer than 1.0, whose reader ignores them) plus 1.0's ``logOffsets`` (2.0 no longer
+writes it, ignores it when read). Unknown keys are ignored, as Java's ``ignoreUnknown`` does; the
+known ones are kept, so a tag or a long-lived changelog of a snapshot carries them on (docs/format.md).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Optional
 
 from paimon_sql.exceptions import CorruptMetadataError
@@ -19,7 +24,7 @@ COMMIT_KINDS = ("APPEND", "COMPACT", "OVERWRITE", "ANALYZE")
 
 # python attribute -> JSON key, in the order Java writes them
 _JSON_KEYS = [
-    ("version", "version"), ("id", "id"), ("schema_id", "schemaId"),
+    ("version", "version"), ("uuid", "uuid"), ("id", "id"), ("schema_id", "schemaId"),
     ("base_manifest_list", "baseManifestList"), ("base_manifest_list_size", "baseManifestListSize"),
     ("delta_manifest_list", "deltaManifestList"), ("delta_manifest_list_size", "deltaManifestListSize"),
     ("changelog_manifest_list", "changelogManifestList"),
@@ -29,7 +34,7 @@ _JSON_KEYS = [
     ("log_offsets", "logOffsets"), ("total_record_count", "totalRecordCount"),
     ("delta_record_count", "deltaRecordCount"), ("changelog_record_count", "changelogRecordCount"),
     ("watermark", "watermark"), ("statistics", "statistics"), ("properties", "properties"),
-    ("next_row_id", "nextRowId"),
+    ("next_row_id", "nextRowId"), ("operation", "operation"),
 ]
 
 
@@ -56,6 +61,8 @@ class Snapshot:
     statistics: Optional[str] = None
     properties: Optional[dict] = None
     next_row_id: Optional[int] = None
+    uuid: Optional[str] = None  # Java 2.0: random per snapshot (a REST catalog's commit names its base by it)
+    operation: Optional[str] = None  # Java 2.0's Snapshot.Operation (WRITE, DELETE, ...), set by paimon-spark
     version: int = 3
 
     def to_dict(self) -> dict:
@@ -81,10 +88,8 @@ class Snapshot:
 
     @staticmethod
     def from_dict(d: dict, where: str = "snapshot JSON") -> "Snapshot":
-        """Keys Java adds that we do not model (``uuid``, ``writerVersion``, a tag's own) are ignored."""
+        """Keys we do not model (a tag's own, a later release's) are ignored, as Java ignores them."""
         try:
-            known = {f.name for f in fields(Snapshot)}
-            kwargs = {attr: d[key] for attr, key in _JSON_KEYS if key in d and attr in known}
-            return Snapshot(**kwargs)
+            return Snapshot(**{attr: d[key] for attr, key in _JSON_KEYS if key in d})
         except (TypeError, ValueError) as e:
             raise CorruptMetadataError(f"{where} is malformed: {e}") from None

@@ -44,6 +44,7 @@ def eligible(table) -> bool:
 
 def write(df: DataFrame, table, overwrite: bool, partition_spec: Optional[dict], dynamic: bool) -> None:
     """Write ``df`` (the table's columns, already cast) as one APPEND or OVERWRITE snapshot."""
+    table.schema.check_writable(table.name)
     keys = table.schema.partition_keys
     for f in table.schema.fields:
         if not f.type.nullable:  # Spark casts never check NOT NULL: fail the job with our message

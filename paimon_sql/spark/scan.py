@@ -241,7 +241,8 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
     if native and file_skipping.applies(table, predicate):
         native, skipped = _read_time_skipping(table, native, predicate)
     part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
-    paths = [table.paths.data_file_path(binary_row.from_bytes(s.partition, part_types), s.bucket, f.file_name)
+    paths = [table.paths.data_file_path(binary_row.from_bytes(s.partition, part_types), s.bucket, f.file_name,
+                                        f.external_path)
              for s in native for f in s.files]
     _check_on_disk(table.io, paths, [f.file_size for s in native for f in s.files])
     if reports is not None:

@@ -189,6 +189,7 @@ class FileStoreTable:
 
     def new_write(self, overwrite: bool = False):
         check_usable(self.schema.options, "written")
+        self.schema.check_writable(self.name)
         return TableWrite(self, BucketCompactor, overwrite)
 
     def new_commit(self, commit_user: Optional[str] = None):

@@ -1,6 +1,7 @@
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
 import java.math.BigDecimal;
+import java.time.Duration;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
@@ -30,6 +31,9 @@ import org.apache.paimon.data.InternalArray;
 import org.apache.paimon.data.InternalMap;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.data.Timestamp;
+import org.apache.paimon.stats.ColStats;
+import org.apache.paimon.stats.Statistics;
+import org.apache.paimon.tag.Tag;
 import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.fs.Path;
 import org.apache.paimon.index.HashBucketAssigner;
@@ -76,6 +80,9 @@ import org.apache.paimon.utils.SnapshotManager;
  * {"op": "write", ..., "rows": [[v, ...], ...], "kinds": ["+I", "-D", ...]} -> snapshot id
  * {"op": "read", ..., "tag": T, "snapshot": N, "equal": [column, value]}     -> [[v, ...], ...]
  * {"op": "compact", ...}  full compaction of every partition and bucket      -> snapshot id
+ * {"op": "tag", ..., "name": T, "snapshot": N?, "time_retained_seconds": S?}  -> "ok"
+ * {"op": "tag_info", ..., "name": T}    -> [snapshot id, tagCreateTime (ISO) | null, tagTimeRetained (s) | null]
+ * {"op": "statistics", ...}             -> the latest snapshot's statistics as Java parses them, or null
  * {"op": "evolve", ..., "changes": [["add", c, type] | ["rename", c, new] | ["drop", c]
  *                                  | ["type", c, type] | ["set", key, value]]} -> "ok"
  * {"op": "tag", ..., "name": T, "snapshot": N (default latest)}              -> "ok"
@@ -152,14 +159,45 @@ public class PaimonDriver {
             case "compact": return compact(table);
             case "snapshots": return snapshots(table);
             case "tag":
-                if (cmd.has("snapshot")) {
+                if (cmd.has("time_retained_seconds")) {
+                    table.createTag(cmd.get("name").asText(), cmd.get("snapshot").asLong(),
+                            Duration.ofSeconds(cmd.get("time_retained_seconds").asLong()));
+                } else if (cmd.has("snapshot")) {
                     table.createTag(cmd.get("name").asText(), cmd.get("snapshot").asLong());
                 } else {
                     table.createTag(cmd.get("name").asText());
                 }
                 return "ok";
+            case "tag_info": {
+                Tag tag = Tag.fromPath(table.fileIO(), table.tagManager().tagPath(cmd.get("name").asText()));
+                return java.util.Arrays.asList(tag.id(),
+                        tag.getTagCreateTime() == null ? null : tag.getTagCreateTime().toString(),
+                        tag.getTagTimeRetained() == null ? null : tag.getTagTimeRetained().getSeconds());
+            }
+            case "statistics": return statistics(table);
             default: throw new IllegalArgumentException("unknown op " + op);
         }
+    }
+
+    /** The latest snapshot's statistics as Java reads them (min/max parsed by the column types):
+     * [mergedRecordCount, mergedRecordSize, {column: [colId, distinct, min, max, nulls, avgLen, maxLen]}]. */
+    private static Object statistics(FileStoreTable table) {
+        Statistics stats = table.statistics().orElse(null);
+        if (stats == null) {
+            return null;
+        }
+        Map<String, Object> cols = new LinkedHashMap<>();
+        for (Map.Entry<String, ColStats<?>> e : stats.colStats().entrySet()) {
+            ColStats<?> c = e.getValue();
+            cols.put(e.getKey(), java.util.Arrays.asList(c.colId(), boxed(c.distinctCount()),
+                    c.min().map(Object::toString).orElse(null), c.max().map(Object::toString).orElse(null),
+                    boxed(c.nullCount()), boxed(c.avgLen()), boxed(c.maxLen())));
+        }
+        return java.util.Arrays.asList(boxed(stats.mergedRecordCount()), boxed(stats.mergedRecordSize()), cols);
+    }
+
+    private static Long boxed(java.util.OptionalLong v) {
+        return v.isPresent() ? v.getAsLong() : null;
     }
 
     /** What Java sees of the snapshot directory: every listed snapshot (each one parsed), the
