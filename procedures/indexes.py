@@ -7,10 +7,11 @@ one COMPACT snapshot (:mod:`paimon_sql.maintenance.rewrite_file_index`). It retu
 files whose index changed (paimon-spark counts every file it visited, changed or not; a file whose
 index is already right is not rewritten here, so a second run writes nothing and returns 0, 0).
 
-``materialize_deletion_vectors`` is, in paimon-spark, only for unaware-bucket data-evolution tables
-(it applies the vectors and assigns new row ids); paimon-sql has no data-evolution tables, so it
-checks its arguments and refuses, as paimon-spark refuses every other table. ``CALL sys.compact``
-drops the rows deletion vectors delete on any deletion-vector table.
+``materialize_deletion_vectors`` is, as in paimon-spark, for unaware-bucket data-evolution tables
+with deletion vectors: each row id group with deleted rows is rewritten without them, its rows
+given new row ids, one COMPACT snapshot (:func:`paimon_sql.spark.compact.materialize_deletion_vectors`).
+Other tables are refused, as paimon-spark refuses them; ``CALL sys.compact`` drops the rows deletion
+vectors delete on any deletion-vector table.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from functools import partial
 
 from paimon_sql.data.partition_names import specs_predicate
 from paimon_sql.maintenance.rewrite_file_index import rewrite
+from paimon_sql.read import data_evolution
+from paimon_sql.spark.compact import materialize_deletion_vectors
 from paimon_sql.procedures.base import Procedure, columns, optional, register, required
 from paimon_sql.spark.tasks import guarded, run_tasks
 
@@ -59,7 +62,14 @@ class MaterializeDeletionVectorsProcedure(Procedure):
     def call(self, session, args):
         if (args["partitions"] or "").strip() and (args["where"] or "").strip():
             raise self.fail("partitions and where cannot be used together")
-        self.table(session, args["table"]).copy(self.dynamic_options(args["options"]))
-        raise self.fail(f"materializing deletion vectors only supports unaware-bucket data-evolution tables "
-                        f"('data-evolution.enabled', which paimon-sql does not support); table '{args['table']}' "
-                        f"is not one (CALL sys.compact drops the rows its deletion vectors delete)")
+        table = self.table(session, args["table"]).copy(self.dynamic_options(args["options"]))
+        if not data_evolution.enabled(table) or table.options.bucket != -1:
+            raise self.fail(f"materializing deletion vectors only supports unaware-bucket data-evolution tables "
+                            f"('data-evolution.enabled'); table '{args['table']}' is not one (CALL sys.compact "
+                            f"drops the rows its deletion vectors delete)")
+        specs = self.partition_selection(session, table, args["partitions"], args["where"])
+        if specs == []:
+            return [(True,)]
+        predicate = None if specs is None else specs_predicate(table.schema, specs)
+        materialize_deletion_vectors(session.spark, table, predicate)
+        return [(True,)]

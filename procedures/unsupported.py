@@ -57,8 +57,8 @@ class AlterViewDialectProcedure(Refused):
     needs = "views with per-engine dialects (Paimon's REST catalog); views here keep one Spark SQL query"
 
 
-_GLOBAL_INDEX = ("global indexes over row-tracking tables ('row-tracking.enabled', "
-                 "'data-evolution.enabled'), which paimon-sql does not support")
+_GLOBAL_INDEX = ("global indexes (Paimon 2.0's indexes over row-tracking and data-evolution tables), which "
+                 "paimon-sql does not build")
 
 
 @register
@@ -85,7 +85,7 @@ class ReassignRowIdProcedure(Refused):
     name = "reassign_row_id"
     parameters = (required("table", "STRING"), optional("partitions", "STRING"))
     description = "Assign new row ids to a row-tracking table's files (needs row tracking)."
-    needs = "row tracking ('row-tracking.enabled'), which paimon-sql does not support"
+    needs = "reassigning row ids, which paimon-sql does not do (rows keep the ids a commit gave them)"
 
 
 @register

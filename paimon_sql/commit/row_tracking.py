@@ -14,7 +14,7 @@ Each attempt of a commit, against the latest snapshot it rebases on (a lost race
   ids are read from the manifest). COMPACT files keep their rows' ids physically and get none.
   The new snapshot's ``nextRowId`` is the first id left unassigned.
 
-Data evolution (files merged by row id) builds on these ids and is not implemented here.
+Data evolution (files merged by row id, :mod:`paimon_sql.read.data_evolution`) builds on these ids.
 """
 
 from __future__ import annotations

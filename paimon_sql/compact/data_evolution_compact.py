@@ -8,6 +8,11 @@ moves to the new file (Java's ``DataEvolutionCompactDeletionVectorRewriter``). G
 left alone, and groups are not joined: Java's coordinator may also bin adjacent groups into one
 file, which readers see the same way.
 
+:func:`materialize_unit` is ``CALL sys.materialize_deletion_vectors`` (Java's
+``DataEvolutionMaterializeDeletionCompactTask``): a group whose anchor has a deletion vector is
+rewritten without its deleted rows, as new APPEND files without a first row id — the commit gives
+their rows new ids — and the vector leaves the index.
+
 Caveat: groups holding BLOB files are refused (their columns are not read here).
 """
 
@@ -16,10 +21,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Optional
 
+from pyroaring import FrozenBitMap
+
 from paimon_sql.compact.append_compact import bucket_vectors, with_vectors
 from paimon_sql.data import binary_row
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.manifest.manifest_file import FILE_SOURCE_COMPACT
+from paimon_sql.manifest.manifest_file import FILE_SOURCE_APPEND, FILE_SOURCE_COMPACT
 from paimon_sql.read import data_evolution
 from paimon_sql.read.split import Split
 from paimon_sql.read.split_read import SplitReader
@@ -32,13 +39,9 @@ if TYPE_CHECKING:
 
 def compact_unit(table: FileStoreTable, unit, full: bool = False) -> Optional[CommitMessage]:
     """The message folding the unit's row id groups of several files (None: there are none)."""
-    groups = [g for g in data_evolution.row_id_groups(unit.files, table.name) if len(g) > 1]
+    groups = _without_blobs(table, [g for g in data_evolution.row_id_groups(unit.files, table.name) if len(g) > 1])
     if not groups:
         return None
-    blobs = [f.file_name for g in groups for f in g if data_evolution.is_blob(f)]
-    if blobs:
-        raise PaimonError(f"table {table.name}: compaction of row ids held in BLOB files ({blobs[0]}) is not "
-                          "supported")
     dv_entries, vectors = bucket_vectors(table, unit)
     part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
     pvals = binary_row.from_bytes(unit.partition, part_types)
@@ -63,3 +66,37 @@ def compact_unit(table: FileStoreTable, unit, full: bool = False) -> Optional[Co
         delete_files(table, [message])
         raise
     return with_vectors(table, unit, message, dv_entries, kept) if moved else message
+
+
+def materialize_unit(table: FileStoreTable, unit) -> Optional[CommitMessage]:
+    """The message rewriting the unit's groups that have deleted rows (None: there are none)."""
+    dv_entries, vectors = bucket_vectors(table, unit)
+    groups = _without_blobs(table, [g for g in data_evolution.row_id_groups(unit.files, table.name)
+                                    if data_evolution.anchor(g).file_name in vectors])
+    if not groups:
+        return None
+    part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
+    pvals = binary_row.from_bytes(unit.partition, part_types)
+    reader = SplitReader(table)
+    message = CommitMessage(unit.partition, unit.bucket, unit.total_buckets, base_snapshot=unit.base_snapshot)
+    kept = dict(vectors)
+    try:
+        for group in groups:
+            name = data_evolution.anchor(group).file_name
+            split = Split(unit.partition, unit.bucket, group, deletion_vectors=((name, FrozenBitMap(kept.pop(name))),))
+            rows = reader.read(split).cast(table.schema.data_file_arrow_schema())
+            message.compact_before += list(group)
+            if rows.num_rows:
+                message.compact_after += write_files(table, rows, pvals, unit.bucket, 0, FILE_SOURCE_APPEND,
+                                                     first_sequence=0)
+    except BaseException:
+        delete_files(table, [message])
+        raise
+    return with_vectors(table, unit, message, dv_entries, kept)
+
+
+def _without_blobs(table: FileStoreTable, groups: list) -> list:
+    blobs = [f.file_name for g in groups for f in g if data_evolution.is_blob(f)]
+    if blobs:
+        raise PaimonError(f"table {table.name}: rewriting row ids held in BLOB files ({blobs[0]}) is not supported")
+    return groups

@@ -14,6 +14,7 @@ from functools import partial
 from typing import Optional, Sequence
 
 from paimon_sql.commit.table_commit import LAST_SAFE_SNAPSHOT
+from paimon_sql.compact.data_evolution_compact import materialize_unit
 from paimon_sql.compact.merge_tree_compact import compact_unit, plan_units
 from paimon_sql.compact.postpone_compact import postpone_messages
 from paimon_sql.data.predicate import Predicate
@@ -29,17 +30,28 @@ def compact(spark, table, partition_predicate: Optional[Predicate] = None, full:
     A postpone table (``bucket = -2``) is compacted by :func:`compact_postpone`."""
     if postpone_table(table):
         return compact_postpone(spark, table)
-    units = plan_units(table, partition_predicate, buckets)
+    return _run(spark, table, plan_units(table, partition_predicate, buckets), partial(compact_unit, table, full=full),
+                "compact", "compaction")
+
+
+def materialize_deletion_vectors(spark, table, partition_predicate: Optional[Predicate] = None) -> Optional[int]:
+    """A data-evolution table's row id groups with deleted rows rewritten without them, as new rows
+    (:func:`~paimon_sql.compact.data_evolution_compact.materialize_unit`), one task per bucket, one
+    COMPACT snapshot; None when no group had deleted rows."""
+    return _run(spark, table, plan_units(table, partition_predicate), partial(materialize_unit, table),
+                "materialize_deletion_vectors", "materializing deletion vectors")
+
+
+def _run(spark, table, units, fn, job: str, what: str) -> Optional[int]:
     if not units:
         return None
-    compact_one = partial(guarded, partial(compact_unit, table, full=full))
-    outcomes = run_tasks(spark, f"paimon compact {table.name}", compact_one, units)
+    outcomes = run_tasks(spark, f"paimon {job} {table.name}", partial(guarded, fn), units)
     messages = [m for ok, m in outcomes if ok and m is not None]
     errors = [f"bucket {u.bucket}: {m}" for u, (ok, m) in zip(units, outcomes) if not ok]
     commit = table.new_commit()
     if errors:
         commit.abort(messages)
-        raise PaimonError(f"compaction of table {table.name} failed, nothing committed: {errors[0]}")
+        raise PaimonError(f"{what} of table {table.name} failed, nothing committed: {errors[0]}")
     return commit.commit_or_abort(messages)
 
 

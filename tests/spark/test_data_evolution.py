@@ -3,6 +3,7 @@ files beside the rows they update; reads merge each row's columns from the newes
 rows keep their ``_ROW_ID``; DELETE needs deletion vectors; compaction folds the files of a row id
 group into one."""
 
+import pyarrow as pa
 import pytest
 from spark.conftest import rows, session, spark  # noqa: F401  (fixtures)
 
@@ -93,3 +94,22 @@ def test_merge_into_and_compaction(session):
     assert [first for first, _ in spans] == [sum(n for _, n in spans[:i]) for i in range(len(spans))]
     session.sql("UPDATE db.t SET score = 7 WHERE id = 4")  # the moved vector still hides row 2 (id 3)
     assert rows(session, "SELECT id, score FROM db.t ORDER BY id") == [(1, 1.0), (2, 2.0), (4, 7.0), (9, 0.0)]
+
+
+def test_materialize_deletion_vectors(session):
+    session.sql("CREATE DATABASE db")
+    session.sql(f"CREATE TABLE db.t (id BIGINT, name STRING, dt STRING) PARTITIONED BY (dt) TBLPROPERTIES ({DE}, "
+                "'deletion-vectors.enabled' = 'true')")
+    session.catalog.get_table("db.t").write_arrow(pa.table({  # one file a partition: ids 0, 1 in x, 2 in y
+        "id": pa.array([1, 2, 3], pa.int64()), "name": ["a", "b", "c"], "dt": ["x", "x", "y"]}))
+    session.sql("UPDATE db.t SET name = 'B' WHERE id = 2")
+    session.sql("DELETE FROM db.t WHERE id = 1")
+    session.sql("CALL sys.materialize_deletion_vectors(table => 'db.t', partitions => 'dt=y')")  # nothing there
+    assert rows(session, "SELECT count(*) FROM db.`t$snapshots`") == [(3,)]
+    assert rows(session, "CALL sys.materialize_deletion_vectors(table => 'db.t')") == [(True,)]
+    assert rows(session, "SELECT commit_kind FROM db.`t$snapshots` ORDER BY snapshot_id DESC LIMIT 1") == \
+        [("COMPACT",)]
+    now = rows(session, "SELECT id, name, dt, _ROW_ID FROM db.t ORDER BY id")
+    assert [r[:3] for r in now] == [(2, "B", "x"), (3, "c", "y")]
+    assert [r[3] for r in now if r[0] == 2][0] >= 3  # the rewritten row got a new id, after the table's ids
+    assert rows(session, "SELECT count(*) FROM db.`t$table_indexes`") == [(0,)]  # the vector is gone
