@@ -152,7 +152,8 @@ def _scenario(cat, name):
         commit(t, pa.table({"id": [4, 5, 6], "name": ["d", "e", "f"], "value": [4.0, 5.0, 6.0],
                              "dt": ["y", "x", "y"]}, schema=SCHEMA))
     elif name == "data_evolution":  # row tracking + data evolution + deletion vectors; snapshot 3 updates
-        # `name` of row ids 0 and 4 (pypaimon's update by row id: a file of `name` beside each group)
+        # `name` of row ids 0 and 4 (pypaimon's update by row id: a file of `name` beside each group),
+        # snapshot 4 deletes row id 1 (a vector keyed by the group's oldest file)
         cat.create_table("db.data_evolution", Schema.from_pyarrow_schema(SCHEMA, partition_keys=["dt"], options={
             "row-tracking.enabled": "true", "data-evolution.enabled": "true", "deletion-vectors.enabled": "true"}),
             False)
@@ -166,6 +167,10 @@ def _scenario(cat, name):
         c = wb.new_commit()
         c.commit(update.update_by_arrow_with_row_id(pa.table({"_ROW_ID": pa.array([0, 4], pa.int64()),
                                                                "name": ["A", "F"]})))
+        c.close()
+        from pypaimon.write.table_delete import TableDeleteByRowId  # snapshot 4: row id 1 by deletion vector
+        c = wb.new_commit()
+        c.commit(TableDeleteByRowId(cat.get_table("db.data_evolution")).delete([1]))
         c.close()
     else:
         raise SystemExit(f"unknown scenario {name}")

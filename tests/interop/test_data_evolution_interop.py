@@ -31,11 +31,12 @@ def theirs(pypaimon, warehouse: str, table: str, columns=TRACKED, snapshot=None)
 
 def test_we_read_pypaimon_column_update(pypaimon, session):
     pypaimon(op="scenario", warehouse=session.warehouse, name="data_evolution")
-    for snapshot in (2, 3):
+    for snapshot in (2, 3, 4):
         assert ours(session, "db.data_evolution", snapshot=snapshot) == \
             theirs(pypaimon, session.warehouse, "db.data_evolution", snapshot=snapshot)
     now = ours(session, "db.data_evolution")
     assert [(r[0], r[1]) for r in now if r[4] in (0, 4)] == [(1, "A"), (6, "F")]  # pypaimon's update
+    assert 1 not in [r[4] for r in now] and len(now) == 5  # and its delete
 
 
 def test_pypaimon_reads_our_column_update(pypaimon, session):
