@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 import json
 from contextlib import contextmanager
+from functools import partial
 from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import pyarrow as pa
@@ -36,6 +37,7 @@ from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
 from paimon_sql.spark import format_table as spark_format_table
 from paimon_sql.spark.columns import ROWKIND_COLUMN
 from paimon_sql.spark.scan import source_reader
+from paimon_sql.spark.tasks import guarded, run_tasks
 from paimon_sql.spark.types import spark_type
 from paimon_sql.spark.write import EXPLICIT_CAST, MERGE_SCHEMA, add_columns, assign, option_enabled
 from paimon_sql.sql import cache, parse
@@ -366,8 +368,16 @@ def update_columns(session, target: exp.Table, table, where, sets: Dict[str, exp
                        FILE_COLUMN, POSITION_COLUMN)
         rows = df.toArrow()
     if rows.num_rows:
-        table.new_commit().commit_or_abort(data_evolution_write.update_columns(table, rows, columns, snapshot.id))
+        table.new_commit().commit_or_abort(data_evolution_write.update_columns(
+            table, rows, columns, snapshot.id, run=group_tasks(session, table, "UPDATE")))
     return None
+
+
+def group_tasks(session, table, verb: str):
+    """``run(fn, items)``: one guarded Spark task per item (a data-evolution update's row id groups)."""
+    def run(fn, items):
+        return run_tasks(session.spark, f"paimon {verb} {table.name}", partial(guarded, fn), items)
+    return run
 
 
 def _referenced(table, nodes) -> Optional[List[str]]:

@@ -30,7 +30,7 @@ from paimon_sql.read import data_evolution, fallback_read
 from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
 from paimon_sql.spark.columns import ROWKIND_COLUMN
 from paimon_sql.sql.dml import (check_assignments, check_row_changes, check_row_tracking, commit_append_changes,
-                                located_rows, with_table_types, write_changes)
+                                group_tasks, located_rows, with_table_types, write_changes)
 from paimon_sql.write import data_evolution_write
 from paimon_sql.write.row_delete import delete_messages, positions_of
 
@@ -56,14 +56,14 @@ def merge_into(session, node: exp.Merge):
         rows = with_table_types(table, df, FILE_COLUMN, POSITION_COLUMN, ROWKIND_COLUMN).toArrow()
     kinds = rows.column(ROWKIND_COLUMN)
     if evolving:
-        return _merge_columns(node, table, rows, snapshot)
+        return _merge_columns(session, node, table, rows, snapshot)
     gone = rows.filter(pc.is_in(kinds, pa.array([row_kind.UPDATE_AFTER, row_kind.DELETE], kinds.type)))
     new = rows.filter(pc.is_in(kinds, pa.array([row_kind.UPDATE_AFTER, row_kind.INSERT], kinds.type)))
     commit_append_changes(table, gone, new)
     return None
 
 
-def _merge_columns(node: exp.Merge, table, rows: pa.Table, snapshot) -> None:
+def _merge_columns(session, node: exp.Merge, table, rows: pa.Table, snapshot) -> None:
     """MERGE INTO a data-evolution table, as paimon-spark's MergeIntoPaimonDataEvolutionTable: the
     columns the UPDATE clauses assign are written beside the rows they update (rows keep their ids),
     deleted rows go by deletion vectors, inserted rows are appended — one snapshot."""
@@ -79,7 +79,8 @@ def _merge_columns(node: exp.Merge, table, rows: pa.Table, snapshot) -> None:
         if updated.num_rows:
             columns = _assigned_columns(node, table)
             messages += data_evolution_write.update_columns(
-                table, updated.select(columns + [FILE_COLUMN, POSITION_COLUMN]), columns, snapshot.id)
+                table, updated.select(columns + [FILE_COLUMN, POSITION_COLUMN]), columns, snapshot.id,
+                run=group_tasks(session, table, "MERGE INTO"))
         if inserted.num_rows:
             write = table.new_write()
             write.write_arrow(inserted.select(table.schema.field_names))

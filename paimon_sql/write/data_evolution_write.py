@@ -19,7 +19,8 @@ per touched file, one file of 1M ``name`` values.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Dict, List, Sequence, Tuple
+from functools import partial
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -38,36 +39,52 @@ if TYPE_CHECKING:
     from paimon_sql.table.table import FileStoreTable
 
 
-def update_columns(table: FileStoreTable, changes: pa.Table, columns: Sequence[str],
-                   snapshot_id: int) -> List[CommitMessage]:
+def update_columns(table: FileStoreTable, changes: pa.Table, columns: Sequence[str], snapshot_id: int,
+                   run: Optional[Callable] = None) -> List[CommitMessage]:
     """Commit messages writing ``columns`` anew for the groups ``changes`` touches. ``changes`` holds
     the new values of ``columns`` and, per row, the anchor file and position it was read at
-    (``FILE_COLUMN``, ``POSITION_COLUMN``) in snapshot ``snapshot_id``."""
+    (``FILE_COLUMN``, ``POSITION_COLUMN``) in snapshot ``snapshot_id``. ``run(fn, items)`` maps the
+    per-group work to ``(ok, message or error)`` outcomes (SQL passes guarded Spark tasks); without
+    it the groups are written here, in turn. When any group fails, what the others wrote is deleted."""
     columns = list(columns)
     groups = _groups_by_anchor(table, snapshot_id)
     files = changes.column(FILE_COLUMN).to_numpy(zero_copy_only=False).astype(str)
     order = np.argsort(files, kind="stable")
     names, starts = np.unique(files[order], return_index=True)
-    bounds = list(starts[1:]) + [len(order)]
-    reader = SplitReader(table, columns)
-    part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
-    messages: List[CommitMessage] = []
-    try:
-        for name, start, end in zip(names, starts, bounds):
-            if name not in groups:
-                raise PaimonError(f"table {table.name}: data file {name} is not live in snapshot {snapshot_id}")
-            partition, group = groups[name]
-            rows = changes.take(pa.array(order[start:end]))
-            merged = _merged(table, reader.read(Split(partition, 0, group)), rows, columns, group)
-            written = write_files(table, merged, binary_row.from_bytes(partition, part_types), 0,
-                                  first_sequence=0, columns=columns)
-            written = [_as_partial(written[0], group[0].first_row_id)]
-            messages.append(CommitMessage(partition, 0, table.options.bucket, new_files=written,
-                                          base_snapshot=snapshot_id))
-    except BaseException:
+    work = []
+    for name, start, end in zip(names, starts, list(starts[1:]) + [len(order)]):
+        if name not in groups:
+            raise PaimonError(f"table {table.name}: data file {name} is not live in snapshot {snapshot_id}")
+        work.append((*groups[name], changes.take(pa.array(order[start:end]))))
+    fn = partial(_write_group, table, columns, snapshot_id)
+    if run is None:
+        messages: List[CommitMessage] = []
+        try:
+            for w in work:
+                messages.append(fn(w))
+        except BaseException:
+            delete_files(table, messages)
+            raise
+        return messages
+    outcomes = run(fn, work)
+    messages = [m for ok, m in outcomes if ok]
+    errors = [m for ok, m in outcomes if not ok]
+    if errors:
         delete_files(table, messages)
-        raise
+        raise PaimonError(f"table {table.name}: updating columns {', '.join(columns)} failed, nothing committed: "
+                          f"{errors[0]}")
     return messages
+
+
+def _write_group(table: FileStoreTable, columns: List[str], snapshot_id: int, work) -> CommitMessage:
+    """One touched group's partial file (a task's work)."""
+    partition, group, rows = work
+    part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
+    merged = _merged(table, SplitReader(table, columns).read(Split(partition, 0, group)), rows, columns, group)
+    written = write_files(table, merged, binary_row.from_bytes(partition, part_types), 0, first_sequence=0,
+                          columns=columns)
+    return CommitMessage(partition, 0, table.options.bucket, new_files=[_as_partial(written[0], group[0].first_row_id)],
+                         base_snapshot=snapshot_id)
 
 
 def _groups_by_anchor(table: FileStoreTable, snapshot_id: int) -> Dict[str, Tuple[bytes, Tuple[DataFileMeta, ...]]]:

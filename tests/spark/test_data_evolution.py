@@ -3,11 +3,15 @@ files beside the rows they update; reads merge each row's columns from the newes
 rows keep their ``_ROW_ID``; DELETE needs deletion vectors; compaction folds the files of a row id
 group into one."""
 
+import glob
+
 import pyarrow as pa
 import pytest
 from spark.conftest import rows, session, spark  # noqa: F401  (fixtures)
 
-from paimon_sql.exceptions import PaimonError
+from paimon_sql.exceptions import CommitConflictError, PaimonError
+from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
+from paimon_sql.write.data_evolution_write import update_columns
 
 DE = "'row-tracking.enabled' = 'true', 'data-evolution.enabled' = 'true'"
 
@@ -113,3 +117,22 @@ def test_materialize_deletion_vectors(session):
     assert [r[:3] for r in now] == [(2, "B", "x"), (3, "c", "y")]
     assert [r[3] for r in now if r[0] == 2][0] >= 3  # the rewritten row got a new id, after the table's ids
     assert rows(session, "SELECT count(*) FROM db.`t$table_indexes`") == [(0,)]  # the vector is gone
+
+
+def test_concurrent_updates_of_a_group_conflict(session):
+    session.sql("CREATE DATABASE db")
+    session.sql(f"CREATE TABLE db.t (id BIGINT, name STRING) TBLPROPERTIES ({DE})")
+    t = session.catalog.get_table("db.t")
+    t.write_arrow(pa.table({"id": pa.array([1, 2, 3], pa.int64()), "name": ["a", "b", "c"]}))
+    scan = t.new_scan()
+    located = scan.reader().read_positions(scan.plan().splits[0]).select(["name", POSITION_COLUMN, FILE_COLUMN])
+    base = t.snapshot_manager.latest().id
+    first = update_columns(t, located.set_column(0, "name", pa.array(["x", "y", "z"])), ["name"], base)
+    second = update_columns(t, located.set_column(0, "name", pa.array(["p", "q", "r"])), ["name"], base)
+    t.new_commit().commit_or_abort(first)
+    with pytest.raises(CommitConflictError, match="multiple 'MERGE INTO' operations have encountered conflicts"):
+        t.new_commit().commit_or_abort(second)
+    assert rows(session, "SELECT id, name FROM db.t ORDER BY id") == [(1, "x"), (2, "y"), (3, "z")]
+    partial_file = second[0].new_files[0].file_name
+    assert not any(partial_file in p for (p,) in rows(session, "SELECT file_path FROM db.`t$files`"))
+    assert not glob.glob(f"{session.warehouse}/**/{partial_file}", recursive=True)  # the loser's file is deleted
