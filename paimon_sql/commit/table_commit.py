@@ -33,6 +33,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence
 
 from paimon_sql.commit import row_tracking
+from paimon_sql.commit.row_id_conflicts import check_conflicts
 from paimon_sql.compact.merge_tree_compact import compact_messages
 from paimon_sql.data import binary_row, stats
 from paimon_sql.data.partition_names import specs_predicate
@@ -47,7 +48,6 @@ from paimon_sql.read import data_evolution
 from paimon_sql.read.scan import in_partitions
 from paimon_sql.snapshot.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot
 from paimon_sql.write.commit_message import CommitMessage, delete_files
-from paimon_sql.write.data_evolution_write import check_conflicts
 from paimon_sql.write.row_delete import rebase_vectors
 from paimon_sql.write.sequence_rebase import shift_sequences
 

@@ -10,7 +10,7 @@ update of one column of a 50-column table writes that column.
 
 Caveat, as Paimon: two concurrent updates of one group would each copy the other's rows unchanged,
 the later hiding the earlier, so the commit refuses a group another commit changed since the
-update's snapshot (:func:`check_conflicts`).
+update's snapshot (:mod:`paimon_sql.commit.row_id_conflicts`).
 
 Example: ``UPDATE t SET name = upper(name) WHERE id < 10`` on a table of files of 1M rows writes,
 per touched file, one file of 1M ``name`` values.
@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_sql.data import binary_row
-from paimon_sql.exceptions import CommitConflictError, PaimonError
+from paimon_sql.exceptions import PaimonError
 from paimon_sql.manifest.manifest_file import FILE_SOURCE_APPEND, DataFileMeta
 from paimon_sql.read import data_evolution
 from paimon_sql.read.split import Split
@@ -123,25 +123,3 @@ def _as_partial(f: DataFileMeta, first_row_id: int) -> DataFileMeta:
     """A partial file: the group's first row id; sequence 0 (the commit numbers it as the new snapshot)."""
     return replace(f, first_row_id=first_row_id, min_sequence_number=0, max_sequence_number=0,
                    file_source=FILE_SOURCE_APPEND)
-
-
-def check_conflicts(table: FileStoreTable, message: CommitMessage, changes) -> None:
-    """``changes``: the file entries other commits made to the message's partition since its base
-    snapshot (None when unknown). A partial file whose row ids another commit touched meanwhile would
-    hide that commit's values: refused, nothing is committed."""
-    partial = [f for f in message.new_files if f.first_row_id is not None and f.write_cols]
-    if not partial:
-        return
-    if changes is None:
-        raise CommitConflictError(f"table {table.name}: snapshots committed since snapshot {message.base_snapshot}, "
-                                  "which this update read, expired meanwhile; nothing was committed")
-    for f in partial:
-        lo, hi = f.first_row_id, f.first_row_id + f.row_count
-        for e in changes:
-            other = e.file
-            if other.first_row_id is not None and other.first_row_id < hi and lo < other.first_row_id + other.row_count:
-                raise CommitConflictError(
-                    f"table {table.name}: another commit changed rows {lo}..{hi - 1} (file {other.file_name}) after "
-                    f"snapshot {message.base_snapshot}, which this update read: For Data Evolution table, multiple "
-                    "'MERGE INTO' operations have encountered conflicts, updating the same file, which can render "
-                    "some updates ineffective. Nothing was committed.")
