@@ -33,6 +33,7 @@ from paimon_sql.read import fallback_read, file_skipping, metadata_columns
 from paimon_sql.read.scan import PlanStats
 from paimon_sql.schema.table_schema import VALUE_KIND
 from paimon_sql.spark.types import spark_ddl
+from paimon_sql.table import unserved_features
 
 
 def native_readable(table, split) -> bool:
@@ -223,7 +224,9 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
     data_columns = [c for c in columns if c not in hidden]
     if metadata_columns.PARTITION in wanted_meta:  # a ROW of the row's own partition columns
         data_columns += [k for k in table.schema.partition_keys if k not in data_columns]
-    data_columns = data_columns or table.schema.field_names[:1]  # rows are counted by some column
+    # rows are counted by some column: one paimon-sql reads, when the table has one
+    data_columns = data_columns or (unserved_features.readable_columns(table) or table.schema.field_names)[:1]
+    unserved_features.check_read(table, data_columns)
     scan = table.new_scan().select(data_columns).filter(predicate).with_read_optimized(read_optimized)
     fields = table.schema.fields_of(data_columns)
     plan = scan.plan()
