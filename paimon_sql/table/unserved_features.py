@@ -16,8 +16,10 @@ must carry those columns' files along, which paimon-sql cannot make.
   Writes are refused: Java refuses updates of indexed columns (``global-index.column-update-action``
   = THROW_ERROR), and an index manifest we rewrote would lose the entries' global-index metadata.
 
-Chain tables (``chain-table.enabled``) are refused at read and write by the options audit
-(:func:`paimon_sql.options.core_options.check_usable`), as are data-evolution tables until they are read.
+- Chain tables (``chain-table.enabled``): their rows are those of the ``snapshot`` and ``delta`` branches
+  merged per partition, which paimon-sql does not do; the table itself would read as empty. Reads and
+  writes are refused (so is the option, at CREATE, by the options audit, which also stops a read through
+  the Python API: :func:`paimon_sql.options.core_options.check_usable`).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
 COLUMN_OPTIONS = {"blob-field": "BLOB", "blob-descriptor-field": "BLOB (stored as a descriptor)",
                   "blob-view-field": "BLOB (a view of another table's)", "vector-field": "VECTOR"}
 SERVED_INDEXES = (HASH_INDEX, DELETION_VECTORS)
+CHAIN_TABLE = "chain-table.enabled"
 
 
 def unserved_columns(schema: "TableSchema") -> Dict[str, str]:
@@ -50,8 +53,15 @@ def unserved_columns(schema: "TableSchema") -> Dict[str, str]:
     return out
 
 
+def _check_chain(table: "FileStoreTable") -> None:
+    if (table.schema.options.get(CHAIN_TABLE) or "").strip().lower() == "true":
+        raise UnservedFeatureError(f"table {table.name} is a chain table ('{CHAIN_TABLE}'), which paimon-sql does "
+                                   "not read or write")
+
+
 def check_read(table: "FileStoreTable", columns: Iterable[str]) -> None:
-    """Raise when ``columns`` of ``table`` include one paimon-sql cannot read."""
+    """Raise when ``table`` is a chain table, or ``columns`` include one paimon-sql cannot read."""
+    _check_chain(table)
     unserved = unserved_columns(table.schema)
     for name in columns:
         if name in unserved:
@@ -74,7 +84,8 @@ def global_indexes(table: "FileStoreTable") -> List[str]:
 
 def check_write(table: "FileStoreTable", indexes: bool = True) -> None:
     """Raise when ``table`` holds what a write of paimon-sql would leave broken or stale: an unserved
-    column, or (``indexes``: the latest snapshot is read for them) a global index."""
+    column, or (``indexes``: the latest snapshot is read for them) a global index; or it is a chain table."""
+    _check_chain(table)
     unserved = unserved_columns(table.schema)
     if unserved:
         name, kind = next(iter(unserved.items()))
