@@ -37,7 +37,7 @@ from paimon_sql.data.partition_names import spec_values
 from paimon_sql.exceptions import PaimonError, ProcedureError, TableNotFoundError
 from paimon_sql.spark.types import spark_ddl, to_spark_arrow
 from paimon_sql.systables.base import columns  # noqa: F401  (output columns are declared with it)
-from paimon_sql.table import unserved_features
+from paimon_sql.table import object_table, unserved_features
 from paimon_sql.table.format_table import FormatTable
 
 PROCEDURES: Dict[str, type] = {}
@@ -106,6 +106,7 @@ class Procedure:
             raise cls.fail(f"table '{name}' is a format table (plain {found.format} files, without snapshots): "
                            "it has nothing this procedure works on")
         if cls.rewrites_files:
+            object_table.refuse_write(found)
             unserved_features.refuse_write(found)
         return found
 
