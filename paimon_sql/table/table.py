@@ -41,7 +41,7 @@ from paimon_sql.snapshot.snapshot_manager import SnapshotManager
 from paimon_sql.snapshot.time_travel import TRAVEL_KEYS, travel_snapshot
 from paimon_sql.table.branch_manager import BranchManager
 from paimon_sql.table.consumer_manager import ConsumerManager
-from paimon_sql.table.unserved_features import check_write
+from paimon_sql.table.unserved_features import check_read, check_write
 from paimon_sql.tag.tag_auto_creation import tags_after_commit
 from paimon_sql.tag.tag_manager import TagManager
 from paimon_sql.write.row_delete import delete_where
@@ -251,6 +251,7 @@ class FileStoreTable:
             raise
 
     def to_arrow(self, snapshot_id: Optional[int] = None) -> pa.Table:
+        check_read(self, self.schema.field_names)  # every column: none may be one paimon-sql does not read
         return self.new_scan().with_snapshot(snapshot_id).to_arrow()
 
     def __repr__(self) -> str:

@@ -80,6 +80,8 @@ def test_vector_columns(java, session):
     for query in ("SELECT * FROM db.vecs", "SELECT id FROM db.vecs WHERE size(embedding) = 3",
                   "SELECT embedding[0] FROM db.vecs"):
         assert refused(session, query) == read, query
+    with pytest.raises(UnservedFeatureError, match=f"^{read}$"):  # the Python API's whole-table read
+        session.catalog.get_table("db.vecs").to_arrow()
     assert_writes_refused(session, "vecs", "table db.vecs: column 'embedding' is VECTOR, which paimon-sql does "
                                            "not write: writes to the table are refused")
 
