@@ -87,6 +87,11 @@ class UnsupportedStatementError(PaimonError):
     hold our tables, so it would only say the table "cannot be found"."""
 
 
+class UnservedFeatureError(PaimonError):
+    """What a current Paimon writer put in a table that paimon-sql cannot serve (a BLOB or VECTOR
+    column, a global index): reading it, or writing the table, fails naming the feature."""
+
+
 class FormatTableError(PaimonError, AttributeError):
     """What a format table cannot do (snapshots, time travel, row-level changes). An AttributeError
     too, so ``hasattr`` on a data table's attribute is simply False."""

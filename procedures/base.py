@@ -37,6 +37,7 @@ from paimon_sql.data.partition_names import spec_values
 from paimon_sql.exceptions import PaimonError, ProcedureError, TableNotFoundError
 from paimon_sql.spark.types import spark_ddl, to_spark_arrow
 from paimon_sql.systables.base import columns  # noqa: F401  (output columns are declared with it)
+from paimon_sql.table import object_table, unserved_features
 from paimon_sql.table.format_table import FormatTable
 
 PROCEDURES: Dict[str, type] = {}
@@ -75,6 +76,7 @@ class Procedure:
     parameters: ClassVar[Tuple[Parameter, ...]] = ()
     output: ClassVar[list] = columns("result BOOLEAN")
     description: ClassVar[str] = ""
+    rewrites_files: ClassVar[bool] = False  # its table must be one paimon-sql may write (refused before any work)
 
     def call(self, session, args: Dict[str, Any]):
         """Run with ``args`` (parameter name → value); rows as tuples, or a DataFrame."""
@@ -103,6 +105,9 @@ class Procedure:
         if isinstance(found, FormatTable) and not format_tables:
             raise cls.fail(f"table '{name}' is a format table (plain {found.format} files, without snapshots): "
                            "it has nothing this procedure works on")
+        if cls.rewrites_files:
+            object_table.refuse_write(found)
+            unserved_features.refuse_write(found)
         return found
 
     @classmethod

@@ -27,6 +27,7 @@ ORDER_STRATEGIES = ("none", "order", "zorder", "hilbert")
 @register
 class CompactProcedure(Procedure):
     name = "compact"
+    rewrites_files = True
     parameters = (required("table", "STRING"), optional("partitions", "STRING"),
                   optional("compact_strategy", "STRING"), optional("order_strategy", "STRING"),
                   optional("order_by", "STRING"), optional("where", "STRING"), optional("options", "STRING"),

@@ -29,6 +29,7 @@ from paimon_sql.spark.tasks import guarded, run_tasks
 @register
 class RewriteFileIndexProcedure(Procedure):
     name = "rewrite_file_index"
+    rewrites_files = True
     parameters = (required("table", "STRING"), optional("where", "STRING"))
     output = columns("written_partitions INT", "written_indexes INT")
     description = "Rebuild the file indexes of a table's data files by its current file-index options."
@@ -55,6 +56,7 @@ class RewriteFileIndexProcedure(Procedure):
 @register
 class MaterializeDeletionVectorsProcedure(Procedure):
     name = "materialize_deletion_vectors"
+    rewrites_files = True
     parameters = (required("table", "STRING"), optional("partitions", "STRING"), optional("options", "STRING"),
                   optional("where", "STRING"))
     description = "Apply deletion vectors and assign new row ids (unaware-bucket data-evolution tables only)."

@@ -23,6 +23,7 @@ from paimon_sql.snapshot.references import CHANGELOG_DIR
 @register
 class PurgeFilesProcedure(Procedure):
     name = "purge_files"
+    rewrites_files = True
     parameters = (required("table", "STRING"),)
     output = columns("result STRING")
     description = "Delete all data, snapshots but the last (empty) one, tags, branches and consumers of a table."

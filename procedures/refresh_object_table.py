@@ -1,25 +1,21 @@
-"""``refresh_object_table``: paimon-spark's RefreshObjectTableProcedure over :meth:`ObjectTable.refresh`.
+"""``refresh_object_table``: Paimon 1.0's procedure, which wrote an object table's rows from a listing.
 
-The object table's rows become the listing of its ``object-location`` (one OVERWRITE snapshot);
-the output is the number of files listed. The location is reached with the session's catalog
-options (``s3.*`` ...), as Java reaches it with the catalog's FileIO.
+Since Paimon 2.0 an object table is the listing of its location made at each read
+(:mod:`paimon_sql.table.object_table`): there is nothing to refresh, and Paimon 2.0 has no such
+procedure. The name stays, so that a 1.0 script calling it fails in one line saying so.
 """
 
 from __future__ import annotations
 
-from paimon_sql.procedures.base import Procedure, columns, register, required
-from paimon_sql.table.object_table import ObjectTable
+from paimon_sql.procedures.base import columns, register, required
+from paimon_sql.procedures.unsupported import Refused
 
 
 @register
-class RefreshObjectTableProcedure(Procedure):
+class RefreshObjectTableProcedure(Refused):
     name = "refresh_object_table"
     parameters = (required("table", "STRING"),)
     output = columns("file_number BIGINT NOT NULL")
-    description = "Make an object table's rows the listing of its object-location (one OVERWRITE snapshot)."
-
-    def call(self, session, args):
-        table = self.table(session, args["table"])
-        if not isinstance(table, ObjectTable):
-            raise self.fail(f"table '{args['table']}' is not an object table ('type' = 'object-table')")
-        return [(table.refresh(session.catalog_options),)]
+    description = "Paimon 1.0's refresh of an object table; refused: since 2.0 an object table lists its files at each read."
+    needs = ("Paimon 1.0's object tables; since Paimon 2.0 an object table lists the files under its directory at "
+             "each read, so there is nothing to refresh")

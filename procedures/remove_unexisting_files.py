@@ -26,6 +26,7 @@ def _missing(io, paths: List[str]) -> List[str]:
 @register
 class RemoveUnexistingFilesProcedure(Procedure):
     name = "remove_unexisting_files"
+    rewrites_files = True
     parameters = (required("table", "STRING"), optional("dry_run", "BOOLEAN", False), optional("parallelism", "INT"))
     output = columns("fileName STRING")
     description = "Drop the manifest entries of data files missing from storage, in one snapshot (dry_run: list them)."

@@ -24,6 +24,7 @@ from paimon_sql.spark.compact import compact
 @register
 class RescaleProcedure(Procedure):
     name = "rescale"
+    rewrites_files = True
     parameters = (required("table", "STRING"), optional("bucket_num", "INT"), optional("partitions", "STRING"),
                   optional("where", "STRING"))
     description = "Rewrite a table's partitions (all, or those partitions/where select) with a new bucket number."

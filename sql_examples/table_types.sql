@@ -38,21 +38,13 @@ SELECT dt, count(*) AS n FROM fmt_events_parquet GROUP BY dt ORDER BY dt;
 SHOW CREATE TABLE fmt_events;
 
 -- == Object tables ==
--- The metadata of the files under a location, refreshed on demand. The location here is the directory
--- of the format table fmt_events above, given relative to the warehouse (a script does not know where
--- its warehouse is; the stored location is absolute). Any directory or s3:// prefix works alike.
+-- The files under the table's own directory, listed at each read (Paimon 2.0's object table): put files
+-- there and query them; nothing to refresh, no snapshots, never written.
 CREATE DATABASE IF NOT EXISTS obj_demo;
-CREATE TABLE obj_demo.obj_files WITH ('type' = 'object-table', 'object-location' = 'default.db/fmt_events');
+CREATE TABLE obj_demo.obj_files WITH ('type' = 'object-table');
 DESCRIBE obj_demo.obj_files;
-CALL sys.refresh_object_table(table => 'obj_demo.obj_files');
-SELECT count(*) AS files, sum(length) AS bytes FROM obj_demo.obj_files WHERE name LIKE '%.csv';
--- new files appear at the next refresh; the previous listing stays readable by time travel
-INSERT INTO fmt_events VALUES (4, 'd', '2024-01-03');
-CALL sys.refresh_object_table('obj_demo.obj_files');
-SELECT regexp_extract(parent_path, 'dt=([^/]+)', 1) AS dt, count(*) AS csv_files
-FROM obj_demo.obj_files WHERE name LIKE '%.csv' GROUP BY 1 ORDER BY dt;
-SELECT count(*) FROM obj_demo.obj_files VERSION AS OF 1 WHERE parent_path LIKE '%dt=2024-01-03';
-SELECT snapshot_id, commit_kind FROM obj_demo.`obj_files$snapshots` ORDER BY snapshot_id;
+SELECT path, name, length FROM obj_demo.obj_files ORDER BY path;
+SELECT count(*) AS files, sum(length) AS bytes FROM obj_demo.obj_files WHERE path LIKE 'schema/%';
 
 -- == Materialized tables ==
 -- A table that keeps a query's result (Flink's statements; refreshed by Spark batch runs).

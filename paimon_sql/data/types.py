@@ -4,6 +4,10 @@ Type strings are the ones Java Paimon writes in ``schema-N`` (``BIGINT NOT NULL`
 ``DECIMAL(10, 2)``, ``TIMESTAMP(6) WITH LOCAL TIME ZONE``, ``STRING`` for VARCHAR(2147483647)).
 Atomic types are plain strings in schema JSON; ARRAY / MULTISET / MAP / ROW are objects whose
 ``type`` names the kind and whose children are nested the same way.
+
+Paimon 2.0's BLOB (bytes a writer keeps in ``.blob`` files) and ``VECTOR<FLOAT, 3>`` (``{"type":
+"VECTOR", "element": ..., "length": n}`` in schema JSON) are parsed so that a table holding them opens
+and shows them; paimon-sql reads and writes neither (:func:`unserved_type`).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ MAX_LENGTH = 2147483647
 _ATOMIC_DEFAULTS = {
     "BOOLEAN": (), "TINYINT": (), "SMALLINT": (), "INT": (), "BIGINT": (), "FLOAT": (), "DOUBLE": (),
     "DATE": (), "CHAR": (1,), "VARCHAR": (1,), "BINARY": (1,), "VARBINARY": (1,), "DECIMAL": (10, 0),
-    "TIME": (0,), "TIMESTAMP": (6,), "TIMESTAMP_LTZ": (6,), "VARIANT": (),
+    "TIME": (0,), "TIMESTAMP": (6,), "TIMESTAMP_LTZ": (6,), "VARIANT": (), "BLOB": (),
 }
 _ALIASES = {"INTEGER": "INT", "BOOL": "BOOLEAN", "DEC": "DECIMAL", "NUMERIC": "DECIMAL",
             "REAL": "FLOAT", "LONG": "BIGINT", "SHORT": "SMALLINT", "BYTE": "TINYINT"}
@@ -83,6 +87,8 @@ class AtomicType(DataType):
             return pa.timestamp(unit, tz="UTC" if n == "TIMESTAMP_LTZ" else None)
         if n == "TIME":
             return pa.time32("ms") if self.precision <= 3 else pa.time64("us")
+        if n == "BLOB":  # its shape only: paimon-sql reads no BLOB values
+            return pa.large_binary()
         if n == "VARIANT":
             return pa.struct([pa.field("value", pa.binary(), False), pa.field("metadata", pa.binary(), False)])
         raise SchemaError(f"no Arrow type for {self}")
@@ -123,6 +129,34 @@ class MultisetType(DataType):
 
     def to_arrow(self):
         return pa.map_(self.element.to_arrow(), pa.field("value", pa.int32(), False))
+
+
+@dataclass(frozen=True)
+class VectorType(DataType):
+    """Paimon 2.0's fixed-length array of numbers (BOOLEAN, TINYINT ... DOUBLE), e.g. an embedding."""
+
+    element: DataType = None
+    length: int = 1
+
+    def __str__(self):
+        return f"VECTOR<{self.element}, {self.length}>{self._suffix()}"
+
+    def to_json(self):
+        return {"type": "VECTOR" + self._suffix(), "element": self.element.to_json(), "length": self.length}
+
+    def to_arrow(self):  # its shape only: paimon-sql reads no VECTOR values
+        return pa.list_(pa.field("element", self.element.to_arrow(), self.element.nullable), self.length)
+
+
+_VECTOR_ELEMENTS = ("BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE")
+
+
+def _vector(element: DataType, length: int, nullable: bool) -> VectorType:
+    if not (isinstance(element, AtomicType) and element.name in _VECTOR_ELEMENTS):
+        raise SchemaError(f"VECTOR elements must be one of {', '.join(_VECTOR_ELEMENTS)}, not {element}")
+    if not 1 <= length <= MAX_LENGTH:
+        raise SchemaError(f"VECTOR length must be 1..{MAX_LENGTH}, got {length}")
+    return VectorType(element=element, length=length, nullable=nullable)
 
 
 @dataclass(frozen=True)
@@ -182,6 +216,22 @@ class RowType(DataType):
 
     def to_arrow(self):
         return pa.struct([f.to_arrow() for f in self.fields])
+
+
+def unserved_type(t: DataType) -> Optional[str]:
+    """The Paimon 2.0 type paimon-sql cannot read or write that ``t`` is or holds (``BLOB``,
+    ``VECTOR``), else None."""
+    if isinstance(t, VectorType):
+        return "VECTOR"
+    if isinstance(t, (ArrayType, MultisetType)):
+        children = [t.element]
+    elif isinstance(t, MapType):
+        children = [t.key, t.value]
+    elif isinstance(t, RowType):
+        children = [f.type for f in t.fields]
+    else:
+        return "BLOB" if t.name == "BLOB" else None
+    return next((u for u in map(unserved_type, children) if u), None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -261,6 +311,13 @@ def _parse(toks: _Tokens) -> DataType:
         toks.take(">")
         cls = ArrayType if word == "ARRAY" else MultisetType
         return cls(element=elem, nullable=_nullability(toks))
+    if word == "VECTOR":
+        toks.take("<")
+        elem = _parse(toks)
+        toks.take(",")
+        length = int(toks.take())
+        toks.take(">")
+        return _vector(elem, length, _nullability(toks))
     if word == "MAP":
         toks.take("<")
         k = _parse(toks)
@@ -339,6 +396,8 @@ def parse_type_json(node: Union[str, dict]) -> DataType:
         return MapType(key=parse_type_json(node["key"]), value=parse_type_json(node["value"]), nullable=nullable)
     if base == "ROW":
         return RowType(fields=tuple(DataField.from_json(f) for f in node["fields"]), nullable=nullable)
+    if base == "VECTOR":
+        return _vector(parse_type_json(node["element"]), int(node["length"]), nullable)
     raise SchemaError(f"unknown nested type in schema JSON: {node['type']}")
 
 

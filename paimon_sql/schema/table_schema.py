@@ -16,7 +16,7 @@ from typing import Dict, List, Optional
 import pyarrow as pa
 
 from paimon_sql.data.types import (ArrayType, AtomicType, DataField, DataType, MapType, MultisetType, RowType,
-                                   arrow_schema)
+                                   arrow_schema, unserved_type)
 from paimon_sql.exceptions import CorruptMetadataError, SchemaError
 from paimon_sql.format.avro_data import avro_schema
 from paimon_sql.format.format_table_options import check_schema as check_format_table
@@ -110,6 +110,7 @@ class TableSchema:
         if self.options.get("type", "").strip().lower() == "format-table":
             return check_format_table(self)
         opts.validate(self.options, self.field_names)
+        self._check_unserved_types()
         self._check_bucket_setup()
         self._check_branch_merge()
         self._check_row_tracking()
@@ -117,6 +118,14 @@ class TableSchema:
         check_file_indexes(self, self.options)
         if self.core_options().file_format == "avro":  # as Java's validateDataFields: what Avro cannot hold
             avro_schema(self.data_file_arrow_schema())
+
+    def _check_unserved_types(self) -> None:
+        """Paimon 2.0's BLOB and VECTOR columns are read by their table's other columns only: a table
+        paimon-sql makes or alters must hold none (a Java table holding one opens, and refuses writes)."""
+        for f in self.fields:
+            kind = unserved_type(f.type)
+            if kind:
+                raise SchemaError(f"column '{f.name}' is {kind}, which paimon-sql does not write")
 
     def _check_branch_merge(self) -> None:
         """``branch-merge.enabled`` keeps a table's history append-only so that sys.merge_branch can

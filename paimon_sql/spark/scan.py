@@ -32,7 +32,9 @@ from paimon_sql.mergetree.levels import num_levels
 from paimon_sql.read import data_evolution, fallback_read, file_skipping, metadata_columns
 from paimon_sql.read.scan import PlanStats
 from paimon_sql.schema.table_schema import VALUE_KIND
-from paimon_sql.spark.types import spark_ddl
+from paimon_sql.spark.types import spark_ddl, to_spark_arrow
+from paimon_sql.table import unserved_features
+from paimon_sql.table.object_table import ObjectTable
 
 
 def native_readable(table, split) -> bool:
@@ -219,13 +221,17 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
         more, second_predicate = fallback_read.second_read(first, second, predicate)
         out = read(first, predicate=predicate)
         return out.unionByName(read(second, predicate=second_predicate)) if more else out
+    if isinstance(table, ObjectTable):  # Paimon 2.0's: the files under its location now, no snapshots
+        return _listing(spark, table, columns)
     columns = list(columns) if columns is not None else table.schema.field_names
     hidden = {f.name for f in metadata_columns.fields(table.schema)}
     wanted_meta = [c for c in columns if c in hidden]
     data_columns = [c for c in columns if c not in hidden]
     if metadata_columns.PARTITION in wanted_meta:  # a ROW of the row's own partition columns
         data_columns += [k for k in table.schema.partition_keys if k not in data_columns]
-    data_columns = data_columns or table.schema.field_names[:1]  # rows are counted by some column
+    # rows are counted by some column: one paimon-sql reads, when the table has one
+    data_columns = data_columns or (unserved_features.readable_columns(table) or table.schema.field_names)[:1]
+    unserved_features.check_read(table, data_columns)
     scan = table.new_scan().select(data_columns).filter(predicate).with_read_optimized(read_optimized)
     fields = table.schema.fields_of(data_columns)
     plan = scan.plan()
@@ -292,6 +298,14 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
         while len(reuse) > _REUSED_SCANS:
             reuse.popitem(last=False)
     return out
+
+
+def _listing(spark: SparkSession, table: ObjectTable, columns: Optional[List[str]]) -> DataFrame:
+    """An object table's rows as a DataFrame of ``columns`` (at least one, so rows are counted)."""
+    fields = table.schema.fields_of([c for c in columns or () if c in table.schema.field_names]) or \
+        table.schema.fields[:1 if columns is not None else None]
+    data = to_spark_arrow(table.listing([f.name for f in fields]), fields)
+    return spark.createDataFrame(data if data.num_rows else [], schema=spark_ddl(fields))
 
 
 _REUSED_SCANS = 64  # per session: DataFrames of this many recent scans are kept for reuse

@@ -36,6 +36,7 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from paimon_sql.catalog import load_catalog
 from paimon_sql.data import predicate as P
+from paimon_sql.data.types import DataField
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.read import fallback_read, metadata_columns
 from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
@@ -47,6 +48,7 @@ from paimon_sql.spark.stream import PaimonStreamReader
 from paimon_sql.spark.types import spark_ddl, spark_type, to_spark_arrow
 from paimon_sql.spark.write import merge_schema  # write.merge-schema: add the data's new columns
 from paimon_sql.spark.writer import PaimonWriter
+from paimon_sql.table.object_table import ObjectTable
 from paimon_sql.table.table import table_at
 
 _SOURCE_KEYS = ("warehouse", "path", "table", "branch", "checkpointlocation")
@@ -187,6 +189,8 @@ class PaimonDataSource(DataSource):
             raise PaimonError(f"table {self.table.name} reads partitions of branch '{name}' ('{key}'): read it with "
                               f"SQL (spark.sql after paimon_sql.connect()); the DataFrame source reads one branch "
                               f"(option '{key}' = '' reads branch '{self.table.branch}' alone)")
+        if isinstance(self.table, ObjectTable):  # Paimon 2.0's: the files under its location, listed by the task
+            return ObjectListingReader(self.table, self.table.schema.fields_of(self._columns()))
         skip = self.options.get("paimon.skip-native")  # the deleted-positions cap the driver used
         skip_native = int(skip) if skip and skip.isdigit() else None
         return PaimonReader(build_scan(self.table, self.options), self.table.schema.fields_of(self._columns()),
@@ -251,6 +255,20 @@ class PaimonReader(DataSourceReader):
         else:
             out = to_spark_arrow(self.scan.reader().read(partition.split), self.fields)
         yield from out.to_batches()
+
+
+class ObjectListingReader(DataSourceReader):
+    """An object table's rows: one task lists its location (``ObjectTableImpl``'s single split)."""
+
+    def __init__(self, table: ObjectTable, fields: List[DataField]):
+        self.table = table
+        self.fields = fields
+
+    def partitions(self):
+        return [InputPartition(None)]
+
+    def read(self, partition) -> Iterator[pa.RecordBatch]:
+        yield from to_spark_arrow(self.table.listing([f.name for f in self.fields]), self.fields).to_batches()
 
 
 def with_metadata(reader, split, fields, names: Sequence[str]) -> pa.Table:

@@ -13,18 +13,19 @@ from typing import List
 import pyarrow as pa
 from pyspark.sql import types as T
 
-from paimon_sql.data.types import MAX_LENGTH, ArrayType, AtomicType, DataField, DataType, MapType, MultisetType
+from paimon_sql.data.types import (MAX_LENGTH, ArrayType, AtomicType, DataField, DataType, MapType, MultisetType,
+                                   VectorType)
 
 _SIMPLE = {"BOOLEAN": "BOOLEAN", "TINYINT": "TINYINT", "SMALLINT": "SMALLINT", "INT": "INT", "BIGINT": "BIGINT",
            "FLOAT": "FLOAT", "DOUBLE": "DOUBLE", "DATE": "DATE", "CHAR": "STRING", "VARCHAR": "STRING",
            "BINARY": "BINARY", "VARBINARY": "BINARY", "TIMESTAMP": "TIMESTAMP_NTZ", "TIMESTAMP_LTZ": "TIMESTAMP",
-           "TIME": "STRING", "VARIANT": "BINARY"}
+           "TIME": "STRING", "VARIANT": "BINARY", "BLOB": "BINARY"}
 
 
 def spark_type(t: DataType) -> str:
     if isinstance(t, AtomicType):
         return f"DECIMAL({t.precision},{t.scale})" if t.name == "DECIMAL" else _SIMPLE[t.name]
-    if isinstance(t, ArrayType):
+    if isinstance(t, (ArrayType, VectorType)):  # a VECTOR shows as an array (paimon-spark's type for it)
         return f"ARRAY<{spark_type(t.element)}>"
     if isinstance(t, MultisetType):
         return f"MAP<{spark_type(t.element)},INT>"
@@ -86,7 +87,7 @@ def spark_arrow_type(t: DataType) -> pa.DataType:
         if t.name == "TIME":
             return pa.string()
         return t.to_arrow()
-    if isinstance(t, ArrayType):
+    if isinstance(t, (ArrayType, VectorType)):
         return pa.list_(spark_arrow_type(t.element))
     if isinstance(t, (MapType, MultisetType)):
         key = t.key if isinstance(t, MapType) else t.element

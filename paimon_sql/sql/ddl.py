@@ -104,7 +104,7 @@ def create(session, node: exp.Create):
         return _create_as_select(session, ident, query, (partitions, options, comment), exists, replace)
     fields, primary = _columns(node.this) if isinstance(node.this, exp.Schema) else ([], [])
     if options.get("type", "").strip().lower() == "object-table":  # its columns are Paimon's
-        fields, options = object_table.sql_columns(fields, options, session.catalog.warehouse)
+        fields = fields or object_table.FIELDS
     elif not fields:
         raise SchemaError(f"CREATE TABLE {ident} needs a column list, AS SELECT or LIKE")
     schema = TableSchema.create(fields, partitions, primary, options, comment)

@@ -14,7 +14,7 @@ from paimon_sql.exceptions import PaimonError
 from paimon_sql.sql import (alter, analyze, cache, call, catalog_views, ddl, dml, explain, materialized_table,
                             merge_into, parse, query, show, views)
 from paimon_sql.table import materialized_table as mt
-from paimon_sql.table import object_table
+from paimon_sql.table import object_table, unserved_features
 
 
 def _query(session, node):
@@ -80,6 +80,7 @@ def _insert(session, node):
     table = session.find_table(target)
     mt.refuse_write(table, "INSERT")
     object_table.refuse_write(table)
+    unserved_features.refuse_write(table)
     if table is None and catalog_views.target(session, target):
         raise PaimonError(f"[EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE] 'INSERT' expects a table, but "
                           f"{target.sql(dialect=parse.DIALECT)} is a view.")
@@ -92,6 +93,7 @@ def _ours(handler, target_of=lambda node: node.this):
         table = session.find_table(target_of(node))
         mt.refuse_write(table, type(node).__name__.upper().replace("TABLE", ""))
         object_table.refuse_write(table)
+        unserved_features.refuse_write(table)
         return handler(session, node) if table else session.passthrough()
     return run
 

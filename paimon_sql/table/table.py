@@ -41,6 +41,7 @@ from paimon_sql.snapshot.snapshot_manager import SnapshotManager
 from paimon_sql.snapshot.time_travel import TRAVEL_KEYS, travel_snapshot
 from paimon_sql.table.branch_manager import BranchManager
 from paimon_sql.table.consumer_manager import ConsumerManager
+from paimon_sql.table.unserved_features import check_read, check_write
 from paimon_sql.tag.tag_auto_creation import tags_after_commit
 from paimon_sql.tag.tag_manager import TagManager
 from paimon_sql.write.row_delete import delete_where
@@ -190,10 +191,12 @@ class FileStoreTable:
     def new_write(self, overwrite: bool = False):
         check_usable(self.schema.options, "written")
         self.schema.check_writable(self.name)
+        check_write(self, indexes=False)  # a task's write: the driver's commit looks for global indexes
         return TableWrite(self, BucketCompactor, overwrite)
 
     def new_commit(self, commit_user: Optional[str] = None):
         check_usable(self.schema.options, "written")
+        check_write(self)
         return TableCommit(self, commit_user, POST_COMMIT_JOBS)
 
     def has_partition(self, spec: dict) -> bool:
@@ -205,6 +208,7 @@ class FileStoreTable:
         """Compact the table's buckets (``partitions``: a predicate on partition columns) into one
         COMPACT snapshot: primary-key buckets' LSM trees (``full``: every bucket into its max level),
         append buckets' small files (``full``: all but leading full-size ones). Returns the snapshot id."""
+        check_write(self)
         if postpone_table(self):  # as on Spark, with this machine's cores for Spark's default parallelism
             if partitions is not None:
                 raise PaimonError(f"table {self.name}: a postpone table's compaction takes no partitions")
@@ -216,11 +220,13 @@ class FileStoreTable:
     def rewrite_file_index(self, partitions=None) -> Optional[int]:
         """Rebuild every data file's file index for the current ``file-index.*`` options (one
         COMPACT snapshot; None when nothing changed). ``partitions``: a predicate on partition keys."""
+        check_write(self)
         return rewrite_file_index(self, partitions)
 
     def delete_where(self, predicate) -> int:
         """Delete an append table's rows matching ``predicate`` (deletion vectors when enabled, else
         copy-on-write of the touched files) in one snapshot; returns how many rows were deleted."""
+        check_write(self)
         return delete_where(self, predicate)
 
     def new_scan(self):
@@ -246,6 +252,7 @@ class FileStoreTable:
             raise
 
     def to_arrow(self, snapshot_id: Optional[int] = None) -> pa.Table:
+        check_read(self, self.schema.field_names)  # every column: none may be one paimon-sql does not read
         return self.new_scan().with_snapshot(snapshot_id).to_arrow()
 
     def __repr__(self) -> str:

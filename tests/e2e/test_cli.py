@@ -196,7 +196,7 @@ def test_table_types_example_script(examples):
     out = examples["table_types.sql"]
     (big, history, first, views, create_view, describe, tables,
      fmt_day, fmt_parquet, fmt_create,
-     obj_describe, obj_refreshed, obj_csv, obj_refreshed_again, obj_by_day, obj_before, obj_snapshots,
+     obj_describe, obj_listing, obj_schema,
      mt_big, mt_agg, by_customer, mt_full, mt_partition, big_orders, mt_v1, mt_snapshots, mt_create) = out
     # views: the third order, inserted after CREATE VIEW, is seen; history and time travel inside views
     assert big == [{"order_id": 2, "amount": 20.0}, {"order_id": 3, "amount": 30.0}]
@@ -209,13 +209,10 @@ def test_table_types_example_script(examples):
     assert fmt_day == [{"id": 2, "name": "b", "dt": "2024-01-02"}, {"id": 3, "name": None, "dt": "2024-01-02"}]
     assert fmt_parquet == [{"dt": "2024-01-01", "n": 1}, {"dt": "2024-01-02", "n": 2}]
     assert "'type' = 'format-table'" in fmt_create[0]["createtab_stmt"]
-    cols = [c["col_name"] for c in obj_describe]
-    assert cols[:4] == ["path", "parent_path", "name", "length"] and "metadata" in cols
-    # object tables: the format table's files, a new partition's file after the second refresh
-    assert obj_csv[0]["files"] == 2 and obj_refreshed_again[0]["file_number"] > obj_refreshed[0]["file_number"]
-    assert obj_by_day == [{"dt": d, "csv_files": 1} for d in ("2024-01-01", "2024-01-02", "2024-01-03")]
-    assert obj_before == [{"count(1)": 0}]
-    assert [s["commit_kind"] for s in obj_snapshots] == ["OVERWRITE", "OVERWRITE"]
+    assert [c["col_name"] for c in obj_describe][:6] == ["path", "name", "length", "mtime", "atime", "owner"]
+    # object tables (Paimon 2.0): the files under the table's directory, listed at the read: its schema file
+    assert obj_listing == [{"path": "schema/schema-0", "name": "schema-0", "length": obj_schema[0]["bytes"]}]
+    assert obj_schema[0]["files"] == 1
     # materialized tables: incremental after appends, full after a delete, equal to their queries
     assert mt_big[0]["refresh"] == mt_agg[0]["refresh"] == "incremental"
     assert by_customer == [{"customer": "ann", "orders": 3, "total": "29.25", "biggest": "12.00"},

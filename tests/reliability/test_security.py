@@ -5,8 +5,8 @@ unless told otherwise (docs/security.md).
 Paths: every name (database, table, tag, branch, consumer id), partition value, option and
 procedure argument that could address a file is tried with values that would leave the warehouse;
 the ``outside`` fixture (tests/conftest.py) then proves the tree beside the warehouse is
-byte-identical and that no path outside it was opened, listed, written or deleted. The declared
-exceptions (an object table lists its ``object-location``) are checked to touch nothing else.
+byte-identical and that no path outside it was opened, listed, written or deleted. Object tables,
+which once listed a declared ``object-location``, list their own directory since Paimon 2.0 (checked too).
 
 Credentials: a table and a catalog carrying every kind of secret option; every listing of options
 (system tables, SHOW, DESCRIBE), every error about a statement that writes a secret, Python's
@@ -221,22 +221,19 @@ def test_names_options_and_procedure_arguments_never_leave_the_warehouse(tables,
            files_outside=0)
 
 
-def test_an_object_table_lists_its_declared_location_and_nothing_else(tables, outside):
-    """The one table that reads outside its own directory: an object table indexes the files under
-    its ``object-location`` (declared at CREATE, by the user who may read it). It lists them and
-    reads nothing else there, writes nothing there, and DROP TABLE leaves them be."""
+def test_an_object_table_lists_its_own_directory_and_nothing_else(tables, outside):
+    """Since Paimon 2.0 an object table is the listing of its own directory: Paimon 1.0's declared
+    ``object-location`` is refused, and listing, refusing a write and DROP TABLE touch nothing outside."""
     session = tables
     declared = os.path.join(outside.base, "other", "sec.db", "secret")
-    expected = sum(len(files) for _, _, files in os.walk(declared))
-    session.sql(f"CREATE TABLE db.o WITH ('type' = 'object-table', 'object-location' = '{declared}')")
-    session.sql("CALL sys.refresh_object_table('db.o')")
-    assert rows(session, "SELECT count(*) FROM db.o") == [(expected,)]
+    _refused(session, f"CREATE TABLE db.o WITH ('type' = 'object-table', 'object-location' = '{declared}')")
+    session.sql("CREATE TABLE db.o WITH ('type' = 'object-table')")
+    assert rows(session, "SELECT path FROM db.o") == [("schema/schema-0",)]
     _refused(session, "INSERT INTO db.o SELECT * FROM db.o")
+    _refused(session, "CALL sys.refresh_object_table('db.o')")
     session.sql("DROP TABLE db.o")
-    assert outside._tree() == outside.before
-    beyond = [p for p in outside.touched if not os.path.realpath(p).startswith(outside.warehouse + os.sep)]
-    assert beyond and all(os.path.realpath(p).startswith(os.path.realpath(declared)) for p in beyond)
-    record("security", check="object-location", attempts=2, files_outside=0)
+    outside.assert_untouched()
+    record("security", check="object tables", attempts=4, files_outside=0)
 
 
 # -- credentials --------------------------------------------------------------------------------
