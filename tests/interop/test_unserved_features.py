@@ -19,8 +19,6 @@ pytestmark = pytest.mark.interop
 SOURCE = Path(__file__).resolve().parent / "java" / "UnservedDriver.java"
 TRACKED = {"row-tracking.enabled": "true"}
 EVOLVING = {"row-tracking.enabled": "true", "data-evolution.enabled": "true"}
-DATA_EVOLUTION_REFUSED = ("option 'data-evolution.enabled' is not supported by paimon-sql (data-evolution tables "
-                          "(files merged by row id) are not read): the table cannot be read here")
 # statements writing db.t, each of which must be refused before it writes
 WRITES = ["INSERT INTO db.{t} (id, name) VALUES (9, 'z')", "DELETE FROM db.{t} WHERE id = 1",
           "UPDATE db.{t} SET name = 'x' WHERE id = 2", "CALL sys.compact(table => 'db.{t}')",
@@ -55,15 +53,9 @@ def assert_writes_refused(session, table: str, message: str) -> None:
     assert state(session.warehouse, table) == before  # nothing written, nothing committed
 
 
-def served_or_refused(session, query: str, javas: list) -> None:
-    """A data-evolution table's servable columns: Java's rows, or (while paimon-sql reads no data-evolution
-    table) the one-line refusal of that option; never other rows."""
-    try:
-        ours = [list(r) for r in rows(session, query)]
-    except InvalidOptionError as e:
-        assert str(e) == DATA_EVOLUTION_REFUSED
-        return
-    assert ours == javas
+def served(session, query: str, javas: list) -> None:
+    """A data-evolution table's servable columns read Java's rows."""
+    assert [list(r) for r in rows(session, query)] == javas
 
 
 def test_vector_columns(java, session):
@@ -96,7 +88,7 @@ def test_blob_columns(java, session):
     assert sorted(map(str, pictures)) == ["['pic-a']", "['pic-c']", "[None]"]  # Java keeps them in a .blob file
     assert any(p.suffix == ".blob" for p in (Path(session.warehouse.removeprefix("file:")) / "db.db" / "blobs")
                .rglob("*"))
-    served_or_refused(session, "SELECT id, name FROM db.blobs ORDER BY id", javas)
+    served(session, "SELECT id, name FROM db.blobs ORDER BY id", javas)
     read = "table db.blobs: column 'picture' is BLOB, which paimon-sql does not read"
     for query in ("SELECT * FROM db.blobs", "SELECT picture FROM db.blobs", "SELECT id FROM db.blobs WHERE picture "
                                                                              "IS NULL"):
@@ -117,7 +109,7 @@ def test_global_index(java, session, options):
     if options is TRACKED:  # a plain read ignores the index, as Java's does when it does not search it
         assert [list(r) for r in rows(session, query)] == javas == [[1, "a"], [2, "b"], [3, "c"]]
     else:
-        served_or_refused(session, query, javas)
+        served(session, query, javas)
     assert_writes_refused(session, "indexed", "table db.indexed has a global index (btree), which paimon-sql does "
                                               "not maintain: writes to the table are refused")
     assert java(session.warehouse, [{"op": "read", "table": "db.indexed", "columns": ["id", "name"]}]) == [javas]
