@@ -40,7 +40,7 @@ from paimon_sql.data.types import DataField
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.read import fallback_read, metadata_columns
 from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
-from paimon_sql.schema.table_schema import SEQUENCE_NUMBER
+from paimon_sql.schema.table_schema import ROW_ID, SEQUENCE_NUMBER
 from paimon_sql.spark.columns import ROW_KIND_OUTPUTS, ROWKIND_NAME
 from paimon_sql.spark.scan import native_splits, split_key
 from paimon_sql.spark.sink import PaimonStreamWriter
@@ -178,6 +178,8 @@ class PaimonDataSource(DataSource):
         if self._row_kinds() == "binlog":
             return f"`{ROWKIND_NAME}` STRING, " + ", ".join(f"`{f.name}` ARRAY<{spark_type(f.type)}>" for f in fields)
         extra = f", `{POSITION_COLUMN}` BIGINT, `{FILE_COLUMN}` STRING" if self._positions() else ""
+        if self._positions() and metadata_columns.row_tracking(self.table.schema):  # rows keep their ids
+            extra += f", `{ROW_ID}` BIGINT"
         kinds = f"`{ROWKIND_NAME}` STRING, `{SEQUENCE_NUMBER}` BIGINT, " if self._row_kinds() else ""
         hidden = {f.name: f for f in metadata_columns.fields(self.table.schema)}
         meta = "".join(f", {spark_ddl([hidden[n]])}" for n in self._metadata())
@@ -244,10 +246,13 @@ class PaimonReader(DataSourceReader):
         if not isinstance(partition, _SplitPartition):
             return
         if self.positions:
-            rows = self.scan.reader().read_positions(partition.split)
+            tracked = metadata_columns.row_tracking(self.scan.table.schema)
+            rows = self.scan.reader().read_positions(partition.split, tracked=tracked)
             out = to_spark_arrow(rows, self.fields)
             out = out.append_column(POSITION_COLUMN, rows.column(POSITION_COLUMN)) \
                 .append_column(FILE_COLUMN, rows.column(FILE_COLUMN))
+            if tracked:
+                out = out.append_column(ROW_ID, rows.column(ROW_ID))
         elif self.metadata:
             out = with_metadata(self.scan.reader(), partition.split, self.fields, self.metadata)
         elif self.row_kinds:

@@ -33,7 +33,9 @@ from paimon_sql.data import row_kind
 from paimon_sql.data.types import RowType
 from paimon_sql.exceptions import PaimonError, SchemaError
 from paimon_sql.read import data_evolution, fallback_read
+from paimon_sql.read.metadata_columns import row_tracking
 from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
+from paimon_sql.schema.table_schema import ROW_ID
 from paimon_sql.spark import format_table as spark_format_table
 from paimon_sql.spark.columns import ROWKIND_COLUMN
 from paimon_sql.spark.scan import source_reader
@@ -46,6 +48,7 @@ from paimon_sql.sql.query import scan_options
 from paimon_sql.table import format_table
 from paimon_sql.write import data_evolution_write
 from paimon_sql.write.row_delete import delete_messages, positions_of
+from paimon_sql.write.row_tracking_write import write_tracked
 
 
 def _partition_spec(node: exp.Expression) -> Dict[str, object]:
@@ -333,14 +336,31 @@ def with_table_types(table, df, *extra: str):
                      *extra)
 
 
-def commit_append_changes(table, gone: pa.Table, new_rows: Optional[pa.Table]) -> None:
+def located_columns(table) -> List[str]:
+    """What locates a row of an append table: its data file and position, and on a row-tracking
+    table its ``_ROW_ID`` (kept when the row is written anew)."""
+    return [FILE_COLUMN, POSITION_COLUMN] + ([ROW_ID] if row_tracking(table.schema) else [])
+
+
+def commit_append_changes(table, gone: pa.Table, changed: Optional[pa.Table],
+                          inserted: Optional[pa.Table] = None) -> None:
     """One snapshot that deletes the rows ``gone`` names (data file, position) — by deletion vectors
-    or copy-on-write — and writes ``new_rows``."""
+    or copy-on-write — and writes the ``changed`` rows (on a row-tracking table with the ``_ROW_ID``
+    they carry) and the ``inserted`` ones (new rows: new ids)."""
     messages = delete_messages(table, positions_of(table, gone))
-    if new_rows is not None and new_rows.num_rows:
+    tracked = row_tracking(table.schema)
+    plain = [t for t in ([inserted] if tracked else [changed, inserted]) if t is not None and t.num_rows]
+    if tracked and changed is not None and changed.num_rows:
+        try:
+            messages += write_tracked(table, changed.select(table.schema.field_names + [ROW_ID]))
+        except BaseException:
+            table.new_commit().abort(messages)
+            raise
+    if plain:
         write = table.new_write()
         try:
-            write.write_arrow(new_rows.select(table.schema.field_names))
+            for rows in plain:
+                write.write_arrow(rows.select(table.schema.field_names))
             messages += write.prepare_commit()
         except BaseException:
             write.abort(messages)
@@ -391,19 +411,12 @@ def _referenced(table, nodes) -> Optional[List[str]]:
 
 
 def check_row_tracking(table, verb: str) -> None:
-    """A row-tracking table keeps each row's ``_ROW_ID``: Paimon's UPDATE and MERGE INTO rewrite
-    rows with their ids, and copy-on-write DELETE keeps the survivors' ids. Here a rewritten row
-    would get a new id, so only DELETE by deletion vectors (no row moves) is done."""
-    if not table.options.get("row-tracking.enabled"):
-        return
-    if verb != "DELETE" and data_evolution.enabled(table):
-        return  # UPDATE and MERGE INTO write changed columns beside the rows: ids stay
+    """A data-evolution table deletes rows by deletion vectors only (paimon-spark's rule, in its words):
+    a rewritten file would break its row id groups. Other row-tracking tables keep their rows' ids
+    through UPDATE, MERGE INTO and copy-on-write DELETE (:mod:`paimon_sql.write.row_tracking_write`)."""
     if verb == "DELETE" and data_evolution.enabled(table) and not table.options.get("deletion-vectors.enabled"):
         raise PaimonError(f"table {table.name}: Can only perform deletion operation on data evolution tables with "
                           "DeletionVector enabled.")
-    if verb != "DELETE" or not table.options.get("deletion-vectors.enabled"):
-        raise PaimonError(f"table {table.name}: {verb} on a row-tracking table is not supported (rewritten rows "
-                          "would get new _ROW_IDs); DELETE works with 'deletion-vectors.enabled' = 'true'")
 
 
 def change_append_rows(session, target: exp.Table, table, where, sets: Optional[Dict[str, exp.Expression]]):
@@ -415,7 +428,7 @@ def change_append_rows(session, target: exp.Table, table, where, sets: Optional[
     qualifier = target.alias_or_name
     with located_rows(session, table) as view:
         source = exp.Table(this=exp.to_identifier(view), alias=exp.TableAlias(this=exp.to_identifier(qualifier)))
-        located = [exp.column(FILE_COLUMN, table=qualifier), exp.column(POSITION_COLUMN, table=qualifier)]
+        located = [exp.column(c, table=qualifier) for c in located_columns(table)]
         values = [] if sets is None else [(sets[f].copy() if f in sets else exp.column(f, table=qualifier)).as_(f)
                                           for f in table.schema.field_names]
         query = exp.select(*values, *located).from_(source)
@@ -423,7 +436,7 @@ def change_append_rows(session, target: exp.Table, table, where, sets: Optional[
             query = query.where(where.this.copy())
         df = session.query_dataframe(query)
         if sets is not None:
-            df = with_table_types(table, df, FILE_COLUMN, POSITION_COLUMN)
+            df = with_table_types(table, df, *located_columns(table))
         rows = df.toArrow()
     commit_append_changes(table, rows, rows if sets is not None else None)
     return None

@@ -30,7 +30,7 @@ from paimon_sql.read import data_evolution, fallback_read
 from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
 from paimon_sql.spark.columns import ROWKIND_COLUMN
 from paimon_sql.sql.dml import (check_assignments, check_row_changes, check_row_tracking, commit_append_changes,
-                                group_tasks, located_rows, with_table_types, write_changes)
+                                group_tasks, located_columns, located_rows, with_table_types, write_changes)
 from paimon_sql.write import data_evolution_write
 from paimon_sql.write.row_delete import delete_messages, positions_of
 
@@ -53,13 +53,13 @@ def merge_into(session, node: exp.Merge):
         relation = exp.Table(this=exp.to_identifier(view), alias=exp.TableAlias(
             this=exp.to_identifier(target.alias_or_name)))
         df = session.query_dataframe(_query(node, table, relation, located=True))
-        rows = with_table_types(table, df, FILE_COLUMN, POSITION_COLUMN, ROWKIND_COLUMN).toArrow()
+        rows = with_table_types(table, df, *located_columns(table), ROWKIND_COLUMN).toArrow()
     kinds = rows.column(ROWKIND_COLUMN)
     if evolving:
         return _merge_columns(session, node, table, rows, snapshot)
     gone = rows.filter(pc.is_in(kinds, pa.array([row_kind.UPDATE_AFTER, row_kind.DELETE], kinds.type)))
-    new = rows.filter(pc.is_in(kinds, pa.array([row_kind.UPDATE_AFTER, row_kind.INSERT], kinds.type)))
-    commit_append_changes(table, gone, new)
+    updated = rows.filter(pc.equal(kinds, pa.scalar(row_kind.UPDATE_AFTER, kinds.type)))
+    commit_append_changes(table, gone, updated, rows.filter(pc.equal(kinds, pa.scalar(row_kind.INSERT, kinds.type))))
     return None
 
 
@@ -126,8 +126,7 @@ def _query(node: exp.Merge, table, target_relation: exp.Expression, located: boo
     kind = exp.Case()
     for cond, _, k in clauses:
         kind = kind.when(cond.copy(), exp.Literal.number(k))
-    location = [exp.column(FILE_COLUMN, table=t_alias).as_(FILE_COLUMN),
-             exp.column(POSITION_COLUMN, table=t_alias).as_(POSITION_COLUMN)] if located else []
+    location = [exp.column(c, table=t_alias).as_(c) for c in located_columns(table)] if located else []
     joined = (exp.select(*columns, kind.as_(ROWKIND_COLUMN), *location)
               .from_(_marked(node.args["using"], s_alias, _S))
               .join(_marked(target_relation, t_alias, _T), on=node.args["on"].copy(),

@@ -18,13 +18,16 @@ import pyarrow.compute as pc
 from pyroaring import BitMap
 
 from paimon_sql.data import binary_row
-from paimon_sql.exceptions import CommitConflictError, PaimonError
+from paimon_sql.exceptions import CommitConflictError
 from paimon_sql.format.file_format import read_file
 from paimon_sql.index import deletion_vector as dv
 from paimon_sql.manifest.manifest_file import ADD, DELETE, IndexManifestEntry
-from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
+from paimon_sql.read.metadata_columns import row_tracking
+from paimon_sql.read.split import Split
+from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN, SplitReader
 from paimon_sql.write.commit_message import CommitMessage, delete_index_files
 from paimon_sql.write.file_writer import write_files
+from paimon_sql.write.row_tracking_write import write_tracked
 
 if TYPE_CHECKING:
     from paimon_sql.table.table import FileStoreTable
@@ -108,9 +111,8 @@ def _read_vectors(table: FileStoreTable, entries: List[IndexManifestEntry]) -> D
 
 
 def _copy_on_write(table: FileStoreTable, positions: Positions) -> List[CommitMessage]:
-    if table.options.get("row-tracking.enabled"):  # a rewritten file's rows would get new row ids
-        raise PaimonError(f"table {table.name}: deleting rows of a row-tracking table by rewriting its files is not "
-                          "supported (the kept rows would get new _ROW_IDs); set 'deletion-vectors.enabled' = 'true'")
+    if row_tracking(table.schema):
+        return _copy_on_write_tracked(table, positions)
     live = {(e.partition, e.bucket, e.file.file_name): e for e in table.new_scan().plan_entries()}
     part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
     messages: Dict[Tuple[bytes, int], CommitMessage] = {}
@@ -129,6 +131,28 @@ def _copy_on_write(table: FileStoreTable, positions: Positions) -> List[CommitMe
             msg.new_files += write_files(_as_of_schema(table, f.schema_id), survivors, pvals, entry.bucket,
                                          first_sequence=f.min_sequence_number)
     return list(messages.values())
+
+
+def _copy_on_write_tracked(table: FileStoreTable, positions: Positions) -> List[CommitMessage]:
+    """Copy-on-write of a row-tracking table: the survivors keep their ``_ROW_ID`` and
+    ``_SEQUENCE_NUMBER`` (:mod:`paimon_sql.write.row_tracking_write`), as paimon-spark rewrites them."""
+    live = {(e.partition, e.bucket, e.file.file_name): e for e in table.new_scan().plan_entries()}
+    reader = SplitReader(table)
+    deleted, survivors = [], []
+    for key, pos in positions.items():
+        entry = live[key]
+        deleted.append(entry)
+        rows = reader.read_positions(Split(entry.partition, entry.bucket, (entry.file,)), tracked=True)
+        survivors.append(rows.filter(pc.invert(pc.is_in(rows.column(POSITION_COLUMN), pa.array(pos)))))
+    kept = pa.concat_tables(survivors)
+    messages = write_tracked(table, kept) if kept.num_rows else []
+    for e in deleted:
+        mine = next((m for m in messages if (m.partition, m.bucket) == (e.partition, e.bucket)), None)
+        if mine is None:
+            mine = CommitMessage(e.partition, e.bucket, e.total_buckets)
+            messages.append(mine)
+        mine.deleted_files.append(e.file)
+    return messages
 
 
 def _as_of_schema(table: FileStoreTable, schema_id: int):

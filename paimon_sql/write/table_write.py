@@ -233,27 +233,7 @@ class TableWrite:
         return postpone.infer_write_buckets(self.options, rows, size, postponed_rows)
 
     def _partition_codes(self, data: pa.Table):
-        """Per-row partition code and, per code, the partition's values."""
-        keys = self.schema.partition_keys
-        n = data.num_rows
-        if not keys:
-            return np.zeros(n, dtype=np.int64), {0: []}
-        codes = None
-        dictionaries = []
-        for k in keys:
-            enc = pc.dictionary_encode(data.column(k).combine_chunks(), null_encoding="encode")
-            idx = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-            size = len(enc.dictionary)
-            codes = idx if codes is None else codes * size + idx
-            dictionaries.append((enc.dictionary.to_pylist(), size))
-        values = {}
-        for code in _present(codes):
-            rest, vals = int(code), []
-            for d, size in reversed(dictionaries):
-                vals.append(d[rest % size])
-                rest //= size
-            values[int(code)] = list(reversed(vals))
-        return codes, values
+        return partition_codes(self.schema.partition_keys, data)
 
     # -- the flush ------------------------------------------------------------------------
 
@@ -492,6 +472,29 @@ def _postpone_file_table(table: FileStoreTable) -> FileStoreTable:
     except PaimonError:
         return table.copy({**postponed, "file.compression": "zstd"})
 
+
+
+def partition_codes(keys: List[str], data: pa.Table):
+    """Per-row partition code and, per code, the partition's values (over the columns ``keys``)."""
+    n = data.num_rows
+    if not keys:
+        return np.zeros(n, dtype=np.int64), {0: []}
+    codes = None
+    dictionaries = []
+    for k in keys:
+        enc = pc.dictionary_encode(data.column(k).combine_chunks(), null_encoding="encode")
+        idx = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        size = len(enc.dictionary)
+        codes = idx if codes is None else codes * size + idx
+        dictionaries.append((enc.dictionary.to_pylist(), size))
+    values = {}
+    for code in _present(codes):
+        rest, vals = int(code), []
+        for d, size in reversed(dictionaries):
+            vals.append(d[rest % size])
+            rest //= size
+        values[int(code)] = list(reversed(vals))
+    return codes, values
 
 def _present(codes: np.ndarray) -> np.ndarray:
     """Distinct non-negative codes, ascending (bincount when the range is small: much faster)."""

@@ -122,3 +122,11 @@ def test_java_reads_our_row_ids(java, session):
     java(session.warehouse, [{"op": "write", "table": t, "rows": [[5, "e", "x"]]}])
     snapshot = rows(session, f"SELECT max(snapshot_id) FROM db.`ort$snapshots`")[0][0]
     assert ours_sql(session, t)[-1] == [5, "e", "x", 4, snapshot]  # Java numbers on from our nextRowId
+    # our UPDATE and copy-on-write DELETE keep the rows' ids (held in the files written): Java reads them
+    ids = {r[0]: r[3] for r in ours_sql(session, t)}
+    session.sql(f"UPDATE {t} SET name = upper(name) WHERE id IN (2, 5)")
+    session.sql(f"DELETE FROM {t} WHERE id = 3")
+    ours = ours_sql(session, t)
+    assert sorted((r[0], r[1], r[3]) for r in ours) == [(1, "a", ids[1]), (2, "B", ids[2]), (4, "d", ids[4]),
+                                                        (5, "E", ids[5])]
+    assert java(session.warehouse, [{"op": "read", "table": t}])[0] == ours
