@@ -410,19 +410,9 @@ def _referenced(table, nodes) -> Optional[List[str]]:
     return [f for f in table.schema.field_names if f.lower() in named] or table.schema.field_names[:1]
 
 
-def check_row_tracking(table, verb: str) -> None:
-    """A data-evolution table deletes rows by deletion vectors only (paimon-spark's rule, in its words):
-    a rewritten file would break its row id groups. Other row-tracking tables keep their rows' ids
-    through UPDATE, MERGE INTO and copy-on-write DELETE (:mod:`paimon_sql.write.row_tracking_write`)."""
-    if verb == "DELETE" and data_evolution.enabled(table) and not table.options.get("deletion-vectors.enabled"):
-        raise PaimonError(f"table {table.name}: Can only perform deletion operation on data evolution tables with "
-                          "DeletionVector enabled.")
-
-
 def change_append_rows(session, target: exp.Table, table, where, sets: Optional[Dict[str, exp.Expression]]):
     """UPDATE (``sets``) or DELETE on an append table: Spark finds the matching rows' data files and
     positions; they are deleted and, for UPDATE, their new values written, in one snapshot."""
-    check_row_tracking(table, "DELETE" if sets is None else "UPDATE")
     if sets is not None and data_evolution.enabled(table):
         return update_columns(session, target, table, where, sets)
     qualifier = target.alias_or_name

@@ -29,7 +29,7 @@ from paimon_sql.exceptions import PaimonError
 from paimon_sql.read import data_evolution, fallback_read
 from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
 from paimon_sql.spark.columns import ROWKIND_COLUMN
-from paimon_sql.sql.dml import (check_assignments, check_row_changes, check_row_tracking, commit_append_changes,
+from paimon_sql.sql.dml import (check_assignments, check_row_changes, commit_append_changes,
                                 group_tasks, located_columns, located_rows, with_table_types, write_changes)
 from paimon_sql.write import data_evolution_write
 from paimon_sql.write.row_delete import delete_messages, positions_of
@@ -46,7 +46,6 @@ def merge_into(session, node: exp.Merge):
         write_changes(session, table, session.query_dataframe(_query(node, table, target, located=False)))
         return None
     # an append table: matched rows are deleted by position, updated and inserted rows written
-    check_row_tracking(table, "MERGE INTO")
     evolving = data_evolution.enabled(table)
     snapshot = table.snapshot_manager.latest() if evolving else None
     with located_rows(session, table, snapshot) as view:

@@ -18,10 +18,11 @@ import pyarrow.compute as pc
 from pyroaring import BitMap
 
 from paimon_sql.data import binary_row
-from paimon_sql.exceptions import CommitConflictError
+from paimon_sql.exceptions import CommitConflictError, PaimonError
 from paimon_sql.format.file_format import read_file
 from paimon_sql.index import deletion_vector as dv
 from paimon_sql.manifest.manifest_file import ADD, DELETE, IndexManifestEntry
+from paimon_sql.read import data_evolution
 from paimon_sql.read.metadata_columns import row_tracking
 from paimon_sql.read.split import Split
 from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN, SplitReader
@@ -111,6 +112,9 @@ def _read_vectors(table: FileStoreTable, entries: List[IndexManifestEntry]) -> D
 
 
 def _copy_on_write(table: FileStoreTable, positions: Positions) -> List[CommitMessage]:
+    if data_evolution.enabled(table):  # a rewritten file would break its row id group (paimon-spark's words)
+        raise PaimonError(f"table {table.name}: Can only perform deletion operation on data evolution tables with "
+                          "DeletionVector enabled.")
     if row_tracking(table.schema):
         return _copy_on_write_tracked(table, positions)
     live = {(e.partition, e.bucket, e.file.file_name): e for e in table.new_scan().plan_entries()}
