@@ -107,7 +107,7 @@ def test_failed_insert_exits_nonzero_and_commits_nothing(warehouse):
 # what quickstart.sql wrote, from a new process.
 EXAMPLES = Path(__file__).resolve().parents[2] / "sql_examples"
 IN_PROCESS = ("quickstart.sql", "lsm.sql", "views_cache_explain.sql", "table_types.sql", "maintenance.sql",
-              "branches_and_tags.sql")
+              "branches_and_tags.sql", "row_tracking.sql")
 IN_SHELL = ("history.sql",)
 
 
@@ -189,6 +189,18 @@ def test_views_cache_explain_example_script(examples):
     assert any("pushed filter: dt = '2024-06-02'" in p["plan"] for p in plan)
     assert insert_plan[:2] == [{"plan": "== Paimon write =="}, {"plan": "write append to paimon table wrapped.events"}]
     assert count == [{"rows_after_explain": 4}]
+
+
+def test_row_tracking_example_script(examples):
+    """sql_examples/row_tracking.sql: a data-evolution table's column update, delete, merge and compaction."""
+    updated, files, compacted, final = [r for r in examples["row_tracking.sql"] if r]
+    assert updated == [{"id": 1, "name": "ann", "score": 1.0, "_ROW_ID": 0},
+                       {"id": 2, "name": "bob", "score": 20.0, "_ROW_ID": 1},
+                       {"id": 3, "name": "cy", "score": 30.0, "_ROW_ID": 2}]
+    assert [f["write_cols"] for f in files].count(["score"]) >= 1 and compacted == [{"result": True}]
+    assert final == [{"id": 2, "name": "bob", "score": 20.0, "note": "b", "_ROW_ID": 1},
+                     {"id": 3, "name": "CY", "score": 30.0, "note": "c", "_ROW_ID": 2},
+                     {"id": 4, "name": "dee", "score": 0.0, "note": "new", "_ROW_ID": 3}]
 
 
 def test_table_types_example_script(examples):
