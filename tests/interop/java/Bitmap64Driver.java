@@ -11,8 +11,6 @@ import java.util.TreeMap;
 
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.catalog.Catalog;
-import org.apache.paimon.catalog.CatalogContext;
-import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.BinaryString;
@@ -28,7 +26,6 @@ import org.apache.paimon.io.CompactIncrement;
 import org.apache.paimon.io.DataIncrement;
 import org.apache.paimon.manifest.IndexManifestEntry;
 import org.apache.paimon.manifest.ManifestEntry;
-import org.apache.paimon.options.Options;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode;
@@ -67,18 +64,9 @@ import org.apache.paimon.types.RowKind;
 public class Bitmap64Driver {
 
     public static void main(String[] args) throws Exception {
-        DriverSupport.serve(args, Bitmap64Driver::batch);
+        DriverSupport.serveOnWarehouse(args, Bitmap64Driver::run);
     }
 
-    private static void batch(JsonNode input) throws Exception {
-        Options options = new Options();
-        options.set("warehouse", input.get("warehouse").asText());
-        try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(options))) {
-            for (JsonNode cmd : input.get("commands")) {
-                DriverSupport.answer(() -> run(catalog, cmd));
-            }
-        }
-    }
 
     private static Object run(Catalog catalog, JsonNode cmd) throws Exception {
         if (cmd.get("op").asText().equals("vector")) {

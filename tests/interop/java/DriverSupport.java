@@ -9,8 +9,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import org.apache.paimon.catalog.Catalog;
+import org.apache.paimon.catalog.CatalogContext;
+import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.data.InternalMap;
 import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.options.Options;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
@@ -38,6 +42,10 @@ final class DriverSupport {
         void run(JsonNode input) throws Exception;
     }
 
+    interface CatalogCommand {
+        Object run(Catalog catalog, JsonNode cmd) throws Exception;
+    }
+
     private DriverSupport() {}
 
     /**
@@ -57,6 +65,26 @@ final class DriverSupport {
                 System.out.flush();
             }
         }
+    }
+
+    /**
+     * {@link #serve} for a driver whose batches, {"warehouse": W, "commands": [...]}, run on one
+     * filesystem catalog over W (with the catalog options {@code options}, key then value): each
+     * command answered in order.
+     */
+    static void serveOnWarehouse(String[] args, CatalogCommand command, String... options) throws Exception {
+        serve(args, input -> {
+            Options catalogOptions = new Options();
+            catalogOptions.set("warehouse", input.get("warehouse").asText());
+            for (int i = 0; i + 1 < options.length; i += 2) {
+                catalogOptions.set(options[i], options[i + 1]);
+            }
+            try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(catalogOptions))) {
+                for (JsonNode cmd : input.get("commands")) {
+                    answer(() -> command.run(catalog, cmd));
+                }
+            }
+        });
     }
 
     private static BufferedReader stdin;

@@ -6,14 +6,11 @@ import java.util.Map;
 
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.catalog.Catalog;
-import org.apache.paimon.catalog.CatalogContext;
-import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.manifest.ManifestEntry;
-import org.apache.paimon.options.Options;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.schema.SchemaChange;
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode;
@@ -51,18 +48,9 @@ import org.apache.paimon.utils.JsonSerdeUtil;
 public class FieldsDriver {
 
     public static void main(String[] args) throws Exception {
-        DriverSupport.serve(args, FieldsDriver::batch);
+        DriverSupport.serveOnWarehouse(args, FieldsDriver::run);
     }
 
-    private static void batch(JsonNode input) throws Exception {
-        Options options = new Options();
-        options.set("warehouse", input.get("warehouse").asText());
-        try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(options))) {
-            for (JsonNode cmd : input.get("commands")) {
-                DriverSupport.answer(() -> run(catalog, cmd));
-            }
-        }
-    }
 
     private static Object run(Catalog catalog, JsonNode cmd) throws Exception {
         Identifier id = Identifier.fromString(cmd.get("table").asText());

@@ -4,8 +4,6 @@ import java.util.List;
 import java.util.Map;
 
 import org.apache.paimon.catalog.Catalog;
-import org.apache.paimon.catalog.CatalogContext;
-import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericMap;
@@ -14,7 +12,6 @@ import org.apache.paimon.data.Timestamp;
 import org.apache.paimon.fs.FileIO;
 import org.apache.paimon.fs.FileStatus;
 import org.apache.paimon.fs.Path;
-import org.apache.paimon.options.Options;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.paimon.table.FileStoreTable;
@@ -74,18 +71,9 @@ public class ObjectTableDriver {
                     .build();
 
     public static void main(String[] args) throws Exception {
-        DriverSupport.serve(args, ObjectTableDriver::batch);
+        DriverSupport.serveOnWarehouse(args, ObjectTableDriver::run);
     }
 
-    private static void batch(JsonNode input) throws Exception {
-        Options options = new Options();
-        options.set("warehouse", input.get("warehouse").asText());
-        try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(options))) {
-            for (JsonNode cmd : input.get("commands")) {
-                DriverSupport.answer(() -> run(catalog, cmd));
-            }
-        }
-    }
 
     private static Object run(Catalog catalog, JsonNode cmd) throws Exception {
         String op = cmd.get("op").asText();

@@ -7,8 +7,6 @@ import java.util.Map;
 import org.apache.paimon.append.AppendCompactCoordinator;
 import org.apache.paimon.append.AppendCompactTask;
 import org.apache.paimon.catalog.Catalog;
-import org.apache.paimon.catalog.CatalogContext;
-import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
@@ -18,7 +16,6 @@ import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.io.DataIncrement;
 import org.apache.paimon.manifest.ManifestEntry;
 import org.apache.paimon.operation.BaseAppendFileStoreWrite;
-import org.apache.paimon.options.Options;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode;
@@ -63,18 +60,9 @@ import org.apache.paimon.types.RowType;
 public class RowTrackingDriver {
 
     public static void main(String[] args) throws Exception {
-        DriverSupport.serve(args, RowTrackingDriver::batch);
+        DriverSupport.serveOnWarehouse(args, RowTrackingDriver::run);
     }
 
-    private static void batch(JsonNode input) throws Exception {
-        Options options = new Options();
-        options.set("warehouse", input.get("warehouse").asText());
-        try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(options))) {
-            for (JsonNode cmd : input.get("commands")) {
-                DriverSupport.answer(() -> run(catalog, cmd));
-            }
-        }
-    }
 
     private static Object run(Catalog catalog, JsonNode cmd) throws Exception {
         Identifier id = Identifier.fromString(cmd.get("table").asText());

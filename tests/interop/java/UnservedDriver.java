@@ -6,8 +6,6 @@ import java.util.List;
 import java.util.Map;
 
 import org.apache.paimon.catalog.Catalog;
-import org.apache.paimon.catalog.CatalogContext;
-import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.FileSystemCatalog;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryString;
@@ -19,7 +17,6 @@ import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.fs.FileIO;
 import org.apache.paimon.fs.Path;
 import org.apache.paimon.globalindex.sorted.SortedGlobalIndexBuilder;
-import org.apache.paimon.options.Options;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.schema.SchemaChange;
@@ -62,19 +59,9 @@ import org.apache.paimon.types.RowType;
 public class UnservedDriver {
 
     public static void main(String[] args) throws Exception {
-        DriverSupport.serve(args, UnservedDriver::batch);
+        DriverSupport.serveOnWarehouse(args, UnservedDriver::run, "cache-enabled", "false");  // the chain op changes schemas behind the catalog
     }
 
-    private static void batch(JsonNode input) throws Exception {
-        Options options = new Options();
-        options.set("warehouse", input.get("warehouse").asText());
-        options.set("cache-enabled", "false");  // the chain op changes schemas behind the catalog
-        try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(options))) {
-            for (JsonNode cmd : input.get("commands")) {
-                DriverSupport.answer(() -> run(catalog, cmd));
-            }
-        }
-    }
 
     private static Object run(Catalog catalog, JsonNode cmd) throws Exception {
         Identifier id = Identifier.fromString(cmd.get("table").asText());
