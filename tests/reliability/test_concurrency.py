@@ -355,6 +355,7 @@ def test_a_commit_whose_latest_snapshot_expires_while_it_reads_it_retries(tmp_pa
     write.write_arrow(pa.table({"id": [4]}, SCHEMA))
     messages = write.prepare_commit()
     table = catalog.get_table("db.t") if handle == "fresh" else writer
+    commit = table.new_commit("late")  # before the hook: opening a commit reads the latest snapshot too
     read_latest = table.snapshot_manager.latest
 
     def latest_then_expired():
@@ -365,7 +366,6 @@ def test_a_commit_whose_latest_snapshot_expires_while_it_reads_it_retries(tmp_pa
             assert expire_snapshots(rival, retain_max=1, retain_min=1) == 2
         return latest
     monkeypatch.setattr(table.snapshot_manager, "latest", latest_then_expired)
-    commit = table.new_commit("late")
     assert commit.commit(messages) == 4 and commit.attempts == 2
     assert table.snapshot_manager.listed_ids() == [3, 4]
     assert sorted(table.new_scan().to_arrow().column("id").to_pylist()) == [1, 2, 3, 4]

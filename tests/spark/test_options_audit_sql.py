@@ -108,12 +108,12 @@ def _as_java_wrote(session, **options):
 def test_a_java_table_with_a_read_scope_option_is_not_read(db):
     db.sql(TABLE.format(""))
     db.sql("INSERT INTO db.t VALUES (1, 'a')")
-    _as_java_wrote(db, **{"data-evolution.enabled": "true"})
+    _as_java_wrote(db, **{"scan.ignore-corrupt-files": "true"})
     for statement in ["SELECT * FROM db.t", "INSERT INTO db.t VALUES (2, 'b')"]:
-        with pytest.raises(InvalidOptionError, match="^option 'data-evolution.enabled' is not supported by paimon-sql"
-                                                     r" \(.+\): the table cannot be (read|written) here$"):
+        with pytest.raises(InvalidOptionError, match="^option 'scan.ignore-corrupt-files' is not supported by "
+                                                     r"paimon-sql \(.+\): the table cannot be (read|written) here$"):
             db.sql(statement)
-    db.sql("ALTER TABLE db.t UNSET TBLPROPERTIES ('data-evolution.enabled')")
+    db.sql("ALTER TABLE db.t UNSET TBLPROPERTIES ('scan.ignore-corrupt-files')")
     assert rows(db, "SELECT * FROM db.t") == [(1, "a")]
 
 

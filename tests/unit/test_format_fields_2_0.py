@@ -7,18 +7,21 @@ import io
 import json
 
 import fastavro
+import numpy as np
 import pyarrow as pa
 import pytest
 
 from paimon_sql.data import predicate as P
 from paimon_sql.data.stats import SimpleStats
-from paimon_sql.exceptions import SchemaError
+from paimon_sql.commit.table_commit import TableCommit
+from paimon_sql.exceptions import SchemaError, UnservedFeatureError
 from paimon_sql.manifest import manifest_file as mf
 from paimon_sql.schema.table_schema import TableSchema
 from paimon_sql.snapshot import changelog_lifecycle
 from paimon_sql.snapshot.snapshot import Snapshot
 from paimon_sql.table.statistics import read_statistics
 from paimon_sql.tag.tag_manager import Tag
+from paimon_sql.write.row_delete import delete_messages
 
 SNAPSHOT_2_0 = {  # every field of 2.0's Snapshot, in its order, plus one no release writes yet
     "version": 3, "uuid": "6f1c0ffe-0000-4000-8000-000000000001", "id": 7, "schemaId": 1,
@@ -145,8 +148,9 @@ def test_index_manifest_keeps_global_index_meta():
 
 
 def test_our_commits_carry_java_global_index_entries(catalog):
-    """An index manifest we rewrite (a delete writing a deletion vector) keeps the global index
-    entries Java wrote, with their meta."""
+    """An index manifest our commit rewrites (a delete writing a deletion vector) keeps the global
+    index entries Java wrote, with their meta. Writes through the table are refused while it has a
+    global index (paimon_sql.table.unserved_features): the commit is driven here below that check."""
     t = catalog.create_table_from_arrow("db.g", pa.schema([("id", pa.int64())]),
                                         options={"deletion-vectors.enabled": "true"})
     t.write_arrow(pa.table({"id": [1, 2, 3]}))
@@ -158,7 +162,10 @@ def test_our_commits_carry_java_global_index_entries(catalog):
     t.io.write_bytes(t.paths.manifest_path(name), mf.write_records([java_entry], "IndexManifestEntry"))
     t.io.write_bytes(t.paths.snapshot_path(latest.id),
                      Snapshot.from_dict({**latest.to_dict(), "indexManifest": name}).to_json().encode())
-    assert t.delete_where(P.equal("id", 2)) == 1
+    with pytest.raises(UnservedFeatureError, match=r"has a global index \(btree\), which paimon-sql does not"):
+        t.delete_where(P.equal("id", 2))
+    (entry,) = t.new_scan().plan_entries()
+    TableCommit(t).commit(delete_messages(t, {(entry.partition, entry.bucket, entry.file.file_name): np.array([1])}))
     entries = t.index_manifest_entries(t.snapshot_manager.latest().index_manifest)
     assert java_entry in entries and any(e.index_type == "DELETION_VECTORS" for e in entries)
     assert sorted(t.to_arrow().column("id").to_pylist()) == [1, 3]
