@@ -67,7 +67,6 @@ public class Bitmap64Driver {
         DriverSupport.serveOnWarehouse(args, Bitmap64Driver::run);
     }
 
-
     private static Object run(Catalog catalog, JsonNode cmd) throws Exception {
         if (cmd.get("op").asText().equals("vector")) {
             Bitmap64DeletionVector vector = new Bitmap64DeletionVector();
@@ -82,9 +81,7 @@ public class Bitmap64Driver {
         switch (cmd.get("op").asText()) {
             case "create": {
                 catalog.createDatabase(id.getDatabaseName(), true);
-                Map<String, String> opts = new HashMap<>();
-                opts.put("deletion-vectors.enabled", "true");
-                cmd.get("options").fields().forEachRemaining(e -> opts.put(e.getKey(), e.getValue().asText()));
+                Map<String, String> opts = DriverSupport.tableOptions(cmd, "deletion-vectors.enabled", "true");
                 Schema.Builder schema = Schema.newBuilder()
                         .column("id", DataTypes.BIGINT().notNull())
                         .column("name", DataTypes.STRING())

@@ -87,6 +87,16 @@ final class DriverSupport {
         });
     }
 
+    /** A command's table options: {@code defaults} (key then value), then its {"options": {...}}. */
+    static Map<String, String> tableOptions(JsonNode cmd, String... defaults) {
+        Map<String, String> out = new TreeMap<>();
+        for (int i = 0; i + 1 < defaults.length; i += 2) {
+            out.put(defaults[i], defaults[i + 1]);
+        }
+        cmd.path("options").fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().asText()));
+        return out;
+    }
+
     private static BufferedReader stdin;
 
     private static synchronized BufferedReader stdin() {

@@ -1,6 +1,5 @@
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -51,16 +50,12 @@ public class FieldsDriver {
         DriverSupport.serveOnWarehouse(args, FieldsDriver::run);
     }
 
-
     private static Object run(Catalog catalog, JsonNode cmd) throws Exception {
         Identifier id = Identifier.fromString(cmd.get("table").asText());
         switch (cmd.get("op").asText()) {
             case "create": {
                 catalog.createDatabase(id.getDatabaseName(), true);
-                Map<String, String> opts = new HashMap<>();
-                if (cmd.has("options")) {
-                    cmd.get("options").fields().forEachRemaining(e -> opts.put(e.getKey(), e.getValue().asText()));
-                }
+                Map<String, String> opts = DriverSupport.tableOptions(cmd);
                 JsonNode defaults = cmd.has("defaults") ? cmd.get("defaults") : null;
                 Schema.Builder schema = Schema.newBuilder();
                 for (String column : Arrays.asList("id", "name", "dt")) {

@@ -74,7 +74,6 @@ public class ObjectTableDriver {
         DriverSupport.serveOnWarehouse(args, ObjectTableDriver::run);
     }
 
-
     private static Object run(Catalog catalog, JsonNode cmd) throws Exception {
         String op = cmd.get("op").asText();
         Identifier id = Identifier.fromString(cmd.get("table").asText());

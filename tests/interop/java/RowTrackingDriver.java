@@ -63,17 +63,12 @@ public class RowTrackingDriver {
         DriverSupport.serveOnWarehouse(args, RowTrackingDriver::run);
     }
 
-
     private static Object run(Catalog catalog, JsonNode cmd) throws Exception {
         Identifier id = Identifier.fromString(cmd.get("table").asText());
         switch (cmd.get("op").asText()) {
             case "create": {
                 catalog.createDatabase(id.getDatabaseName(), true);
-                Map<String, String> opts = new HashMap<>();
-                opts.put("row-tracking.enabled", "true");
-                if (cmd.has("options")) {
-                    cmd.get("options").fields().forEachRemaining(e -> opts.put(e.getKey(), e.getValue().asText()));
-                }
+                Map<String, String> opts = DriverSupport.tableOptions(cmd, "row-tracking.enabled", "true");
                 Schema schema = Schema.newBuilder()
                         .column("id", DataTypes.BIGINT())
                         .column("name", DataTypes.STRING())

@@ -1,9 +1,7 @@
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.FileSystemCatalog;
@@ -62,7 +60,6 @@ public class UnservedDriver {
         DriverSupport.serveOnWarehouse(args, UnservedDriver::run, "cache-enabled", "false");  // the chain op changes schemas behind the catalog
     }
 
-
     private static Object run(Catalog catalog, JsonNode cmd) throws Exception {
         Identifier id = Identifier.fromString(cmd.get("table").asText());
         switch (cmd.get("op").asText()) {
@@ -118,11 +115,7 @@ public class UnservedDriver {
         }
         schema.primaryKey(texts(cmd.get("primary_keys")));
         schema.partitionKeys(texts(cmd.get("partition_keys")));
-        Map<String, String> opts = new HashMap<>();
-        if (cmd.has("options")) {
-            cmd.get("options").fields().forEachRemaining(e -> opts.put(e.getKey(), e.getValue().asText()));
-        }
-        return schema.options(opts).build();
+        return schema.options(DriverSupport.tableOptions(cmd)).build();
     }
 
     private static void write(Table table, JsonNode rows) throws Exception {
