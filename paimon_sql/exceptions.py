@@ -118,6 +118,17 @@ class AuthError(PaimonError):
     """A password file or user name that cannot be used."""
 
 
+class PolicyError(PaimonError):
+    """A grants policy file (``--policy-file``) that cannot be read as one: the file and the entry at fault."""
+
+
+class AccessDeniedError(PaimonError):
+    """A statement that needs a grant its user lacks; nothing was read or changed. Its message names
+    the user, the privilege and the table or database (SQLSTATE 42000, HiveServer2's for authorization)."""
+
+    sql_state = "42000"
+
+
 class TransportRefused(Exception):
     """A connection that may not go on (failed login, unknown mechanism, not a HiveServer2 client). A
     signal inside the server's transport, which closes that connection; never raised to a user."""

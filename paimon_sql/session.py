@@ -127,6 +127,8 @@ class Session:
         self.scans: OrderedDict = OrderedDict()  # recent scans' DataFrames, for reuse (spark/scan.py)
         self.views: dict = {}  # temporary views over Paimon tables, by name (sql/views.py)
         self.cached_tables: dict = {}  # CACHE TABLE of Paimon tables (sql/cache.py)
+        self.access = None  # a server session's AccessControl (paimon_sql/access/): checked before each statement
+        self.last_access = None  # what the last statement needed (its tables read and written), when checked
         spark.dataSource.register(PaimonDataSource)
 
     # -- the public surface ------------------------------------------------------------------
@@ -145,16 +147,25 @@ class Session:
     def execute(self, text: str) -> Optional[DataFrame]:
         """Run one statement; None when it has no rows to return (DDL, INSERT)."""
         self._text = text
+        self.last_access = None
         try:
             try:
                 node = parse.parse(text)
             except exceptions.SqlSyntaxError as error:
+                self._check(None)
                 return self._spark_only(text, error)
+            self._check(node)
             return execute.execute(self, node)
         except PaimonError as e:
             raise _scrubbed(e, text)
         except Exception as e:  # Spark's: analysis, and the jobs of statements that run one (INSERT)
             raise _scrubbed(_unsupported(self, e, text) or spark_error(e, text), text) from e
+
+    def _check(self, node: Optional[exp.Expression]) -> None:
+        """A server session's grants against what the statement needs, before anything runs."""
+        if self.access is not None:
+            self.last_access = self.access.needs_of(self, node, self._text)
+            self.access.require(self.last_access)
 
     def _spark_only(self, text: str, error: PaimonError) -> DataFrame:
         """A statement sqlglot cannot read (``DESCRIBE QUERY ...``) is Spark's when Spark reads it;

@@ -1,7 +1,7 @@
 """The ``paimon-sql-server`` command.
 
     paimon-sql-server --warehouse DIR [--host 127.0.0.1] [--port 10000] [--auth nosasl|none|plain]
-                      [--password-file F] [--transport binary|http] [--http-path cliservice]
+                      [--password-file F] [--policy-file F] [--transport binary|http] [--http-path cliservice]
                       [--ssl-cert F --ssl-key F] [--query-timeout SECONDS] [--refresh-interval SECONDS]
                       [--master URL]
                       [--conf k=v]... [--catalog k=v]... [--catalog-file F]
@@ -22,6 +22,7 @@ import threading
 from typing import List, Optional
 
 from paimon_sql import cli
+from paimon_sql.access import PolicyFile
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.server import auth, transport
 
@@ -58,6 +59,9 @@ def _args(argv: List[str]) -> argparse.Namespace:
                    help="none (default) and nosasl: no password checked, clients may use SASL or not; "
                         "plain: SASL PLAIN (Basic over http) against the users of --password-file")
     p.add_argument("--password-file", help="users and salted password hashes (see the adduser subcommand)")
+    p.add_argument("--policy-file", help="grants: who may read, write or administer which database or table "
+                                         "(JSON, read again when it changes; docs/server.md). Without it every "
+                                         "user administers everything")
     p.add_argument("--transport", choices=transport.TRANSPORTS, default="binary")
     p.add_argument("--http-path", default="cliservice", help="URL path of the http transport")
     p.add_argument("--ssl-cert", help="PEM certificate (chain): serve TLS")
@@ -135,6 +139,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 2
     try:  # everything a user can get wrong is checked before Spark starts
         authenticator = auth.Authenticator(args.auth, args.password_file)
+        policy = PolicyFile(args.policy_file) if args.policy_file else None
         tls = transport.tls_context(args.ssl_cert, args.ssl_key)
         if not args.query_timeout >= 0:  # negative or nan
             raise ValueError("--query-timeout must be 0 (no limit) or more seconds")
@@ -166,7 +171,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     signal.signal(signal.SIGTERM, _terminate)
     try:
         cli._quiet_logs(session.spark)
-        options = service.ServerOptions(query_timeout=args.query_timeout)
+        options = service.ServerOptions(query_timeout=args.query_timeout, policy=policy)
         processor = TCLIService.Processor(service.TCLIServiceHandler(session, options))
         try:
             server = transport.listen(processor, host=args.host, port=args.port, authenticator=authenticator,

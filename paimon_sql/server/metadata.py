@@ -265,7 +265,13 @@ def relations(session, schema_text: Optional[str], table_text: Optional[str],
               types: Sequence[str] = (TABLE, VIEW)) -> Iterator[Relation]:
     """Everything GetTables lists for these patterns and types, database by database: the
     warehouse's (each with Spark's tables and views of the same name, when Spark has it), then
-    ``sys`` and the temporary views."""
+    ``sys`` and the temporary views; under a policy file, only those the user may read."""
+    found = _relations(session, schema_text, table_text, types)
+    return found if session.access is None else (r for r in found if session.access.may_read(r.schema, r.name))
+
+
+def _relations(session, schema_text: Optional[str], table_text: Optional[str],
+               types: Sequence[str]) -> Iterator[Relation]:
     schemas, tables = search_pattern(schema_text, empty_is_all=True), search_pattern(table_text)
     spark_dbs = {d.lower() for d in _spark_databases(session, schemas)}  # Spark lower-cases its names
     for db in _warehouse_databases(session, schemas):
@@ -441,7 +447,7 @@ def get_primary_keys(session, req) -> pa.Table:
         if req.schemaName and db.lower() != req.schemaName.lower():
             continue
         for name in session.catalog.list_tables(db):
-            if name.lower() == table_name.lower():
+            if name.lower() == table_name.lower() and (session.access is None or session.access.may_read(db, name)):
                 keys = session.catalog.get_table(Identifier(db, name)).schema.primary_keys
                 rows += [(req.catalogName, db, name, k, i, None) for i, k in enumerate(keys, 1)]
     return _rows(PRIMARY_KEYS, rows)

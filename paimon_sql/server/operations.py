@@ -362,7 +362,7 @@ def as_operation_error(e: BaseException, text: str) -> OperationError:
         error, state = spark_error(Exception(root.toString()), text), _sql_state(root)
     else:
         error = spark_error(e, text)
-        state = _sql_state(e.__cause__ if isinstance(e, SparkSqlError) else e)
+        state = getattr(e, "sql_state", None) or _sql_state(e.__cause__ if isinstance(e, SparkSqlError) else e)
     return OperationError(str(error).splitlines()[0] if str(error) else type(e).__name__, state)
 
 

@@ -19,12 +19,13 @@ import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Dict, Optional
+from typing import Callable, Dict, FrozenSet, Optional
 
 from TCLIService import TCLIService, ttypes
 
 import paimon_sql
-from paimon_sql.exceptions import PaimonError
+from paimon_sql.access import AccessControl, PolicyFile, Principal
+from paimon_sql.exceptions import AccessDeniedError, PaimonError
 from paimon_sql.server import metadata, rowset, transport
 from paimon_sql.server.operations import (
     MetadataOperation,
@@ -41,6 +42,7 @@ log = logging.getLogger("paimon_sql.server")
 V = ttypes.TProtocolVersion
 OK = ttypes.TStatus(statusCode=ttypes.TStatusCode.SUCCESS_STATUS)
 SERVER_NAME, DBMS_NAME = "paimon-sql", "Apache Paimon"
+PROXY_USER_KEYS = ("hive.server2.proxy.user", "set:hiveconf:hive.server2.proxy.user")  # HiveServer2's impersonation
 _QUERY_TIMEOUT = "spark.sql.thriftServer.queryTimeout"  # Spark's Thrift Server's own setting, honoured here
 # Statements that return rows, by their first word (after comments): an async statement's handle says
 # whether it has a result set before it runs; GetOperationStatus says for sure afterwards.
@@ -57,13 +59,21 @@ _INFO = {
 }
 
 
+def _no_groups(user: str) -> FrozenSet[str]:
+    return frozenset()
+
+
 @dataclass
 class ServerOptions:
     """``query_timeout``: seconds a statement may run before it is cancelled (0: no limit; a
     client's ``queryTimeout`` or the session's ``spark.sql.thriftServer.queryTimeout`` may set a
-    shorter one). ``async_threads``: statements run in the background at once."""
+    shorter one). ``async_threads``: statements run in the background at once. ``policy``: the
+    grants (``--policy-file``; None: every user administers everything). ``groups``: a user's
+    directory groups, as the sign-in found them (the grants of ``group:<name>``)."""
     query_timeout: float = 0.0
     async_threads: int = 64
+    policy: Optional[PolicyFile] = None
+    groups: Callable[[str], FrozenSet[str]] = _no_groups
 
 
 class ClientSession:
@@ -86,8 +96,11 @@ class ClientSession:
         return self.session.spark.conf.get("spark.sql.session.timeZone")
 
     def configure(self, configuration: Dict[str, str]) -> None:
-        """The OpenSession configuration, as HiveServer2 applies it."""
+        """The OpenSession configuration, as HiveServer2 applies it; a setting the user's grants
+        do not allow (``spark.sql.catalog.*``, ...) refuses the session, as ``SET`` would be refused."""
         for key, value in configuration.items():
+            if key in PROXY_USER_KEYS:
+                continue  # the user the session acts for: OpenSession's
             if key == "use:database":
                 if value:
                     self.session.execute(f"USE `{value.replace('`', '``')}`")
@@ -99,6 +112,7 @@ class ClientSession:
             elif rest and scope in ("system", "env"):
                 raise OperationError(f"session configuration '{key}' cannot be set: the server's "
                                      f"{scope} properties are not a client's")
+            self.session.access.check_setting(name)
             self.session.spark.conf.set(name, value)
 
     def close(self) -> None:
@@ -175,12 +189,16 @@ class TCLIServiceHandler(TCLIService.Iface):
         if protocol < V.HIVE_CLI_SERVICE_PROTOCOL_V6:
             raise OperationError(f"client protocol {V._VALUES_TO_NAMES.get(protocol, protocol)} is too old: "
                                  "paimon-sql-server sends column-based results (HIVE_CLI_SERVICE_PROTOCOL_V6 or later)")
+        connection = transport.current()
+        signed_in = connection.user if connection is not None and connection.user else req.username or "anonymous"
+        access = self._access(signed_in, req.configuration or {})
         spark = self.base.spark.newSession()
         _activate(spark)
         session = connect(self.base.warehouse, spark=spark, catalog_options=self.base.catalog_options)
-        connection = transport.current()
-        user = connection.user if connection is not None and connection.user else req.username or "anonymous"
-        client = ClientSession(session, user, protocol)
+        session.access = access
+        if self.options.policy is not None:  # SQL on files is for the policy's admins (they may SET it back)
+            spark.conf.set("spark.sql.runSQLOnFiles", "false")
+        client = ClientSession(session, access.principal.user, protocol)
         try:
             client.configure(req.configuration or {})
         except Exception:
@@ -190,6 +208,19 @@ class TCLIServiceHandler(TCLIService.Iface):
             self._sessions[client.handle.sessionId.guid] = client
         return ttypes.TOpenSessionResp(status=OK, serverProtocolVersion=protocol, sessionHandle=client.handle,
                                        configuration={})
+
+    def _access(self, signed_in: str, configuration: Dict[str, str]) -> AccessControl:
+        """The grants of a new session: the signed-in user's, or those of the user it acts for
+        (``hive.server2.proxy.user``) when the policy's ``proxy`` entries let it."""
+        access = AccessControl(Principal(signed_in, self.options.groups(signed_in)), self.options.policy)
+        proxy = next((v for k, v in configuration.items() if k in PROXY_USER_KEYS and v), None)
+        if proxy is None or proxy == signed_in:
+            return access
+        groups = self.options.groups(proxy)
+        if self.options.policy is None or not access.may_act_for(proxy, groups):
+            raise AccessDeniedError(f"permission denied: user '{signed_in}' may not act for '{proxy}' "
+                                    f"(hive.server2.proxy.user): no 'proxy' entry of the policy file allows it")
+        return AccessControl(Principal(proxy, groups), self.options.policy)
 
     @_answers(ttypes.TCloseSessionResp)
     def CloseSession(self, req):

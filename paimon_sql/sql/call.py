@@ -8,7 +8,7 @@ Arguments are literals, as in paimon-spark: strings, integers, TRUE/FALSE, NULL 
 from __future__ import annotations
 
 import re
-from typing import Any, List, Tuple
+from typing import Any, Dict, List, Tuple
 
 import sqlglot
 from sqlglot import exp
@@ -22,15 +22,21 @@ _CALL = re.compile(r"\s*((?:`[^`]+`|[\w]+)(?:\s*\.\s*(?:`[^`]+`|\w+))*)\s*\((.*)
 
 def call(session, text: str):
     """Run ``text`` (what follows CALL) and return its output as a DataFrame."""
+    cls, args = bound_arguments(text)
+    rows = cls().call(session, args)
+    if not isinstance(rows, list):
+        return rows  # the procedure's own DataFrame
+    return session.spark.createDataFrame(rows, spark_ddl(cls.output))
+
+
+def bound_arguments(text: str) -> Tuple[type, Dict[str, Any]]:
+    """The procedure ``text`` (what follows CALL) names, and its arguments by parameter name."""
     m = _CALL.fullmatch(text)
     if m is None:
         raise ProcedureError(f"CALL {text.strip()}: expected CALL sys.<procedure>(arguments)")
     cls = lookup(procedure_name(m.group(1)))
     positional, named = arguments(cls, m.group(2))
-    rows = cls().call(session, bind(cls, positional, named))
-    if not isinstance(rows, list):
-        return rows  # the procedure's own DataFrame
-    return session.spark.createDataFrame(rows, spark_ddl(cls.output))
+    return cls, bind(cls, positional, named)
 
 
 def procedure_name(text: str) -> str:

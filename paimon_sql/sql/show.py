@@ -149,9 +149,10 @@ def _listing(session, m, what: str, columns: str, extra: Callable = None):
 
 def _names(session, db: str, what: str) -> List[str]:
     """The warehouse's names in ``db`` a listing shows: views for VIEWS, tables and views for
-    TABLES, tables for TABLE EXTENDED."""
+    TABLES, tables for TABLE EXTENDED; in a server session under grants, those the user may read."""
     tables = session.catalog.list_tables(db) if what != "VIEWS" else []
-    return sorted(tables + (session.catalog.list_views(db) if what != "TABLE EXTENDED" else []))
+    names = sorted(tables + (session.catalog.list_views(db) if what != "TABLE EXTENDED" else []))
+    return names if session.access is None else [n for n in names if session.access.may_read(db, n)]
 
 
 def show_tables(session, m):
