@@ -9,18 +9,20 @@ the audit log lists the tables each statement read and wrote.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 from sqlglot import exp
 
-from paimon_sql.access import statement
-from paimon_sql.access.policy import ANY, READ, Policy, PolicyFile, Principal, everyone_admin
+from paimon_sql.access import rules, statement
+from paimon_sql.access.policy import ANY, READ, Policy, PolicyFile, Principal, Rules, everyone_admin
 from paimon_sql.access.statement import StatementAccess
 from paimon_sql.exceptions import AccessDeniedError, PaimonError
 from paimon_sql.sql.query import SYS_DATABASE
-from paimon_sql.systables import GLOBAL_TABLES
+from paimon_sql.systables import GLOBAL_TABLES, SystemTable
 
 if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
     from paimon_sql.session import Session
 
 
@@ -62,6 +64,9 @@ class AccessControl:
             elif not policy.allows(self.principal, need.privilege, need.database, need.table):
                 raise AccessDeniedError(f"permission denied: user '{self.principal.user}' has no "
                                         f"{need.privilege.upper()} grant on {need}")
+            elif need.raw and need.table and policy.rules_for(self.principal, need.database, need.table):
+                raise AccessDeniedError(f"permission denied: {need.reason} reads every row and value of {need}, "
+                                        f"and user '{self.principal.user}' has a row filter or column mask on it")
 
     def may_read(self, database: Optional[str], name: str) -> bool:
         """Whether a listing (GetTables, GetColumns) may show relation ``database.name``: a
@@ -72,6 +77,24 @@ class AccessControl:
         if database.lower() == SYS_DATABASE and name.lower() in GLOBAL_TABLES:
             return policy.allows(self.principal, READ, ANY)
         return policy.allows(self.principal, READ, database, name.split("$")[0])
+
+    def scan(self, ref, read: rules.Read, columns: List[str], predicate) -> "DataFrame":
+        """``read(columns, predicate)`` of a reference (table, branch, system table) through the
+        user's row filters and column masks of its table; a system table of such a table, which
+        would show what they hide (file statistics, the change log), is refused."""
+        if isinstance(ref, SystemTable):
+            base = None if ref.is_global else ref.table
+            if base is not None and self._rules(base) is not None:
+                raise AccessDeniedError(f"permission denied: system table {ref.full_name} would show rows or values "
+                                        f"that user '{self.principal.user}''s row filter or column mask hides")
+            return read(columns, predicate)
+        found = self._rules(ref)
+        return read(columns, predicate) if found is None else \
+            rules.guarded(found, [f.name for f in ref.schema.fields], read, columns, predicate)
+
+    def _rules(self, table) -> Optional[Rules]:
+        database, _, name = table.name.partition(".")
+        return self.policy().rules_for(self.principal, database, name.split("$")[0]) if name else None
 
     def may_act_for(self, user: str, groups) -> bool:
         return self.policy().may_act_for(self.principal, user, frozenset(groups))

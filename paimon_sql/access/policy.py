@@ -9,7 +9,10 @@ The file (``paimon-sql-server --policy-file F``) is JSON::
         {"to": ["etl"], "read": ["*"], "write": ["sales.orders"]},
         {"to": ["carol"], "admin": ["scratch"]}
       ],
-      "proxy": {"tableau": ["*"], "gateway": ["bob", "group:analysts"]}
+      "proxy": {"tableau": ["*"], "gateway": ["bob", "group:analysts"]},
+      "row_filters": [{"to": ["group:eu"], "table": "sales.orders", "where": "region = 'EU'"}],
+      "column_masks": [{"to": ["group:analysts"], "table": "hr.people", "column": "ssn",
+                        "mask": "concat('***-**-', right(ssn, 4))"}]
     }
 
 A principal is a user name, ``group:<name>`` (a directory group the user signed in with) or ``*``
@@ -19,6 +22,13 @@ and ``write``; ``write`` does not include ``read``. ``admins`` administer everyt
 they may run what the server cannot check table by table (Spark's statements about files, jars,
 functions and catalogs). ``proxy`` says whom a signed-in user may act for
 (``hive.server2.proxy.user``).
+
+Row filters and column masks are Paimon's table query auth (1.4: a table's read, for one user,
+keeps only the rows every filter of theirs accepts, and shows each masked column as its mask), with
+Spark SQL for the predicates and masks where Paimon's REST server sends its JSON predicates and
+transforms. They apply to every read of the table by the users they name, through views and
+branches too; such a user's UPDATE, DELETE, MERGE, CACHE TABLE and system tables of the table,
+which would see the hidden rows or values, are refused.
 
 The file is read again when it changes. A file that no longer parses refuses every statement
 until it is fixed (a broken policy never opens anything).
@@ -32,13 +42,15 @@ import threading
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Optional, Tuple
 
+import sqlglot
+
 from paimon_sql.exceptions import PolicyError
 
 READ, WRITE, ADMIN = "read", "write", "admin"
 PRIVILEGES = (READ, WRITE, ADMIN)
 ANY = "*"
 GROUP = "group:"
-_KEYS = {"admins", "grants", "proxy"}
+_KEYS = {"admins", "grants", "proxy", "row_filters", "column_masks"}
 
 
 @dataclass(frozen=True)
@@ -61,11 +73,44 @@ class Grant:
     table: str  # ANY for every table of the database
 
 
+@dataclass(frozen=True)
+class Rule:
+    """A row filter (``column`` None: ``expression`` is a predicate) or a column mask of one table."""
+
+    to: FrozenSet[str]
+    database: str
+    table: str
+    expression: str
+    column: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What one user's reads of one table go through: the filters all hold, masked columns show their mask."""
+
+    filters: Tuple[str, ...]
+    masks: Dict[str, str]
+
+
 @dataclass
 class Policy:
     admins: FrozenSet[str] = frozenset()
     grants: Tuple[Grant, ...] = ()
     proxy: Dict[str, FrozenSet[str]] = field(default_factory=dict)
+    rules: Tuple[Rule, ...] = ()
+
+    def rules_for(self, who: Principal, database: str, table: str) -> Optional[Rules]:
+        """The row filters and column masks of ``who`` on a table (the first mask of a column
+        in the file wins); None when there are none."""
+        names, db, name = who.names(), database.lower(), table.lower()
+        mine = [r for r in self.rules if r.to & names and r.database == db and r.table == name]
+        if not mine:
+            return None
+        masks: Dict[str, str] = {}
+        for r in mine:
+            if r.column is not None:
+                masks.setdefault(r.column, r.expression)
+        return Rules(tuple(r.expression for r in mine if r.column is None), masks)
 
     def is_admin(self, who: Principal) -> bool:
         return bool(self.admins & who.names()) or self.allows(who, ADMIN, ANY, ANY)
@@ -121,8 +166,35 @@ def parse(text: str, source: str = "policy") -> Policy:
     proxy = data.get("proxy", {})
     if not isinstance(proxy, dict):
         raise PolicyError(f"{source} 'proxy' must map a user or group:<name> to whom it may act for")
+    rules = [_rule(e, f"{source} row filter #{i}", "where") for i, e in enumerate(_list(data.get("row_filters", []),
+                                                                                     f"{source} 'row_filters'"), 1)]
+    rules += [_rule(e, f"{source} column mask #{i}", "mask") for i, e in enumerate(_list(data.get("column_masks", []),
+                                                                                     f"{source} 'column_masks'"), 1)]
     return Policy(admins, tuple(grants), {_principal(k, f"{source} 'proxy'"): _principals(v, f"{source} 'proxy' {k}")
-                                          for k, v in proxy.items()})
+                                          for k, v in proxy.items()}, tuple(rules))
+
+
+def _rule(entry, where: str, key: str) -> Rule:
+    """A row filter (``to``, ``table``, ``where``) or column mask (``to``, ``table``, ``column``,
+    ``mask``); its SQL must parse as one Spark expression."""
+    wanted = {"to", "table", key} | ({"column"} if key == "mask" else set())
+    if not isinstance(entry, dict) or set(entry) != wanted:
+        raise PolicyError(f"{where} must be an object with exactly {', '.join(sorted(wanted))}")
+    database, table = _resource(entry["table"], f"{where} 'table'")
+    if table == ANY:
+        raise PolicyError(f"{where}: 'table' must name one table (db.table), not {entry['table']!r}")
+    expression = entry[key]
+    try:
+        if not isinstance(expression, str) or not expression.strip():
+            raise ValueError("empty")
+        sqlglot.parse_one(expression, dialect="spark")
+    except (ValueError, sqlglot.errors.SqlglotError):
+        raise PolicyError(f"{where}: '{key}' {expression!r} is not a Spark SQL expression") from None
+    column = entry.get("column")
+    if key == "mask" and (not isinstance(column, str) or not column.strip()):
+        raise PolicyError(f"{where}: 'column' must name a column")
+    return Rule(_principals(entry["to"], f"{where} 'to'"), database, table, expression,
+                column.strip().lower() if column else None)
 
 
 def _list(value, where: str) -> list:

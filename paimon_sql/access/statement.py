@@ -51,6 +51,7 @@ class Need:
     database: str
     table: Optional[str] = None
     reason: str = ""
+    raw: bool = False  # reads the table past its row filters and column masks (UPDATE, CACHE TABLE)
 
     def __str__(self) -> str:
         if self.database == ANY:
@@ -65,8 +66,9 @@ class StatementAccess:
 
     needs: List[Need] = field(default_factory=list)
 
-    def add(self, privilege: str, database: str, table: Optional[str] = None, reason: str = "") -> None:
-        need = Need(privilege, database, table, reason)
+    def add(self, privilege: str, database: str, table: Optional[str] = None, reason: str = "",
+            raw: bool = False) -> None:
+        need = Need(privilege, database, table, reason, raw)
         if need not in self.needs:
             self.needs.append(need)
 
@@ -75,11 +77,15 @@ class StatementAccess:
 
     @property
     def reads(self) -> List[str]:
-        return [f"{n.database}.{n.table}" for n in self.needs if n.privilege == READ and n.table and n.database != ANY]
+        return self._tables(lambda privilege: privilege == READ)
 
     @property
     def writes(self) -> List[str]:
-        return [f"{n.database}.{n.table}" for n in self.needs if n.privilege != READ and n.table and n.database != ANY]
+        return self._tables(lambda privilege: privilege != READ)
+
+    def _tables(self, which: Callable[[str], bool]) -> List[str]:
+        return list(dict.fromkeys(f"{n.database}.{n.table}" for n in self.needs
+                                  if which(n.privilege) and n.table and n.database != ANY))
 
 
 def analyze(session: "Session", node: exp.Expression) -> StatementAccess:
@@ -140,7 +146,7 @@ def _table_function(session: "Session", function: exp.Anonymous, access: Stateme
         _need(session, parse.table_reference(first.this), READ, access)
 
 
-def _need(session: "Session", table: exp.Table, privilege: str, access: StatementAccess) -> None:
+def _need(session: "Session", table: exp.Table, privilege: str, access: StatementAccess, raw: str = "") -> None:
     """``privilege`` on the table ``table`` names (its base table for ``t$files`` / ``t$branch_b``)."""
     if table.catalog and table.catalog.lower() != SPARK_CATALOG:
         access.unchecked(f"tables of catalog {table.catalog}")
@@ -157,7 +163,7 @@ def _need(session: "Session", table: exp.Table, privilege: str, access: Statemen
     if db and db.lower() in _FILE_SOURCES and session.database_name(db) is None:
         access.unchecked(f"SQL on files ({db}.`{name}`)")
         return
-    access.add(privilege, (db or session.current_database).lower(), name.lower())
+    access.add(privilege, (db or session.current_database).lower(), name.lower(), raw, bool(raw))
 
 
 def _database(session: "Session", table: Optional[exp.Table]) -> str:
@@ -182,7 +188,7 @@ def _insert(session, node, access):
 def _change(session, node, access):
     """UPDATE, DELETE, MERGE: their rows are chosen by reading the target, so they need both."""
     target = node.this
-    _need(session, target, READ, access)
+    _need(session, target, READ, access, raw=type(node).__name__.upper())
     _need(session, target, WRITE, access)
     _reads(session, node, access, skip=(target,))
 
@@ -249,8 +255,8 @@ def _describe(session, node, access):
 def _cache(session, node, access):
     if node.expression is not None:  # CACHE TABLE c AS SELECT ...: c is the session's own view
         _reads(session, node.expression, access)
-    else:
-        _reads(session, node, access)
+    elif not _own_relation(session, node.this):
+        _need(session, node.this, READ, access, raw="CACHE TABLE")
 
 
 def _analyze(session, node, access):

@@ -226,7 +226,14 @@ def _stand_in(session, fields, k: int):
 
 
 def _scan(session, ref, columns, predicate):
-    """The scan of a table or system table (``columns``: at least one, so rows are counted)."""
+    """The scan of a table or system table (``columns``: at least one, so rows are counted),
+    through the row filters and column masks of a server session's user (paimon_sql/access/)."""
+    if session.access is not None:
+        return session.access.scan(ref, lambda c, p: _read(session, ref, c, p), columns, predicate)
+    return _read(session, ref, columns, predicate)
+
+
+def _read(session, ref, columns, predicate):
     if isinstance(ref, SystemTable):
         return ref.to_dataframe(session, columns, predicate)
     if isinstance(ref, FormatTable):  # Spark's own reader: the query's filters prune its directories

@@ -21,7 +21,11 @@ POLICY = {
         {"to": ["bob", "group:analysts"], "read": ["sales"]},
         {"to": ["bob"], "write": ["sales.orders"], "admin": ["scratch"]},
         {"to": ["*"], "read": ["pub.*"]},
+        {"to": ["group:eu"], "read": ["sales"], "write": ["sales.orders"]},
     ],
+    "row_filters": [{"to": ["group:eu"], "table": "sales.orders", "where": "id = 1"}],
+    "column_masks": [{"to": ["group:eu"], "table": "sales.orders", "column": "amount", "mask": "-1"},
+                     {"to": ["group:eu"], "table": "hr.salaries", "column": "pay", "mask": "pay * 0"}],
 }
 
 
@@ -192,6 +196,30 @@ def test_a_session_without_a_policy_file_records_what_it_reads_and_writes(world,
         s.release()
 
 
+def test_row_filters_and_column_masks_hold_for_every_read_of_the_table(world):
+    as_user, admin, _ = world
+    eu = as_user("rita", groups=["eu"])
+    assert rows(eu, "SELECT id, amount FROM sales.orders") == [(1, -1)]
+    assert rows(eu, "SELECT count(*) FROM sales.orders") == [(1,)]
+    # a predicate on a masked column sees the mask, never the value behind it
+    assert rows(eu, "SELECT count(*) FROM sales.orders WHERE amount = 10") == [(0,)]
+    assert rows(eu, "SELECT count(*) FROM sales.orders WHERE amount = -1") == [(1,)]
+    assert rows(eu, "SELECT o.id, i.name FROM sales.orders o JOIN sales.items i ON o.id = i.id") == [(1, "a")]
+    assert rows(eu, "SELECT id, amount FROM sales.orders VERSION AS OF 1") == [(1, -1)]
+    # through a view the mask of hr.salaries holds too: the view's `pay > 50` sees pay masked to 0
+    assert rows(eu, "SELECT * FROM sales.big") == []
+    assert rows(as_user("bob"), "SELECT * FROM sales.big") == [(1, 100)]
+    eu.sql("INSERT INTO sales.orders VALUES (3, 30)")
+    assert rows(admin, "SELECT count(*) FROM sales.orders") == [(3,)]
+    assert rows(eu, "SELECT count(*) FROM sales.orders") == [(1,)]
+    for text, what in [("UPDATE sales.orders SET amount = 0", "UPDATE reads every row"),
+                       ("DELETE FROM sales.orders WHERE amount > 15", "DELETE reads every row"),
+                       ("CACHE TABLE sales.orders", "CACHE TABLE reads every row"),
+                       ("SELECT * FROM sales.`orders$files`", "system table sales.orders$files")]:
+        _denied(eu, admin, text, what, "rita")
+    assert rows(as_user("bob"), "SELECT count(*) FROM sales.orders") == [(3,)]  # rules name their users only
+
+
 @pytest.mark.parametrize("text, error", [
     ('[]', "JSON object"),
     ('{"grants": [{"read": ["x"]}]}', "grant #1"),
@@ -199,6 +227,9 @@ def test_a_session_without_a_policy_file_records_what_it_reads_and_writes(world,
     ('{"grants": [{"to": ["a"], "read": ["a.b.c"]}]}', "'a.b.c' is not a resource"),
     ('{"admins": ["group:"]}', "not a user name"),
     ('{"owners": []}', "unknown key"),
+    ('{"row_filters": [{"to": ["a"], "table": "db.*", "where": "x = 1"}]}', "must name one table"),
+    ('{"row_filters": [{"to": ["a"], "table": "db.t", "where": "x = ("}]}', "not a Spark SQL expression"),
+    ('{"column_masks": [{"to": ["a"], "table": "db.t", "mask": "NULL"}]}', "column mask #1 must be"),
 ])
 def test_a_malformed_policy_is_refused_naming_the_entry(text, error):
     with pytest.raises(PolicyError, match=error):
