@@ -1,7 +1,7 @@
 """The ``paimon-sql-server`` command.
 
-    paimon-sql-server --warehouse DIR [--host 127.0.0.1] [--port 10000] [--auth nosasl|none|plain]
-                      [--password-file F] [--transport binary|http] [--http-path cliservice]
+    paimon-sql-server --warehouse DIR [--host 127.0.0.1] [--port 10000] [--auth nosasl|none|plain|ldap]
+                      [--password-file F] [--ldap-url URL --ldap-user-dn-pattern P | --ldap-base-dn DN ...] [--transport binary|http] [--http-path cliservice]
                       [--ssl-cert F --ssl-key F] [--query-timeout SECONDS] [--refresh-interval SECONDS]
                       [--master URL]
                       [--conf k=v]... [--catalog k=v]... [--catalog-file F]
@@ -23,7 +23,7 @@ from typing import List, Optional
 
 from paimon_sql import cli
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.server import auth, transport
+from paimon_sql.server import auth, ldap, transport
 
 
 def exposure_warning(host: str, auth_mode: str, tls: bool) -> Optional[str]:
@@ -34,10 +34,11 @@ def exposure_warning(host: str, auth_mode: str, tls: bool) -> Optional[str]:
         loopback = ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         loopback = host.lower().rstrip(".") == "localhost"
-    if loopback or (auth_mode == "plain" and tls):
+    passwords = auth_mode in ("plain", "ldap")
+    if loopback or (passwords and tls):
         return None
     return (f"Warning: listening on {host} (beyond this machine) without "
-            f"{'passwords (--auth plain)' if auth_mode != 'plain' else 'TLS (--ssl-cert)'}")
+            f"{'TLS (--ssl-cert)' if passwords else 'passwords (--auth plain or ldap)'}")
 
 
 def _port(text: str) -> int:
@@ -56,8 +57,10 @@ def _args(argv: List[str]) -> argparse.Namespace:
     p.add_argument("--port", type=_port, default=10000, help="0: any free port")
     p.add_argument("--auth", choices=auth.MODES, default="none",
                    help="none (default) and nosasl: no password checked, clients may use SASL or not; "
-                        "plain: SASL PLAIN (Basic over http) against the users of --password-file")
+                        "plain: SASL PLAIN (Basic over http) against the users of --password-file; "
+                        "ldap: the same against an LDAP directory (--ldap-*)")
     p.add_argument("--password-file", help="users and salted password hashes (see the adduser subcommand)")
+    ldap.add_flags(p)
     p.add_argument("--transport", choices=transport.TRANSPORTS, default="binary")
     p.add_argument("--http-path", default="cliservice", help="URL path of the http transport")
     p.add_argument("--ssl-cert", help="PEM certificate (chain): serve TLS")
@@ -134,7 +137,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     if conf is None or catalog is None:
         return 2
     try:  # everything a user can get wrong is checked before Spark starts
-        authenticator = auth.Authenticator(args.auth, args.password_file)
+        authenticator = auth.Authenticator(args.auth, args.password_file, ldap.settings(args, conf))
         tls = transport.tls_context(args.ssl_cert, args.ssl_key)
         if not args.query_timeout >= 0:  # negative or nan
             raise ValueError("--query-timeout must be 0 (no limit) or more seconds")
