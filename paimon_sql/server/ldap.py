@@ -97,7 +97,7 @@ def settings(args: argparse.Namespace, conf: Dict[str, str]) -> Optional[LdapSet
         given["ldap_ca_file"] = args.ldap_ca_file
     if args.auth != "ldap":
         if given:
-            raise AuthError(f"the LDAP settings ({', '.join(sorted(given))}) need --auth ldap")
+            raise AuthError(f"--ldap-* flags and --conf {CONF_PREFIX}* keys need --auth ldap")
         return None
     return _validated({**_DEFAULTS, **given})
 
@@ -183,6 +183,7 @@ class Directory:
         if self._s.user_filter and user.lower() not in self._s.user_filter:
             return None
         for server in self._servers:
+            server.reset_availability()  # ldap3 skips an address that failed in the last seconds: we ask each time
             try:
                 groups = self._sign_in_at(server, user, password)
             except LDAPException as e:
