@@ -202,20 +202,22 @@ class Directory:
 
     def _sign_in_at(self, server, user: str, password: str) -> Optional[FrozenSet[str]]:
         s = self._s
-        reader = self._connection(server, s.bind_dn, s.bind_password) if s.bind_dn else None
+        # searches run as the bind DN; a base-DN search without one runs anonymously
+        reader = self._connection(server, s.bind_dn, s.bind_password) \
+            if s.bind_dn or not s.user_dn_patterns else None
         try:
             if s.user_dn_patterns:
-                rdn_value = escape_rdn(user)
-                candidates = [_fill(p, "{user}", rdn_value) for p in s.user_dn_patterns]
+                value = escape_rdn(user)
+                candidates = [_fill(p, "{user}", value) for p in s.user_dn_patterns]
             else:
-                candidates = self._find_user(reader or self._connection(server), user)
+                candidates = self._find_user(reader, user)
             for dn in candidates:
                 try:
                     conn = self._connection(server, dn, password)
-                except LDAPBindError:
+                except LDAPBindError:  # wrong password, or no such DN
                     continue
                 try:
-                    return self._groups(reader or conn, dn, user)
+                    return self._groups(reader if s.bind_dn else conn, dn, user)
                 finally:
                     conn.unbind()
             return None
@@ -225,13 +227,9 @@ class Directory:
 
     def _find_user(self, conn, user: str) -> List[str]:
         """The DN of the one entry under the base DN whose guidKey is ``user`` (none when 0 or several)."""
-        escaped = escape_filter_chars(user)
-        try:
-            conn.search(self._s.base_dn, f"({self._s.guid_key}={escaped})", attributes=[], size_limit=2)
-            found = [r["dn"] for r in conn.response if r.get("type") == "searchResEntry"]
-        finally:
-            if not self._s.bind_dn:
-                conn.unbind()
+        conn.search(self._s.base_dn, f"({self._s.guid_key}={escape_filter_chars(user)})", attributes=[],
+                    size_limit=2)
+        found = [r["dn"] for r in conn.response if r.get("type") == "searchResEntry"]
         return found if len(found) == 1 else []
 
     def _groups(self, conn, dn: str, user: str) -> FrozenSet[str]:

@@ -93,6 +93,12 @@ def _certificates(d: Path) -> Tuple[str, str, str]:
     return ca, cert, key
 
 
+def user_dn(user: str) -> str:
+    """The DN of one of USERS (a comma in the name escaped)."""
+    escaped = user.replace(",", "\\,")
+    return f"uid={escaped},{PEOPLE_DN}"
+
+
 def _ldif() -> str:
     entries = [f"dn: {BASE_DN}\nobjectClass: dcObject\nobjectClass: organization\ndc: example\no: Example",
                f"dn: {PEOPLE_DN}\nobjectClass: organizationalUnit\nou: people",
@@ -100,11 +106,10 @@ def _ldif() -> str:
                f"dn: {READER_DN}\nobjectClass: organizationalRole\nobjectClass: simpleSecurityObject\ncn: reader\n"
                "userPassword: reader-pw"]
     for user, (password, _) in USERS.items():
-        rdn = user.replace(",", "\\,")
-        entries.append(f"dn: uid={rdn},{PEOPLE_DN}\nobjectClass: inetOrgPerson\nuid: {user}\ncn: {user}\n"
+        entries.append(f"dn: {user_dn(user)}\nobjectClass: inetOrgPerson\nuid: {user}\ncn: {user}\n"
                        f"sn: {user}\nuserPassword: {password}")
     for group in GROUPS:
-        members = "".join(f"\nmember: uid={u.replace(',', chr(92) + ',')},{PEOPLE_DN}"
+        members = "".join(f"\nmember: {user_dn(u)}"
                           for u, (_, groups) in USERS.items() if group in groups)
         entries.append(f"dn: cn={group},{GROUPS_DN}\nobjectClass: groupOfNames\ncn: {group}{members}")
     return "\n\n".join(entries) + "\n"

@@ -10,10 +10,10 @@ from types import SimpleNamespace
 import impala.dbapi
 import pytest
 import sqlalchemy
-from e2e.ldap_support import slapd
-from e2e.server_support import beeline, beeline_rows, start_server
 from pyhive import hive
 
+from e2e.ldap_support import slapd
+from e2e.server_support import beeline, beeline_rows, start_server
 from paimon_sql.server import auth
 from paimon_sql.server.auth import Authenticator
 from paimon_sql.server.ldap import LdapSettings
