@@ -61,7 +61,8 @@ class LdapSettings:
 def add_flags(p: argparse.ArgumentParser) -> None:
     """The ``--ldap-*`` flags of ``paimon-sql-server`` (each also a ``--conf hive.server2.authentication.ldap.*``
     key, which the flag overrides)."""
-    g = p.add_argument_group("--auth ldap", f"each also as --conf {CONF_PREFIX}<key>; the flag wins")
+    g = p.add_argument_group("--auth ldap", "SASL PLAIN (Basic over http) checked by an LDAP directory; each "
+                             f"flag also as --conf {CONF_PREFIX}<key>, the flag wins")
     g.add_argument("--ldap-url", help="ldap:// or ldaps:// URL(s), space-separated, tried in order (url)")
     g.add_argument("--ldap-user-dn-pattern", help="user DN with %%s or {user}, ':'-separated (userDNPattern)")
     g.add_argument("--ldap-base-dn", help="search users under this DN by --ldap-guid-key (baseDN)")

@@ -1,9 +1,10 @@
 """The ``paimon-sql-server`` command.
 
-    paimon-sql-server --warehouse DIR [--host 127.0.0.1] [--port 10000] [--auth nosasl|none|plain|ldap]
-                      [--password-file F] [--ldap-url URL --ldap-user-dn-pattern P | --ldap-base-dn DN ...] [--transport binary|http] [--http-path cliservice]
+    paimon-sql-server --warehouse DIR [--host 127.0.0.1] [--port 10000] [--auth nosasl|none|plain]
+                      [--password-file F] [--transport binary|http] [--http-path cliservice]
                       [--ssl-cert F --ssl-key F] [--query-timeout SECONDS] [--refresh-interval SECONDS]
                       [--master URL]
+                      [--auth ldap --ldap-url URL (--ldap-user-dn-pattern P | --ldap-base-dn DN) [--ldap-...]]
                       [--conf k=v]... [--catalog k=v]... [--catalog-file F]
     paimon-sql-server adduser --password-file F USER      (the password is read from stdin)
 
@@ -57,10 +58,8 @@ def _args(argv: List[str]) -> argparse.Namespace:
     p.add_argument("--port", type=_port, default=10000, help="0: any free port")
     p.add_argument("--auth", choices=auth.MODES, default="none",
                    help="none (default) and nosasl: no password checked, clients may use SASL or not; "
-                        "plain: SASL PLAIN (Basic over http) against the users of --password-file; "
-                        "ldap: the same against an LDAP directory (--ldap-*)")
+                        "plain: SASL PLAIN (Basic over http) against the users of --password-file")
     p.add_argument("--password-file", help="users and salted password hashes (see the adduser subcommand)")
-    ldap.add_flags(p)
     p.add_argument("--transport", choices=transport.TRANSPORTS, default="binary")
     p.add_argument("--http-path", default="cliservice", help="URL path of the http transport")
     p.add_argument("--ssl-cert", help="PEM certificate (chain): serve TLS")
@@ -72,6 +71,7 @@ def _args(argv: List[str]) -> argparse.Namespace:
     p.add_argument("--master", default=None, help="Spark master URL (default local[*])")
     p.add_argument("--conf", action="append", default=[], metavar="K=V", help="Spark setting")
     cli.add_catalog_flags(p)
+    ldap.add_flags(p)
     return p.parse_args(argv)
 
 
