@@ -63,20 +63,26 @@ def add_flags(p: argparse.ArgumentParser) -> None:
     key, which the flag overrides)."""
     g = p.add_argument_group("--auth ldap", "SASL PLAIN (Basic over http) checked by an LDAP directory; each "
                              f"flag also as --conf {CONF_PREFIX}<key>, the flag wins")
-    g.add_argument("--ldap-url", help="ldap:// or ldaps:// URL(s), space-separated, tried in order (url)")
-    g.add_argument("--ldap-user-dn-pattern", help="user DN with %%s or {user}, ':'-separated (userDNPattern)")
-    g.add_argument("--ldap-base-dn", help="search users under this DN by --ldap-guid-key (baseDN)")
-    g.add_argument("--ldap-guid-key", help="attribute holding the user name (guidKey, default uid)")
-    g.add_argument("--ldap-bind-dn", help="DN to search the directory as (binddn; default anonymous)")
-    g.add_argument("--ldap-bind-password-file", help="file holding the password of --ldap-bind-dn")
-    g.add_argument("--ldap-user-filter", help="comma-separated users allowed to sign in (userFilter)")
-    g.add_argument("--ldap-group-filter", help="comma-separated groups whose members may sign in (groupFilter)")
-    g.add_argument("--ldap-group-dn-pattern", help="group DN with %%s or {group}, ':'-separated (groupDNPattern)")
-    g.add_argument("--ldap-group-membership-key", help="group attribute naming members (groupMembershipKey, "
-                                                       "default member)")
-    g.add_argument("--ldap-group-class-key", help="objectClass of groups (groupClassKey, default groupOfNames)")
+    g.add_argument("--ldap-url", metavar="URLS", help="ldap:// or ldaps:// URL(s), space-separated, tried in "
+                                                     "order (url)")
+    g.add_argument("--ldap-user-dn-pattern", metavar="P", help="user DN with %%s or {user}, ':'-separated "
+                                                               "(userDNPattern)")
+    g.add_argument("--ldap-base-dn", metavar="DN", help="search users under this DN by --ldap-guid-key (baseDN)")
+    g.add_argument("--ldap-guid-key", metavar="KEY", help="attribute holding the user name (guidKey, default uid)")
+    g.add_argument("--ldap-bind-dn", metavar="DN", help="DN to search the directory as (binddn; default anonymous)")
+    g.add_argument("--ldap-bind-password-file", metavar="F", help="file holding the password of --ldap-bind-dn")
+    g.add_argument("--ldap-user-filter", metavar="USERS", help="comma-separated users allowed to sign in "
+                                                               "(userFilter)")
+    g.add_argument("--ldap-group-filter", metavar="GROUPS", help="comma-separated groups whose members may sign "
+                                                                 "in (groupFilter)")
+    g.add_argument("--ldap-group-dn-pattern", metavar="P", help="group DN with %%s or {group}, ':'-separated "
+                                                                "(groupDNPattern)")
+    g.add_argument("--ldap-group-membership-key", metavar="KEY", help="group attribute naming members "
+                                                                      "(groupMembershipKey, default member)")
+    g.add_argument("--ldap-group-class-key", metavar="CLASS", help="objectClass of groups (groupClassKey, "
+                                                                   "default groupOfNames)")
     g.add_argument("--ldap-starttls", action="store_true", help="StartTLS on ldap:// URLs")
-    g.add_argument("--ldap-ca-file", help="PEM CA certificate(s) to verify the directory with")
+    g.add_argument("--ldap-ca-file", metavar="F", help="PEM CA certificate(s) to verify the directory with")
 
 
 def settings(args: argparse.Namespace, conf: Dict[str, str]) -> Optional[LdapSettings]:

@@ -145,7 +145,8 @@ def servers(tmp_path_factory, directory):
     key = "hive.server2.authentication.ldap."
     with start_server(str(tmp_path_factory.mktemp("warehouse")), "--auth", "ldap",
                       "--ldap-url", f"ldap://127.0.0.1:{_closed_port()} {d.ldaps_url}",
-                      "--ldap-user-dn-pattern", f"uid={{user}},{d.people_dn}", "--ldap-ca-file", d.ca_file) as pattern, \
+                      "--ldap-user-dn-pattern", f"uid={{user}},{d.people_dn}",
+                      "--ldap-ca-file", d.ca_file) as pattern, \
             start_server(str(tmp_path_factory.mktemp("warehouse")), "--transport", "http", "--auth", "ldap",
                          "--conf", f"{key}url={d.ldap_url}", "--ldap-starttls", "--ldap-ca-file", d.ca_file,
                          "--conf", f"{key}baseDN=ou=nowhere,{d.base_dn}", "--ldap-base-dn", d.base_dn,  # flag wins
