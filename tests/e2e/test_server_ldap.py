@@ -14,9 +14,10 @@ from pyhive import hive
 
 from e2e.ldap_support import slapd
 from e2e.server_support import beeline, beeline_rows, start_server
-from paimon_sql.server import auth
+from paimon_sql.server import auth, ldap
 from paimon_sql.server.auth import Authenticator
 from paimon_sql.server.ldap import LdapSettings
+from paimon_sql.server.main import _args
 
 REFUSED = "Error validating the login"  # what a client hears, whatever went wrong
 
@@ -98,6 +99,27 @@ def test_urls_tried_in_order_and_a_directory_down(directory, monkeypatch):
         assert not a.check("carol", "carol-pw")  # a lapsed answer is asked for again
     finally:
         directory.start()
+
+
+def test_hiveserver2_keys_and_flags(tmp_path):
+    key = "hive.server2.authentication.ldap."
+    conf = {f"{key}url": "ldap://a ldap://b", f"{key}baseDN": "dc=conf", f"{key}guidKey": "sAMAccountName",
+            f"{key}binddn": "cn=r", f"{key}bindpw": "from-conf", f"{key}userFilter": "Alice, bob",
+            f"{key}groupFilter": "Staff", f"{key}groupDNPattern": "cn=%s,ou=g:cn={group},ou=h",
+            f"{key}groupMembershipKey": "memberUid", f"{key}groupClassKey": "posixGroup",
+            "spark.executor.memory": "1g"}
+    password_file = tmp_path / "pw"
+    password_file.write_text("from-file\n")
+    args = _args(["--auth", "ldap", "--ldap-base-dn", "dc=flag", "--ldap-bind-password-file", str(password_file),
+                  "--ldap-user-dn-pattern", "uid=%s,ou=p:uid={user},ou=q"])
+    s = ldap.settings(args, conf)
+    assert conf == {"spark.executor.memory": "1g"}  # the LDAP keys are the server's, not Spark's
+    assert s == LdapSettings(urls=("ldap://a", "ldap://b"), user_dn_patterns=("uid=%s,ou=p", "uid={user},ou=q"),
+                             base_dn="dc=flag", guid_key="sAMAccountName", bind_dn="cn=r",
+                             bind_password="from-file", user_filter=frozenset({"alice", "bob"}),
+                             group_filter=frozenset({"staff"}), group_dn_patterns=("cn=%s,ou=g", "cn={group},ou=h"),
+                             group_membership_key="memberUid", group_class_key="posixGroup")
+    assert ldap.settings(_args([]), {}) is None
 
 
 def server_command(*args):
