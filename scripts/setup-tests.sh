@@ -2,7 +2,8 @@
 # Install everything the tests need, beside paimon-sql itself (scripts/install.sh). Idempotent.
 # Needs root for apt-get (Debian), npm and Maven Central.
 #   .venv                 paimon-sql with its test extra (pytest, hypothesis, moto, BI clients, ...)
-#   apt-get               PostgreSQL and MariaDB servers and JDBC drivers (catalog tests), Maven
+#   apt-get               PostgreSQL and MariaDB servers and JDBC drivers (catalog tests), Maven,
+#                         OpenLDAP's slapd (--auth ldap tests)
 #   .venv/azurite         Azurite, Azure Storage's emulator, from npm (Azure warehouse tests)
 #   .venv-pypaimon        pypaimon 2.1 in its own venv (the Python oracle)
 #   ~/.cache/paimon-sql   Java Paimon 1.0 (PyPI wheel) and 2.0 (Maven Central), drivers compiled,
@@ -19,6 +20,7 @@ ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || need+=(postgresql)
 command -v mvn >/dev/null || need+=(maven)
 command -v javac >/dev/null || need+=(openjdk-17-jdk-headless)
 command -v npm >/dev/null || need+=(npm)
+[ -x /usr/sbin/slapd ] && command -v ldapsearch >/dev/null || need+=(slapd ldap-utils)  # --auth ldap's tests
 if [ ${#need[@]} -gt 0 ]; then
   [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null || {
     echo "the tests need Debian's ${need[*]}: run this script as root on Debian (apt-get), or install them" >&2

@@ -1,4 +1,5 @@
-"""Who may use the server: the ``--auth`` modes and the password file of ``--auth plain``.
+"""Who may use the server: the ``--auth`` modes, the password file of ``--auth plain``, and the directory of
+``--auth ldap`` (:mod:`paimon_sql.server.ldap`).
 
 The password file holds one ``user:scrypt$n$r$p$salt$hash`` line per user (hex salt and hash, a random
 salt per user), written by ``paimon-sql-server adduser``; a password is never stored. The file is read
@@ -10,11 +11,14 @@ import hmac
 import os
 import secrets
 import threading
-from typing import Dict, Optional, Tuple
+import time
+from typing import Dict, FrozenSet, Optional, Tuple
 
 from paimon_sql.exceptions import AuthError
+from paimon_sql.server.ldap import Directory, LdapSettings
 
-MODES = ("nosasl", "none", "plain")
+MODES = ("nosasl", "none", "plain", "ldap")
+LDAP_CACHE_SECONDS = 300.0  # a directory's answer is trusted this long: a disabled account stops working soon
 _SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1}  # ~16 MiB and tens of ms per check: slow to guess, quick to log in
 
 
@@ -68,23 +72,27 @@ class Authenticator:
     """Checks a user name and password for one ``--auth`` mode.
 
     ``nosasl`` and ``none`` accept anyone (``none`` is HiveServer2's SASL PLAIN with any password);
-    ``plain`` checks the password file. Successful checks are remembered (as an HMAC under a key of this
-    process, never the password) so that HTTP clients, which send Basic credentials with every request,
-    pay for scrypt once.
+    ``plain`` checks the password file, ``ldap`` the directory. Successful checks are remembered (as an HMAC
+    under a key of this process, never the password) so that HTTP clients, which send Basic credentials with
+    every request, pay for scrypt or the directory once (for ``ldap``, for LDAP_CACHE_SECONDS).
     """
 
-    def __init__(self, mode: str, password_file: Optional[str] = None):
+    def __init__(self, mode: str, password_file: Optional[str] = None, ldap: Optional[LdapSettings] = None):
         if mode not in MODES:
             raise AuthError(f"unknown auth mode {mode!r}; expected one of {', '.join(MODES)}")
         if mode == "plain" and not password_file:
             raise AuthError("--auth plain needs --password-file (add users with paimon-sql-server adduser)")
+        if mode == "ldap" and ldap is None:
+            raise AuthError("--auth ldap needs --ldap-url and --ldap-user-dn-pattern or --ldap-base-dn")
         self.mode = mode
+        self._directory = Directory(ldap) if mode == "ldap" else None
         self._path = password_file if mode == "plain" else None
         self._lock = threading.Lock()
         self._key = secrets.token_bytes(32)
         self._stamp: Optional[Tuple[int, int]] = None
         self._users: Dict[str, str] = {}
-        self._verified: Dict[str, bytes] = {}
+        self._verified: Dict[str, Tuple[bytes, float]] = {}  # user -> (HMAC of user and password, until)
+        self._groups: Dict[str, FrozenSet[str]] = {}
         if self._path:
             self._reload()
             if not self._users:
@@ -93,24 +101,37 @@ class Authenticator:
 
     @property
     def requires_password(self) -> bool:
-        return self.mode == "plain"
+        return self.mode in ("plain", "ldap")
 
     def check(self, user: str, password: str) -> bool:
         """True when ``user`` may log in with ``password``."""
         if not self.requires_password:
             return True
-        self._reload()
+        if self._path:
+            self._reload()
         token = hmac.new(self._key, f"{user}\0{password}".encode("utf-8"), "sha256").digest()
         with self._lock:
-            known = self._verified.get(user)
+            known, until = self._verified.get(user, (None, 0.0))
             entry = self._users.get(user)
-        if known is not None and hmac.compare_digest(known, token):
+        if known is not None and time.monotonic() < until and hmac.compare_digest(known, token):
             return True
-        ok = self._matches(entry, password)
+        if self._directory is not None:
+            groups = self._directory.sign_in(user, password)
+            ok, until = groups is not None, time.monotonic() + LDAP_CACHE_SECONDS
+        else:
+            groups, ok, until = None, self._matches(entry, password), float("inf")
         if ok:
             with self._lock:
-                self._verified[user] = token
+                self._verified[user] = (token, until)
+                if groups is not None:
+                    self._groups[user] = groups
         return ok
+
+    def groups(self, user: str) -> FrozenSet[str]:
+        """The directory groups (their cn) of ``user`` as of their last sign-in; empty for the other modes
+        and for a user who has not signed in."""
+        with self._lock:
+            return self._groups.get(user, frozenset())
 
     @staticmethod
     def _matches(entry: Optional[str], password: str) -> bool:

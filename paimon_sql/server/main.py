@@ -4,6 +4,7 @@
                       [--password-file F] [--policy-file F] [--transport binary|http] [--http-path cliservice]
                       [--ssl-cert F --ssl-key F] [--query-timeout SECONDS] [--refresh-interval SECONDS]
                       [--master URL]
+                      [--auth ldap --ldap-url URL (--ldap-user-dn-pattern P | --ldap-base-dn DN) [--ldap-...]]
                       [--conf k=v]... [--catalog k=v]... [--catalog-file F]
     paimon-sql-server adduser --password-file F USER      (the password is read from stdin)
 
@@ -24,7 +25,7 @@ from typing import List, Optional
 from paimon_sql import cli
 from paimon_sql.access import PolicyFile
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.server import auth, transport
+from paimon_sql.server import auth, ldap, transport
 
 
 def exposure_warning(host: str, auth_mode: str, tls: bool) -> Optional[str]:
@@ -35,10 +36,11 @@ def exposure_warning(host: str, auth_mode: str, tls: bool) -> Optional[str]:
         loopback = ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         loopback = host.lower().rstrip(".") == "localhost"
-    if loopback or (auth_mode == "plain" and tls):
+    passwords = auth_mode in ("plain", "ldap")
+    if loopback or (passwords and tls):
         return None
     return (f"Warning: listening on {host} (beyond this machine) without "
-            f"{'passwords (--auth plain)' if auth_mode != 'plain' else 'TLS (--ssl-cert)'}")
+            f"{'TLS (--ssl-cert)' if passwords else 'passwords (--auth plain or ldap)'}")
 
 
 def _port(text: str) -> int:
@@ -73,6 +75,7 @@ def _args(argv: List[str]) -> argparse.Namespace:
     p.add_argument("--master", default=None, help="Spark master URL (default local[*])")
     p.add_argument("--conf", action="append", default=[], metavar="K=V", help="Spark setting")
     cli.add_catalog_flags(p)
+    ldap.add_flags(p)
     return p.parse_args(argv)
 
 
@@ -138,7 +141,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     if conf is None or catalog is None:
         return 2
     try:  # everything a user can get wrong is checked before Spark starts
-        authenticator = auth.Authenticator(args.auth, args.password_file)
+        authenticator = auth.Authenticator(args.auth, args.password_file, ldap.settings(args, conf))
         policy = PolicyFile(args.policy_file) if args.policy_file else None
         tls = transport.tls_context(args.ssl_cert, args.ssl_key)
         if not args.query_timeout >= 0:  # negative or nan
@@ -171,7 +174,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     signal.signal(signal.SIGTERM, _terminate)
     try:
         cli._quiet_logs(session.spark)
-        options = service.ServerOptions(query_timeout=args.query_timeout, policy=policy)
+        options = service.ServerOptions(query_timeout=args.query_timeout, policy=policy,
+                                        groups=authenticator.groups)
         processor = TCLIService.Processor(service.TCLIServiceHandler(session, options))
         try:
             server = transport.listen(processor, host=args.host, port=args.port, authenticator=authenticator,
