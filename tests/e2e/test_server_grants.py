@@ -162,3 +162,49 @@ def test_a_setting_past_the_grants_refuses_the_session_or_the_statement(port):
     with pytest.raises(exc.OperationalError, match="function reflect is for the policy's admins"):
         bob.execute("SELECT reflect('java.lang.System', 'exit', 0)")
     assert _rows(bob, "SELECT 1") == [(1,)]  # the server is still up
+
+
+# -- LDAP groups as grants ---------------------------------------------------------------------------------
+
+GROUP_POLICY = {"admins": ["alice"],
+                "grants": [{"to": ["group:analysts"], "read": ["sales"]}, {"to": ["group:staff"], "read": ["pub"]}]}
+
+
+def _ldap_cursor(port, user, password):
+    return hive.connect("127.0.0.1", port, auth="LDAP", username=user, password=password).cursor()
+
+
+@pytest.fixture(scope="module")
+def ldap_port(tmp_path_factory):
+    """A server signing users in against a real slapd (searched as cn=reader, which also finds their
+    groups) under a policy granting by group; the tables made by alice, its admin."""
+    from e2e.ldap_support import slapd
+    root = tmp_path_factory.mktemp("ldap-grants")
+    policy = root / "policy.json"
+    policy.write_text(json.dumps(GROUP_POLICY))
+    with slapd(root / "slapd") as d, \
+            start_server(str(root / "warehouse"), "--auth", "ldap", "--ldap-url", d.ldap_url,
+                         "--ldap-base-dn", d.base_dn, "--ldap-bind-dn", d.reader_dn,
+                         "--ldap-bind-password-file", d.reader_password_file, "--policy-file", str(policy)) as p:
+        alice = _ldap_cursor(p, "alice", "alice-pw")
+        for stmt in ["CREATE DATABASE sales", "CREATE DATABASE pub", "CREATE TABLE sales.s (a INT)",
+                     "CREATE TABLE pub.p (a INT)", "INSERT INTO sales.s VALUES (1)", "INSERT INTO pub.p VALUES (2)"]:
+            alice.execute(stmt)
+        yield p
+
+
+def test_ldap_groups_are_the_grants_of_their_members(ldap_port):
+    dan = _ldap_cursor(ldap_port, "dan, jr", "dan-pw")  # group analysts
+    assert _rows(dan, "SELECT current_user(), a FROM sales.s") == [("dan, jr", 1)]
+    with pytest.raises(exc.OperationalError, match="user 'dan, jr' has no READ grant on table pub.p"):
+        dan.execute("SELECT * FROM pub.p")
+    bob = _ldap_cursor(ldap_port, "bob", "bob-pw")  # group staff
+    assert _rows(bob, "SELECT a FROM pub.p") == [(2,)]
+    with pytest.raises(exc.OperationalError, match="user 'bob' has no READ grant on table sales.s"):
+        bob.execute("SELECT * FROM sales.s")
+    with pytest.raises(exc.OperationalError, match="CREATE DATABASE is for the policy's admins"):
+        bob.execute("CREATE DATABASE mine")
+    done = beeline(ldap_port, "SELECT * FROM sales.s;", params="", user="erin", password="erin-pw")
+    assert done.returncode != 0 and "user 'erin' has no READ grant on table sales.s" in done.stderr, done.stderr
+    done = beeline(ldap_port, "SELECT a FROM pub.p;", params="", user="erin", password="erin-pw")
+    assert done.returncode == 0 and beeline_rows(done) == [["a"], ["2"]], done.stderr
