@@ -26,6 +26,7 @@ import pytest
 from pyhive import hive
 from spark.conftest import release, rows, session, spark  # noqa: F401  (fixtures: one SparkSession per run)
 
+import paimon_sql
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.options.core_options import MASK
 from paimon_sql.procedures import PROCEDURES
@@ -426,3 +427,95 @@ def test_listening_beyond_this_machine_without_passwords_and_tls_is_warned(host,
     assert (warning is not None) == warned
     if warned:
         assert warning.startswith(f"Warning: listening on {host} (beyond this machine) without ")
+
+
+# -- grants (issue 33): no entry point reads or writes past them ---------------------------------------------
+
+def _tree_state(root) -> dict:
+    return {os.path.join(d, f): os.stat(os.path.join(d, f)).st_mtime_ns
+            for d, _, files in os.walk(root) for f in files}
+
+
+def _argument(p, table: str):
+    """A well-formed value for a procedure's parameter: the secret table for those naming tables."""
+    if p.name in ("table", "source_table", "target_table", "database_or_table", "view"):
+        return f"'{table}'"
+    return {"INT": "1", "BIGINT": "1", "BOOLEAN": "false"}.get(p.type, "'x'")
+
+
+def _call_text(name: str, cls, table: str) -> str:
+    args = ", ".join(f"{p.name} => {_argument(p, table)}" for p in cls.parameters if p.required)
+    return f"CALL sys.{name}({args})"
+
+
+@pytest.fixture
+def guarded(spark, warehouse, tmp_path):
+    """A warehouse with a secret table and an open one; a session of user mallory, who may read only
+    ``open`` (as a server session under --policy-file has it); and what the secret table's files are."""
+    from paimon_sql.access import AccessControl, PolicyFile, Principal
+    admin = paimon_sql.connect(warehouse, spark=spark)
+    for stmt in ["CREATE DATABASE secret", "CREATE DATABASE open",
+                 "CREATE TABLE secret.t (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED) "
+                 "TBLPROPERTIES ('bucket' = '1')", "CREATE TABLE open.t (id INT)",
+                 "INSERT INTO secret.t VALUES (1, 'classified')", "INSERT INTO open.t VALUES (1)",
+                 "CALL sys.create_branch(table => 'secret.t', branch => 'b')"]:
+        admin.sql(stmt)
+    release(admin)
+    policy = tmp_path / "policy.json"
+    policy.write_text('{"grants": [{"to": ["mallory"], "read": ["open"]}]}')
+    own = spark.newSession()
+    own._jvm.SparkSession.setActiveSession(own._jsparkSession)
+    mallory = paimon_sql.connect(warehouse, spark=own)
+    mallory.access = AccessControl(Principal("mallory"), PolicyFile(str(policy)))
+    yield mallory, os.path.join(warehouse, "secret.db", "t")
+    mallory.release()
+
+
+def test_no_entry_point_reads_or_writes_past_a_grant(guarded):
+    """Every procedure, every system table, every statement kind and table function, and the server's
+    listings, tried by a user without grants on secret.t: each refused before it runs, the table's
+    files unchanged, its value never shown."""
+    from paimon_sql.exceptions import AccessDeniedError
+    from paimon_sql.server import metadata
+    from paimon_sql.systables import GLOBAL_TABLES, SYSTEM_TABLES
+    mallory, table_dir = guarded
+    data_file = next(os.path.join(d, f) for d, _, fs in os.walk(table_dir) for f in fs if f.startswith("data-"))
+    attempts = [_call_text(name, cls, "secret.t") for name, cls in sorted(PROCEDURES.items())]
+    attempts += [f"SELECT * FROM secret.`t${name}`" for name in sorted(SYSTEM_TABLES)]
+    attempts += [f"SELECT * FROM sys.{name}" for name in sorted(GLOBAL_TABLES)]
+    attempts += [
+        "SELECT * FROM secret.t", "SELECT * FROM secret.`t$branch_b`", "SELECT * FROM secret.t VERSION AS OF 1",
+        "SELECT * FROM open.t WHERE id IN (SELECT id FROM secret.t)", "SELECT * FROM open.t, secret.t",
+        "WITH x AS (SELECT * FROM secret.t) SELECT * FROM x", "SELECT * FROM paimon_incremental_query('secret.t', 0, 1)",
+        f"SELECT * FROM parquet.`{data_file}`", "CREATE TEMPORARY VIEW v AS SELECT * FROM secret.t",
+        "CACHE TABLE c AS SELECT * FROM secret.t", "EXPLAIN SELECT * FROM secret.t", "DESCRIBE secret.t",
+        "SHOW CREATE TABLE secret.t", "SHOW PARTITIONS secret.t", "SHOW TBLPROPERTIES secret.t", "SHOW TAGS secret.t",
+        "INSERT INTO secret.t VALUES (2, 'x')", "INSERT OVERWRITE secret.t SELECT * FROM secret.t",
+        "UPDATE secret.t SET v = 'x'", "DELETE FROM secret.t", "TRUNCATE TABLE secret.t",
+        "MERGE INTO secret.t USING open.t ON secret.t.id = open.t.id WHEN MATCHED THEN DELETE",
+        "INSERT INTO open.t SELECT id FROM secret.t", "CREATE TABLE open.copy AS SELECT * FROM secret.t",
+        "ALTER TABLE secret.t SET TBLPROPERTIES ('a' = 'b')", "ALTER TABLE secret.t RENAME TO open.stolen",
+        "DROP TABLE secret.t", "DROP DATABASE secret CASCADE", "ANALYZE TABLE secret.t COMPUTE STATISTICS",
+        "CREATE VIEW open.leak AS SELECT * FROM secret.t", "SET spark.sql.runSQLOnFiles=true",
+        f"CREATE TEMPORARY VIEW f USING parquet OPTIONS (path '{data_file}')", "SELECT java_method('a', 'b')",
+        f"LOAD DATA LOCAL INPATH '{data_file}' INTO TABLE open.t", f"INSERT OVERWRITE DIRECTORY '{table_dir}' SELECT 1",
+        "ADD JAR /nonexistent.jar", "REFRESH TABLE secret.t",
+    ]
+    before = _tree_state(table_dir)
+    for text in attempts:
+        with pytest.raises(AccessDeniedError) as e:
+            mallory.sql(text).collect()
+        assert str(e.value).startswith("permission denied"), (text, str(e.value))
+        assert "classified" not in str(e.value)
+    assert _tree_state(table_dir) == before
+    assert len(attempts) > len(PROCEDURES) + len(SYSTEM_TABLES) + 40
+
+    class Req:  # a metadata call's request, as the Thrift client sends it
+        schemaName, tableName, columnName, tableTypes, catalogName = None, None, None, None, None
+    listed = {(r[1], r[2]) for r in metadata.get_tables(mallory, Req()).to_pylist() for r in [tuple(r.values())]}
+    assert ("open", "t") in listed and ("secret", "t") not in listed
+    columns = {r["TABLE_SCHEM"] for r in metadata.get_columns(mallory, Req()).to_pylist()}
+    assert columns == {"open"}
+    Req.tableName = "t"
+    assert {r["TABLE_SCHEM"] for r in metadata.get_primary_keys(mallory, Req()).to_pylist()} <= {"open"}
+    assert [r[1] for r in rows(mallory, "SHOW TABLES IN secret")] == []
