@@ -23,7 +23,7 @@ import threading
 from typing import List, Optional
 
 from paimon_sql import cli
-from paimon_sql.access import PolicyFile
+from paimon_sql.access.policy import PolicyFile
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.server import auth, ldap, transport
 

@@ -24,7 +24,8 @@ from typing import Callable, Dict, FrozenSet, Optional
 from TCLIService import TCLIService, ttypes
 
 import paimon_sql
-from paimon_sql.access import AccessControl, PolicyFile, Principal
+from paimon_sql.access.control import AccessControl
+from paimon_sql.access.policy import PolicyFile, Principal
 from paimon_sql.exceptions import AccessDeniedError, PaimonError
 from paimon_sql.server import metadata, rowset, transport
 from paimon_sql.server.operations import (

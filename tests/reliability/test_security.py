@@ -452,7 +452,8 @@ def _call_text(name: str, cls, table: str) -> str:
 def guarded(spark, warehouse, tmp_path):
     """A warehouse with a secret table and an open one; a session of user mallory, who may read only
     ``open`` (as a server session under --policy-file has it); and what the secret table's files are."""
-    from paimon_sql.access import AccessControl, PolicyFile, Principal
+    from paimon_sql.access.control import AccessControl
+    from paimon_sql.access.policy import PolicyFile, Principal
     admin = paimon_sql.connect(warehouse, spark=spark)
     for stmt in ["CREATE DATABASE secret", "CREATE DATABASE open",
                  "CREATE TABLE secret.t (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED) "

@@ -11,7 +11,8 @@ import pytest
 from spark.conftest import release, rows, spark  # noqa: F401
 
 import paimon_sql
-from paimon_sql.access import AccessControl, PolicyFile, Principal
+from paimon_sql.access.control import AccessControl
+from paimon_sql.access.policy import PolicyFile, Principal
 from paimon_sql.access.policy import parse
 from paimon_sql.exceptions import AccessDeniedError, PolicyError
 

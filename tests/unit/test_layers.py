@@ -44,6 +44,7 @@ LAYERS: List[Tuple[str, ...]] = [
     ("systables",),
     ("procedures",),
     ("sql",),
+    ("access",),
     ("session",),
     ("cli",),
     ("server",),
