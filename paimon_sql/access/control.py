@@ -56,7 +56,8 @@ class AccessControl:
     def require(self, access: StatementAccess) -> None:
         """Raises :class:`AccessDeniedError` for the first need the principal's grants do not cover."""
         policy = self.policy()
-        for need in access.needs:
+        # what only admins may do first: it is the reason a statement is refused, whatever else it names
+        for need in sorted(access.needs, key=lambda n: n.database != ANY):
             if need.database == ANY and need.table is None and need.privilege == "admin":
                 if not policy.is_admin(self.principal):
                     raise AccessDeniedError(f"permission denied: {need.reason or 'this statement'} is for the "

@@ -37,6 +37,11 @@ _FILE_SOURCES = {"parquet", "orc", "json", "csv", "text", "avro", "binaryfile", 
                  "jdbc", "org.apache.spark.sql.parquet"}
 # functions that call into the JVM: a user of SQL must not reach the server's process
 _JVM_FUNCTIONS = {"reflect", "java_method", "try_reflect"}
+# Spark's table-valued functions that make rows from their arguments, reading no table
+_GENERATORS = {"range", "explode", "explode_outer", "inline", "inline_outer", "json_tuple", "posexplode",
+               "posexplode_outer", "stack", "sql_keywords", "collations", "variant_explode", "variant_explode_outer"}
+# Spark's IDENTIFIER('db.t') names a table by a string, which sqlglot does not read as one
+_IDENTIFIER_CLAUSE = re.compile(r"\bIDENTIFIER\s*\(", re.I)
 # Spark settings a non-administrator may not change: they register code or catalogs, or read files
 _GUARDED_SETTINGS = re.compile(r"spark\.sql\.(catalog\b|catalogImplementation|extensions|runSQLOnFiles|warehouse|"
                                r"hive\.|sources\.)|spark\.(?!sql\.|paimon\.)", re.I)
@@ -99,6 +104,8 @@ def analyze(session: "Session", node: exp.Expression) -> StatementAccess:
     for f in node.find_all(exp.Anonymous):
         if f.name.lower() in _JVM_FUNCTIONS:
             access.unchecked(f"function {f.name.lower()}")
+    if _IDENTIFIER_CLAUSE.search(session.text):
+        access.unchecked("IDENTIFIER(...) clauses")
     return access
 
 
@@ -122,7 +129,7 @@ def _reads(session: "Session", node: exp.Expression, access: StatementAccess, sk
     for table in node.find_all(exp.Table):
         if any(table is s for s in skip):
             continue
-        if isinstance(table.this, exp.Anonymous):
+        if isinstance(table.this, exp.Func):
             _table_function(session, table.this, access)
         elif table.name and not _own_relation(session, table):
             _need(session, table, READ, access)
@@ -136,14 +143,18 @@ def _own_relation(session: "Session", table: exp.Table) -> bool:
     return name in query.ctes_in_scope(table) or name in session.views or session.is_temp_view(table.name)
 
 
-def _table_function(session: "Session", function: exp.Anonymous, access: StatementAccess) -> None:
-    name = function.name.lower()
-    if name in query.TABLE_FUNCTIONS:
-        first = function.expressions[0] if function.expressions else None
-        if not isinstance(first, exp.Literal) or not first.is_string:
-            access.unchecked(f"{name} without a table name")
-            return
-        _need(session, parse.table_reference(first.this), READ, access)
+def _table_function(session: "Session", function: exp.Func, access: StatementAccess) -> None:
+    """Spark's generators read no table; Paimon's name theirs in a string; any other is unknown."""
+    name = (function.name if isinstance(function, exp.Anonymous) else function.sql_name()).lower()
+    if name not in query.TABLE_FUNCTIONS:
+        if name not in _GENERATORS:
+            access.unchecked(f"table function {name}")
+        return
+    first = function.expressions[0] if function.expressions else None
+    if not isinstance(first, exp.Literal) or not first.is_string:
+        access.unchecked(f"{name} without a table name")
+        return
+    _need(session, parse.table_reference(first.this), READ, access)
 
 
 def _need(session: "Session", table: exp.Table, privilege: str, access: StatementAccess, raw: str = "") -> None:

@@ -262,6 +262,8 @@ class TCLIServiceHandler(TCLIService.Iface):
     @_answers(ttypes.TExecuteStatementResp)
     def ExecuteStatement(self, req):
         client = self._client(req.sessionHandle)
+        for key in req.confOverlay or {}:  # a statement's own settings, held to the grants as SET is
+            client.session.access.check_setting(key)
         op = StatementOperation(client, req.statement, self._timeout(client, req.queryTimeout),
                                 dict(req.confOverlay or {}))
         op.handle.hasResultSet = bool(_ROWS_FIRST.match(req.statement))

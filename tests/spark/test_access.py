@@ -139,6 +139,9 @@ def _denied(session, admin, text, *words):
     ("SET spark.sql.catalog.x = org.apache.spark.sql.execution.datasources.v2.jdbc.JDBCTableCatalog", ("setting",)),
     ("SET spark.sql.runSQLOnFiles = true", ("setting",)),
     ("SELECT * FROM other_catalog.db.t", ("catalog other_catalog",)),
+    ("SELECT * FROM IDENTIFIER('hr.salaries')", ("identifier",)),
+    ("INSERT INTO IDENTIFIER('hr.salaries') VALUES (1, 1)", ("IDENTIFIER",)),
+    ("SELECT * FROM read_parquet('/etc')", ("table function read_parquet",)),
     ("GRANT SELECT ON sales.orders TO bob", ("GRANT", "--policy-file")),
 ])
 def test_statements_past_a_grant_are_refused_and_change_nothing(bob, text, words):
@@ -160,6 +163,7 @@ def test_what_a_grant_covers_runs(world):
     bob.sql("DROP TABLE scratch.mine")
     bob.sql("CREATE TEMPORARY VIEW recent AS SELECT * FROM sales.orders WHERE id = 1")
     assert rows(bob, "SELECT count(*) FROM recent") == [(2,)]
+    assert rows(bob, "SELECT count(*) FROM range(3) JOIN explode(array(1, 2))") == [(6,)]
     bob.sql("SET spark.sql.shuffle.partitions = 3")
     bob.sql("USE sales")
     assert rows(bob, "SELECT count(*) FROM items") == [(1,)]
