@@ -208,3 +208,19 @@ def test_ldap_groups_are_the_grants_of_their_members(ldap_port):
     assert done.returncode != 0 and "user 'erin' has no READ grant on table sales.s" in done.stderr, done.stderr
     done = beeline(ldap_port, "SELECT a FROM pub.p;", params="", user="erin", password="erin-pw")
     assert done.returncode == 0 and beeline_rows(done) == [["a"], ["2"]], done.stderr
+
+
+def test_a_statements_own_settings_are_held_to_the_grants(port):
+    from TCLIService import ttypes
+
+    from e2e.server_support import thrift_client
+    client = thrift_client(port, user="bob", password="x")
+    session = client.OpenSession(ttypes.TOpenSessionReq(username="bob", password="x")).sessionHandle
+    resp = client.ExecuteStatement(ttypes.TExecuteStatementReq(
+        sessionHandle=session, statement="SELECT 1", confOverlay={"spark.sql.catalog.x": "org.example.Catalog"}))
+    assert resp.status.statusCode == ttypes.TStatusCode.ERROR_STATUS
+    assert "setting spark.sql.catalog.x is for the policy's admins" in resp.status.errorMessage
+    resp = client.ExecuteStatement(ttypes.TExecuteStatementReq(
+        sessionHandle=session, statement="SELECT 1", confOverlay={"spark.sql.shuffle.partitions": "3"}))
+    assert resp.status.statusCode == ttypes.TStatusCode.SUCCESS_STATUS
+    client.CloseSession(ttypes.TCloseSessionReq(sessionHandle=session))
