@@ -22,6 +22,7 @@ from paimon_sql.format.avro_data import avro_schema
 from paimon_sql.format.format_table_options import check_schema as check_format_table
 from paimon_sql.index.file_index import check as check_file_indexes
 from paimon_sql.options import core_options as opts
+from paimon_sql.options.iceberg_options import iceberg_options
 
 KEY_PREFIX = "_KEY_"
 SEQUENCE_NUMBER = "_SEQUENCE_NUMBER"
@@ -110,6 +111,7 @@ class TableSchema:
         if self.options.get("type", "").strip().lower() == "format-table":
             return check_format_table(self)
         opts.validate(self.options, self.field_names)
+        iceberg_options(self.options)
         self._check_unserved_types()
         self._check_bucket_setup()
         self._check_branch_merge()

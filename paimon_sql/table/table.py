@@ -22,6 +22,7 @@ from paimon_sql.data import binary_row
 from paimon_sql.data.partition_names import specs_predicate
 from paimon_sql.exceptions import BranchError, PaimonError, TableNotFoundError
 from paimon_sql.format.file_format import check_format
+from paimon_sql.iceberg.commit_callback import iceberg_after_commit
 from paimon_sql.io import FileIO
 from paimon_sql.io.catalog_environment import NO_CATALOG, CatalogEnvironment
 from paimon_sql.io.paths import MAIN_BRANCH, PathFactory
@@ -47,10 +48,11 @@ from paimon_sql.tag.tag_manager import TagManager
 from paimon_sql.write.row_delete import delete_where
 from paimon_sql.write.table_write import TableWrite
 
-# What every commit of a table is followed by, in Paimon's order: automatic tags and tag expiry
-# first (its maintain()), then partition expiry, then consumer and snapshot expiry (as Paimon's
-# writers do; each is cheap unless something is due). The commit gets them from the table.
-POST_COMMIT_JOBS = (tags_after_commit, expire_partitions_after_commit, expire_after_commit)
+# What every commit of a table is followed by, in Paimon's order: the commit callbacks (Iceberg
+# metadata), then automatic tags and tag expiry (its maintain()), then partition expiry, then
+# consumer and snapshot expiry (as Paimon's writers do; each is cheap unless something is due).
+# The commit gets them from the table.
+POST_COMMIT_JOBS = (iceberg_after_commit, tags_after_commit, expire_partitions_after_commit, expire_after_commit)
 
 
 class FileStoreTable:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Union
 
 from paimon_sql.data.types import unserved_type
 from paimon_sql.exceptions import UnservedFeatureError
+from paimon_sql.iceberg.commit_callback import check_publishable
 from paimon_sql.index.deletion_vector import INDEX_TYPE as DELETION_VECTORS
 from paimon_sql.table.format_table import FormatTable
 from paimon_sql.write.dynamic_bucket import HASH_INDEX
@@ -62,6 +63,7 @@ def _check_chain(table: "FileStoreTable") -> None:
 def check_read(table: "FileStoreTable", columns: Iterable[str]) -> None:
     """Raise when ``table`` is a chain table, or ``columns`` include one paimon-sql cannot read."""
     _check_chain(table)
+    check_publishable(table)
     unserved = unserved_columns(table.schema)
     for name in columns:
         if name in unserved:
@@ -84,8 +86,10 @@ def global_indexes(table: "FileStoreTable") -> List[str]:
 
 def check_write(table: "FileStoreTable", indexes: bool = True) -> None:
     """Raise when ``table`` holds what a write of paimon-sql would leave broken or stale: an unserved
-    column, or (``indexes``: the latest snapshot is read for them) a global index; or it is a chain table."""
+    column, or (``indexes``: the latest snapshot is read for them) a global index; or it is a chain table;
+    or its Iceberg metadata could not be written right."""
     _check_chain(table)
+    check_publishable(table)
     unserved = unserved_columns(table.schema)
     if unserved:
         name, kind = next(iter(unserved.items()))

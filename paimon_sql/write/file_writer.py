@@ -27,6 +27,19 @@ if TYPE_CHECKING:
     from paimon_sql.table.table import FileStoreTable
 
 _CHUNK_ROWS = 256 * 1024
+_INT_MAX = 2 ** 31 - 1
+# Paimon's SpecialFields ids of the system columns a data file may hold
+_SYSTEM_IDS = {SEQUENCE_NUMBER: _INT_MAX - 1, VALUE_KIND: _INT_MAX - 2, "_ROW_ID": _INT_MAX - 5}
+
+
+def with_field_ids(arrow_schema: pa.Schema, schema) -> pa.Schema:
+    """``arrow_schema`` with each top-level column's Paimon field id (``PARQUET:field_id``), as
+    Java's Parquet writer stores them: Iceberg readers of the table find columns by id."""
+    ids = {**_SYSTEM_IDS, **{f.name: f.id for f in schema.fields}}
+    if schema.is_primary_key_table:
+        ids.update({f.name: f.id for f in schema.key_fields()})
+    return pa.schema([f.with_metadata({**(f.metadata or {}), b"PARQUET:field_id": str(ids[f.name]).encode()})
+                      if f.name in ids else f for f in arrow_schema], metadata=arrow_schema.metadata)
 
 
 def kv_table(schema, rows: pa.Table, seq: np.ndarray, kinds: pa.Array) -> pa.Table:
@@ -55,11 +68,12 @@ def write_files(table: FileStoreTable, file_table: pa.Table, partition_values, b
     files: List[DataFileMeta] = []
     pos, total = 0, file_table.num_rows
     blooms = parquet_bloom.writer_options(table.schema.options, file_table.schema)
+    file_schema = with_field_ids(file_table.schema, table.schema)
     try:
         while pos < total:
             name = table.paths.new_data_file_name(prefix)
             path = table.paths.data_file_path(partition_values, bucket, name)
-            writer = RollingFileWriter(table.io, path, file_table.schema, options.file_format,
+            writer = RollingFileWriter(table.io, path, file_schema, options.file_format,
                                        options.file_compression, blooms)
             start = pos
             try:

@@ -38,6 +38,7 @@ LAYERS: List[Tuple[str, ...]] = [
     ("commit",),
     ("maintenance",),
     ("tag",),
+    ("iceberg",),
     ("table",),
     ("catalog",),
     ("spark",),
