@@ -28,7 +28,8 @@ from paimon_sql.iceberg.conversions import has_bounds, iceberg_field, to_bytes
 from paimon_sql.iceberg.metadata import (current_snapshot, highest_field_id, iceberg_schema, new_metadata,
                                          partition_spec_fields, read_metadata, snapshot, tag_ref, to_json)
 from paimon_sql.iceberg.paths import IcebergPaths, metadata_dir
-from paimon_sql.manifest.manifest_file import ADD, DataFileMeta
+from paimon_sql.manifest.manifest_file import ADD, DELETE, DataFileMeta, ManifestEntry
+from paimon_sql.mergetree.interval_partition import sections
 from paimon_sql.mergetree.levels import num_levels
 from paimon_sql.options.iceberg_options import IcebergOptions, iceberg_options
 from paimon_sql.read.scan import manifest_entries, manifest_list
@@ -122,6 +123,38 @@ class _Publisher:
         """Paimon's shouldAddFileToIceberg: an append table's every file, a primary-key table's top level."""
         return not self.table.schema.is_primary_key_table or f.level == num_levels(self.table.options) - 1
 
+    def _raw_convertible(self, entries: List[ManifestEntry]) -> List[ManifestEntry]:
+        """The files a fresh metadata exposes: Paimon reads a snapshot's rawConvertible splits
+        (MergeTreeSplitGenerator.splitForBatch): an append table's every file; in a primary-key
+        bucket, every file when all sit in one level above 0 without deleted rows, else each file
+        that is alone in its split (one key section, packed by ``source.split.*`` as Paimon packs)."""
+        if not self.table.schema.is_primary_key_table:
+            return entries
+        buckets: Dict[Tuple[bytes, int], List[ManifestEntry]] = {}
+        for e in entries:
+            buckets.setdefault((e.partition, e.bucket), []).append(e)
+        target = self.table.options.get("source.split.target-size")
+        open_cost = self.table.options.get("source.split.open-file-cost")
+        out = []
+        for group in buckets.values():
+            by_name = {e.file.file_name: e for e in group}
+            files = [e.file for e in group]
+            if all(f.level != 0 and not f.delete_row_count for f in files) and len({f.level for f in files}) == 1:
+                out += group
+                continue
+            splits, current, weight = [], [], 0
+            for section in sections(files, self.table.key_range):
+                flat = list(section)
+                w = max(sum(f.file_size for f in flat), open_cost)
+                if current and weight + w > target:
+                    splits.append(current)
+                    current, weight = [], 0
+                current += flat
+                weight += w
+            splits.append(current)
+            out += [by_name[s[0].file_name] for s in splits if len(s) == 1 and not s[0].delete_row_count]
+        return out
+
     def _path(self, values: tuple, bucket: int, f: DataFileMeta) -> str:
         return self.table.paths.data_file_path(list(values), bucket, f.file_name, f.external_path)
 
@@ -175,9 +208,8 @@ class _Publisher:
 
     def _afresh(self, snap: Snapshot) -> None:
         sid = snap.id
-        live = [e for e in self.table.new_scan().with_snapshot(sid).plan_entries() if self._exposed(e.file)]
         changes: Changes = {}
-        for e in live:
+        for e in self._raw_convertible(self.table.new_scan().with_snapshot(sid).plan_entries()):
             values = tuple(binary_row.from_bytes(e.partition, self.part_types))
             changes[self._path(values, e.bucket, e.file)] = (values, e.file)
         manifests = self._write(self._added(changes, sid), sid)
@@ -222,13 +254,15 @@ class _Publisher:
     # -- extending a base ------------------------------------------------------------------
 
     def _changes(self, snap: Snapshot) -> Tuple[Changes, Changes, bool]:
-        """(removed, added, add-only) of the snapshot's delta, by path, the last entry winning."""
+        """(removed, added, add-only) of the snapshot's delta, by path. DELETE entries are taken
+        before ADD entries: a file in both moved between levels and stays (Paimon's writers list a
+        compaction's deletions first; ours may not)."""
         removed: Changes = {}
         added: Changes = {}
         add_only = True
         delta = manifest_entries(self.table, manifest_list(self.table, snap.delta_manifest_list,
                                                            snap.delta_manifest_list_size))
-        for e in delta:
+        for e in sorted(delta, key=lambda x: x.kind != DELETE):
             values = tuple(binary_row.from_bytes(e.partition, self.part_types))
             path = self._path(values, e.bucket, e.file)
             if e.kind == ADD:
