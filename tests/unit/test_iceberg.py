@@ -1,0 +1,151 @@
+"""The ``metadata.iceberg.*`` options and the Iceberg codecs (paimon_sql/iceberg/): each honoured option's
+effect on the metadata written, Iceberg's binary single values against pyiceberg's, and the refusals."""
+
+import datetime as dt
+import glob
+import json
+import os
+from decimal import Decimal
+
+import fastavro
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from pyiceberg import conversions
+from pyiceberg import types as it
+from pyiceberg.table import StaticTable
+
+from paimon_sql.data.types import DataField, parse_type
+from paimon_sql.exceptions import InvalidOptionError, SchemaError
+from paimon_sql.iceberg.conversions import iceberg_field, to_bytes
+from paimon_sql.options.iceberg_options import iceberg_options
+
+SCHEMA = pa.schema([("id", pa.int64()), ("name", pa.string()), ("dt", pa.string())])
+ON = {"metadata.iceberg.storage": "table-location"}
+
+
+def _rows(ids, dt_="x"):
+    return pa.table({"id": ids, "name": [f"n{i}" for i in ids], "dt": [dt_] * len(ids)}, schema=SCHEMA)
+
+
+def _hint(directory: str) -> str:
+    return f"{directory}/v{open(f'{directory}/version-hint.text').read()}.metadata.json"
+
+
+def _current_list(directory: str) -> list:
+    meta = json.load(open(_hint(directory)))
+    current = next(s for s in meta["snapshots"] if s["snapshot-id"] == meta["current-snapshot-id"])
+    return list(fastavro.reader(open(f"{directory}/{os.path.basename(current['manifest-list'])}", "rb")))
+
+
+def _read(directory: str) -> list:
+    return sorted(tuple(r.values()) for r in StaticTable.from_metadata(_hint(directory)).scan().to_arrow().to_pylist())
+
+
+@pytest.mark.parametrize("sql_type, value, iceberg_type", [
+    ("BOOLEAN", True, it.BooleanType()), ("INT", -7, it.IntegerType()), ("SMALLINT", 300, it.IntegerType()),
+    ("BIGINT", 2 ** 40, it.LongType()), ("FLOAT", 1.5, it.FloatType()), ("DOUBLE", -2.25, it.DoubleType()),
+    ("STRING", "héllo", it.StringType()), ("BYTES", b"\x00\x01", it.BinaryType()),
+    ("DATE", dt.date(2024, 2, 29), it.DateType()),
+    ("DECIMAL(10, 2)", Decimal("-123.45"), it.DecimalType(10, 2)),
+    ("DECIMAL(20, 3)", Decimal("98765432109876.543"), it.DecimalType(20, 3)),
+    ("TIMESTAMP(6)", dt.datetime(2024, 1, 2, 3, 4, 5, 678901), it.TimestampType()),
+])
+def test_single_values_are_pyicebergs(sql_type, value, iceberg_type):
+    assert to_bytes(parse_type(sql_type), value) == conversions.to_bytes(iceberg_type, value)
+
+
+def test_types_iceberg_cannot_take_in_version_2_are_refused():
+    assert iceberg_field(DataField(3, "c", parse_type("DECIMAL(5, 1) NOT NULL"))) == \
+        {"id": 3, "name": "c", "required": True, "type": "decimal(5, 1)"}
+    for t in ("TIMESTAMP(9)", "TIMESTAMP(0)", "ARRAY<INT>"):
+        with pytest.raises(SchemaError, match="^column 'c' is "):
+            iceberg_field(DataField(3, "c", parse_type(t)))
+
+
+def test_options_parse_with_paimons_defaults():
+    assert iceberg_options({}) is None
+    o = iceberg_options({"metadata.iceberg.storage": "hadoop-catalog"})
+    assert (o.location, o.format_version, o.codec, o.delete_after_commit, o.previous_versions_max,
+            o.compaction_min_files, o.compaction_max_files, o.legacy_manifest) == \
+        ("catalog-location", 2, "snappy", True, 0, 10, 50, False)
+    assert iceberg_options({**ON, "metadata.iceberg.format-version": "2"}).format_version == 2
+    with pytest.raises(InvalidOptionError, match="^option 'metadata.iceberg.format-version' expects 2 or 3"):
+        iceberg_options({**ON, "metadata.iceberg.format-version": "4"})
+    with pytest.raises(InvalidOptionError, match="^option 'metadata.iceberg.manifest-compression' expects one of"):
+        iceberg_options({**ON, "metadata.iceberg.manifest-compression": "lz9"})
+    for key in ("metadata.iceberg.hive-conf-dir", "metadata.iceberg.hadoop-conf-dir", "metadata.iceberg.table",
+                "metadata.iceberg.hive-client-class", "metadata.iceberg.glue.skip-archive",
+                "metadata.iceberg.hive-skip-update-stats"):
+        with pytest.raises(InvalidOptionError, match=f"^option '{key}' is not supported by paimon-sql"):
+            iceberg_options({**ON, key: "true"})
+    assert iceberg_options({**ON, "metadata.iceberg.glue.skip-archive": "false"}) is not None  # Java's default
+
+
+def test_storage_location_overrides_the_storage_types_default(catalog, warehouse):
+    t = catalog.create_table_from_arrow("db.a", SCHEMA, options={
+        "metadata.iceberg.storage": "hadoop-catalog", "metadata.iceberg.storage-location": "table-location"})
+    t.write_arrow(_rows([1]))
+    assert _read(f"{t.path}/metadata") == [(1, "n1", "x")]
+    t = catalog.create_table_from_arrow("db.b", SCHEMA, options={
+        **ON, "metadata.iceberg.storage-location": "catalog-location"})
+    t.write_arrow(_rows([2]))
+    assert _read(f"{warehouse}/iceberg/db/b/metadata") == [(2, "n2", "x")]
+    assert not os.path.exists(f"{t.path}/metadata")
+
+
+def test_manifests_merge_per_the_compaction_options(catalog):
+    t = catalog.create_table_from_arrow("db.t", SCHEMA, options={
+        **ON, "metadata.iceberg.compaction.min.file-num": "3", "metadata.iceberg.compaction.max.file-num": "3"})
+    directory = f"{t.path}/metadata"
+    t.write_arrow(_rows([1]))
+    t.write_arrow(_rows([2]))
+    assert len(_current_list(directory)) == 2
+    t.write_arrow(_rows([3]))  # three small manifests: merged into one, older entries EXISTING
+    (merged,) = _current_list(directory)
+    assert (merged["added_files_count"], merged["existing_files_count"]) == (1, 2)
+    assert _read(directory) == [(1, "n1", "x"), (2, "n2", "x"), (3, "n3", "x")]
+    t = catalog.create_table_from_arrow("db.u", SCHEMA, options={
+        **ON, "metadata.iceberg.compaction.min.file-num": "3", "metadata.iceberg.compaction.max.file-num": "50"})
+    for i in range(3):
+        t.write_arrow(_rows([i]))
+    assert len(_current_list(f"{t.path}/metadata")) == 3  # under the target size and the max count: kept
+
+
+@pytest.mark.parametrize("options, kept", [
+    ({}, [3]),
+    ({"metadata.iceberg.previous-versions-max": "1"}, [2, 3]),
+    ({"metadata.iceberg.delete-after-commit.enabled": "false"}, [1, 2, 3]),
+])
+def test_old_metadata_files_are_deleted_after_a_commit(catalog, options, kept):
+    t = catalog.create_table_from_arrow("db.t", SCHEMA, options={**ON, **options})
+    for i in range(3):
+        t.write_arrow(_rows([i]))
+    names = sorted(os.path.basename(p) for p in glob.glob(f"{t.path}/metadata/v*.metadata.json"))
+    assert names == [f"v{v}.metadata.json" for v in kept]
+
+
+def test_manifest_compression_and_legacy_version(catalog):
+    t = catalog.create_table_from_arrow("db.t", SCHEMA, options={
+        **ON, "metadata.iceberg.manifest-compression": "zstd", "metadata.iceberg.manifest-legacy-version": "true"})
+    t.write_arrow(_rows([1, 2]))
+    directory = f"{t.path}/metadata"
+    files = glob.glob(f"{directory}/*.avro")
+    assert files and all(fastavro.reader(open(p, "rb")).metadata["avro.codec"] == "zstandard" for p in files)
+    (record,) = _current_list(directory)
+    assert record["added_data_files_count"] == 1 and "added_files_count" not in record  # Iceberg 1.4's names
+    assert _read(directory) == [(1, "n1", "x"), (2, "n2", "x")]
+    t = catalog.create_table_from_arrow("db.s", SCHEMA, options=ON)
+    t.write_arrow(_rows([1]))
+    assert {fastavro.reader(open(p, "rb")).metadata["avro.codec"]
+            for p in glob.glob(f"{t.path}/metadata/*.avro")} == {"snappy"}  # Paimon's default
+
+
+def test_data_files_carry_paimons_field_ids(catalog):
+    t = catalog.create_table_from_arrow("db.k", SCHEMA, primary_keys=["id"], options={"bucket": "1"})
+    t.write_arrow(_rows([1]))
+    (e,) = t.new_scan().plan_entries()
+    path = t.paths.data_file_path([], e.bucket, e.file.file_name)
+    ids = {f.name: int(f.metadata[b"PARQUET:field_id"]) for f in pq.read_schema(path)}
+    assert ids == {"_KEY_id": 1073741823, "_SEQUENCE_NUMBER": 2147483646, "_VALUE_KIND": 2147483645,
+                   "id": 0, "name": 1, "dt": 2}
