@@ -95,6 +95,8 @@ class _Publisher:
 
     def publish_up_to(self, latest: int) -> None:
         published = self.paths.metadata_ids(self.io)
+        for stale in (v for v in published if v > latest):  # metadata of snapshots rolled back
+            self.io.delete(self.paths.metadata(stale))
         first = published[-1] + 1 if published and published[-1] < latest else latest
         for sid in range(max(first, latest - 100), latest + 1):  # a long gap: its end only (no base)
             if self.io.exists(self.table.paths.snapshot_path(sid)):
@@ -103,8 +105,11 @@ class _Publisher:
     def publish(self, snap: Snapshot) -> None:
         if snap.id == 1:  # a table made again: metadata of its earlier life (catalog-location) goes
             self.io.delete(self.paths.dir)
-        if self.io.exists(self.paths.metadata(snap.id)):
-            return
+        path = self.paths.metadata(snap.id)
+        if self.io.exists(path):
+            if current_snapshot(read_metadata(self.io, path))["timestamp-ms"] >= snap.time_millis:
+                return  # published already
+            self.io.delete(path)  # written for a snapshot of this id that a rollback removed
         base_path = self.paths.metadata(snap.id - 1)
         base = read_metadata(self.io, base_path) if self.io.exists(base_path) else None
         if base is not None and base.get("format-version") == FORMAT_VERSION:

@@ -29,6 +29,7 @@ from paimon_sql.exceptions import PaimonError
 from paimon_sql.format.file_format import parquet_footer_stats
 from paimon_sql.index.file_index import indexed_columns
 from paimon_sql.manifest.manifest_file import FILE_SOURCE_APPEND, DataFileMeta
+from paimon_sql.options.iceberg_options import iceberg_options
 from paimon_sql.write.commit_message import CommitMessage
 
 _PARTITION_DIR = "__paimon_partition"
@@ -39,7 +40,8 @@ def eligible(table) -> bool:
     return (not table.schema.is_primary_key_table and o.bucket == -1 and table.io.scheme == ""
             and o.file_format == "parquet" and o.get("data-file.prefix") == "data-"
             and stats.footer_stats_match(table.schema.fields)
-            and not indexed_columns(table.schema.options))  # file indexes are built from Arrow rows
+            and not indexed_columns(table.schema.options)  # file indexes are built from Arrow rows
+            and iceberg_options(table.schema.options) is None)  # Iceberg readers need our files' field ids
 
 
 def write(df: DataFrame, table, overwrite: bool, partition_spec: Optional[dict], dynamic: bool) -> None:

@@ -20,6 +20,7 @@ import pyarrow as pa
 import pytest
 from java_paimon import Driver, driver_command
 from pyiceberg.table import StaticTable
+from spark.conftest import rows, session, spark  # noqa: F401  (fixtures: one SparkSession per run)
 
 from paimon_sql.data import predicate as P
 from paimon_sql.data.row_kind import DELETE
@@ -128,6 +129,20 @@ def test_hadoop_catalog_storage(catalog, warehouse):
     t.write_arrow(_rows([9]))
     assert iceberg(directory) == [(9, "n9", "x")]
     assert len(json.load(open(latest_metadata(directory)))["snapshots"]) == 1
+
+
+def test_pyiceberg_reads_what_sql_wrote(session):
+    """INSERT, DELETE, UPDATE and INSERT OVERWRITE through SQL (Spark's write path, not the Python API)."""
+    session.sql("CREATE DATABASE db")
+    session.sql("CREATE TABLE db.s (id BIGINT, name STRING, dt STRING) PARTITIONED BY (dt) "
+                "TBLPROPERTIES ('metadata.iceberg.storage' = 'table-location')")
+    session.sql("INSERT INTO db.s VALUES (1, 'a', 'x'), (2, 'b', 'y'), (3, 'c', 'x')")
+    session.sql("DELETE FROM db.s WHERE id = 2")
+    session.sql("UPDATE db.s SET name = 'cc' WHERE id = 3")
+    session.sql("INSERT OVERWRITE db.s PARTITION (dt = 'z') SELECT 9, 'z9'")
+    directory = f"{session.warehouse}/db.db/s/metadata"
+    expected = rows(session, "SELECT * FROM db.s ORDER BY id")
+    assert iceberg(directory) == expected == [(1, "a", "x"), (3, "cc", "x"), (9, "z9", "z")]
 
 
 @pytest.mark.parametrize("options, message", [

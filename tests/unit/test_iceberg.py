@@ -17,6 +17,7 @@ from pyiceberg.table import StaticTable
 
 from paimon_sql.data.types import DataField, parse_type
 from paimon_sql.exceptions import InvalidOptionError, SchemaError
+from paimon_sql.maintenance.rollback import rollback_to_snapshot
 from paimon_sql.iceberg.conversions import iceberg_field, to_bytes
 from paimon_sql.options.iceberg_options import iceberg_options
 
@@ -149,3 +150,14 @@ def test_data_files_carry_paimons_field_ids(catalog):
     ids = {f.name: int(f.metadata[b"PARQUET:field_id"]) for f in pq.read_schema(path)}
     assert ids == {"_KEY_id": 1073741823, "_SEQUENCE_NUMBER": 2147483646, "_VALUE_KIND": 2147483645,
                    "id": 0, "name": 1, "dt": 2}
+
+
+def test_a_rollback_is_followed(catalog):
+    t = catalog.create_table_from_arrow("db.t", SCHEMA, options={**ON, "metadata.iceberg.previous-versions-max": "9"})
+    for i in range(3):
+        t.write_arrow(_rows([i]))
+    rollback_to_snapshot(t, 1)
+    t = catalog.get_table("db.t")
+    t.write_arrow(_rows([7]))  # snapshot 2 again: its old metadata (and v3's) are not this table's history
+    assert _read(f"{t.path}/metadata") == [(0, "n0", "x"), (7, "n7", "x")]
+    assert not os.path.exists(f"{t.path}/metadata/v3.metadata.json")
