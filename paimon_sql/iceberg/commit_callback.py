@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
 _LOG = logging.getLogger(__name__)
 FORMAT_VERSION = 2
+_CATCH_UP = 100  # snapshots published one by one after the last published; beyond, the latest alone
 # files changed by a snapshot, by data file path: (partition values, the file)
 Changes = Dict[str, Tuple[tuple, DataFileMeta]]
 
@@ -98,18 +99,20 @@ class _Publisher:
         for stale in (v for v in published if v > latest):  # metadata of snapshots rolled back
             self.io.delete(self.paths.metadata(stale))
         first = published[-1] + 1 if published and published[-1] < latest else latest
-        for sid in range(max(first, latest - 100), latest + 1):  # a long gap: its end only (no base)
+        if latest - first > _CATCH_UP:  # a long gap: the latest snapshot alone, written afresh
+            first = latest
+        for sid in range(first, latest + 1):
             if self.io.exists(self.table.paths.snapshot_path(sid)):
                 self.publish(self.table.snapshot_manager.snapshot(sid))
 
     def publish(self, snap: Snapshot) -> None:
-        if snap.id == 1:  # a table made again: metadata of its earlier life (catalog-location) goes
-            self.io.delete(self.paths.dir)
         path = self.paths.metadata(snap.id)
         if self.io.exists(path):
             if current_snapshot(read_metadata(self.io, path))["timestamp-ms"] >= snap.time_millis:
                 return  # published already
-            self.io.delete(path)  # written for a snapshot of this id that a rollback removed
+            self.io.delete(path)  # written for an earlier snapshot of this id (rolled back, or the table made again)
+        if snap.id == 1:  # a table made again: the metadata of its earlier life (catalog-location) goes
+            self.io.delete(self.paths.dir)
         base_path = self.paths.metadata(snap.id - 1)
         base = read_metadata(self.io, base_path) if self.io.exists(base_path) else None
         if base is not None and base.get("format-version") == FORMAT_VERSION:
