@@ -6,6 +6,7 @@ from importlib import import_module
 from paimon_sql.catalog.base import Catalog, Identifier
 from paimon_sql.catalog.filesystem import FileSystemCatalog
 from paimon_sql.exceptions import InvalidOptionError
+from paimon_sql.options.core_options import validate_catalog
 
 # metastore -> (module, class); modules load on first use, so a metastore's client library is
 # only needed by those who choose it
@@ -19,7 +20,9 @@ METASTORES = {
 def load_catalog(warehouse: str, options: dict = None) -> Catalog:
     """The catalog of a warehouse (local path or object-store URI); ``options`` as Paimon names
     them (``metastore``, ``uri``, ``jdbc.*``, ``s3.*``, ...). A ``metastore`` we cannot serve is
-    refused, never silently replaced by the filesystem."""
+    refused, never silently replaced by the filesystem; so is any catalog option paimon-sql does
+    not honour (option_support.tsv)."""
+    validate_catalog(options or {})
     metastore = (options or {}).get("metastore", "filesystem")
     if metastore not in METASTORES:
         raise InvalidOptionError(f"catalog option 'metastore' = '{metastore}' is not supported "

@@ -71,18 +71,9 @@ VIEW_SERDE = "org.apache.hadoop.hive.serde2.MetadataTypedColumnsetSerDe"
 COMMENT_PROP = "comment"
 BATCH = 300  # tables fetched per call when listing (Hive's hive.metastore.batch.retrieve.max)
 
-# catalog options of Paimon's Hive catalog that would change where or how tables are kept
-_REFUSED = {"location-in-properties": "false", "table.type": "managed",
-            "metastore.client.class": "org.apache.hadoop.hive.metastore.HiveMetaStoreClient"}
-
-
 class HiveCatalog(FileSystemCatalog):
     def __init__(self, warehouse: str, options: Optional[dict] = None):
-        super().__init__(warehouse, options)
-        for key, default in _REFUSED.items():
-            if str(self.options.get(key, default)).lower() != default.lower():
-                raise InvalidOptionError(f"catalog option '{key}' = '{self.options[key]}' is not supported by the "
-                                         f"Hive catalog (only '{default}')")
+        super().__init__(warehouse, options)  # the catalog options it refuses: load_catalog's
         self.uris = metastore_uris(self.options)
         self.pool = ClientPool(self.uris, _int_option(self.options, "client-pool-size", 2))
         self.lock = lock_settings(self.options, self.io.scheme != "")

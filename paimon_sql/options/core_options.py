@@ -1,4 +1,5 @@
-"""Table options: every key of Paimon's CoreOptions, typed, with its default — declared once.
+"""Paimon's options: every key of CoreOptions and of the other option classes a Spark user may give,
+typed, with its default — declared once.
 
 The registry is ``core_options.tsv`` (key, Java type, Java default expression), extracted from
 Apache Paimon's ``CoreOptions.java``, plus a fourth column of ours: the rule a value must keep so
@@ -7,6 +8,12 @@ that the table stays writable (``range 1..``, ``one-of a|b``, ``codec``, ``colum
 their declared type and checks their rules. Unknown keys (engine or user keys) are kept as they
 are, but ``fields.<columns>.<suffix>`` keys must name columns of the table. A value that does not
 parse or breaks its rule is an :class:`InvalidOptionError` naming the key and what is allowed.
+
+The other classes' keys (catalog, Spark read/write, file format, index and Iceberg options) are
+``paimon_options.tsv`` (class, scope, key, type, default, description), generated from Paimon's
+source by ``scripts/options_extract.py``. Table- and Spark-scope keys join CoreOptions' in
+:func:`registry` (they are given the same ways: WITH, TBLPROPERTIES, hints, DataFrame and session
+options); catalog-scope keys are :func:`catalog_registry`'s, checked by :func:`validate_catalog`.
 
 What paimon-sql does with each key is ``option_support.tsv`` (:class:`Support`): an option we do not
 honour is refused at a value other than its default, wherever options are validated (CREATE, ALTER,
@@ -229,6 +236,8 @@ def _rule(text: str):
 # -- support: what paimon-sql does with an option (option_support.tsv) -------------------------
 
 HONOURED, REFUSED, ENGINE_TUNING, STREAMING = "honoured", "refused", "engine-tuning", "streaming/flink-only"
+ENGINE_ONLY = "engine-only"  # another class's key that only sets Java/Spark/Flink machinery: accepted, no effect
+CATALOG = "catalog"  # the scope of a refused catalog option
 # a refused option stored in a table (written by Java/Flink) stops these uses of the table
 SCOPE_USES = {"read": ("read", "written"), "write": ("written",)}
 
@@ -237,16 +246,18 @@ SCOPE_USES = {"read": ("read", "written"), "write": ("written",)}
 class Support:
     """One row of option_support.tsv. ``status``: honoured (code and a test show its effect),
     refused (a value other than the default is an error), engine-tuning or streaming/flink-only
-    (kept for Java/Flink, no effect on what a table holds or a query returns). ``scope`` (refused
-    only): ``read`` when rows must be read or merged differently under the option (reading would
-    give wrong answers), ``write`` when only writing is affected. ``note``: for honoured options
-    the test showing the effect, for refused ones why."""
+    (kept for Java/Flink, no effect on what a table holds or a query returns), engine-only (the same
+    for the other classes' keys). ``scope`` (refused only): ``read`` when rows must be read or
+    merged differently under the option (reading would give wrong answers), ``write`` when only
+    writing is affected, ``catalog`` for a catalog option. ``note``: for honoured options the test
+    showing the effect, for refused ones why."""
     status: str
     scope: str = ""
     note: str = ""
 
     def refusal(self, key: str) -> str:
-        return f"option '{key}' is not supported by paimon-sql ({self.note})"
+        kind = "catalog option" if self.scope == CATALOG else "option"
+        return f"{kind} '{key}' is not supported by paimon-sql ({self.note})"
 
 
 @dataclass(frozen=True)
@@ -257,6 +268,8 @@ class OptionSpec:
     rule: Any = None  # Range | OneOf | Codec | Columns, or None
     note: str = ""  # said when the rule refuses a value (why a value Paimon knows is not ours)
     support: Support = Support(HONOURED)  # from option_support.tsv
+    option_class: str = "CoreOptions"  # the Paimon class declaring the key
+    description: str = ""  # Paimon's, for the other classes' keys (CoreOptions': Paimon's docs)
 
     def parse(self, text: str) -> Any:
         try:
@@ -289,7 +302,7 @@ def _java_default(java_type: str, expr: str) -> Any:
     if expr == "(none)":
         return None
     if expr.startswith('"') and expr.endswith('"'):
-        raw = expr[1:-1]
+        raw = bytes(expr[1:-1], "utf-8").decode("unicode_escape")  # Java's escapes: "\\n", "\\""
         return _PARSERS.get(java_type, str)(raw) if java_type in ("MemorySize", "Duration") else raw
     if expr in ("Integer.MAX_VALUE", "Long.MAX_VALUE"):
         return (1 << 31) - 1 if expr.startswith("Integer") else (1 << 63) - 1
@@ -297,8 +310,13 @@ def _java_default(java_type: str, expr: str) -> Any:
         return -(1 << 31)
     if expr == "FILE_FORMAT_PARQUET":
         return "parquet"
+    if expr == "Catalog.DEFAULT_DATABASE":
+        return "default"
     if expr.startswith("new HashMap"):
         return {}
+    m = re.fullmatch(r"TimeUnit\.(SECONDS|MINUTES|HOURS)\.toMillis\((\d+)\)", expr)
+    if m:
+        return int(m.group(2)) * {"SECONDS": 1000, "MINUTES": 60000, "HOURS": 3600000}[m.group(1)]
     m = re.fullmatch(r"Duration\.of(Millis|Seconds|Minutes|Hours|Days)\((\d+)\)", expr)
     if m:
         return int(m.group(2)) * {"Millis": 1, "Seconds": 1000, "Minutes": 60000, "Hours": 3600000,
@@ -306,7 +324,7 @@ def _java_default(java_type: str, expr: str) -> Any:
     m = re.fullmatch(r'MemorySize\.parse\("([^"]+)"\)', expr)
     if m:
         return parse_memory_size(m.group(1))
-    m = re.fullmatch(r"MemorySize\.of(MebiBytes|KibiBytes|Bytes)\((\d+)\)", expr)
+    m = re.fullmatch(r"(?:MemorySize\.)?of(MebiBytes|KibiBytes|Bytes)\((\d+)\)", expr)
     if m:
         return int(m.group(2)) * {"MebiBytes": 1 << 20, "KibiBytes": 1 << 10, "Bytes": 1}[m.group(1)]
     if expr == "MemorySize.VALUE_8_MB":
@@ -331,14 +349,62 @@ def _tsv_rows(name: str) -> Iterable[List[str]]:
 
 
 @lru_cache(maxsize=1)
+def _support() -> Dict[str, Support]:
+    return {key: Support(*rest) for key, *rest in _tsv_rows("option_support.tsv")}
+
+
+@lru_cache(maxsize=1)
+def other_options() -> Dict[str, Dict[str, OptionSpec]]:
+    """Scope (``table``, ``spark``, ``catalog``) → key → spec of the keys of Paimon's option classes
+    other than CoreOptions (paimon_options.tsv); a key two classes declare (``uri``) is the first's."""
+    support, out = _support(), {}
+    for cls, scope, key, java_type, default, description in _tsv_rows("paimon_options.tsv"):
+        out.setdefault(scope, {}).setdefault(key, OptionSpec(
+            key, java_type, _java_default(java_type, default), support=support[key], option_class=cls,
+            description=description))
+    return out
+
+
+@lru_cache(maxsize=1)
 def registry() -> Dict[str, OptionSpec]:
-    """All known option keys → spec, read once from core_options.tsv and option_support.tsv."""
-    support = {key: Support(*rest) for key, *rest in _tsv_rows("option_support.tsv")}
+    """The keys a table or a read or write may carry → spec: CoreOptions' (core_options.tsv), then
+    the table- and Spark-scope keys of the other classes, with what paimon-sql does with each
+    (option_support.tsv)."""
+    support = _support()
     specs = {}
     for key, java_type, default, *rule in _tsv_rows("core_options.tsv"):
         specs[key] = OptionSpec(key, java_type, _java_default(java_type, default), *_rule(rule[0] if rule else ""),
                                 support=support[key])
+    for scope in ("table", "spark"):
+        specs.update((k, spec) for k, spec in other_options().get(scope, {}).items() if k not in specs)
     return specs
+
+
+def catalog_registry() -> Dict[str, OptionSpec]:
+    """The keys of Paimon's catalog option classes → spec."""
+    return other_options()["catalog"]
+
+
+@lru_cache(maxsize=1)
+def _spellings() -> Dict[str, str]:
+    return {k.lower(): k for k in (*catalog_registry(), *registry())}
+
+
+def as_paimon_spells(options: Mapping[str, Any]) -> Dict[str, Any]:
+    """``options`` with each known key spelled as Paimon spells it: Spark lower-cases the keys of
+    DataFrame options (``read.allow.fullscan``), which would otherwise match no key and be ignored."""
+    spellings = _spellings()
+    return {spellings.get(k.lower(), k): v for k, v in options.items()}
+
+
+def validate_catalog(options: Mapping[str, str]) -> None:
+    """Refuse a catalog option paimon-sql would silently ignore (a refused key at a value other
+    than its default), in one line naming it; other keys (storage options, unknown keys) pass."""
+    specs = catalog_registry()
+    for key, text in options.items():
+        spec = specs.get(key)
+        if spec is not None and spec.support.status == REFUSED and spec.refuses(spec.parse(text)):
+            raise InvalidOptionError(spec.support.refusal(key))
 
 
 # ``fields.<c1,c2>.<suffix>``: the key names columns (aggregate-function, ignore-retract, sequence-group...)

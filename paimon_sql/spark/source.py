@@ -38,6 +38,7 @@ from paimon_sql.catalog import load_catalog
 from paimon_sql.data import predicate as P
 from paimon_sql.data.types import DataField
 from paimon_sql.exceptions import PaimonError
+from paimon_sql.options.core_options import as_paimon_spells, catalog_registry
 from paimon_sql.read import fallback_read, metadata_columns
 from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
 from paimon_sql.schema.table_schema import ROW_ID, SEQUENCE_NUMBER
@@ -64,16 +65,14 @@ def store_options(options) -> dict:
     return {k: v for k, v in options.items() if k.lower().startswith("s3.")}
 
 
-# Paimon's catalog options beside the warehouse (and s3.*, jdbc.*): the data source loads the
-# catalog a session uses, so that a commit has that catalog's lock and metastore callbacks
-_CATALOG_KEYS = ("metastore", "uri", "catalog-key", "hive-conf-dir", "client-pool-size", "sync-all-properties",
-                 "lock.enabled", "lock-acquire-timeout", "lock-check-max-sleep")
-
-
 def catalog_options(options) -> dict:
-    """The options of the catalog the source's options name (:func:`store_options` and the catalog's own)."""
-    return {**store_options(options), **{k: v for k, v in options.items()
-                                         if k.lower() in _CATALOG_KEYS or k.lower().startswith("jdbc.")}}
+    """The options of the catalog the source's options name (:func:`store_options`, ``jdbc.*`` and the
+    keys of Paimon's catalog option classes, the warehouse aside): the data source loads the catalog
+    a session uses, so that a commit has that catalog's lock and metastore callbacks, and a catalog
+    option it cannot honour is refused as the session's would be."""
+    keys = catalog_registry()
+    return {**store_options(options), **{k: v for k, v in as_paimon_spells(options).items()
+                                         if (k in keys and k != "warehouse") or k.lower().startswith("jdbc.")}}
 
 
 def locate_table(options):
@@ -99,7 +98,7 @@ def load_table(options, travel: bool = True):
     table = locate_table(options)
     if options.get("branch") and options["branch"] != table.branch:
         table = table.switch_to_branch(options["branch"])
-    dynamic = {k: v for k, v in options.items()
+    dynamic = {k: v for k, v in as_paimon_spells(options).items()
                if k.lower() not in _SOURCE_KEYS and not k.lower().startswith(("paimon.", "s3.")) and v is not None}
     return table.travel(dynamic) if travel else table.copy(dynamic)
 

@@ -20,7 +20,7 @@ from paimon_sql.catalog import Identifier, load_catalog
 from paimon_sql.data.types import DataField, paimon_type_from_sql
 from paimon_sql.exceptions import PaimonError, SchemaError, TableNotFoundError
 from paimon_sql.schema.table_schema import TableSchema
-from paimon_sql.spark.source import is_location, store_options
+from paimon_sql.spark.source import catalog_options, is_location, store_options
 from paimon_sql.spark.write import EXPLICIT_CAST, MERGE_SCHEMA, by_name, merge_schema, write_dataframe
 from paimon_sql.table import format_table
 from paimon_sql.table import materialized_table as mt
@@ -133,7 +133,8 @@ def target_of(session, options: dict, name: Optional[str]) -> Target:
         raise PaimonError("a paimon write needs a table: save('db.t') or save('<table location>')")
     store = {**session.catalog_options, **store_options(options)}
     warehouse = _option(options, "warehouse")
-    if warehouse:
+    if warehouse:  # the catalog the write's options name, as a read's (a catalog option refused alike)
+        store = {**session.catalog_options, **catalog_options(options)}
         return Target(warehouse, str(Identifier.parse(name)), store, load_catalog(warehouse, store))
     if is_location(name):
         return Target(None, name, store)
