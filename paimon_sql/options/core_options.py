@@ -365,6 +365,14 @@ def other_options() -> Dict[str, Dict[str, OptionSpec]]:
     return out
 
 
+def class_keys() -> Dict[Tuple[str, str], List[str]]:
+    """(class, scope) → its keys, in paimon_options.tsv's order (a key two classes declare under both)."""
+    out: Dict[Tuple[str, str], List[str]] = {}
+    for cls, scope, key, *_ in _tsv_rows("paimon_options.tsv"):
+        out.setdefault((cls, scope), []).append(key)
+    return out
+
+
 @lru_cache(maxsize=1)
 def registry() -> Dict[str, OptionSpec]:
     """The keys a table or a read or write may carry → spec: CoreOptions' (core_options.tsv), then

@@ -1,6 +1,8 @@
 """Through SQL and the DataFrame API: an option paimon-sql refuses (option_support.tsv) fails every
 statement that sets it to a value other than its default, with one line naming it; a table that
-carries one (written by Java or Flink) is refused where it matters (reads or writes)."""
+carries one (written by Java or Flink) is refused where it matters (reads or writes). The same for
+the keys of Paimon's other option classes, by their scope: table options, Spark read/write options,
+catalog options (``connect(catalog_options=...)``, as ``--catalog`` gives them, and DataFrame options)."""
 
 import json
 import os
@@ -8,7 +10,7 @@ import os
 import pytest
 
 from paimon_sql.exceptions import InvalidOptionError
-from paimon_sql.options.core_options import REFUSED, registry
+from paimon_sql.options.core_options import REFUSED, catalog_registry, registry
 from spark.conftest import rows
 
 REFUSED_KEYS = [k for k, s in registry().items() if s.support.status == REFUSED]
@@ -126,3 +128,64 @@ def test_a_java_table_with_a_write_scope_option_is_read_not_written(db):
                                                  "cannot be written here$"):
         db.sql("INSERT INTO db.t VALUES (2, 'b')")
     assert rows(db, "SELECT * FROM db.t") == [(1, "a")]
+
+
+# -- the other option classes' keys ----------------------------------------------------------------
+
+def test_refused_keys_of_the_other_classes_are_refused_through_sql(db):
+    db.sql(TABLE.format(""))
+    db.sql("INSERT INTO db.t VALUES (1, 'a')")
+    for key, value in [("metadata.iceberg.storage", "table-location"), ("orc.timestamp-ltz.legacy.type", "false"),
+                       ("write.merge-schema.type-widening", "true")]:
+        with pytest.raises(InvalidOptionError, match=refusal(key)):
+            db.sql(f"ALTER TABLE db.t SET TBLPROPERTIES ('{key}' = '{value}')")
+    with pytest.raises(InvalidOptionError, match=refusal("read.changelog")):
+        db.sql("SELECT * FROM db.t /*+ OPTIONS('read.changelog' = 'true') */")
+    db.spark.conf.set("spark.paimon.read.allow.fullScan", "false")
+    try:
+        with pytest.raises(InvalidOptionError, match=refusal("read.allow.fullScan")):
+            db.sql("SELECT * FROM db.t")
+    finally:
+        db.spark.conf.unset("spark.paimon.read.allow.fullScan")
+    assert rows(db, "SELECT * FROM db.t") == [(1, "a")]
+    assert not any(k.startswith(("metadata.", "orc.", "write.")) for k in db.catalog.get_table("db.t").schema.options)
+
+
+def test_a_refused_catalog_option_is_refused_by_connect(spark, warehouse):
+    """``paimon-sql --catalog lock.type=zookeeper`` hands its options to connect() as these."""
+    import paimon_sql
+    with pytest.raises(InvalidOptionError) as e:
+        paimon_sql.connect(warehouse, spark=spark, catalog_options={"lock.type": "zookeeper"})
+    assert str(e.value) == ("catalog option 'lock.type' is not supported by paimon-sql "
+                            f"({catalog_registry()['lock.type'].support.note})")
+
+
+def test_dataframe_options_of_other_classes_refuse(db):
+    db.sql(TABLE.format(""))
+    db.sql("INSERT INTO db.t VALUES (1, 'a')")
+    def reader():
+        return db.spark.read.format("paimon").option("warehouse", db.warehouse)
+    # Spark lower-cases a DataFrame option's key: read.allow.fullScan is still known
+    with pytest.raises(Exception, match="option 'read.allow.fullScan' is not supported by paimon-sql"):
+        reader().option("read.allow.fullScan", "false").load("db.t").collect()
+    with pytest.raises(Exception, match="catalog option 'case-sensitive' is not supported by paimon-sql"):
+        reader().option("case-sensitive", "false").load("db.t").collect()
+    df = db.spark.createDataFrame([(2, "b")], "id INT, v STRING")
+    with pytest.raises(Exception, match="option 'write.merge-schema.type-widening' is not supported by paimon-sql"):
+        df.write.format("paimon").option("warehouse", db.warehouse) \
+            .option("write.merge-schema.type-widening", "true").mode("append").save("db.t")
+    with pytest.raises(Exception, match="catalog option 'defaultDatabase' is not supported by paimon-sql"):
+        df.write.format("paimon").option("warehouse", db.warehouse).option("defaultDatabase", "other") \
+            .mode("append").save("db.t")
+    assert sorted(r.id for r in reader().option("cache-enabled", "false").load("db.t").collect()) == [1]
+
+
+def test_csv_delimiters_and_escape_character_shape_the_files(db):
+    db.sql("CREATE TABLE db.c (id INT, v STRING) TBLPROPERTIES ('type' = 'format-table', 'file.format' = 'csv', "
+           "'csv.field-delimiter' = ';', 'csv.line-delimiter' = '#', 'csv.escape-character' = '!')")
+    db.sql("""INSERT INTO db.c VALUES (1, 'a"b'), (2, 'c')""")
+    table = db.catalog.get_table("db.c")
+    text = "".join(open(os.path.join(table.path, name)).read() for name in sorted(os.listdir(table.path))
+                   if name.endswith(".csv"))
+    assert sorted(filter(None, text.split("#"))) == ['1;"a!"b"', "2;c"]
+    assert sorted(rows(db, "SELECT * FROM db.c")) == [(1, 'a"b'), (2, "c")]

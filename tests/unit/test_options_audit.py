@@ -1,5 +1,7 @@
-"""The options audit (issue 13): every Paimon option is honoured, refused, engine tuning or
-Flink-only (option_support.tsv); a refused one is never accepted and silently ignored.
+"""The options audit (issues 13 and 35): every Paimon option is honoured, refused, engine tuning or
+Flink-only (option_support.tsv), and so is every key of Paimon 2.0's other option classes (catalog,
+Spark, format, index, Iceberg: honoured, refused or engine-only); a refused one is never accepted
+and silently ignored.
 
 Honoured options point at the test showing their effect; the ones without such a test elsewhere
 have it here (codecs, manifest merging, partition option, sequence sort order, time travel by
@@ -15,22 +17,35 @@ from dataclasses import replace
 from pathlib import Path
 
 import fastavro
+import sqlite3
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from oracles.paimon_java import VERSIONS
 from support import SCHEMA
 
+from paimon_sql.catalog import load_catalog
 from paimon_sql.exceptions import CommitConflictError, InvalidOptionError, PaimonError
 from paimon_sql.mergetree.compact_strategy import UniversalCompaction
 from paimon_sql.mergetree.levels import SortedRun
-from paimon_sql.options.core_options import ENGINE_TUNING, HONOURED, REFUSED, STREAMING, CoreOptions, registry
+from paimon_sql.options.core_options import (CATALOG, ENGINE_ONLY, ENGINE_TUNING, HONOURED, REFUSED, STREAMING,
+                                             CoreOptions, as_paimon_spells, catalog_registry, class_keys,
+                                             other_options, registry)
 
 ROOT = Path(__file__).resolve().parents[2]
 # every key of Paimon's CoreOptions (the registry was extracted from it, key for key)
 ALL_KEYS = [line.split("\t")[0] for line in (ROOT / "paimon_sql/options/core_options.tsv").read_text().splitlines()
             if line.strip() and not line.startswith("#")]
+# every key of Paimon 2.0's other option classes, with its class and scope (extracted from Paimon's source)
+OTHER_ROWS = [line.split("\t") for line in (ROOT / "paimon_sql/options/paimon_options.tsv").read_text().splitlines()
+              if line.strip() and not line.startswith("#")]
+CLASSES = {"CatalogOptions": "catalog", "RESTCatalogOptions": "catalog", "JdbcCatalogOptions": "catalog",
+           "HiveCatalogOptions": "catalog", "SparkCatalogOptions": "catalog", "SparkConnectorOptions": "spark",
+           "OrcOptions": "table", "CsvOptions": "table", "JsonOptions": "table", "TextOptions": "table",
+           "BitmapGlobalIndexOptions": "table", "BTreeIndexOptions": "table", "SortedIndexOptions": "table",
+           "LuminaVectorIndexOptions": "table", "IcebergOptions": "table"}
 REFUSED_KEYS = [k for k, s in registry().items() if s.support.status == REFUSED]
+REFUSED_CATALOG_KEYS = [k for k, s in catalog_registry().items() if s.support.status == REFUSED]
 PK = {"primary_keys": ["id"]}
 
 
@@ -46,12 +61,36 @@ def other_value(spec) -> str:
 
 def test_every_option_has_a_status():
     specs = registry()
-    assert ALL_KEYS and set(ALL_KEYS) == set(specs)
+    assert ALL_KEYS and set(ALL_KEYS) == {k for k, s in specs.items() if s.option_class == "CoreOptions"}
     for key in ALL_KEYS:
         s = specs[key].support
         assert s.status in (HONOURED, REFUSED, ENGINE_TUNING, STREAMING), key
         assert (s.scope in ("read", "write")) == (s.status == REFUSED), key
         assert s.note or s.status in (ENGINE_TUNING, STREAMING), f"{key}: a {s.status} option says why / where"
+
+
+def test_every_key_of_every_other_class_has_a_status():
+    assert {cls: scope for cls, scope, *_ in OTHER_ROWS} == CLASSES
+    assert {(cls, scope) for cls, scope in class_keys()} == set(CLASSES.items())
+    for cls, scope, key, java_type, default, description in OTHER_ROWS:
+        spec = other_options()[scope][key]
+        s = spec.support
+        assert s.status in (HONOURED, REFUSED, ENGINE_ONLY), key
+        refused_in = (CATALOG,) if scope == "catalog" else ("read", "write")
+        assert (s.scope in refused_in) == (s.status == REFUSED), key
+        assert s.note, f"{key}: a {s.status} option says why / where"
+        assert java_type and description, key
+    assert len({k for _, _, k, *_ in OTHER_ROWS}) == len(OTHER_ROWS) - 1  # 'uri': CatalogOptions' and REST's
+    assert {k for k, s in registry().items() if s.option_class != "CoreOptions"} == \
+        {k for _, scope, k, *_ in OTHER_ROWS if scope != "catalog"}
+
+
+def test_iceberg_options_are_refused_until_iceberg_metadata_is_written():
+    keys = class_keys()["IcebergOptions", "table"]
+    assert len(keys) == 17 and all(k.startswith("metadata.iceberg.") for k in keys)
+    for key in keys:
+        assert registry()[key].support.note == "Iceberg-compatible metadata: not yet written (issue 35)"
+        assert registry()[key].support.status == REFUSED
 
 
 def test_the_other_engineers_options_keep_their_status():
@@ -76,7 +115,8 @@ def test_the_doc_is_in_sync():
     spec.loader.exec_module(doc)
     text = (ROOT / "docs" / "options.md").read_text()
     assert doc.synced(text) == text, "docs/options.md is out of date: run scripts/options_doc.py"
-    assert all(f"| `{k}` |" in text for k in ALL_KEYS)
+    assert all(f"| `{k}` |" in text for k in ALL_KEYS + [k for _, _, k, *_ in OTHER_ROWS])
+    assert all(f"### {cls} (" in text for cls in CLASSES)
 
 
 # -- refused options are refused ---------------------------------------------------------------
@@ -95,6 +135,37 @@ def test_a_refused_option_is_refused_at_create_and_by_a_hint(catalog, key):
         return
     with pytest.raises(InvalidOptionError, match=f"^option '{key}' is not supported by paimon-sql"):
         t.copy({key: value})
+
+
+@pytest.mark.parametrize("key", REFUSED_CATALOG_KEYS)
+def test_a_refused_catalog_option_is_refused_when_the_catalog_loads(tmp_path, key):
+    value = other_value(catalog_registry()[key])
+    with pytest.raises(InvalidOptionError) as e:
+        load_catalog(str(tmp_path / "wh"), {key: value})
+    assert str(e.value) == f"catalog option '{key}' is not supported by paimon-sql ({catalog_registry()[key].support.note})"
+    assert not (tmp_path / "wh").exists()
+
+
+def test_catalog_options_at_their_default_and_engine_only_ones_are_accepted(tmp_path):
+    catalog = load_catalog(str(tmp_path / "wh"), {"table.type": "MANAGED", "location-in-properties": "false",
+                                                  "defaultDatabase": "default", "cache-enabled": "false",
+                                                  "token": "t", "alter-table-cascade": "false"})
+    catalog.create_database("db")
+    assert catalog.create_table_from_arrow("db.t", SCHEMA).to_arrow().num_rows == 0
+
+
+def test_dataframe_option_keys_are_matched_as_paimon_spells_them():
+    assert as_paimon_spells({"read.allow.fullscan": "false", "defaultdatabase": "x", "mine": "1"}) == \
+        {"read.allow.fullScan": "false", "defaultDatabase": "x", "mine": "1"}
+
+
+def test_lock_key_max_length_sizes_the_jdbc_lock_table(tmp_path):
+    uri = f"{tmp_path}/catalog.sqlite"
+    load_catalog(str(tmp_path / "wh"), {"metastore": "jdbc", "uri": f"jdbc:sqlite:{uri}", "lock.enabled": "true",
+                                        "lock-key-max-length": "100"})
+    with sqlite3.connect(uri) as db:
+        (sql,) = db.execute("SELECT sql FROM sqlite_master WHERE name = 'paimon_distributed_locks'").fetchone()
+    assert "lock_id VARCHAR(100)" in sql
 
 
 def test_a_refused_option_at_its_default_is_accepted(catalog):
