@@ -308,8 +308,9 @@ def _java_default(java_type: str, expr: str) -> Any:
         return (1 << 31) - 1 if expr.startswith("Integer") else (1 << 63) - 1
     if expr == "Integer.MIN_VALUE":
         return -(1 << 31)
-    if expr == "FILE_FORMAT_PARQUET":
-        return "parquet"
+    m = re.fullmatch(r"(?:CoreOptions\.)?FILE_FORMAT_([A-Z]+)", expr)
+    if m:
+        return m.group(1).lower()
     if expr == "Catalog.DEFAULT_DATABASE":
         return "default"
     if expr.startswith("new HashMap"):

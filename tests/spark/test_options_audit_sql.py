@@ -4,6 +4,7 @@ carries one (written by Java or Flink) is refused where it matters (reads or wri
 the keys of Paimon's other option classes, by their scope: table options, Spark read/write options,
 catalog options (``connect(catalog_options=...)``, as ``--catalog`` gives them, and DataFrame options)."""
 
+import gzip
 import json
 import os
 
@@ -180,12 +181,14 @@ def test_dataframe_options_of_other_classes_refuse(db):
     assert sorted(r.id for r in reader().option("cache-enabled", "false").load("db.t").collect()) == [1]
 
 
-def test_csv_delimiters_and_escape_character_shape_the_files(db):
+def test_csv_delimiters_escape_character_and_compression_shape_the_files(db):
     db.sql("CREATE TABLE db.c (id INT, v STRING) TBLPROPERTIES ('type' = 'format-table', 'file.format' = 'csv', "
-           "'csv.field-delimiter' = ';', 'csv.line-delimiter' = '#', 'csv.escape-character' = '!')")
+           "'csv.field-delimiter' = ';', 'csv.line-delimiter' = '#', 'csv.escape-character' = '!', "
+           "'format-table.file.compression' = 'gzip')")
     db.sql("""INSERT INTO db.c VALUES (1, 'a"b'), (2, 'c')""")
     table = db.catalog.get_table("db.c")
-    text = "".join(open(os.path.join(table.path, name)).read() for name in sorted(os.listdir(table.path))
-                   if name.endswith(".csv"))
+    names = [name for name in sorted(os.listdir(table.path)) if not name.startswith((".", "_"))]
+    assert names and all(name.endswith(".csv.gz") for name in names)
+    text = "".join(gzip.open(os.path.join(table.path, name), "rt").read() for name in names)
     assert sorted(filter(None, text.split("#"))) == ['1;"a!"b"', "2;c"]
     assert sorted(rows(db, "SELECT * FROM db.c")) == [(1, 'a"b'), (2, "c")]

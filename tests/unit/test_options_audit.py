@@ -159,6 +159,18 @@ def test_dataframe_option_keys_are_matched_as_paimon_spells_them():
         {"read.allow.fullScan": "false", "defaultDatabase": "x", "mine": "1"}
 
 
+@pytest.mark.parametrize("default_function, value", [(None, 3), ("sum", 5)])
+def test_fields_default_aggregate_function_aggregates_every_column(catalog, default_function, value):
+    schema = pa.schema([pa.field("id", pa.int64(), False), ("v", pa.int64())])
+    options = {"merge-engine": "aggregation", "bucket": "1"}
+    if default_function:
+        options["fields.default-aggregate-function"] = default_function
+    t = catalog.create_table_from_arrow("db.t", schema, options=options, **PK)
+    t.write_arrow(pa.table({"id": [1], "v": [2]}, schema=schema))
+    t.write_arrow(pa.table({"id": [1], "v": [3]}, schema=schema))
+    assert t.to_arrow().to_pylist() == [{"id": 1, "v": value}]
+
+
 def test_lock_key_max_length_sizes_the_jdbc_lock_table(tmp_path):
     uri = f"{tmp_path}/catalog.sqlite"
     load_catalog(str(tmp_path / "wh"), {"metastore": "jdbc", "uri": f"jdbc:sqlite:{uri}", "lock.enabled": "true",
