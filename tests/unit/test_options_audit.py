@@ -85,12 +85,12 @@ def test_every_key_of_every_other_class_has_a_status():
         {k for _, scope, k, *_ in OTHER_ROWS if scope != "catalog"}
 
 
-def test_iceberg_options_are_refused_until_iceberg_metadata_is_written():
+def test_iceberg_options_are_judged_as_table_options():
+    """Their statuses are the Iceberg metadata's (paimon_sql/options/iceberg_options.py, docs/iceberg.md)."""
     keys = class_keys()["IcebergOptions", "table"]
     assert len(keys) == 17 and all(k.startswith("metadata.iceberg.") for k in keys)
-    for key in keys:
-        assert registry()[key].support.note == "Iceberg-compatible metadata: not yet written (issue 35)"
-        assert registry()[key].support.status == REFUSED
+    assert registry()["metadata.iceberg.storage"].support.status == HONOURED
+    assert registry()["metadata.iceberg.uri"].support.status == REFUSED
 
 
 def test_the_other_engineers_options_keep_their_status():
