@@ -72,7 +72,8 @@ class AuditLog:
 
 
 def entry(client: ClientSession, op: Operation) -> dict:
-    """The audit record of ``op``, an operation of ``client``."""
+    """The audit record of ``op``, an operation of ``client``; ``rows`` is None for a statement without
+    a result set, or one that ended before it had one (a failure, a cancel)."""
     outcome = _OUTCOMES.get(op.ended_as, "cancelled")
     record = {
         "time": datetime.fromtimestamp(op.started / 1000, timezone.utc).isoformat(timespec="milliseconds")
@@ -81,7 +82,7 @@ def entry(client: ClientSession, op: Operation) -> dict:
         "session": client.handle.sessionId.guid.hex(), "operation": op.key.hex(),
         "kind": op.kind, "statement": scrub(op.text, op.text),
         "tables_read": list(op.tables_read), "tables_written": list(op.tables_written),
-        "rows": op.rows_sent if op.schema is not None else None,
+        "rows": op.rows_sent if op.schema is not None and (op.rows_sent or outcome == "ok") else None,
         "duration_ms": max((op.completed or int(time.time() * 1000)) - op.started, 0),
         "outcome": outcome,
     }

@@ -268,11 +268,12 @@ class StatementOperation(Operation):
         self.log.poll(self._stages)
         seconds = (int(time.time() * 1000) - self.started) / 1000
         if self.state == S.FINISHED_STATE:
-            self.log.add(f"Completed in {seconds:.1f} s")
+            self.log.add(f"Completed in {seconds:.1f} s", last=True)
         else:
             ended = {S.ERROR_STATE: "Failed", S.TIMEDOUT_STATE: "Timed out"}.get(self.state, "Cancelled")
             detail = f": {scrub(str(self.error), self.text)}" if self.error is not None else ""
-            self.log.add(f"{ended} after {seconds:.1f} s{detail}", "ERROR" if self.state == S.ERROR_STATE else "INFO")
+            level = "ERROR" if self.state == S.ERROR_STATE else "INFO"
+            self.log.add(f"{ended} after {seconds:.1f} s{detail}", level, last=True)
 
     def log_lines(self, first: bool) -> List[str]:
         if self.state == S.RUNNING_STATE:
@@ -308,19 +309,23 @@ class StatementOperation(Operation):
         return [(s.stageId, s.numTasks, s.numCompletedTasks, s.numActiveTasks) for s in self._stage_infos()]
 
     def progress(self) -> ttypes.TProgressUpdateResp:
-        """The running jobs' stages as Spark's status tracker counts their tasks."""
+        """The running jobs' stages as Spark's status tracker counts their tasks, in the columns of
+        Hive's progress (beeline formats exactly nine: it fails on fewer)."""
         rows, total, done = [], 0, 0
         for stage in self._stage_infos():
             total += stage.numTasks
             done += stage.numCompletedTasks
             pending = stage.numTasks - stage.numCompletedTasks - stage.numActiveTasks
-            rows.append([f"Stage-{stage.stageId}", str(stage.numTasks), str(stage.numCompletedTasks),
-                         str(stage.numActiveTasks), str(max(pending, 0)), str(stage.numFailedTasks)])
+            status = ("SUCCEEDED" if stage.numCompletedTasks >= stage.numTasks
+                      else "RUNNING" if stage.numActiveTasks or stage.numCompletedTasks else "PENDING")
+            rows.append([f"Stage-{stage.stageId}", "spark", status, str(stage.numTasks), str(stage.numCompletedTasks),
+                         str(stage.numActiveTasks), str(max(pending, 0)), str(stage.numFailedTasks), "0"])
         status = (ttypes.TJobExecutionStatus.COMPLETE if self.state in _TERMINAL
                   else ttypes.TJobExecutionStatus.IN_PROGRESS if rows else ttypes.TJobExecutionStatus.NOT_AVAILABLE)
         share = 1.0 if self.state == S.FINISHED_STATE else (done / total if total else 0.0)
         return ttypes.TProgressUpdateResp(
-            headerNames=["STAGE", "TOTAL", "COMPLETED", "RUNNING", "PENDING", "FAILED"], rows=rows,
+            headerNames=["STAGES", "MODE", "STATUS", "TOTAL", "COMPLETED", "RUNNING", "PENDING", "FAILED", "KILLED"],
+            rows=rows,
             progressedPercentage=share, status=status, footerSummary=f"{done}/{total} tasks",
             startTime=self.started)
 

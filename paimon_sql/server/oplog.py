@@ -18,23 +18,24 @@ class OperationLog:
         self._lines: List[str] = []
         self._read = 0  # lines already given by FETCH_NEXT
         self._stages: Dict[int, Tuple[int, int, int]] = {}  # the counts last written, by stage id
+        self._ended = False  # the last line is written: a poll racing with it adds nothing after it
         self._lock = threading.Lock()
 
-    def add(self, message: str, level: str = "INFO") -> None:
+    def add(self, message: str, level: str = "INFO", last: bool = False) -> None:
+        """Add a line (``last``: the statement's end, after which nothing is added)."""
         with self._lock:
-            self._lines.append(f"{level:<5} : {message}")
+            if not self._ended:
+                self._lines.append(f"{level:<5} : {message}")
+                self._ended = last
 
     def poll(self, stages: Stages) -> None:
         """Add a line for each stage whose task counts changed since the last poll."""
-        lines = []
         for stage_id, total, done, running in stages():
             with self._lock:
-                if self._stages.get(stage_id) == (total, done, running):
+                if self._ended or self._stages.get(stage_id) == (total, done, running):
                     continue
                 self._stages[stage_id] = (total, done, running)
-            lines.append(f"Stage-{stage_id}: {done}/{total} tasks ({running} running)")
-        for line in lines:
-            self.add(line)
+                self._lines.append(f"INFO  : Stage-{stage_id}: {done}/{total} tasks ({running} running)")
 
     def read(self, first: bool) -> List[str]:
         """The lines since the previous read (all of them when ``first``); they count as read."""
