@@ -241,16 +241,16 @@ class StatementOperation(Operation):
                 if self.state not in _STOPPED:  # a cancel while the statement ran: no query for its rows
                     self._serve(None if df is None else _arrow_schema(df, self.time_zone),
                                 None if df is None else (lambda: arrow_batches(df, self.time_zone)))
-                if not self._set_state(S.FINISHED_STATE):  # stopped meanwhile
+                if not self._end(S.FINISHED_STATE):  # stopped meanwhile
                     self._cancel_jobs()
                     with self._fetching:
                         self._close_rows()
             except Exception as e:
-                self._set_state(S.ERROR_STATE, as_operation_error(e, self.text))
+                self._end(S.ERROR_STATE, as_operation_error(e, self.text))
             finally:
                 if timer:
                     timer.cancel()
-                self._log_end()
+                self._log_end(self.state, self.error)  # stopped by a cancel, a close or the timeout
                 for k, v in before.items():
                     spark.conf.unset(k) if v is None else spark.conf.set(k, v)
                 spark.sparkContext._jsc.sc().clearJobGroup()
@@ -264,15 +264,23 @@ class StatementOperation(Operation):
             self.tables_written = list(getattr(access, "writes", None) or [])
             self.client.session.last_access = None
 
-    def _log_end(self) -> None:
+    def _end(self, state: int, error: Optional[OperationError] = None) -> bool:
+        """Move to ``state`` (FINISHED or ERROR), the operation log's last line written first: a
+        client that sees the state finds the line."""
+        if self.state not in _STOPPED:
+            self._log_end(state, error)
+        return self._set_state(state, error)
+
+    def _log_end(self, state: int, error: Optional[OperationError]) -> None:
+        """The operation log's last line (nothing when it has one)."""
         self.log.poll(self._stages)
         seconds = (int(time.time() * 1000) - self.started) / 1000
-        if self.state == S.FINISHED_STATE:
+        if state == S.FINISHED_STATE:
             self.log.add(f"Completed in {seconds:.1f} s", last=True)
         else:
-            ended = {S.ERROR_STATE: "Failed", S.TIMEDOUT_STATE: "Timed out"}.get(self.state, "Cancelled")
-            detail = f": {scrub(str(self.error), self.text)}" if self.error is not None else ""
-            level = "ERROR" if self.state == S.ERROR_STATE else "INFO"
+            ended = {S.ERROR_STATE: "Failed", S.TIMEDOUT_STATE: "Timed out"}.get(state, "Cancelled")
+            detail = f": {scrub(str(error), self.text)}" if error is not None else ""
+            level = "ERROR" if state == S.ERROR_STATE else "INFO"
             self.log.add(f"{ended} after {seconds:.1f} s{detail}", level, last=True)
 
     def log_lines(self, first: bool) -> List[str]:
