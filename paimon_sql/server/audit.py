@@ -88,6 +88,6 @@ def entry(client: ClientSession, op: Operation) -> dict:
     }
     if outcome != "ok":
         record["error"] = scrub(str(op.error), op.text) if op.error is not None else \
-            "the session closed before the statement finished"
+            "the statement was closed before it finished"
     return record
 
