@@ -59,6 +59,10 @@ SECRET_IN_URI = re.compile(r"(?i)(?<![\w.-])(?:password|passwd|pwd|secret|token)
                            r"|//[^/:@\s'\"]*:([^/@\s'\"]+)@")
 # a key = value pair as a statement writes it: 'k' = 'v' (WITH, TBLPROPERTIES, OPTIONS), k=v (a CALL's options)
 _WRITTEN_PAIR = re.compile(r"""(['"`])([^'"`]+)\1\s*=\s*(['"])(.*?)\3|([\w.-]+)\s*=\s*([^,'"\s)]+)""")
+# SET k = v, whose value runs to the statement's end; map('k', 'v', ...) (a CALL's options as a map)
+_SET_PAIR = re.compile(r"\s*SET\s+`?([^=`\s]+)`?\s*=\s*(.*?)[\s;]*", re.IGNORECASE | re.DOTALL)
+_MAP_ARGUMENTS = re.compile(r"\bmap\s*\(([^()]*)\)", re.IGNORECASE)
+_ARGUMENT_PAIR = re.compile(r"""(['"])(.*?)\1\s*,\s*(['"])(.*?)\3""")
 MASK = "******"
 
 
@@ -508,6 +512,11 @@ def secret_values(statement: str) -> List[str]:
     found = {m.group(4) if m.group(2) else m.group(6) for m in _WRITTEN_PAIR.finditer(statement)
              if SECRET_KEY.search(m.group(2) or m.group(5))}
     found |= {m.group(1) or m.group(2) for m in SECRET_IN_URI.finditer(statement)}
+    found |= {m.group(4) for args in _MAP_ARGUMENTS.finditer(statement)
+              for m in _ARGUMENT_PAIR.finditer(args.group(1)) if SECRET_KEY.search(m.group(2))}
+    setting = _SET_PAIR.fullmatch(statement)
+    if setting and SECRET_KEY.search(setting.group(1)):
+        found.add(setting.group(2))
     return sorted((v for v in found if v), key=len, reverse=True)
 
 

@@ -3,7 +3,7 @@
     paimon-sql-server --warehouse DIR [--host 127.0.0.1] [--port 10000] [--auth nosasl|none|plain]
                       [--password-file F] [--policy-file F] [--transport binary|http] [--http-path cliservice]
                       [--ssl-cert F --ssl-key F] [--query-timeout SECONDS] [--refresh-interval SECONDS]
-                      [--master URL]
+                      [--master URL] [--audit-log F [--audit-log-max-bytes N] [--audit-log-backups K]]
                       [--auth ldap --ldap-url URL (--ldap-user-dn-pattern P | --ldap-base-dn DN) [--ldap-...]]
                       [--conf k=v]... [--catalog k=v]... [--catalog-file F]
     paimon-sql-server adduser --password-file F USER      (the password is read from stdin)
@@ -25,7 +25,7 @@ from typing import List, Optional
 from paimon_sql import cli
 from paimon_sql.access.policy import PolicyFile
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.server import auth, ldap, transport
+from paimon_sql.server import audit, auth, ldap, transport
 
 
 def exposure_warning(host: str, auth_mode: str, tls: bool) -> Optional[str]:
@@ -73,6 +73,11 @@ def _args(argv: List[str]) -> argparse.Namespace:
     p.add_argument("--refresh-interval", type=float, default=60.0, metavar="SECONDS",
                    help="how often lapsed materialized tables are refreshed (0: never, default 60)")
     p.add_argument("--master", default=None, help="Spark master URL (default local[*])")
+    p.add_argument("--audit-log", metavar="F", help="write a JSON line for every statement and metadata call")
+    p.add_argument("--audit-log-max-bytes", type=int, metavar="N",
+                   help="rotate the audit log past this size (default 100 MB)")
+    p.add_argument("--audit-log-backups", type=int, metavar="K",
+                   help="rotated audit logs kept: F.1 ... F.K (default 10)")
     p.add_argument("--conf", action="append", default=[], metavar="K=V", help="Spark setting")
     cli.add_catalog_flags(p)
     ldap.add_flags(p)
@@ -128,6 +133,20 @@ def _cannot_listen(args, e: OSError) -> int:
     return 1
 
 
+def _audit_log(args) -> Optional[audit.AuditLog]:
+    """The ``--audit-log``, opened now (None without one); its size flags alone are refused."""
+    if not args.audit_log:
+        if args.audit_log_max_bytes is not None or args.audit_log_backups is not None:
+            raise ValueError("--audit-log-max-bytes and --audit-log-backups need --audit-log")
+        return None
+    sizes = {k: v for k, v in (("max_bytes", args.audit_log_max_bytes), ("backups", args.audit_log_backups))
+             if v is not None}
+    try:
+        return audit.AuditLog(args.audit_log, **sizes)
+    except OSError as e:
+        raise ValueError(f"cannot write --audit-log {args.audit_log}: {e.strerror or e}") from None
+
+
 def _terminate(signum, frame):
     raise KeyboardInterrupt  # SIGTERM stops the server as Ctrl-C does: Spark is stopped on the way out
 
@@ -148,6 +167,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             raise ValueError("--query-timeout must be 0 (no limit) or more seconds")
         if not args.refresh_interval >= 0:
             raise ValueError("--refresh-interval must be 0 (no refreshes) or more seconds")
+        audit_log = _audit_log(args)
     except (PaimonError, ValueError) as e:
         sys.stderr.write(f"Error: {e}\n")
         return 2
@@ -175,8 +195,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         cli._quiet_logs(session.spark)
         options = service.ServerOptions(query_timeout=args.query_timeout, policy=policy,
-                                        groups=authenticator.groups)
-        processor = TCLIService.Processor(service.TCLIServiceHandler(session, options))
+                                        groups=authenticator.groups, audit=audit_log)
+        handler = service.TCLIServiceHandler(session, options)
+        processor = TCLIService.Processor(handler)
         try:
             server = transport.listen(processor, host=args.host, port=args.port, authenticator=authenticator,
                                       transport=args.transport, http_path=args.http_path, tls=tls)
@@ -198,6 +219,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         finally:
             stop.set()
             server.shutdown()
+            handler.shutdown()
+            if audit_log is not None:
+                audit_log.close()
         return 0
     finally:
         session.close()

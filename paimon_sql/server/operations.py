@@ -18,7 +18,7 @@ import re
 import threading
 import time
 import uuid
-from typing import Callable, Dict, Iterator, Optional, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 import pyarrow as pa
 from pyspark.serializers import NoOpSerializer
@@ -29,7 +29,9 @@ from pyspark.util import _local_iterator_from_socket
 from TCLIService import ttypes
 
 from paimon_sql.exceptions import GENERAL_SQL_STATE, OperationError, PaimonError, SparkSqlError
+from paimon_sql.options.core_options import scrub
 from paimon_sql.server import rowset
+from paimon_sql.server.oplog import OperationLog
 from paimon_sql.session import spark_error
 
 S = ttypes.TOperationState
@@ -43,9 +45,14 @@ def new_handle_id() -> ttypes.THandleIdentifier:
 
 class Operation:
     """State and rows of one operation. ``rows()`` gives a fresh iterator of Arrow record batches
-    (FETCH_FIRST starts it again); ``schema`` None means the operation has no result set."""
+    (FETCH_FIRST starts it again); ``schema`` None means the operation has no result set.
 
-    def __init__(self, op_type: int, time_zone: str = "UTC"):
+    For the audit log: ``kind`` (the call: ExecuteStatement, GetTables...), ``text`` (the statement, or
+    the metadata call's arguments), ``tables_read``/``tables_written`` ("db.table"), ``rows_sent``,
+    ``ended_as`` (the state it ended in, CLOSED only when closed before it ended) and ``audited``
+    (its line is written). ``log``: its operation log."""
+
+    def __init__(self, op_type: int, time_zone: str = "UTC", kind: str = "", text: str = ""):
         self.handle = ttypes.TOperationHandle(operationId=new_handle_id(), operationType=op_type,
                                               hasResultSet=False)
         self.state = S.INITIALIZED_STATE
@@ -61,6 +68,13 @@ class Operation:
         self._lock = threading.RLock()  # state changes
         self._fetching = threading.Lock()
         self._done = threading.Event()
+        self.kind, self.text = kind, text
+        self.tables_read: List[str] = []
+        self.tables_written: List[str] = []
+        self.rows_sent = 0
+        self.ended_as: Optional[int] = None
+        self.audited = False
+        self.log = OperationLog()
 
     @property
     def key(self) -> bytes:
@@ -75,7 +89,12 @@ class Operation:
             if state in _TERMINAL:
                 self.completed = int(time.time() * 1000)
                 self._done.set()
+                self._ended(state)
             return True
+
+    def _ended(self, state: int) -> None:
+        if state != S.CLOSED_STATE or self.ended_as is None:
+            self.ended_as = state
 
     def _serve(self, schema: Optional[pa.Schema], rows: Optional[Callable[[], Iterator[pa.RecordBatch]]]) -> None:
         """Serve these rows; the first batch is made now (a close meanwhile waits for it)."""
@@ -116,6 +135,7 @@ class Operation:
                     self._stop(S.ERROR_STATE, error)
                 raise error from None
             self._offset += table.num_rows
+            self.rows_sent += table.num_rows
             return rowset.row_set(table, start, self.time_zone), table.num_rows
 
     def _restart(self) -> None:
@@ -155,6 +175,7 @@ class Operation:
             self.state, self.error = state, error or self.error
             self.completed = self.completed or int(time.time() * 1000)
             self._done.set()
+            self._ended(state)
 
     def _close_rows(self) -> None:
         close = getattr(self._batches, "close", None)
@@ -165,23 +186,29 @@ class Operation:
     def progress(self) -> Optional[ttypes.TProgressUpdateResp]:
         return None
 
+    def log_lines(self, first: bool) -> List[str]:
+        """The operation log's lines since the previous read (all of them when ``first``)."""
+        return self.log.read(first)
+
 
 class MetadataOperation(Operation):
-    """A metadata call's rows (an Arrow table made at once): a finished operation."""
+    """A metadata call's rows (an Arrow table made at once): a finished operation; or, without a
+    table, the call's ``error``."""
 
-    def __init__(self, op_type: int, table: pa.Table):
-        super().__init__(op_type)
-        self._serve(table.schema, lambda: iter(table.to_batches()))
-        self._set_state(S.FINISHED_STATE)
+    def __init__(self, op_type: int, table: Optional[pa.Table], kind: str = "", text: str = "",
+                 error: Optional[OperationError] = None):
+        super().__init__(op_type, kind=kind, text=text)
+        if table is not None:
+            self._serve(table.schema, lambda: iter(table.to_batches()))
+        self._set_state(S.FINISHED_STATE if error is None else S.ERROR_STATE, error)
 
 
 class StatementOperation(Operation):
     """One statement of a client session, run through the session's front layer."""
 
     def __init__(self, client, text: str, timeout: float, overlay: Dict[str, str]):
-        super().__init__(ttypes.TOperationType.EXECUTE_STATEMENT, client.time_zone())
+        super().__init__(ttypes.TOperationType.EXECUTE_STATEMENT, client.time_zone(), "ExecuteStatement", text)
         self.client = client
-        self.text = text
         self.timeout = timeout
         self.overlay = overlay  # Spark conf for this statement only
         self.group = f"paimon-sql-server-{uuid.UUID(bytes=self.key)}"
@@ -201,27 +228,65 @@ class StatementOperation(Operation):
             self.client.activate()
             spark.sparkContext.setJobGroup(self.group, self.text[:200], interruptOnCancel=True)
             before = {k: spark.conf.get(k, None) for k in self.overlay}
+            self.log.add(f"Executing statement: {scrub(self.text, self.text)}")
             try:
                 for k, v in self.overlay.items():
                     spark.conf.set(k, v)
-                df = self.client.session.execute(self.text)
+                try:
+                    df = self.client.session.execute(self.text)
+                finally:
+                    self._note_access()
                 df = served_dataframe(hive_listing(spark, self.text, df)) if df is not None else None
                 self.time_zone = self.client.time_zone()
                 if self.state not in _STOPPED:  # a cancel while the statement ran: no query for its rows
                     self._serve(None if df is None else _arrow_schema(df, self.time_zone),
                                 None if df is None else (lambda: arrow_batches(df, self.time_zone)))
-                if not self._set_state(S.FINISHED_STATE):  # stopped meanwhile
+                if not self._end(S.FINISHED_STATE):  # stopped meanwhile
                     self._cancel_jobs()
                     with self._fetching:
                         self._close_rows()
             except Exception as e:
-                self._set_state(S.ERROR_STATE, as_operation_error(e, self.text))
+                self._end(S.ERROR_STATE, as_operation_error(e, self.text))
             finally:
                 if timer:
                     timer.cancel()
+                self._log_end(self.state, self.error)  # stopped by a cancel, a close or the timeout
                 for k, v in before.items():
                     spark.conf.unset(k) if v is None else spark.conf.set(k, v)
                 spark.sparkContext._jsc.sc().clearJobGroup()
+
+    def _note_access(self) -> None:
+        """The tables the statement read and wrote, as the session's statement analysis saw them
+        (``last_access``: None, or ``reads`` and ``writes`` lists of "db.table"); taken, then cleared."""
+        access = getattr(self.client.session, "last_access", None)
+        if access is not None:
+            self.tables_read = list(getattr(access, "reads", None) or [])
+            self.tables_written = list(getattr(access, "writes", None) or [])
+            self.client.session.last_access = None
+
+    def _end(self, state: int, error: Optional[OperationError] = None) -> bool:
+        """Move to ``state`` (FINISHED or ERROR), the operation log's last line written first: a
+        client that sees the state finds the line."""
+        if self.state not in _STOPPED:
+            self._log_end(state, error)
+        return self._set_state(state, error)
+
+    def _log_end(self, state: int, error: Optional[OperationError]) -> None:
+        """The operation log's last line (nothing when it has one)."""
+        self.log.poll(self._stages)
+        seconds = (int(time.time() * 1000) - self.started) / 1000
+        if state == S.FINISHED_STATE:
+            self.log.add(f"Completed in {seconds:.1f} s", last=True)
+        else:
+            ended = {S.ERROR_STATE: "Failed", S.TIMEDOUT_STATE: "Timed out"}.get(state, "Cancelled")
+            detail = f": {scrub(str(error), self.text)}" if error is not None else ""
+            level = "ERROR" if state == S.ERROR_STATE else "INFO"
+            self.log.add(f"{ended} after {seconds:.1f} s{detail}", level, last=True)
+
+    def log_lines(self, first: bool) -> List[str]:
+        if self.state == S.RUNNING_STATE:
+            self.log.poll(self._stages)
+        return super().log_lines(first)
 
     def _time_out(self) -> None:
         with self._lock:
@@ -238,26 +303,37 @@ class StatementOperation(Operation):
     def _cancel_jobs(self) -> None:
         self.client.session.spark.sparkContext.cancelJobGroup(self.group)
 
-    def progress(self) -> ttypes.TProgressUpdateResp:
-        """The running jobs' stages as Spark's status tracker counts their tasks."""
+    def _stage_infos(self) -> Iterator:
+        """Spark's status of the statement's jobs' stages (SparkStageInfo), oldest job first."""
         tracker = self.client.session.spark.sparkContext.statusTracker()
-        rows, total, done = [], 0, 0
-        for job in tracker.getJobIdsForGroup(self.group):
+        for job in sorted(tracker.getJobIdsForGroup(self.group)):
             info = tracker.getJobInfo(job)
             for stage_id in (info.stageIds if info else []):
                 stage = tracker.getStageInfo(stage_id)
-                if stage is None:
-                    continue
-                total += stage.numTasks
-                done += stage.numCompletedTasks
-                pending = stage.numTasks - stage.numCompletedTasks - stage.numActiveTasks
-                rows.append([f"Stage-{stage_id}", str(stage.numTasks), str(stage.numCompletedTasks),
-                             str(stage.numActiveTasks), str(max(pending, 0)), str(stage.numFailedTasks)])
+                if stage is not None:
+                    yield stage
+
+    def _stages(self) -> Iterable[Tuple[int, int, int, int]]:
+        return [(s.stageId, s.numTasks, s.numCompletedTasks, s.numActiveTasks) for s in self._stage_infos()]
+
+    def progress(self) -> ttypes.TProgressUpdateResp:
+        """The running jobs' stages as Spark's status tracker counts their tasks, in the columns of
+        Hive's progress (beeline formats exactly nine: it fails on fewer)."""
+        rows, total, done = [], 0, 0
+        for stage in self._stage_infos():
+            total += stage.numTasks
+            done += stage.numCompletedTasks
+            pending = stage.numTasks - stage.numCompletedTasks - stage.numActiveTasks
+            status = ("SUCCEEDED" if stage.numCompletedTasks >= stage.numTasks
+                      else "RUNNING" if stage.numActiveTasks or stage.numCompletedTasks else "PENDING")
+            rows.append([f"Stage-{stage.stageId}", "spark", status, str(stage.numTasks), str(stage.numCompletedTasks),
+                         str(stage.numActiveTasks), str(max(pending, 0)), str(stage.numFailedTasks), "0"])
         status = (ttypes.TJobExecutionStatus.COMPLETE if self.state in _TERMINAL
                   else ttypes.TJobExecutionStatus.IN_PROGRESS if rows else ttypes.TJobExecutionStatus.NOT_AVAILABLE)
         share = 1.0 if self.state == S.FINISHED_STATE else (done / total if total else 0.0)
         return ttypes.TProgressUpdateResp(
-            headerNames=["STAGE", "TOTAL", "COMPLETED", "RUNNING", "PENDING", "FAILED"], rows=rows,
+            headerNames=["STAGES", "MODE", "STATUS", "TOTAL", "COMPLETED", "RUNNING", "PENDING", "FAILED", "KILLED"],
+            rows=rows,
             progressedPercentage=share, status=status, footerSummary=f"{done}/{total} tasks",
             startTime=self.started)
 

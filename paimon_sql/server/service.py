@@ -19,7 +19,7 @@ import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable, Dict, FrozenSet, Optional
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Optional
 
 from TCLIService import TCLIService, ttypes
 
@@ -37,6 +37,9 @@ from paimon_sql.server.operations import (
     new_handle_id,
 )
 from paimon_sql.session import Session, connect
+
+if TYPE_CHECKING:
+    from paimon_sql.server.audit import AuditLog
 
 log = logging.getLogger("paimon_sql.server")
 
@@ -70,20 +73,24 @@ class ServerOptions:
     client's ``queryTimeout`` or the session's ``spark.sql.thriftServer.queryTimeout`` may set a
     shorter one). ``async_threads``: statements run in the background at once. ``policy``: the
     grants (``--policy-file``; None: every user administers everything). ``groups``: a user's
-    directory groups, as the sign-in found them (the grants of ``group:<name>``)."""
+    directory groups, as the sign-in found them (the grants of ``group:<name>``). ``audit``: the
+    audit log every operation's line goes to, when there is one."""
     query_timeout: float = 0.0
     async_threads: int = 64
     policy: Optional[PolicyFile] = None
     groups: Callable[[str], FrozenSet[str]] = _no_groups
+    audit: Optional[AuditLog] = None
 
 
 class ClientSession:
     """One client's session: its paimon-sql session, and its operations by handle. ``user``: the
-    user the transport authenticated, else the one the client named."""
+    user the transport authenticated, else the one the client named; ``address``: the client's
+    ``ip:port`` when it opened the session."""
 
-    def __init__(self, session: Session, user: str, protocol: int):
+    def __init__(self, session: Session, user: str, protocol: int, address: str = ""):
         self.session = session
         self.user = user
+        self.address = address
         self.protocol = protocol
         self.handle = ttypes.TSessionHandle(sessionId=new_handle_id())
         self.connection = threading.get_ident()  # the thread serving the connection that opened it
@@ -199,7 +206,8 @@ class TCLIServiceHandler(TCLIService.Iface):
         session.access = access
         if self.options.policy is not None:  # SQL on files is for the policy's admins (they may SET it back)
             spark.conf.set("spark.sql.runSQLOnFiles", "false")
-        client = ClientSession(session, access.principal.user, protocol)
+        client = ClientSession(session, access.principal.user, protocol,
+                               connection.address if connection is not None else "")
         try:
             client.configure(req.configuration or {})
         except Exception:
@@ -241,7 +249,21 @@ class TCLIServiceHandler(TCLIService.Iface):
                 return
             for key in client.operations:
                 self._operations.pop(key, None)
+        for op in list(client.operations.values()):
+            self._end(client, op)
         client.close()
+
+    def _end(self, client: ClientSession, op: Operation) -> None:
+        """Close ``op`` for good and write its audit line."""
+        op.close()
+        if self.options.audit is not None:
+            self.options.audit.operation(client, op)
+
+    def shutdown(self) -> None:
+        """The server stops: every session is closed (its running statements cancelled, every
+        operation's audit line written)."""
+        for client in list(self._sessions.values()):
+            self._close(client)
 
     @_answers(ttypes.TGetInfoResp)
     def GetInfo(self, req):
@@ -273,6 +295,7 @@ class TCLIServiceHandler(TCLIService.Iface):
         else:
             op.run()
             if op.error is not None:
+                self._end(client, op)
                 raise op.error
             self._register(client, op)
         return ttypes.TExecuteStatementResp(status=OK, operationHandle=op.handle)
@@ -316,7 +339,7 @@ class TCLIServiceHandler(TCLIService.Iface):
         with self._lock:
             client, _ = self._operations.pop(op.key)
             client.operations.pop(op.key, None)
-        op.close()
+        self._end(client, op)
         return ttypes.TCloseOperationResp(status=OK)
 
     @_answers(ttypes.TGetResultSetMetadataResp)
@@ -328,30 +351,39 @@ class TCLIServiceHandler(TCLIService.Iface):
     @_answers(ttypes.TFetchResultsResp)
     def FetchResults(self, req):
         op = self._operation(req.operationHandle)
-        if req.fetchType == 1:  # the operation log (beeline asks for it): there is none to show
-            log_column = ttypes.TColumn(stringVal=ttypes.TStringColumn(values=[], nulls=b""))
-            return ttypes.TFetchResultsResp(status=OK, hasMoreRows=False,
-                                            results=ttypes.TRowSet(startRowOffset=0, rows=[], columns=[log_column]))
         orientation = req.orientation or ttypes.TFetchOrientation.FETCH_NEXT
         if orientation not in (ttypes.TFetchOrientation.FETCH_NEXT, ttypes.TFetchOrientation.FETCH_FIRST):
             name = ttypes.TFetchOrientation._VALUES_TO_NAMES.get(orientation, orientation)
             raise OperationError(f"fetch orientation {name} is not supported (FETCH_NEXT and FETCH_FIRST are)")
+        if req.fetchType == 1:  # the operation log (beeline reads it while the statement runs)
+            lines = op.log_lines(orientation == ttypes.TFetchOrientation.FETCH_FIRST)
+            log_column = ttypes.TColumn(stringVal=ttypes.TStringColumn(values=lines, nulls=b""))
+            return ttypes.TFetchResultsResp(status=OK, hasMoreRows=False,
+                                            results=ttypes.TRowSet(startRowOffset=0, rows=[], columns=[log_column]))
         max_rows = req.maxRows if req.maxRows and req.maxRows > 0 else 1000
         rows, count = op.fetch(max_rows, orientation == ttypes.TFetchOrientation.FETCH_FIRST)
         return ttypes.TFetchResultsResp(status=OK, hasMoreRows=count == max_rows, results=rows)
 
     @_answers(ttypes.TGetLogResp)
     def GetLog(self, req):
-        self._operation(req.operationHandle)
-        return ttypes.TGetLogResp(status=OK, log="")
+        return ttypes.TGetLogResp(status=OK, log=self._operation(req.operationHandle).log.text())
 
     # -- metadata -----------------------------------------------------------------------------------
 
     def _metadata(self, req, function, op_type: int, response):
+        kind = type(req).__name__[1:-3]  # TGetTablesReq: GetTables
+        arguments = (f"{k}={v!r}" for k, v in vars(req).items() if k != "sessionHandle" and v is not None)
+        text = f"{kind}({', '.join(arguments)})"  # the audit log's statement
+
         def call():
             client = self._client(req.sessionHandle)
             client.activate()
-            op = MetadataOperation(op_type, function(client.session, req))
+            try:
+                table = function(client.session, req)
+            except Exception as e:
+                self._end(client, MetadataOperation(op_type, None, kind, text, as_operation_error(e, "")))
+                raise
+            op = MetadataOperation(op_type, table, kind, text)
             self._register(client, op)
             return response(status=OK, operationHandle=op.handle)
         return _answer(response, function.__name__, call)

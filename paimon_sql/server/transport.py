@@ -49,10 +49,17 @@ _local = threading.local()
 
 class Connection:
     """The client connection a Thrift call arrives on: the user it authenticated as (None when it did
-    not: NOSASL, or http without credentials)."""
+    not: NOSASL, or http without credentials) and the client's ``address`` (``ip:port``)."""
 
-    def __init__(self, user: Optional[str]):
+    def __init__(self, user: Optional[str], address: str = ""):
         self.user = user
+        self.address = address
+
+
+def _address(addr) -> str:
+    """A socket peer address as ``ip:port`` (``[ip]:port`` for IPv6)."""
+    host, port = addr[0], addr[1]
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def current() -> Optional[Connection]:
@@ -141,7 +148,8 @@ class _BinaryServer:
                 log.warning("accepting a connection failed: %s", e)  # out of file descriptors, say: go on
                 time.sleep(0.1)
                 continue
-            threading.Thread(target=self._serve_connection, args=(conn,), name=f"client {addr[0]}:{addr[1]}",
+            address = _address(addr)
+            threading.Thread(target=self._serve_connection, args=(conn, address), name=f"client {address}",
                              daemon=True).start()
 
     def shutdown(self) -> None:
@@ -152,7 +160,7 @@ class _BinaryServer:
             pass
         self._sock.close()
 
-    def _serve_connection(self, conn: socket.socket) -> None:
+    def _serve_connection(self, conn: socket.socket, address: str) -> None:
         served = False
         try:
             conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -173,7 +181,7 @@ class _BinaryServer:
             else:
                 return  # neither Thrift binary nor SASL: not a HiveServer2 client
             conn.settimeout(None)
-            _local.connection = Connection(user)
+            _local.connection = Connection(user, address)
             served = True
             protocol = AcceleratedBinaryProtocol(trans)
             while True:
@@ -305,7 +313,7 @@ class _HttpHandler(BaseHTTPRequestHandler):
         if int(length) > _MAX_HTTP_BODY:
             return self._reply(413, b"request too large", "text/plain")
         out = TMemoryBuffer()
-        _local.connection = Connection(user or None)
+        _local.connection = Connection(user or None, _address(self.client_address))
         try:
             protocol_in = AcceleratedBinaryProtocol(TMemoryBuffer(self.rfile.read(int(length))))
             self.server.processor.process(protocol_in, AcceleratedBinaryProtocol(out))

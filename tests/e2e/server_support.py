@@ -79,11 +79,11 @@ def _wait_listening(proc: subprocess.Popen, log) -> int:
 
 
 def beeline(port: int, sql: str, params: str = "auth=noSasl", user: Optional[str] = None,
-            password: Optional[str] = None, timeout: int = 600) -> subprocess.CompletedProcess:
+            password: Optional[str] = None, timeout: int = 600, silent: bool = True) -> subprocess.CompletedProcess:
     """Run ``sql`` through pip pyspark's beeline (Hive JDBC 2.3) at ``jdbc:hive2://127.0.0.1:<port>/default;
-    <params>``; output as CSV (``--outputformat=csv2``), errors on stderr. Its JVM gets QUICK_OPTS too: a beeline
-    run is a JVM start and a statement or two."""
-    args = [BEELINE, "-u", f"jdbc:hive2://127.0.0.1:{port}/default;{params}", "--silent=true",
+    <params>``; output as CSV (``--outputformat=csv2``), errors (and, unless ``silent``, the statements'
+    operation logs) on stderr. Its JVM gets QUICK_OPTS too: a beeline run is a JVM start and a statement or two."""
+    args = [BEELINE, "-u", f"jdbc:hive2://127.0.0.1:{port}/default;{params}", f"--silent={str(silent).lower()}",
             "--outputformat=csv2", "--showHeader=true", "-e", sql]
     if user is not None:
         args += ["-n", user]

@@ -165,7 +165,7 @@ def test_cancel_stops_the_job_and_others_are_served(port):
 
 def _wait_running_task(cur):
     status = _wait(lambda: cur.poll(get_progress_update=True),
-                   lambda s: s.progressUpdateResponse and any(int(r[3]) for r in s.progressUpdateResponse.rows))
+                   lambda s: s.progressUpdateResponse and any(int(r[5]) for r in s.progressUpdateResponse.rows))
     assert status.operationState == S.RUNNING_STATE
 
 
