@@ -219,10 +219,10 @@ def _create(session, node, access):
     elif kind == "VIEW" and exp.TemporaryProperty in props and exp.GlobalProperty not in props \
             and isinstance(body, exp.Query):
         pass  # the session's own view: what its query reads is checked below
-    elif kind == "VIEW" and exp.TemporaryProperty not in props and isinstance(body, exp.Query):
+    elif (kind == "VIEW" and exp.TemporaryProperty not in props and isinstance(body, exp.Query)) or \
+            (kind == "TABLE" and ddl.is_paimon_create(node) and exp.LocationProperty not in props):
         access.add(ADMIN, _database(session, target), None)
-    elif kind == "TABLE" and ddl.is_paimon_create(node) and exp.LocationProperty not in props:
-        access.add(ADMIN, _database(session, target), None)
+        _need(session, target, ADMIN, access)  # covered by the database's grant; names what is written
     else:
         access.unchecked(f"CREATE {kind} of this kind (temporary or global views over files, Spark tables "
                          "of their own files, functions)")

@@ -136,7 +136,7 @@ def test_every_kind_of_statement_leaves_one_line(server):
         assert line["kind"] == "ExecuteStatement" and re.fullmatch(r"[0-9a-f]{32}", line["operation"])
         assert op.operationId.guid.hex() == line["operation"]
         assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", line["time"]) and line["duration_ms"] >= 0
-        assert isinstance(line["tables_read"], list) and isinstance(line["tables_written"], list)
+        assert (line["tables_read"], line["tables_written"]) == ([], ["default.audited"]), line
 
     query = "SELECT id FROM audited ORDER BY id"
     op = client.execute(query)
@@ -144,13 +144,15 @@ def test_every_kind_of_statement_leaves_one_line(server):
     assert list(client.fetch(op, max_rows=2).i32Val.values) == [1, 2]
     assert list(client.fetch(op, max_rows=2).i32Val.values) == [3]
     client.close_op(op)
-    assert lines_of(server, query)[0]["rows"] == 3
+    [line] = lines_of(server, query)
+    assert (line["rows"], line["tables_read"], line["tables_written"]) == (3, ["default.audited"], [])
 
     failing = "SELECT nope FROM audited"
     resp = client.rpc.ExecuteStatement(ttypes.TExecuteStatementReq(sessionHandle=client.session, statement=failing))
     assert resp.status.statusCode == ttypes.TStatusCode.ERROR_STATUS  # a sync failure: no handle to close
     [line] = lines_of(server, failing)
     assert line["outcome"] == "error" and line["error"] == resp.status.errorMessage and line["rows"] is None
+    assert line["tables_read"] == ["default.audited"]
 
     op = client.execute(LONG_QUERY + " AND 'cancelled' = 'cancelled'")
     time.sleep(1)

@@ -7,6 +7,7 @@ account acts for a user only where the policy says so; listings show only what t
 
 import json
 import threading
+import time
 
 import pytest
 import sqlalchemy
@@ -27,13 +28,17 @@ def port(tmp_path_factory):
     root = tmp_path_factory.mktemp("grants")
     policy = root / "policy.json"
     policy.write_text(json.dumps(POLICY))
-    with start_server(str(root / "warehouse"), "--auth", "none", "--policy-file", str(policy)) as p:
+    with start_server(str(root / "warehouse"), "--auth", "none", "--policy-file", str(policy),
+                      "--audit-log", str(AUDIT_LOG.setdefault("path", str(root / "audit.jsonl")))) as p:
         admin = _cursor(p, "root")
         for stmt in ["CREATE DATABASE sales", "CREATE DATABASE hr", "CREATE TABLE sales.orders (id INT, amount INT)",
                      "CREATE TABLE hr.salaries (id INT, pay INT)", "INSERT INTO sales.orders VALUES (1, 10)",
                      "INSERT INTO hr.salaries VALUES (1, 100)"]:
             admin.execute(stmt)
         yield p
+
+
+AUDIT_LOG = {}  # the module server's audit log
 
 
 def _cursor(port, user, configuration=None):
@@ -67,6 +72,16 @@ def test_pyhive_a_denied_statement_names_the_grant_and_changes_nothing(port, tex
     assert "permission denied: " in message and missing in message, message
     assert "42000" in message  # HiveServer2's SQLSTATE for authorization
     assert _salaries(port) == before == [(1, 100)]
+    deadline = time.monotonic() + 30
+    while True:  # the refusal's audit line: its user, outcome, tables and the grant it lacked
+        with open(AUDIT_LOG["path"], encoding="utf-8") as f:
+            found = [r for r in map(json.loads, f) if r["statement"] == text and r["user"] == "bob"]
+        if found or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert found and found[-1]["outcome"] == "error" and missing in found[-1]["error"], found
+    assert set(found[-1]["tables_read"] + found[-1]["tables_written"]) >= \
+        ({"hr.salaries"} if "hr.salaries" in missing else set())
 
 
 def test_pyhive_what_the_grants_cover_runs(port):
