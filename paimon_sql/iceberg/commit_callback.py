@@ -103,11 +103,23 @@ class _Publisher:
         for stale in (v for v in published if v > latest):  # metadata of snapshots rolled back
             self.io.delete(self.paths.metadata(stale))
         first = published[-1] + 1 if published and published[-1] < latest else latest
+        if not published:  # every snapshot of this commit (data, then compaction), as Java's callback sees each
+            first = self._first_of_commit(latest)
         if latest - first > _CATCH_UP:  # a long gap: the latest snapshot alone, written afresh
             first = latest
         for sid in range(first, latest + 1):
             if self.io.exists(self.table.paths.snapshot_path(sid)):
                 self.publish(self.table.snapshot_manager.snapshot(sid))
+
+    def _first_of_commit(self, latest: int) -> int:
+        last = self.table.snapshot_manager.snapshot(latest)
+        first = latest
+        while first - 1 >= max(1, latest - _CATCH_UP) and self.io.exists(self.table.paths.snapshot_path(first - 1)):
+            prev = self.table.snapshot_manager.snapshot(first - 1)
+            if (prev.commit_user, prev.commit_identifier) != (last.commit_user, last.commit_identifier):
+                break
+            first -= 1
+        return first
 
     def publish(self, snap: Snapshot) -> None:
         path = self.paths.metadata(snap.id)
@@ -145,12 +157,11 @@ class _Publisher:
     def _raw_convertible(self, entries: List[ManifestEntry]) -> List[ManifestEntry]:
         """The files a fresh metadata exposes: Paimon reads a snapshot's rawConvertible splits
         (MergeTreeSplitGenerator.splitForBatch): an append table's every file; in a primary-key
-        bucket, every file when all sit in one level above 0 without deleted rows, else each file
-        that is alone in its split (one key section, packed by ``source.split.*`` as Paimon packs)."""
+        bucket, every file when all sit above level 0 without deleted rows and in one level (any
+        levels with deletion vectors), else each file that is alone in its split (one key section,
+        packed by ``source.split.*`` as Paimon packs)."""
         if not self.table.schema.is_primary_key_table:
             return entries
-        if self.table.options.get("deletion-vectors.enabled"):  # merge-on-write: every file above level 0 reads raw
-            return [e for e in entries if e.file.level > 0]
         buckets: Dict[Tuple[bytes, int], List[ManifestEntry]] = {}
         for e in entries:
             buckets.setdefault((e.partition, e.bucket), []).append(e)
@@ -160,7 +171,8 @@ class _Publisher:
         for group in buckets.values():
             by_name = {e.file.file_name: e for e in group}
             files = [e.file for e in group]
-            if all(f.level != 0 and not f.delete_row_count for f in files) and len({f.level for f in files}) == 1:
+            raw = all(f.level != 0 and not f.delete_row_count for f in files)
+            if raw and (self.table.options.get("deletion-vectors.enabled") or len({f.level for f in files}) == 1):
                 out += group
                 continue
             splits, current, weight = [], [], 0
