@@ -112,6 +112,8 @@ class _Publisher:
                 self.publish(self.table.snapshot_manager.snapshot(sid))
 
     def _first_of_commit(self, latest: int) -> int:
+        """The first snapshot of the commit that made ``latest`` (same user and identifier): a write
+        may commit its data, then its compaction."""
         last = self.table.snapshot_manager.snapshot(latest)
         first = latest
         while first - 1 >= max(1, latest - _CATCH_UP) and self.io.exists(self.table.paths.snapshot_path(first - 1)):

@@ -135,6 +135,19 @@ def test_append_table_deletes_are_iceberg_deletion_vectors(catalog):
     assert iceberg_rows(d) == ours(t)
 
 
+def test_metadata_written_afresh_carries_the_vectors(catalog):
+    t = catalog.create_table_from_arrow("db.t", SCHEMA, partition_keys=["dt"], options=V3_DV)
+    d = metadata_dir(t)
+    t.write_arrow(pa.concat_tables([_rows([1, 2, 3]), _rows([4, 5], dt="y")]))
+    t.delete_where(P.is_in("id", [2, 5]))
+    shutil.rmtree(d)  # metadata lost: the next commit writes it afresh, vectors included (sized -1, as Java)
+    t.delete_where(P.equal("id", 3))
+    assert iceberg_rows(d) == ours(t) == [(1, "n1", "x"), (4, "n4", "y")]
+    vectors = [e["data_file"] for c, e in _entries(d, _snapshot(json.load(open(latest_metadata(d))))) if c == 1]
+    assert sorted((v["record_count"], v["file_size_in_bytes"]) for v in vectors) == [(1, -1), (2, -1)]
+    assert (_summary(d)["total-delete-files"], _summary(d)["total-position-deletes"]) == ("2", "3")
+
+
 def test_primary_key_table_exposes_every_level_above_0_with_its_vectors(catalog):
     t = catalog.create_table_from_arrow("db.pk", SCHEMA, primary_keys=["id", "dt"], partition_keys=["dt"],
                                         options={**V3_DV, "bucket": "1"})
