@@ -2,4 +2,5 @@
 metadata (metadata JSON, manifest lists and manifests in Avro) naming the table's own data files,
 so that Iceberg readers see the table without a copy. One module per concept: ``paths`` (where
 it is written), ``conversions`` (Iceberg's binary single values), ``metadata`` (the JSON),
-``manifest`` (the Avro codecs), ``commit_callback`` (the job run after each commit)."""
+``manifest`` (the Avro codecs), ``deletion_vectors`` (Paimon's 64-bit vectors as Iceberg v3 ones),
+``commit_callback`` (the job run after each commit)."""

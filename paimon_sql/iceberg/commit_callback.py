@@ -9,7 +9,9 @@ from the snapshot's live files. An append table exposes every data file; a prima
 the files of its top level (fully compacted: one row per key, no merge needed). Iceberg snapshots
 expire in step with Paimon's ``snapshot.num-retained.*`` / ``snapshot.time-retained``, their
 manifests deleted with them, and older metadata files are deleted after each commit
-(``metadata.iceberg.delete-after-commit.enabled``, ``previous-versions-max``).
+(``metadata.iceberg.delete-after-commit.enabled``, ``previous-versions-max``). Format version 3
+carries the table's 64-bit deletion vectors (:mod:`paimon_sql.iceberg.deletion_vectors`), and a
+primary-key table with them exposes every file above level 0.
 
 What cannot be published correctly is refused before anything is written (:func:`check_publishable`).
 """
@@ -23,6 +25,7 @@ from typing import TYPE_CHECKING, Dict, List, Tuple
 
 from paimon_sql.data import binary_row
 from paimon_sql.exceptions import PaimonError, UnservedFeatureError
+from paimon_sql.iceberg import deletion_vectors as dvs
 from paimon_sql.iceberg import manifest as im
 from paimon_sql.iceberg.conversions import has_bounds, iceberg_field, to_bytes
 from paimon_sql.iceberg.metadata import (current_snapshot, highest_field_id, iceberg_schema, new_metadata,
@@ -39,7 +42,6 @@ if TYPE_CHECKING:
     from paimon_sql.table.table import FileStoreTable
 
 _LOG = logging.getLogger(__name__)
-FORMAT_VERSION = 2
 _CATCH_UP = 100  # snapshots published one by one after the last published; beyond, the latest alone
 # files changed by a snapshot, by data file path: (partition values, the file)
 Changes = Dict[str, Tuple[tuple, DataFileMeta]]
@@ -53,8 +55,9 @@ def check_publishable(table: FileStoreTable) -> None:
     why = None
     if table.branch != "main":
         why = "is written for the main branch only"
-    elif table.options.get("deletion-vectors.enabled"):
-        why = "of format version 2 cannot carry deletion vectors ('deletion-vectors.enabled')"
+    elif table.options.get("deletion-vectors.enabled") and not dvs.published(table, options):
+        why = ("carries deletion vectors only with 'metadata.iceberg.format-version' = '3' and "
+               "'deletion-vectors.bitmap64' = 'true' ('deletion-vectors.enabled')")
     elif table.options.file_format != "parquet":
         why = f"is published for Parquet data files only, not '{table.options.file_format}' ('file.format')"
     elif table.options.get("data-evolution.enabled"):
@@ -91,6 +94,7 @@ class _Publisher:
         self.part_fields = table.schema.fields_of(table.schema.partition_keys)
         self.part_types = [f.type for f in self.part_fields]
         self._schemas: Dict[int, dict] = {}
+        self.dv = dvs.published(table, options)
 
     # -- which snapshots -------------------------------------------------------------------
 
@@ -99,11 +103,25 @@ class _Publisher:
         for stale in (v for v in published if v > latest):  # metadata of snapshots rolled back
             self.io.delete(self.paths.metadata(stale))
         first = published[-1] + 1 if published and published[-1] < latest else latest
+        if not published:  # every snapshot of this commit (data, then compaction), as Java's callback sees each
+            first = self._first_of_commit(latest)
         if latest - first > _CATCH_UP:  # a long gap: the latest snapshot alone, written afresh
             first = latest
         for sid in range(first, latest + 1):
             if self.io.exists(self.table.paths.snapshot_path(sid)):
                 self.publish(self.table.snapshot_manager.snapshot(sid))
+
+    def _first_of_commit(self, latest: int) -> int:
+        """The first snapshot of the commit that made ``latest`` (same user and identifier): a write
+        may commit its data, then its compaction."""
+        last = self.table.snapshot_manager.snapshot(latest)
+        first = latest
+        while first - 1 >= max(1, latest - _CATCH_UP) and self.io.exists(self.table.paths.snapshot_path(first - 1)):
+            prev = self.table.snapshot_manager.snapshot(first - 1)
+            if (prev.commit_user, prev.commit_identifier) != (last.commit_user, last.commit_identifier):
+                break
+            first -= 1
+        return first
 
     def publish(self, snap: Snapshot) -> None:
         path = self.paths.metadata(snap.id)
@@ -115,7 +133,11 @@ class _Publisher:
             self.io.delete(self.paths.dir)
         base_path = self.paths.metadata(snap.id - 1)
         base = read_metadata(self.io, base_path) if self.io.exists(base_path) else None
-        if base is not None and base.get("format-version") == FORMAT_VERSION:
+        if base is not None and base.get("format-version", 0) > self.options.format_version:
+            raise PaimonError(f"table {self.table.name}: its Iceberg metadata has format version "
+                              f"{base['format-version']}, above 'metadata.iceberg.format-version' = "
+                              f"{self.options.format_version}: a version is never lowered")
+        if base is not None and base.get("format-version") == self.options.format_version:
             self._with_base(snap, base)
         else:
             self._afresh(snap)
@@ -128,14 +150,18 @@ class _Publisher:
         return self._schemas[schema_id]
 
     def _exposed(self, f: DataFileMeta) -> bool:
-        """Paimon's shouldAddFileToIceberg: an append table's every file, a primary-key table's top level."""
-        return not self.table.schema.is_primary_key_table or f.level == num_levels(self.table.options) - 1
+        """Paimon's shouldAddFileToIceberg: an append table's every file, a primary-key table's top
+        level (every level above 0 when its deletion vectors are published)."""
+        if not self.table.schema.is_primary_key_table:
+            return True
+        return f.level > 0 if self.dv else f.level == num_levels(self.table.options) - 1
 
     def _raw_convertible(self, entries: List[ManifestEntry]) -> List[ManifestEntry]:
         """The files a fresh metadata exposes: Paimon reads a snapshot's rawConvertible splits
         (MergeTreeSplitGenerator.splitForBatch): an append table's every file; in a primary-key
-        bucket, every file when all sit in one level above 0 without deleted rows, else each file
-        that is alone in its split (one key section, packed by ``source.split.*`` as Paimon packs)."""
+        bucket, every file when all sit above level 0 without deleted rows and in one level (any
+        levels with deletion vectors), else each file that is alone in its split (one key section,
+        packed by ``source.split.*`` as Paimon packs)."""
         if not self.table.schema.is_primary_key_table:
             return entries
         buckets: Dict[Tuple[bytes, int], List[ManifestEntry]] = {}
@@ -147,7 +173,8 @@ class _Publisher:
         for group in buckets.values():
             by_name = {e.file.file_name: e for e in group}
             files = [e.file for e in group]
-            if all(f.level != 0 and not f.delete_row_count for f in files) and len({f.level for f in files}) == 1:
+            raw = all(f.level != 0 and not f.delete_row_count for f in files)
+            if raw and (self.table.options.get("deletion-vectors.enabled") or len({f.level for f in files}) == 1):
                 out += group
                 continue
             splits, current, weight = [], [], 0
@@ -186,11 +213,12 @@ class _Publisher:
         return [im.IcebergManifestEntry(im.ADDED, sid, sid, sid, self._data_file(p, v, f))
                 for p, (v, f) in changes.items()]
 
-    def _write(self, entries: List[im.IcebergManifestEntry], sid: int) -> List[im.IcebergManifestFile]:
+    def _write(self, entries: List[im.IcebergManifestEntry], sid: int,
+               content: int = im.DATA) -> List[im.IcebergManifestFile]:
         if not entries:
             return []
         return [im.write_manifest(self.io, self.paths.new_manifest(), entries, self.part_fields, sid,
-                                  self.options.codec)]
+                                  self.options.codec, content)]
 
     def _summary(self, operation: str, snap: Snapshot, m: Dict[str, int]) -> Dict[str, str]:
         keys = ("added-data-files", "added-records", "added-files-size", "deleted-data-files", "deleted-records",
@@ -217,10 +245,17 @@ class _Publisher:
     def _afresh(self, snap: Snapshot) -> None:
         sid = snap.id
         changes: Changes = {}
+        found = dvs.vectors(self.table, snap) if self.dv else {}
+        deletes = []
         for e in self._raw_convertible(self.table.new_scan().with_snapshot(sid).plan_entries()):
             values = tuple(binary_row.from_bytes(e.partition, self.part_types))
-            changes[self._path(values, e.bucket, e.file)] = (values, e.file)
-        manifests = self._write(self._added(changes, sid), sid)
+            path = self._path(values, e.bucket, e.file)
+            changes[path] = (values, e.file)
+            if (e.partition, e.bucket, e.file.file_name) in found:
+                index, dv = found[(e.partition, e.bucket, e.file.file_name)]
+                deletes.append(dvs.entry(self.table, sid, values, index, dv, path, dvs.UNKNOWN_SIZE))
+        delete_manifests = self._write(deletes, sid, im.DELETES)
+        manifests = self._write(self._added(changes, sid), sid) + delete_manifests
         list_path = self.paths.new_manifest_list()
         im.write_manifest_list(self.io, list_path, manifests, self.options.codec, self.options.legacy_manifest)
         files = [f for _, f in changes.values()]
@@ -228,13 +263,13 @@ class _Publisher:
                    "added-files-size": sum(f.file_size for f in files),
                    "changed-partition-count": len({v for v, _ in changes.values()})}
         metrics.update({"total-data-files": metrics["added-data-files"], "total-records": metrics["added-records"],
-                        "total-files-size": metrics["added-files-size"]})
+                        "total-files-size": metrics["added-files-size"], **dvs.live_counts(delete_manifests)})
         schema_id = self.table.schema_manager.latest().id
         current = self._schema(schema_id)
         spec = partition_spec_fields(self.table.schema.partition_keys, current)
         snapshots = [snapshot(sid, None if sid == 1 else sid - 1, self._summary("append", snap, metrics), list_path,
                               schema_id)]
-        metadata = new_metadata(FORMAT_VERSION, str(uuid.uuid4()), self.table.path, sid, highest_field_id(current),
+        metadata = new_metadata(self.options.format_version, str(uuid.uuid4()), self.table.path, sid, highest_field_id(current),
                                 [self._schema(i) for i in range(schema_id + 1)], schema_id,
                                 [{"spec-id": 0, "fields": spec}],
                                 max((f["field-id"] for f in spec), default=im.FIRST_PARTITION_FIELD_ID - 1),
@@ -286,8 +321,13 @@ class _Publisher:
     def _with_base(self, snap: Snapshot, base: dict) -> None:
         sid = snap.id
         base_snapshot = current_snapshot(base)
-        base_manifests = [m for m in im.read_manifest_list(self.io, self.paths.file(base_snapshot["manifest-list"]))
-                          if m.content == im.DATA]
+        base_list = im.read_manifest_list(self.io, self.paths.file(base_snapshot["manifest-list"]))
+        base_manifests = [m for m in base_list if m.content == im.DATA]
+        delete_manifests = []  # Java's: all vectors anew when the commit changed the index, else the base's
+        if self.dv and dvs.index_changed(self.table, snap):
+            delete_manifests = self._write(dvs.all_entries(self.table, snap, self.part_types), sid, im.DELETES)
+        elif self.dv:
+            delete_manifests = [m for m in base_list if m.content == im.DELETES]
         removed, added, add_only = self._changes(snap)
         changed_partitions = len({v for v, _ in removed.values()} | {v for v, _ in added.values()})
         operation = "append"
@@ -309,7 +349,7 @@ class _Publisher:
                              im.IcebergManifestEntry(im.EXISTING, e.snapshot_id, e.sequence_number,
                                                      e.file_sequence_number, e.file) for e in live]
                 manifests += self._write(rewritten, sid)
-        manifests = self._compact(manifests + self._write(self._added(added, sid), sid), sid)
+        manifests = self._compact(manifests + self._write(self._added(added, sid), sid), sid) + delete_manifests
         list_path = self.paths.new_manifest_list()
         im.write_manifest_list(self.io, list_path, manifests, self.options.codec, self.options.legacy_manifest)
 
@@ -325,7 +365,7 @@ class _Publisher:
                    "added-files-size": sum(f.file_size for _, f in added.values()),
                    "deleted-data-files": len(removed), "deleted-records": sum(f.row_count for _, f in removed.values()),
                    "removed-files-size": sum(f.file_size for _, f in removed.values()),
-                   "changed-partition-count": changed_partitions}
+                   "changed-partition-count": changed_partitions, **dvs.live_counts(delete_manifests)}
         metrics["total-records"] = (total("total-records", lambda: sum(m.live_rows() for m in base_manifests))
                                     + metrics["added-records"] - metrics["deleted-records"])
         metrics["total-data-files"] = (total("total-data-files", lambda: sum(m.live_files() for m in base_manifests))

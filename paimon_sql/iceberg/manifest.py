@@ -5,7 +5,9 @@ A manifest holds ``manifest_entry`` records (status, snapshot and sequence numbe
 manifest list holds one ``manifest_file`` record per manifest (counts of added / existing /
 deleted files and rows, partition summaries). The record and nested-record names and field ids
 are those Paimon 2.0 writes (its Avro writer with Iceberg's ids), so that Iceberg readers resolve
-fields by id. ``legacy`` is Iceberg 1.4's manifest list (``added_data_files_count`` and siblings).
+fields by id. ``legacy`` is Iceberg 1.4's manifest list (``added_data_files_count`` and siblings). A deletion
+vector is a ``data_file`` of content POSITION_DELETES naming its blob (``content_offset``,
+``content_size_in_bytes``) and the data file it applies to (``referenced_data_file``), without stats.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from paimon_sql.iceberg.conversions import to_bytes
 
 EXISTING, ADDED, DELETED = 0, 1, 2  # manifest entry status
 DATA, DELETES = 0, 1  # manifest content
+POSITION_DELETES = 1  # data file content (DATA is 0)
 FIRST_PARTITION_FIELD_ID = 1000
 UNASSIGNED_SEQ = -1
 
@@ -34,10 +37,13 @@ class IcebergDataFile:
     partition: Tuple[Any, ...]
     record_count: int
     file_size: int
-    null_value_counts: Dict[int, int] = field(default_factory=dict)
-    lower_bounds: Dict[int, bytes] = field(default_factory=dict)
-    upper_bounds: Dict[int, bytes] = field(default_factory=dict)
+    null_value_counts: Optional[Dict[int, int]] = field(default_factory=dict)
+    lower_bounds: Optional[Dict[int, bytes]] = field(default_factory=dict)
+    upper_bounds: Optional[Dict[int, bytes]] = field(default_factory=dict)
     content: int = DATA
+    referenced_data_file: Optional[str] = None
+    content_offset: Optional[int] = None
+    content_size: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -156,8 +162,8 @@ def _avro(schema: dict, records: List[dict], codec: str) -> bytes:
     return buf.getvalue()
 
 
-def _kv(d: Dict[int, Any]) -> List[dict]:
-    return [{"key": k, "value": v} for k, v in d.items()]
+def _kv(d: Optional[Dict[int, Any]]) -> Optional[List[dict]]:
+    return None if d is None else [{"key": k, "value": v} for k, v in d.items()]
 
 
 def _entry_record(e: IcebergManifestEntry, names: Sequence[str]) -> dict:
@@ -168,7 +174,8 @@ def _entry_record(e: IcebergManifestEntry, names: Sequence[str]) -> dict:
                           "partition": dict(zip(names, f.partition)), "record_count": f.record_count,
                           "file_size_in_bytes": f.file_size, "null_value_counts": _kv(f.null_value_counts),
                           "lower_bounds": _kv(f.lower_bounds), "upper_bounds": _kv(f.upper_bounds),
-                          "referenced_data_file": None, "content_offset": None, "content_size_in_bytes": None}}
+                          "referenced_data_file": f.referenced_data_file, "content_offset": f.content_offset,
+                          "content_size_in_bytes": f.content_size}}
 
 
 def _summaries(entries: Sequence[IcebergManifestEntry], partition_fields: Sequence[DataField]):
@@ -230,11 +237,13 @@ def read_manifest(fio, path: str, partition_fields: Sequence[DataField]) -> List
     for r in _records(fio, path, "manifest"):
         d = r["data_file"]
         part = d.get("partition") or {}
-        kv = {k: {x["key"]: x["value"] for x in (d.get(k) or [])}
+        kv = {k: None if d.get(k) is None else {x["key"]: x["value"] for x in d[k]}
               for k in ("null_value_counts", "lower_bounds", "upper_bounds")}
         file = IcebergDataFile(d["file_path"], d["file_format"], tuple(part.get(n) for n in names),
                                d["record_count"], d["file_size_in_bytes"], kv["null_value_counts"],
-                               kv["lower_bounds"], kv["upper_bounds"], d.get("content", DATA))
+                               kv["lower_bounds"], kv["upper_bounds"], d.get("content", DATA),
+                               d.get("referenced_data_file"), d.get("content_offset"),
+                               d.get("content_size_in_bytes"))
         out.append(IcebergManifestEntry(r["status"], r["snapshot_id"], r["sequence_number"],
                                         r["file_sequence_number"], file))
     return out

@@ -3,8 +3,8 @@
 They live beside the core options because ``TableSchema.check`` (CREATE, ALTER) must refuse a value
 we cannot honour before any table holds it, and the schema sits below the ``iceberg`` package that
 writes the metadata. What paimon-sql builds: ``table-location`` and ``hadoop-catalog`` storage,
-Iceberg format version 2. Hive and REST catalogs, their connection options and format version 3
-(Iceberg deletion vectors) are refused in one line each, never accepted and ignored.
+Iceberg format versions 2 and 3 (3 with deletion vectors). Hive and REST catalogs and their
+connection options are refused in one line each, never accepted and ignored.
 """
 
 from __future__ import annotations
@@ -104,9 +104,6 @@ def iceberg_options(options: Mapping[str, str]) -> Optional[IcebergOptions]:
     version = _int(options, FORMAT_VERSION, 2)
     if version not in (2, 3):
         raise InvalidOptionError(f"option '{FORMAT_VERSION}' expects 2 or 3, got {options[FORMAT_VERSION]!r}")
-    if version == 3:
-        raise _refused(FORMAT_VERSION, "Iceberg format version 3 (deletion vectors in Iceberg) is not built; "
-                                       "version 2 is")
     compression = _choice(options, MANIFEST_COMPRESSION, tuple(CODECS), "snappy")
     parsed = IcebergOptions(storage, location, version, _int(options, COMPACT_MIN_FILES, 10),
                             _int(options, COMPACT_MAX_FILES, 50), _bool(options, DELETE_AFTER_COMMIT, True),

@@ -18,6 +18,7 @@ from pyiceberg.table import StaticTable
 from paimon_sql.data.types import DataField, parse_type
 from paimon_sql.exceptions import InvalidOptionError, SchemaError
 from paimon_sql.maintenance.rollback import rollback_to_snapshot
+from paimon_sql.schema.schema_change import SetOption
 from paimon_sql.iceberg.conversions import iceberg_field, to_bytes
 from paimon_sql.options.iceberg_options import iceberg_options
 
@@ -71,6 +72,7 @@ def test_options_parse_with_paimons_defaults():
             o.compaction_min_files, o.compaction_max_files, o.legacy_manifest) == \
         ("catalog-location", 2, "snappy", True, 0, 10, 50, False)
     assert iceberg_options({**ON, "metadata.iceberg.format-version": "2"}).format_version == 2
+    assert iceberg_options({**ON, "metadata.iceberg.format-version": "3"}).format_version == 3
     with pytest.raises(InvalidOptionError, match="^option 'metadata.iceberg.format-version' expects 2 or 3"):
         iceberg_options({**ON, "metadata.iceberg.format-version": "4"})
     with pytest.raises(InvalidOptionError, match="^option 'metadata.iceberg.manifest-compression' expects one of"):
@@ -161,3 +163,22 @@ def test_a_rollback_is_followed(catalog):
     t.write_arrow(_rows([7]))  # snapshot 2 again: its old metadata (and v3's) are not this table's history
     assert _read(f"{t.path}/metadata") == [(0, "n0", "x"), (7, "n7", "x")]
     assert not os.path.exists(f"{t.path}/metadata/v3.metadata.json")
+
+
+def test_format_version_3_is_written_afresh_and_never_lowered(catalog, caplog):
+    t = catalog.create_table_from_arrow("db.t", SCHEMA, options=ON)
+    t.write_arrow(_rows([1]))
+    t.write_arrow(_rows([2]))
+    directory = f"{t.path}/metadata"
+    assert json.load(open(_hint(directory)))["format-version"] == 2
+    t.schema_manager.commit_changes([SetOption("metadata.iceberg.format-version", "3")])
+    t = catalog.get_table("db.t")
+    t.write_arrow(_rows([3]))  # as Java: a version raised writes the metadata afresh, in the new version
+    meta = json.load(open(_hint(directory)))
+    assert (meta["format-version"], [s["snapshot-id"] for s in meta["snapshots"]]) == (3, [3])
+    assert _read(directory) == [(1, "n1", "x"), (2, "n2", "x"), (3, "n3", "x")]
+    t.schema_manager.commit_changes([SetOption("metadata.iceberg.format-version", "2")])
+    t = catalog.get_table("db.t")
+    t.write_arrow(_rows([4]))  # the commit stands; its metadata is not written, the failure logged
+    assert "above 'metadata.iceberg.format-version' = 2: a version is never lowered" in caplog.text
+    assert json.load(open(_hint(directory)))["current-snapshot-id"] == 3
