@@ -146,11 +146,12 @@ def test_pyiceberg_reads_what_sql_wrote(session):
 
 
 @pytest.mark.parametrize("options, message", [
-    ({"metadata.iceberg.storage": "hive-catalog"}, "hive-catalog storage is not built"),
     ({"metadata.iceberg.storage": "rest-catalog"}, "rest-catalog storage is not built"),
     ({**TABLE_LOCATION, "metadata.iceberg.format-version": "3"}, "format version 3"),
-    ({**TABLE_LOCATION, "metadata.iceberg.uri": "thrift://h:9083"}, "hive-catalog storage is not built"),
-    ({**TABLE_LOCATION, "metadata.iceberg.database": "d"}, "hive-catalog storage is not built"),
+    ({"metadata.iceberg.storage": "hive-catalog", "metadata.iceberg.hive-client-class": "com.amazonaws.glue."
+      "catalog.metastore.AWSCatalogMetastoreClient"}, "only 'org.apache.hadoop.hive.metastore.HiveMetaStoreClient'"),
+    ({"metadata.iceberg.storage": "hive-catalog", "metadata.iceberg.hadoop-conf-dir": "/etc/hadoop"},
+     "Hadoop's configuration files are not read"),
     ({**TABLE_LOCATION, "metadata.iceberg.rest.uri": "http://h"}, "rest-catalog storage is not built"),
     ({"metadata.iceberg.storage": "somewhere"}, "expects one of"),
 ])
