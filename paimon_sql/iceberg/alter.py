@@ -5,7 +5,8 @@ Java 2.0 writes nothing until the next commit, and has no procedure for it; paim
 metadata of the current snapshot as part of the ALTER, so Iceberg readers see the table at once
 (afresh, as the first commit would, or extending what an earlier period of the option left).
 A table whose metadata would be wrong (deletion vectors, ORC files, ...) is refused before the
-option is stored. Turning it off (UNSET, or ``disabled``) stops the metadata and, as in Java,
+option is stored, and so is one holding a data file without Parquet field ids (written by another
+or an older writer), as Iceberg readers find columns by id. Turning it off (UNSET, or ``disabled``) stops the metadata and, as in Java,
 leaves what was written (the files, a metastore registration) describing the last snapshot
 published.
 """
@@ -14,9 +15,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
-from paimon_sql.exceptions import PaimonError
+import pyarrow.parquet as pq
+
+from paimon_sql.data import binary_row
+from paimon_sql.exceptions import PaimonError, UnservedFeatureError
 from paimon_sql.iceberg.commit_callback import check_publishable, publish_now
-from paimon_sql.options.iceberg_options import PREFIX
+from paimon_sql.options.iceberg_options import PREFIX, iceberg_options
 from paimon_sql.schema.schema_change import RemoveOption, SchemaChange, SetOption, apply
 
 if TYPE_CHECKING:
@@ -29,7 +33,11 @@ def commit_changes(table: FileStoreTable, changes: Sequence[SchemaChange]) -> Ta
     before and published after."""
     if not any(isinstance(c, (SetOption, RemoveOption)) and c.key.startswith(PREFIX) for c in changes):
         return table.schema_manager.commit_changes(changes)
-    check_publishable(table.with_schema(apply(table.schema_manager.latest(), changes)))
+    changed = table.with_schema(apply(table.schema_manager.latest(), changes))
+    check_publishable(changed)
+    before, after = iceberg_options(table.schema.options), iceberg_options(changed.schema.options)
+    if after is not None and (before is None or (before.storage, before.location) != (after.storage, after.location)):
+        _check_field_ids(changed)
     schema = table.schema_manager.commit_changes(changes)
     try:
         publish_now(table.with_schema(schema))
@@ -37,3 +45,19 @@ def commit_changes(table: FileStoreTable, changes: Sequence[SchemaChange]) -> Ta
         raise PaimonError(f"table {table.name}: the options are set, but writing the Iceberg metadata of the "
                           f"current snapshot failed (the next commit writes it): {e}") from None
     return schema
+
+
+def _check_field_ids(table: FileStoreTable) -> None:
+    """Iceberg readers find a data file's columns by their Parquet field ids, which Paimon's writers
+    store; a file written without them (by an older or another writer) is refused, naming it."""
+    part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
+    names = set(table.schema.field_names)
+    for e in table.new_scan().plan_entries():
+        path = table.paths.data_file_path(binary_row.from_bytes(e.partition, part_types), e.bucket,
+                                          e.file.file_name, e.file.external_path)
+        with table.io.fs.open_input_file(table.io.arrow_path(path)) as f:
+            columns = pq.ParquetFile(f).schema_arrow
+        if any(c.name in names and b"PARQUET:field_id" not in (c.metadata or {}) for c in columns):
+            raise UnservedFeatureError(f"table {table.name}: data file {path} has no Parquet field ids, by which "
+                                       "Iceberg readers find its columns: Iceberg metadata is not turned on (rewrite "
+                                       "the table first, e.g. INSERT OVERWRITE it with its own rows)")

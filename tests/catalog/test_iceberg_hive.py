@@ -5,7 +5,6 @@ same kind of table with the same parameters. What the metastore holds is read wi
 client library directly, never through our code."""
 
 import json
-import os
 import uuid
 from pathlib import Path
 from urllib.parse import urlparse
@@ -198,8 +197,12 @@ def test_java_registers_the_same_parameters(tmp_path, server, hms, db, pyiceberg
         assert shape(mine, "ours") == shape(theirs, "java")
         assert _read(pyiceberg.load_table(f"{db}.java")) == _read(pyiceberg.load_table(f"{db}.ours")) == \
             [(1, "n1", "x"), (2, "n2", "x")]
-        with open(theirs.parameters["metadata_location"].replace("file:", "")) as f:
+        with open(theirs.parameters["metadata_location"]) as f:
             assert json.load(f)["current-snapshot-id"] == 2
-        assert os.path.isdir(f"{warehouse}/iceberg/{db}/java/metadata")
+        cat.get_table(f"{db}.java").write_arrow(_rows([3]))  # we continue Java's registration
+        params = hms.get_table(db, "java").parameters
+        assert params["previous_metadata_location"] == theirs.parameters["metadata_location"]
+        assert params["metadata_location"] == f"{warehouse}/iceberg/{db}/java/metadata/v3.metadata.json"
+        assert _read(pyiceberg.load_table(f"{db}.java")) == [(1, "n1", "x"), (2, "n2", "x"), (3, "n3", "x")]
     finally:
         _drop(hms, db)
