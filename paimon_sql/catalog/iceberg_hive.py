@@ -1,6 +1,6 @@
 """``metadata.iceberg.storage`` = ``hive-catalog``: the Iceberg table registered in a Hive metastore
-(Paimon's IcebergHiveMetadataCommitter), so Iceberg's Hive catalog (Spark, Trino, Athena-style
-readers, pyiceberg) finds a Paimon table by name.
+(Paimon's IcebergHiveMetadataCommitter), so an Iceberg catalog of type ``hive`` (Spark, Trino,
+pyiceberg) finds a Paimon table by name.
 
 The metadata itself is written as for ``hadoop-catalog`` (``<warehouse>/iceberg/<db>/<t>/metadata``).
 After each metadata file, every database of ``metadata.iceberg.database`` (the Paimon table's own by
@@ -20,14 +20,17 @@ from __future__ import annotations
 
 import getpass
 import os
+import posixpath
 import time
 from importlib import import_module
+from types import ModuleType
 from typing import TYPE_CHECKING, List, Optional
 
 from paimon_sql.exceptions import InvalidOptionError, MetastoreMissing
 from paimon_sql.options.iceberg_options import HIVE_CONF_DIR, URI, IcebergHiveOptions, hive_options
 
 if TYPE_CHECKING:
+    from paimon_sql.catalog.hive_client import ClientPool
     from paimon_sql.table.table import FileStoreTable
 
 EXTERNAL_TABLE = "EXTERNAL_TABLE"
@@ -67,13 +70,14 @@ class IcebergHiveCommitter:
             pool.close()
 
 
-def _client():
+def _client() -> ModuleType:
     """catalog/hive_client.py: its import refuses in one line when the Thrift client is not installed."""
     return import_module("paimon_sql.catalog.hive_client")
 
 
 class _Registration:
-    def __init__(self, client, pool, table: FileStoreTable, opts: IcebergHiveOptions, database: str, name: str):
+    def __init__(self, client: ModuleType, pool: ClientPool, table: FileStoreTable, opts: IcebergHiveOptions,
+                 database: str, name: str):
         self.ttypes, self.pool, self.table, self.opts = client.ttypes, pool, table, opts
         self.database, self.name = database, name
 
@@ -83,7 +87,7 @@ class _Registration:
         try:
             self.pool.call(lambda c: c.get_database(self.database), f"get database {self.database}")
         except MetastoreMissing:
-            location = _uri(os.path.dirname(os.path.dirname(os.path.dirname(metadata_path))))
+            location = posixpath.dirname(posixpath.dirname(posixpath.dirname(metadata_path)))
             self.pool.call(lambda c: c.create_database(t.Database(name=self.database, locationUri=location,
                                                                    parameters={})),
                            f"create database {self.database}")
@@ -92,9 +96,9 @@ class _Registration:
         except MetastoreMissing:
             hms = self._create(metadata_path)
         hms.parameters = dict(hms.parameters or {})
-        hms.parameters.update({"table_type": "ICEBERG", "metadata_location": _uri(metadata_path)})
+        hms.parameters.update({"table_type": "ICEBERG", "metadata_location": metadata_path})
         if base_path is not None:
-            hms.parameters["previous_metadata_location"] = _uri(base_path)
+            hms.parameters["previous_metadata_location"] = base_path
         hms.sd.cols = self._columns()
         context = t.EnvironmentContext(properties={
             "CASCADE": "true", "skipAWSGlueArchive": str(self.opts.glue_skip_archive).lower(),
@@ -103,6 +107,7 @@ class _Registration:
                        f"register the Iceberg table {where}")
 
     def _create(self, metadata_path: str):
+        """A new EXTERNAL_TABLE at the Iceberg table directory, as Java's createTable makes it (the Thrift Table)."""
         t = self.ttypes
         now = int(time.time())
         hms = t.Table(tableName=self.name, dbName=self.database, owner=getpass.getuser(), createTime=now,
@@ -110,7 +115,7 @@ class _Registration:
                       parameters={"DO_NOT_UPDATE_STATS": str(self.opts.skip_update_stats).lower(),
                                   "EXTERNAL": "TRUE", "table_type": "ICEBERG"},
                       sd=t.StorageDescriptor(
-                          cols=self._columns(), location=_uri(os.path.dirname(os.path.dirname(metadata_path))),
+                          cols=self._columns(), location=posixpath.dirname(posixpath.dirname(metadata_path)),
                           inputFormat=INPUT_FORMAT, outputFormat=OUTPUT_FORMAT, compressed=False, numBuckets=-1,
                           serdeInfo=t.SerDeInfo(serializationLib=SERDE, parameters={}), bucketCols=[],
                           sortCols=[], parameters={}, storedAsSubDirectories=False))
@@ -118,9 +123,10 @@ class _Registration:
         return hms
 
     def _columns(self) -> List:
-        from_hive = import_module("paimon_sql.catalog.hive")
-        return [self.ttypes.FieldSchema(name=f.name, type=from_hive.hive_type(f.type), comment=_comment(f.description))
-                for f in self.table.schema.fields]
+        """The latest schema's columns in Hive's types (Java: copyWithLatestSchema)."""
+        hive = import_module("paimon_sql.catalog.hive")
+        return [self.ttypes.FieldSchema(name=f.name, type=hive.hive_type(f.type), comment=_comment(f.description))
+                for f in self.table.schema_manager.latest().fields]
 
 
 def _comment(text: Optional[str]) -> Optional[str]:
@@ -129,7 +135,3 @@ def _comment(text: Optional[str]) -> Optional[str]:
         return None
     text = text.replace("\n", " ").replace("\r", " ")
     return text if len(text) <= COMMENT_MAX else text[:COMMENT_MAX - len(TRUNCATED)] + TRUNCATED
-
-
-def _uri(path: str) -> str:
-    return path
