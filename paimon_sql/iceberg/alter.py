@@ -6,7 +6,8 @@ metadata of the current snapshot as part of the ALTER, so Iceberg readers see th
 (afresh, as the first commit would, or extending what an earlier period of the option left).
 A table whose metadata would be wrong (deletion vectors, ORC files, ...) is refused before the
 option is stored, and so is one holding a data file without Parquet field ids (written by another
-or an older writer), as Iceberg readers find columns by id. Turning it off (UNSET, or ``disabled``) stops the metadata and, as in Java,
+or an older writer), as Iceberg readers find columns by id. With ``hive-catalog`` storage the
+current metadata is registered again at once (another metastore, database or name may be set). Turning it off (UNSET, or ``disabled``) stops the metadata and, as in Java,
 leaves what was written (the files, a metastore registration) describing the last snapshot
 published.
 """
@@ -20,7 +21,8 @@ import pyarrow.parquet as pq
 from paimon_sql.data import binary_row
 from paimon_sql.exceptions import PaimonError, UnservedFeatureError
 from paimon_sql.iceberg.commit_callback import check_publishable, publish_now
-from paimon_sql.options.iceberg_options import PREFIX, iceberg_options
+from paimon_sql.iceberg.paths import IcebergPaths, metadata_dir
+from paimon_sql.options.iceberg_options import HIVE_CATALOG, PREFIX, iceberg_options
 from paimon_sql.schema.schema_change import RemoveOption, SchemaChange, SetOption, apply
 
 if TYPE_CHECKING:
@@ -40,11 +42,24 @@ def commit_changes(table: FileStoreTable, changes: Sequence[SchemaChange]) -> Ta
         _check_field_ids(changed)
     schema = table.schema_manager.commit_changes(changes)
     try:
-        publish_now(table.with_schema(schema))
+        published = table.with_schema(schema)
+        publish_now(published)
+        _register(published)
     except (PaimonError, OSError) as e:
         raise PaimonError(f"table {table.name}: the options are set, but writing the Iceberg metadata of the "
                           f"current snapshot failed (the next commit writes it): {e}") from None
     return schema
+
+
+def _register(table: FileStoreTable) -> None:
+    """With ``hive-catalog`` storage, the current metadata registered again: the metastore options
+    may have changed (another metastore, database or name), or an earlier registration failed."""
+    options, latest = iceberg_options(table.schema.options), table.snapshot_manager.latest_id()
+    if options is None or options.storage != HIVE_CATALOG or latest is None or table.env.iceberg_hive is None:
+        return
+    path = IcebergPaths(metadata_dir(table, options)).metadata(latest)
+    if table.io.exists(path):
+        table.env.iceberg_hive.commit(table, path, None)
 
 
 def _check_field_ids(table: FileStoreTable) -> None:

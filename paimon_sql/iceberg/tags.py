@@ -32,8 +32,10 @@ def iceberg_tag_changed(table: FileStoreTable, name: str, snapshot: Optional[Sna
     """The TagManager callback: tag ``name`` now names ``snapshot`` (None: it was deleted). The tag
     itself has changed: a failure here is logged, and the next commit writes the refs again."""
     options = iceberg_options(table.schema.options)
+    if options is None or table.branch != MAIN_BRANCH:
+        return
     latest = table.snapshot_manager.latest_id()
-    if options is None or table.branch != MAIN_BRANCH or latest is None:
+    if latest is None:
         return
     try:
         path = IcebergPaths(metadata_dir(table, options)).metadata(latest)

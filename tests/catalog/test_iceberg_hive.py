@@ -14,6 +14,7 @@ import pytest
 from catalog.hive_metastore import shared_metastore
 from interop.java_paimon import Driver, driver_command, hive_client_jars
 from pyiceberg.catalog.hive import HiveCatalog as IcebergHiveCatalog
+from support import free_port
 from pymetastore.hive_metastore import ThriftHiveMetastore
 from thrift.protocol.TBinaryProtocol import TBinaryProtocol
 from thrift.transport import TSocket, TTransport
@@ -153,6 +154,24 @@ def test_the_metastore_found_by_hive_conf_dir(tmp_path, server, hms, db, pyicebe
     try:
         t.write_arrow(_rows([5]))
         assert _read(pyiceberg.load_table(f"{db}.t")) == [(5, "n5", "x")]
+    finally:
+        _drop(hms, db)
+
+
+def test_an_unreachable_metastore_fails_no_commit_and_alter_registers_again(tmp_path, server, hms, db, pyiceberg,
+                                                                            caplog):
+    cat = load_catalog(str(tmp_path / "wh"))
+    cat.create_database(db)
+    t = cat.create_table_from_arrow(f"{db}.t", SCHEMA, options=_hive(server, db, **{
+        "metadata.iceberg.uri": f"thrift://127.0.0.1:{free_port()}"}))
+    try:
+        t.write_arrow(_rows([1]))  # the commit has happened; the registration failed and says so
+        assert t.new_scan().to_arrow().column("id").to_pylist() == [1]
+        assert "cannot reach the Hive metastore" in caplog.text
+        assert db not in hms.get_all_databases()
+        commit_changes(t, [SetOption("metadata.iceberg.uri", server.uri)])  # registered at once
+        assert hms.get_table(db, "t").parameters["metadata_location"].endswith("/v1.metadata.json")
+        assert _read(pyiceberg.load_table(f"{db}.t")) == [(1, "n1", "x")]
     finally:
         _drop(hms, db)
 
