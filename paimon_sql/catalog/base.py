@@ -8,10 +8,11 @@ from typing import List, Optional
 
 import pyarrow as pa
 
+from paimon_sql.catalog.iceberg_hive import IcebergHiveCommitter
 from paimon_sql.data.types import DataField, fields_from_arrow
 from paimon_sql.exceptions import (InvalidIdentifierError, InvalidOptionError, TableAlreadyExistsError,
                                    ViewAlreadyExistsError, ViewNotFoundError)
-from paimon_sql.io.catalog_environment import NO_CATALOG, CatalogEnvironment
+from paimon_sql.io.catalog_environment import CatalogEnvironment
 from paimon_sql.io.object_stores import flag
 from paimon_sql.io.path_guard import check_segment
 from paimon_sql.options.core_options import parse_duration_ms
@@ -116,7 +117,7 @@ class Catalog(ABC):
 
     def environment(self, identifier: Identifier) -> CatalogEnvironment:
         """What this catalog adds to the commits of a table (its lock, metastore callbacks)."""
-        return NO_CATALOG
+        return CatalogEnvironment(iceberg_hive=IcebergHiveCommitter(identifier.database, identifier.table))
 
     def database_properties(self, name: str) -> dict:
         """A database's properties (``comment``, ``owner`` and any others ALTER DATABASE set)."""

@@ -39,6 +39,7 @@ from paimon_sql.catalog.base import Identifier, lock_settings
 from paimon_sql.catalog.filesystem import FileSystemCatalog
 from paimon_sql.catalog.hive_client import ClientPool, HiveLock, metastore_uris, ttypes
 from paimon_sql.catalog.hive_partitions import PartitionSync, syncs_partitions
+from paimon_sql.catalog.iceberg_hive import IcebergHiveCommitter
 from paimon_sql.data.types import (ArrayType, AtomicType, DataField, MapType, MultisetType, RowType,
                                    paimon_type_from_sql, parse_type)
 from paimon_sql.exceptions import (DatabaseAlreadyExistsError, DatabaseNotFoundError, InvalidIdentifierError,
@@ -363,7 +364,8 @@ class HiveCatalog(FileSystemCatalog):
             commit_callbacks=(PartitionSync(self.pool, identifier.database, identifier.table,
                                             lambda: self._registered(identifier)),),
             schema_callbacks=(lambda branch, schema: self._schema_committed(identifier, branch, schema),),
-            partitions_in_metastore=True)
+            partitions_in_metastore=True,
+            iceberg_hive=IcebergHiveCommitter(identifier.database, identifier.table))
 
     def _lock(self, ident: Identifier):
         if self.lock is None:

@@ -21,6 +21,7 @@ from urllib.parse import urlparse
 
 from paimon_sql.catalog.base import Identifier, lock_settings
 from paimon_sql.catalog.filesystem import FileSystemCatalog
+from paimon_sql.catalog.iceberg_hive import IcebergHiveCommitter
 from paimon_sql.catalog.jdbc_client import JdbcClient
 from paimon_sql.catalog.jdbc_lock import JdbcCatalogLock
 from paimon_sql.exceptions import (CorruptMetadataError, DatabaseAlreadyExistsError, InvalidIdentifierError,
@@ -94,7 +95,8 @@ class JdbcCatalog(FileSystemCatalog):
         ident = self._ident(identifier)
         lock = partial(self._lock.run_with_lock, ident.database, ident.table) if self._lock else unlocked
         checks = () if self.allow_upper_case else (partial(self._check_new_columns, ident),)
-        return CatalogEnvironment(lock=lock, schema_callbacks=checks)
+        return CatalogEnvironment(lock=lock, schema_callbacks=checks,
+                                  iceberg_hive=IcebergHiveCommitter(ident.database, ident.table))
 
     def _check_new_columns(self, ident, branch: str, schema: TableSchema) -> None:
         schemas = SchemaManager(self.io, PathFactory(self.table_path(ident), [], "parquet", branch=branch))

@@ -11,7 +11,9 @@ expire in step with Paimon's ``snapshot.num-retained.*`` / ``snapshot.time-retai
 manifests deleted with them, and older metadata files are deleted after each commit
 (``metadata.iceberg.delete-after-commit.enabled``, ``previous-versions-max``). Format version 3
 carries the table's 64-bit deletion vectors (:mod:`paimon_sql.iceberg.deletion_vectors`), and a
-primary-key table with them exposes every file above level 0.
+primary-key table with them exposes every file above level 0. With ``hive-catalog`` storage each
+metadata file is then registered in a Hive metastore by the table's catalog environment
+(catalog/iceberg_hive.py), which the catalog layer above provides.
 
 What cannot be published correctly is refused before anything is written (:func:`check_publishable`).
 """
@@ -34,7 +36,7 @@ from paimon_sql.iceberg.paths import IcebergPaths, metadata_dir
 from paimon_sql.manifest.manifest_file import ADD, DELETE, DataFileMeta, ManifestEntry
 from paimon_sql.mergetree.interval_partition import sections
 from paimon_sql.mergetree.levels import num_levels
-from paimon_sql.options.iceberg_options import IcebergOptions, iceberg_options
+from paimon_sql.options.iceberg_options import HIVE_CATALOG, IcebergOptions, iceberg_options
 from paimon_sql.read.scan import manifest_entries, manifest_list
 
 if TYPE_CHECKING:
@@ -68,6 +70,12 @@ def check_publishable(table: FileStoreTable) -> None:
     for f in table.schema.fields:
         iceberg_field(f)  # a column Iceberg cannot describe fails naming it
     metadata_dir(table, options)
+    if options.storage == HIVE_CATALOG:
+        if table.env.iceberg_hive is None:
+            raise UnservedFeatureError(f"table {table.name}: 'metadata.iceberg.storage' = 'hive-catalog' registers "
+                                       "the table in a metastore under its catalog name: load the table from a "
+                                       "catalog, not by its path")
+        table.env.iceberg_hive.check(table)
 
 
 def iceberg_after_commit(table: FileStoreTable) -> None:
@@ -83,6 +91,15 @@ def iceberg_after_commit(table: FileStoreTable) -> None:
     except (PaimonError, OSError) as e:
         _LOG.warning("table %s: writing the Iceberg metadata of snapshot %s failed, the next commit writes it "
                      "afresh: %s", table.name, latest, e)
+
+
+def publish_now(table: FileStoreTable) -> None:
+    """The Iceberg metadata of the table's latest snapshot, written now (options just turned on);
+    unlike the post-commit job, a failure reaches the caller."""
+    options = iceberg_options(table.schema.options)
+    latest = table.snapshot_manager.latest_id()
+    if options is not None and latest is not None:
+        _Publisher(table, options).publish_up_to(latest)
 
 
 class _Publisher:
@@ -141,6 +158,9 @@ class _Publisher:
             self._with_base(snap, base)
         else:
             self._afresh(snap)
+            base_path = None
+        if self.options.storage == HIVE_CATALOG and self.table.env.iceberg_hive is not None:
+            self.table.env.iceberg_hive.commit(self.table, path, base_path)  # Java's metadataCommitter
 
     # -- helpers ---------------------------------------------------------------------------
 

@@ -4,13 +4,17 @@ A table knows its files; its catalog may know more. Where the store cannot creat
 it is absent (an object store without conditional puts), the catalog's ``lock`` is held around
 creating each ``snapshot-N`` and ``schema-N``, as Paimon's ``Lock`` wraps the commit. A metastore
 that mirrors the table (a Hive metastore's partitions) is told of every committed snapshot through
-``commit_callbacks``. Executors never commit, so the environment is not pickled with a table.
+``commit_callbacks``, and Iceberg metadata registered under the table's name (``iceberg_hive``).
+Executors never commit, so the environment is not pickled with a table.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Tuple, TypeVar
+from typing import TYPE_CHECKING, Callable, Optional, Tuple, TypeVar
+
+if TYPE_CHECKING:
+    from paimon_sql.catalog.iceberg_hive import IcebergHiveCommitter
 
 T = TypeVar("T")
 PARTITIONED_IN_METASTORE = "metastore.partitioned-table"  # a table option (Paimon's CoreOptions)
@@ -36,6 +40,9 @@ class CatalogEnvironment:
     # the catalog registers partitions in a metastore: 'metastore.partitioned-table' is honoured
     # (a Hive catalog); elsewhere a table with it is not written, rather than silently unsynced
     partitions_in_metastore: bool = False
+    # registers the Iceberg metadata of 'metadata.iceberg.storage' = 'hive-catalog' in a Hive
+    # metastore under the table's name in the catalog; a table opened by its path has none (refused)
+    iceberg_hive: Optional["IcebergHiveCommitter"] = None
 
 
 NO_CATALOG = CatalogEnvironment()

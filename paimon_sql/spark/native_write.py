@@ -52,6 +52,10 @@ def write(df: DataFrame, table, overwrite: bool, partition_spec: Optional[dict],
         if not f.type.nullable:  # Spark casts never check NOT NULL: fail the job with our message
             df = df.withColumn(f.name, F.when(F.col(f"`{f.name}`").isNull(), F.raise_error(F.lit(
                 f"column '{f.name}' is NOT NULL but the data has null value(s)"))).otherwise(F.col(f"`{f.name}`")))
+    # each column's Paimon field id in the files (PARQUET:field_id), as Java's writer stores them:
+    # Iceberg readers find columns by id, also once 'metadata.iceberg.storage' is turned on later
+    df = df.select(*[F.col(f"`{f.name}`").alias(f.name, metadata={"parquet.field.id": f.id})
+                     for f in table.schema.fields])
     staging = f"{table.path}/.staging-{uuid.uuid4()}"
     writer = df
     if keys:

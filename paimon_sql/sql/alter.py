@@ -19,6 +19,7 @@ from sqlglot import exp
 
 from paimon_sql.data.types import paimon_type_from_sql
 from paimon_sql.exceptions import PaimonError, TagError
+from paimon_sql.iceberg import alter as iceberg_alter
 from paimon_sql.schema import schema_change as sc
 from paimon_sql.sql import parse, show
 from paimon_sql.sql.ddl import _columns, _literal_text
@@ -255,7 +256,7 @@ def _commit(table, changes: List[sc.SchemaChange]) -> None:
     if mt.is_materialized(table) and definition:
         raise PaimonError(f"ALTER TABLE on option '{definition[0]}' of materialized table {table.name} is not "
                           "supported: ALTER MATERIALIZED TABLE ... AS <query> | SUSPEND | RESUME changes its definition")
-    table.schema_manager.commit_changes(changes)
+    iceberg_alter.commit_changes(table, changes)
 
 
 _COMMANDS = [

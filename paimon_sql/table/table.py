@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
-from functools import cached_property, lru_cache
+from functools import cached_property, lru_cache, partial
 from typing import List, Optional
 from urllib.parse import urlparse
 
@@ -23,6 +23,7 @@ from paimon_sql.data.partition_names import specs_predicate
 from paimon_sql.exceptions import BranchError, PaimonError, TableNotFoundError
 from paimon_sql.format.file_format import check_format
 from paimon_sql.iceberg.commit_callback import iceberg_after_commit
+from paimon_sql.iceberg.tags import iceberg_tag_changed
 from paimon_sql.io import FileIO
 from paimon_sql.io.catalog_environment import NO_CATALOG, CatalogEnvironment
 from paimon_sql.io.paths import MAIN_BRANCH, PathFactory
@@ -72,7 +73,7 @@ class FileStoreTable:
                                  self.options.get("partition.legacy-name"))
         self.snapshot_manager = SnapshotManager(io, self.paths, env.lock)
         self.schema_manager = SchemaManager(io, self.paths, env.lock, env.schema_callbacks)
-        self.tag_manager = TagManager(io, self.paths)
+        self.tag_manager = TagManager(io, self.paths, (partial(iceberg_tag_changed, self),))
         self.consumer_manager = ConsumerManager(io, self.paths)
         self.branch_manager = BranchManager(io, self.path)
         self.dynamic_options: dict = {}  # options given for this read/write only (see copy)

@@ -11,12 +11,14 @@ from __future__ import annotations
 import datetime as dt
 import json
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import Callable, List, Optional, Sequence
 
 from paimon_sql.exceptions import SnapshotNotFoundError, TagError
 from paimon_sql.io import FileIO
 from paimon_sql.io.paths import PathFactory
 from paimon_sql.snapshot.snapshot import Snapshot
+
+TagCallback = Callable[[str, Optional[Snapshot]], None]
 
 
 @dataclass(frozen=True)
@@ -62,9 +64,16 @@ def check_tag_name(name: str) -> str:
 
 
 class TagManager:
-    def __init__(self, io: FileIO, paths: PathFactory):
+    def __init__(self, io: FileIO, paths: PathFactory, callbacks: Sequence[TagCallback] = ()):
         self.io = io
         self.paths = paths
+        # each ``callback(name, snapshot)`` runs once tag ``name`` was created or replaced (its
+        # snapshot) or deleted (None), a rename as both (Paimon's TagCallback: Iceberg's tag refs)
+        self.callbacks = tuple(callbacks)
+
+    def _notify(self, name: str, snapshot: Optional[Snapshot]) -> None:
+        for callback in self.callbacks:
+            callback(name, snapshot)
 
     def exists(self, name: str) -> bool:
         return self.io.exists(self.paths.tag_path(name))
@@ -96,6 +105,7 @@ class TagManager:
             raise TagError(f"tag '{name}' already exists")
         tag = Tag(name, snapshot, dt.datetime.now(), time_retained)
         self.io.write_bytes(self.paths.tag_path(name), tag.to_json().encode("utf-8"))
+        self._notify(name, snapshot)
         return tag
 
     def delete(self, name: str, ignore_if_missing: bool = False) -> None:
@@ -104,6 +114,7 @@ class TagManager:
                 return
             raise TagError(f"tag '{name}' does not exist")
         self.io.delete(self.paths.tag_path(name))
+        self._notify(name, None)
 
     def rename(self, old: str, new: str) -> None:
         if not self.exists(old):
@@ -112,3 +123,5 @@ class TagManager:
         if self.exists(new):
             raise TagError(f"tag '{new}' already exists")
         self.io.rename(self.paths.tag_path(old), self.paths.tag_path(new))
+        self._notify(old, None)
+        self._notify(new, self.get(new).snapshot)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import fastavro
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from java_paimon import Driver, driver_command
 from pyiceberg.table import StaticTable
@@ -27,7 +28,8 @@ from paimon_sql.data.row_kind import DELETE
 from paimon_sql.data.types import parse_type
 from paimon_sql.exceptions import InvalidOptionError, UnservedFeatureError
 from paimon_sql.maintenance.expire_snapshots import expire_snapshots
-from paimon_sql.schema.schema_change import AddColumn
+from paimon_sql.iceberg.alter import commit_changes
+from paimon_sql.schema.schema_change import AddColumn, SetOption
 
 pytestmark = pytest.mark.interop
 
@@ -146,10 +148,11 @@ def test_pyiceberg_reads_what_sql_wrote(session):
 
 
 @pytest.mark.parametrize("options, message", [
-    ({"metadata.iceberg.storage": "hive-catalog"}, "hive-catalog storage is not built"),
     ({"metadata.iceberg.storage": "rest-catalog"}, "rest-catalog storage is not built"),
-    ({**TABLE_LOCATION, "metadata.iceberg.uri": "thrift://h:9083"}, "hive-catalog storage is not built"),
-    ({**TABLE_LOCATION, "metadata.iceberg.database": "d"}, "hive-catalog storage is not built"),
+    ({"metadata.iceberg.storage": "hive-catalog", "metadata.iceberg.hive-client-class": "com.amazonaws.glue."
+      "catalog.metastore.AWSCatalogMetastoreClient"}, "only 'org.apache.hadoop.hive.metastore.HiveMetaStoreClient'"),
+    ({"metadata.iceberg.storage": "hive-catalog", "metadata.iceberg.hadoop-conf-dir": "/etc/hadoop"},
+     "Hadoop's configuration files are not read"),
     ({**TABLE_LOCATION, "metadata.iceberg.rest.uri": "http://h"}, "rest-catalog storage is not built"),
     ({"metadata.iceberg.storage": "somewhere"}, "expects one of"),
 ])
@@ -255,3 +258,94 @@ def test_each_writer_extends_the_others_metadata(java, catalog, warehouse):
     assert sorted(map(tuple, java(warehouse, [{"op": "read", "table": "db.t"}])[0])) == expected
     for sid in (1, 2):
         assert iceberg(metadata_dir(t), snapshot=sid) == ours(t, sid)
+
+
+# -- turned on for a table with data; tags reach Iceberg at once -------------------------------
+
+def _refs(directory: str) -> dict:
+    return {name: ref["snapshot-id"] for name, ref in
+            json.load(open(latest_metadata(directory))).get("refs", {}).items() if ref["type"] == "tag"}
+
+
+def test_alter_turns_the_metadata_on_at_once_and_unset_stops_it(session):
+    session.sql("CREATE DATABASE db")
+    session.sql("CREATE TABLE db.a (id BIGINT, name STRING, dt STRING) PARTITIONED BY (dt)")
+    session.sql("INSERT INTO db.a VALUES (1, 'a', 'x')")
+    session.sql("INSERT INTO db.a VALUES (2, 'b', 'y')")
+    directory = f"{session.warehouse}/db.db/a/metadata"
+    assert not os.path.exists(directory)
+    session.sql("ALTER TABLE db.a SET TBLPROPERTIES ('metadata.iceberg.storage' = 'table-location')")
+    assert iceberg(directory) == [(1, "a", "x"), (2, "b", "y")]  # no commit since: written by the ALTER
+    assert sorted(os.listdir(directory))[-2:] == ["v2.metadata.json", "version-hint.text"]
+    session.sql("INSERT INTO db.a VALUES (3, 'c', 'x')")
+    assert iceberg(directory) == [(1, "a", "x"), (2, "b", "y"), (3, "c", "x")]
+    session.sql("ALTER TABLE db.a UNSET TBLPROPERTIES ('metadata.iceberg.storage')")
+    session.sql("INSERT INTO db.a VALUES (4, 'd', 'x')")
+    assert iceberg(directory) == [(1, "a", "x"), (2, "b", "y"), (3, "c", "x")]  # left as it was, as Java leaves it
+    session.sql("ALTER TABLE db.a SET TBLPROPERTIES ('metadata.iceberg.storage' = 'table-location')")
+    assert iceberg(directory) == rows(session, "SELECT * FROM db.a ORDER BY id")  # caught up at once
+    session.sql("CREATE TABLE db.dv (id BIGINT, name STRING) TBLPROPERTIES ('primary-key' = 'id', "
+                "'bucket' = '1', 'deletion-vectors.enabled' = 'true')")
+    session.sql("INSERT INTO db.dv VALUES (1, 'a')")
+    with pytest.raises(UnservedFeatureError, match="cannot carry deletion vectors"):
+        session.sql("ALTER TABLE db.dv SET TBLPROPERTIES ('metadata.iceberg.storage' = 'table-location')")
+    assert "metadata.iceberg.storage" not in rows(session, "SHOW TBLPROPERTIES db.dv")[0]  # refused before stored
+    assert not os.path.exists(f"{session.warehouse}/db.db/dv/metadata")
+
+
+def test_tag_procedures_change_the_iceberg_refs_at_once(session):
+    session.sql("CREATE DATABASE db")
+    session.sql("CREATE TABLE db.t (id BIGINT, name STRING, dt STRING) "
+                "TBLPROPERTIES ('metadata.iceberg.storage' = 'table-location')")
+    for i in (1, 2, 3):
+        session.sql(f"INSERT INTO db.t VALUES ({i}, 'n{i}', 'x')")
+    directory = f"{session.warehouse}/db.db/t/metadata"
+    session.sql("CALL sys.create_tag(table => 'db.t', tag => 'one', snapshot => 1)")
+    session.sql("CALL sys.create_tag(table => 'db.t', tag => 'two', snapshot => 2)")
+    assert _refs(directory) == {"one": 1, "two": 2}
+    assert StaticTable.from_metadata(latest_metadata(directory)).scan(snapshot_id=1).to_arrow().num_rows == 1
+    session.sql("CALL sys.replace_tag(table => 'db.t', tag => 'one', snapshot => 3)")
+    assert _refs(directory) == {"one": 3, "two": 2}
+    session.sql("CALL sys.rename_tag(table => 'db.t', tag => 'two', target_tag => 'second')")
+    assert _refs(directory) == {"one": 3, "second": 2}
+    session.sql("CALL sys.delete_tag(table => 'db.t', tag => 'one')")
+    assert _refs(directory) == {"second": 2}
+    assert sorted(n for n in os.listdir(directory) if n.endswith(".metadata.json")) == ["v3.metadata.json"]
+
+
+def test_an_automatic_tag_is_an_iceberg_ref_of_its_own_commit(catalog):
+    t = catalog.create_table_from_arrow("db.b", SCHEMA, options={
+        **TABLE_LOCATION, "tag.automatic-creation": "batch", "tag.batch.customized-name": "nightly"})
+    t.write_arrow(_rows([1]))
+    assert _refs(metadata_dir(t)) == {"nightly": 1}  # not only at the next commit
+    t.write_arrow(_rows([2]))
+    assert _refs(metadata_dir(t)) == {"nightly": 2}  # the batch tag moved, and its ref with it
+
+
+def test_java_and_we_agree_on_the_refs_of_a_tag_made_after_the_commit(java, catalog, warehouse):
+    """Java's TagCallback (createTag through the table) rewrites the latest metadata with the ref, as ours."""
+    t = catalog.create_table_from_arrow("db.t", SCHEMA, partition_keys=["dt"], options=FOR_JAVA)
+    t.write_arrow(_rows([1]))
+    java(warehouse, [{"op": "write", "table": "db.t", "rows": [[2, "j2", "x"]]},
+                     {"op": "tag", "table": "db.t", "tag": "java", "snapshot": 1}])
+    assert _refs(metadata_dir(t)) == {"java": 1}
+    t = catalog.get_table("db.t")
+    t.tag_manager.create("ours", t.snapshot_manager.snapshot(2))
+    assert _refs(metadata_dir(t)) == {"java": 1, "ours": 2}
+    java(warehouse, [{"op": "delete_tag", "table": "db.t", "tag": "ours"}])
+    assert _refs(metadata_dir(t)) == {"java": 1}
+
+
+def test_turning_on_is_refused_for_a_file_without_field_ids(catalog):
+    """A data file of another (or an older) writer without Parquet field ids: Iceberg readers could
+    not find its columns, so the options are refused before they are stored."""
+    t = catalog.create_table_from_arrow("db.f", SCHEMA)
+    t.write_arrow(_rows([1]))
+    path = glob.glob(f"{t.path}/bucket-0/*.parquet")[0]
+    plain = pq.read_table(path)
+    pq.write_table(plain.replace_schema_metadata(None).cast(pa.schema([f.remove_metadata() for f in plain.schema])),
+                   path)
+    with pytest.raises(UnservedFeatureError, match=r"data file .* has no Parquet field ids"):
+        commit_changes(t, [SetOption("metadata.iceberg.storage", "table-location")])
+    assert "metadata.iceberg.storage" not in catalog.get_table("db.f").schema.options
+    assert not os.path.exists(metadata_dir(t))

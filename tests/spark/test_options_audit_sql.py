@@ -136,7 +136,7 @@ def test_a_java_table_with_a_write_scope_option_is_read_not_written(db):
 def test_refused_keys_of_the_other_classes_are_refused_through_sql(db):
     db.sql(TABLE.format(""))
     db.sql("INSERT INTO db.t VALUES (1, 'a')")
-    for key, value in [("metadata.iceberg.uri", "thrift://hms:9083"), ("orc.timestamp-ltz.legacy.type", "false"),
+    for key, value in [("metadata.iceberg.hadoop-conf-dir", "/etc/hadoop"), ("orc.timestamp-ltz.legacy.type", "false"),
                        ("write.merge-schema.type-widening", "true")]:
         with pytest.raises(InvalidOptionError, match=refusal(key)):
             db.sql(f"ALTER TABLE db.t SET TBLPROPERTIES ('{key}' = '{value}')")

@@ -20,7 +20,7 @@ from paimon_sql.exceptions import InvalidOptionError, SchemaError
 from paimon_sql.maintenance.rollback import rollback_to_snapshot
 from paimon_sql.schema.schema_change import SetOption
 from paimon_sql.iceberg.conversions import iceberg_field, to_bytes
-from paimon_sql.options.iceberg_options import iceberg_options
+from paimon_sql.options.iceberg_options import hive_options, iceberg_options
 
 SCHEMA = pa.schema([("id", pa.int64()), ("name", pa.string()), ("dt", pa.string())])
 ON = {"metadata.iceberg.storage": "table-location"}
@@ -77,12 +77,22 @@ def test_options_parse_with_paimons_defaults():
         iceberg_options({**ON, "metadata.iceberg.format-version": "4"})
     with pytest.raises(InvalidOptionError, match="^option 'metadata.iceberg.manifest-compression' expects one of"):
         iceberg_options({**ON, "metadata.iceberg.manifest-compression": "lz9"})
-    for key in ("metadata.iceberg.hive-conf-dir", "metadata.iceberg.hadoop-conf-dir", "metadata.iceberg.table",
-                "metadata.iceberg.hive-client-class", "metadata.iceberg.glue.skip-archive",
-                "metadata.iceberg.hive-skip-update-stats"):
+    for key, value in (("metadata.iceberg.hadoop-conf-dir", "/etc/hadoop"),
+                       ("metadata.iceberg.hive-client-class", "com.amazonaws.glue.catalog.metastore."
+                                                              "AWSCatalogMetastoreClient")):
         with pytest.raises(InvalidOptionError, match=f"^option '{key}' is not supported by paimon-sql"):
-            iceberg_options({**ON, key: "true"})
-    assert iceberg_options({**ON, "metadata.iceberg.glue.skip-archive": "false"}) is not None  # Java's default
+            iceberg_options({**ON, key: value})
+    bad = {"metadata.iceberg.uri": ("http://h:9083", "expects thrift://host:port"),
+           "metadata.iceberg.database": ("a;;b", "expects database names separated by ';'"),
+           "metadata.iceberg.glue.skip-archive": ("yes", "expects a Boolean"),
+           "metadata.iceberg.hive-skip-update-stats": ("1", "expects a Boolean")}
+    for key, (value, why) in bad.items():
+        with pytest.raises(InvalidOptionError, match=f"^option '{key}' {why}"):
+            iceberg_options({**ON, key: value})
+    hive = hive_options({"metadata.iceberg.uri": "thrift://h:9083", "metadata.iceberg.database": "a; b",
+                         "metadata.iceberg.hive-client-class": "org.apache.hadoop.hive.metastore.HiveMetaStoreClient"})
+    assert (hive.uri, hive.databases, hive.table, hive.glue_skip_archive, hive.skip_update_stats) == \
+        ("thrift://h:9083", ("a", "b"), None, False, False)
 
 
 def test_storage_location_overrides_the_storage_types_default(catalog, warehouse):

@@ -90,7 +90,8 @@ def test_iceberg_options_are_judged_as_table_options():
     keys = class_keys()["IcebergOptions", "table"]
     assert len(keys) == 17 and all(k.startswith("metadata.iceberg.") for k in keys)
     assert registry()["metadata.iceberg.storage"].support.status == HONOURED
-    assert registry()["metadata.iceberg.uri"].support.status == REFUSED
+    assert registry()["metadata.iceberg.uri"].support.status == HONOURED
+    assert registry()["metadata.iceberg.hadoop-conf-dir"].support.status == REFUSED
 
 
 def test_the_other_engineers_options_keep_their_status():

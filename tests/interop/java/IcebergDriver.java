@@ -32,6 +32,8 @@ import org.apache.paimon.types.RowKind;
  * {"op": "delete", "table": T, "rows": [[id, name, dt], ...]}  -D rows of a primary-key table, one commit -> "ok"
  * {"op": "compact", "table": T}        full compaction of every partition's bucket 0, one commit -> "ok"
  * {"op": "read", "table": T}           -> [[id, name, dt], ...]
+ * {"op": "tag", "table": T, "tag": name, "snapshot": id}  createTag (with the table's tag callbacks) -> "ok"
+ * {"op": "delete_tag", "table": T, "tag": name}             deleteTag (with the table's tag callbacks) -> "ok"
  * </pre>
  */
 public class IcebergDriver {
@@ -76,6 +78,13 @@ public class IcebergDriver {
             }
             case "read":
                 return DriverSupport.rows(catalog.getTable(id));
+            case "tag":
+                ((FileStoreTable) catalog.getTable(id)).createTag(cmd.get("tag").asText(),
+                        cmd.get("snapshot").asLong());
+                return "ok";
+            case "delete_tag":
+                ((FileStoreTable) catalog.getTable(id)).deleteTag(cmd.get("tag").asText());
+                return "ok";
             default:
                 throw new IllegalArgumentException("unknown op " + cmd.get("op").asText());
         }
