@@ -232,10 +232,15 @@ class StatementOperation(Operation):
             try:
                 for k, v in self.overlay.items():
                     spark.conf.set(k, v)
+                session = self.client.session
+                session.scan_reports = scans = []  # what planning did, for the operation log
                 try:
-                    df = self.client.session.execute(self.text)
+                    df = session.execute(self.text)
                 finally:
+                    session.scan_reports = None
                     self._note_access()
+                for line in paimon_lines(session, scans, self.tables_written, self.started):
+                    self.log.add(line)
                 df = served_dataframe(hive_listing(spark, self.text, df)) if df is not None else None
                 self.time_zone = self.client.time_zone()
                 if self.state not in _STOPPED:  # a cancel while the statement ran: no query for its rows
@@ -336,6 +341,24 @@ class StatementOperation(Operation):
             rows=rows,
             progressedPercentage=share, status=status, footerSummary=f"{done}/{total} tasks",
             startTime=self.started)
+
+
+def paimon_lines(session, scans: list, written: List[str], since_ms: int) -> List[str]:
+    """The operation log's lines of what a statement did to Paimon tables: each scan's files (as
+    EXPLAIN counts them), and each written table's commit of this statement (its latest snapshot,
+    when made since ``since_ms``) with the records it wrote."""
+    lines = [f"Paimon scan of {r.table} @ snapshot {r.snapshot_id}: {r.stats.files_planned} of "
+             f"{r.stats.files_total} files planned" for r in scans]
+    for name in written:
+        try:
+            table = session.catalog.get_table(session.identifier_text(name))
+        except (PaimonError, LookupError):  # dropped by the statement, or not a Paimon table
+            continue
+        snap = getattr(table, "snapshot_manager", None) and table.snapshot_manager.latest()
+        if snap is not None and snap.time_millis >= since_ms:
+            records = "" if snap.delta_record_count is None else f", {snap.delta_record_count} records written"
+            lines.append(f"Paimon commit to {name}: snapshot {snap.id} ({snap.commit_kind}){records}")
+    return lines
 
 
 def _day_time_text(c: str, dtype) -> str:

@@ -281,6 +281,23 @@ def test_operation_log_gives_each_line_once(server):
     client.close()
 
 
+def test_operation_log_tells_the_paimon_scans_and_commits(server):
+    client = Client(server.port)
+    for text in ("CREATE TABLE logged (id INT, p STRING) PARTITIONED BY (p) WITH ('bucket' = '-1')",
+                 "INSERT INTO logged VALUES (1, 'a'), (2, 'b'), (3, 'b')"):
+        op = client.execute(text, run_async=False)
+        lines = client.log_lines(op)
+        client.close_op(op)
+    assert any(re.fullmatch(r"INFO  : Paimon commit to default\.logged: snapshot 1 \(APPEND\), 3 records written",
+                            line) for line in lines), lines
+    op = client.execute("SELECT count(*) FROM logged WHERE p = 'b'")
+    assert client.wait(op) == S.FINISHED_STATE
+    lines = client.log_lines(op)
+    assert "INFO  : Paimon scan of default.logged @ snapshot 1: 1 of 2 files planned" in lines, lines
+    client.close_op(op)
+    client.close()
+
+
 def test_beeline_prints_the_progress_lines(server):
     setup = ("CREATE TABLE sales (id INT, region STRING) PARTITIONED BY (region) WITH ('bucket' = '-1');"
              + "".join(f"INSERT INTO sales VALUES ({i}, 'r{i % 3}'), ({i + 100}, 'r{(i + 1) % 3}');"
