@@ -36,7 +36,7 @@ INSERT INTO events VALUES (4, 'view', '2024-06-02');
 -- small files that together reach target-file-size (options => applies to this run only; tiny
 -- here to fit the example). 2024-06-01's three files merge into one, 2024-06-02's one file stays.
 CALL sys.compact(table => 'events', compact_strategy => 'minor',
-                 options => 'compaction.min.file-num=3,target-file-size=2kb');
+                 options => 'compaction.min.file-num=3,target-file-size=3kb');
 SELECT partition, count(*) AS files, sum(record_count) AS records FROM events$files GROUP BY partition ORDER BY partition;
 
 -- Expire old snapshots: keep only the latest two (retain_min must not exceed retain_max).

@@ -213,10 +213,18 @@ class StatementOperation(Operation):
         self.overlay = overlay  # Spark conf for this statement only
         self.group = f"paimon-sql-server-{uuid.UUID(bytes=self.key)}"
         self.state = S.PENDING_STATE
+        self._ran = threading.Event()  # run() is over: no job of the statement can start any more
+        self._cancelling = False
 
     def run(self) -> None:
         """Run the statement in this thread (in the client's turn: one statement of a session at a
         time); the timeout counts from now."""
+        try:
+            self._run()
+        finally:
+            self._ran.set()
+
+    def _run(self) -> None:
         spark = self.client.session.spark
         timer = threading.Timer(self.timeout, self._time_out) if self.timeout > 0 else None
         if timer:
@@ -304,6 +312,17 @@ class StatementOperation(Operation):
     def _stop(self, state: int, error: Optional[OperationError]) -> None:
         super()._stop(state, error)
         self._cancel_jobs()
+        with self._lock:
+            if self._ran.is_set() or self._cancelling:
+                return
+            self._cancelling = True
+        # Spark cancels a group's running jobs only: a job the statement starts after this (its
+        # planning was under way) is cancelled by this thread, until the statement has left run()
+        threading.Thread(target=self._keep_cancelling, name=f"{self.group}-cancel", daemon=True).start()
+
+    def _keep_cancelling(self) -> None:
+        while not self._ran.wait(0.5):
+            self._cancel_jobs()
 
     def _cancel_jobs(self) -> None:
         self.client.session.spark.sparkContext.cancelJobGroup(self.group)
