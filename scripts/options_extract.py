@@ -57,8 +57,8 @@ _DECL = re.compile(r"ConfigOption<(?P<type>.+?)>\s+(?P<name>\w+)\s*=")
 _CONST = re.compile(r"static\s+final\s+String\s+(\w+)\s*=\s*(" + _STRING + r"(?:\s*\+\s*(?:" + _STRING + r"|\w+))*)\s*;")
 
 
-def _balanced(text: str, start: int) -> str:
-    """The text inside the parenthesis opening at ``text[start]``."""
+def _scan(text: str, start: int) -> Iterator[Tuple[int, str, int]]:
+    """(index, character, bracket depth after it) of Java code from ``start``, string literals skipped."""
     depth, i, in_str = 0, start, False
     while i < len(text):
         c = text[i]
@@ -69,13 +69,17 @@ def _balanced(text: str, start: int) -> str:
                 in_str = False
         elif c == '"':
             in_str = True
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth == 0:
-                return text[start + 1:i]
+        else:
+            depth += (c in "([{") - (c in ")]}")
+            yield i, c, depth
         i += 1
+
+
+def _balanced(text: str, start: int) -> str:
+    """The text inside the parenthesis opening at ``text[start]``."""
+    for i, c, depth in _scan(text, start):
+        if c == ")" and depth == 0:
+            return text[start + 1:i]
     raise ValueError("unbalanced parenthesis")
 
 
@@ -98,23 +102,7 @@ def _literal(expr: str, consts: Dict[str, str]) -> str:
 def _statements(source: str) -> Iterator[Tuple[str, str]]:
     """(Java type, declaration text up to its ';') of each ConfigOption field."""
     for m in _DECL.finditer(source):
-        end, depth, in_str, i = None, 0, False, m.end()
-        while end is None:
-            c = source[i]
-            if in_str:
-                if c == "\\":
-                    i += 1
-                elif c == '"':
-                    in_str = False
-            elif c == '"':
-                in_str = True
-            elif c in "([{":
-                depth += 1
-            elif c in ")]}":
-                depth -= 1
-            elif c == ";" and depth == 0:
-                end = i
-            i += 1
+        end = next(i for i, c, depth in _scan(source, m.end()) if c == ";" and depth == 0)
         yield m.group("type").strip(), source[m.end():end]
 
 
