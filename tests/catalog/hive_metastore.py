@@ -20,6 +20,7 @@ Hive's own ``TxnDbUtil.prepDb`` and then runs the metastore's ``main`` in the sa
 from __future__ import annotations
 
 import atexit
+import contextlib
 import glob
 import os
 import shutil
@@ -149,3 +150,21 @@ def shared_metastore() -> HiveMetastore:
             atexit.register(server.stop)
             _shared.append(server)
         return _shared[0]
+
+
+@contextlib.contextmanager
+def metastore_client(uri: str):
+    """A Thrift client of the metastore at ``uri`` (thrift://host:port), from the client library, not our
+    catalog: what the tests check our catalog's writes with."""
+    from urllib.parse import urlparse
+
+    from pymetastore.hive_metastore import ThriftHiveMetastore
+    from thrift.protocol.TBinaryProtocol import TBinaryProtocol
+    from thrift.transport import TSocket, TTransport
+    address = urlparse(uri)
+    transport = TTransport.TBufferedTransport(TSocket.TSocket(address.hostname, address.port))
+    transport.open()
+    try:
+        yield ThriftHiveMetastore.Client(TBinaryProtocol(transport))
+    finally:
+        transport.close()

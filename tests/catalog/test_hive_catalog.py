@@ -10,9 +10,8 @@ from urllib.parse import urlparse
 
 import pyarrow as pa
 import pytest
-from pymetastore.hive_metastore import ThriftHiveMetastore, ttypes
-from thrift.protocol.TBinaryProtocol import TBinaryProtocol
-from thrift.transport import TSocket, TTransport
+from catalog.hive_metastore import metastore_client
+from pymetastore.hive_metastore import ttypes
 
 from paimon_sql.catalog import FileSystemCatalog, Identifier, load_catalog
 from paimon_sql.data.types import DataField, parse_type
@@ -28,11 +27,8 @@ HMS_STATS = ("transient_lastDdlTime", "numFiles", "totalSize")  # parameters the
 @pytest.fixture(scope="module")
 def hms(hive_catalog):
     """A Thrift client of the metastore, from the client library (not our catalog)."""
-    uri = urlparse(hive_catalog["uri"])
-    transport = TTransport.TBufferedTransport(TSocket.TSocket(uri.hostname, uri.port))
-    transport.open()
-    yield ThriftHiveMetastore.Client(TBinaryProtocol(transport))
-    transport.close()
+    with metastore_client(hive_catalog["uri"]) as client:
+        yield client
 
 
 @pytest.fixture

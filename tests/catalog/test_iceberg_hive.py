@@ -7,17 +7,13 @@ client library directly, never through our code."""
 import json
 import uuid
 from pathlib import Path
-from urllib.parse import urlparse
 
 import pyarrow as pa
 import pytest
-from catalog.hive_metastore import shared_metastore
+from catalog.hive_metastore import metastore_client, shared_metastore
 from interop.java_paimon import Driver, driver_command, hive_client_jars
 from pyiceberg.catalog.hive import HiveCatalog as IcebergHiveCatalog
 from support import free_port
-from pymetastore.hive_metastore import ThriftHiveMetastore
-from thrift.protocol.TBinaryProtocol import TBinaryProtocol
-from thrift.transport import TSocket, TTransport
 
 from paimon_sql.catalog import load_catalog
 from paimon_sql.exceptions import InvalidOptionError, UnservedFeatureError
@@ -42,11 +38,8 @@ def server():
 
 @pytest.fixture
 def hms(server):
-    uri = urlparse(server.uri)
-    transport = TTransport.TBufferedTransport(TSocket.TSocket(uri.hostname, uri.port))
-    transport.open()
-    yield ThriftHiveMetastore.Client(TBinaryProtocol(transport))
-    transport.close()
+    with metastore_client(server.uri) as client:
+        yield client
 
 
 @pytest.fixture
