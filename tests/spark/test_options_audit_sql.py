@@ -64,16 +64,21 @@ def test_ctas_like_alter_and_hints_refuse(db, statement):
     assert "snapshot.clean-empty-directories" not in db.catalog.get_table("db.t").schema.options
 
 
+def _refused_as_session_option(db, key: str, value: str) -> None:
+    """``SET spark.paimon.<key>`` refuses the next read of db.t in one line; unset, the read works."""
+    db.spark.conf.set(f"spark.paimon.{key}", value)
+    try:
+        with pytest.raises(InvalidOptionError, match=refusal(key)):
+            db.sql("SELECT * FROM db.t")
+    finally:
+        db.spark.conf.unset(f"spark.paimon.{key}")
+    assert rows(db, "SELECT * FROM db.t") == [(1, "a")]
+
+
 def test_session_options_are_judged_like_hints(db):
     db.sql(TABLE.format(""))
     db.sql("INSERT INTO db.t VALUES (1, 'a')")
-    db.spark.conf.set("spark.paimon.scan.bucket", "0")
-    try:
-        with pytest.raises(InvalidOptionError, match=refusal("scan.bucket")):
-            db.sql("SELECT * FROM db.t")
-    finally:
-        db.spark.conf.unset("spark.paimon.scan.bucket")
-    assert rows(db, "SELECT * FROM db.t") == [(1, "a")]
+    _refused_as_session_option(db, "scan.bucket", "0")
 
 
 def test_dataframe_options_refuse(db):
@@ -142,13 +147,7 @@ def test_refused_keys_of_the_other_classes_are_refused_through_sql(db):
             db.sql(f"ALTER TABLE db.t SET TBLPROPERTIES ('{key}' = '{value}')")
     with pytest.raises(InvalidOptionError, match=refusal("read.changelog")):
         db.sql("SELECT * FROM db.t /*+ OPTIONS('read.changelog' = 'true') */")
-    db.spark.conf.set("spark.paimon.read.allow.fullScan", "false")
-    try:
-        with pytest.raises(InvalidOptionError, match=refusal("read.allow.fullScan")):
-            db.sql("SELECT * FROM db.t")
-    finally:
-        db.spark.conf.unset("spark.paimon.read.allow.fullScan")
-    assert rows(db, "SELECT * FROM db.t") == [(1, "a")]
+    _refused_as_session_option(db, "read.allow.fullScan", "false")
     assert not any(k.startswith(("metadata.", "orc.", "write.")) for k in db.catalog.get_table("db.t").schema.options)
 
 
