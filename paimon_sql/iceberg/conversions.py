@@ -50,15 +50,20 @@ def iceberg_type(t: DataType, path: str, field_id: int, depth: int = 0) -> Union
     if isinstance(t, ArrayType):
         return {"type": "list", "element-id": element_id(field_id, inner), "element-required": not t.element.nullable,
                 "element": iceberg_type(t.element, f"{path}.element", field_id, inner)}
-    if isinstance(t, (MapType, MultisetType)):
-        key = t.key if isinstance(t, MapType) else t.element
-        value_required = not t.value.nullable if isinstance(t, MapType) else True
-        value = iceberg_type(t.value, f"{path}.value", field_id, inner) if isinstance(t, MapType) else "int"
-        return {"type": "map", "key-id": key_id(field_id, inner), "key": iceberg_type(key, f"{path}.key", field_id, inner),
-                "value-id": element_id(field_id, inner), "value-required": value_required, "value": value}
+    if isinstance(t, MapType):
+        value = iceberg_type(t.value, f"{path}.value", field_id, inner)
+        return _map(t.key, value, not t.value.nullable, path, field_id, inner)
+    if isinstance(t, MultisetType):  # a map of each element to its count
+        return _map(t.element, "int", True, path, field_id, inner)
     if isinstance(t, RowType):
         return {"type": "struct", "fields": [iceberg_field(f, path) for f in t.fields]}
     raise SchemaError(f"column '{path}' is {t}, which has no Iceberg type")
+
+
+def _map(key: DataType, value: Union[str, dict], value_required: bool, path: str, field_id: int,
+         depth: int) -> dict:
+    return {"type": "map", "key-id": key_id(field_id, depth), "key": iceberg_type(key, f"{path}.key", field_id, depth),
+            "value-id": element_id(field_id, depth), "value-required": value_required, "value": value}
 
 
 def _atomic(t: AtomicType, path: str) -> str:

@@ -197,7 +197,8 @@ def test_pyiceberg_reads_a_primary_key_table_after_nested_alters(session):
     session.sql("CALL sys.compact(table => 'db.pk', compact_strategy => 'full')")
     t = session.catalog.get_table("db.pk")
     got = iceberg(t.path)
-    assert got == pyiceberg_view(ours(t), 2, 5) and got[-1] == (4, None, [], None, {"a": 4, "b": {"c": "n", "d": 44}}, [("m", {"x": 5})])
+    assert got == pyiceberg_view(ours(t), 2, 5)
+    assert got[-1] == (4, None, [], None, {"a": 4, "b": {"c": "n", "d": 44}}, [("m", {"x": 5})])
     fields = {f["name"]: f for f in metadata(t.path)["schemas"][-1]["fields"]}
     assert fields["r"]["type"]["fields"][1]["type"]["fields"][1]["name"] == "d"
     assert metadata(t.path)["last-column-id"] == fields["extra"]["id"]
