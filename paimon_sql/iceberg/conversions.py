@@ -8,9 +8,9 @@ key and value have none in Paimon's schema, so they get Paimon's derived ids (Sp
 Bounds of a data file and a manifest's partition summaries are single values: little-endian
 numbers, UTF-8 text, big-endian unscaled decimals, microseconds for times and timestamps
 (Iceberg spec, "Binary single-value serialization"). What Paimon's Iceberg compatibility refuses
-(VARIANT, BLOB, VECTOR) is refused here, and so are timestamps finer than microseconds: Java names
-them ``timestamp_ns``, but its Parquet files hold them as INT96, not Iceberg's nanosecond INT64,
-and its bounds conversion fails on them.
+(VARIANT, BLOB, VECTOR) is refused here, and so are timestamps finer than microseconds: Java publishes
+them as ``timestamp_ns`` (in format version 2 too, which has no such type), but Java's Parquet files
+hold them as INT96, not Iceberg's nanosecond INT64, and Iceberg readers fail on them.
 Data files carry the same ids (``PARQUET:field_id``, written by ``write.file_writer``).
 """
 
@@ -76,6 +76,9 @@ def _atomic(t: AtomicType, path: str) -> str:
         return "time"
     if n in ("TIMESTAMP", "TIMESTAMP_LTZ") and 3 <= t.precision <= 6:
         return "timestamp" if n == "TIMESTAMP" else "timestamptz"
+    if n in ("TIMESTAMP", "TIMESTAMP_LTZ") and t.precision > 6:
+        raise SchemaError(f"column '{path}' is {t}, which Java Paimon's Parquet files hold as INT96: Iceberg "
+                          "readers cannot read it as timestamp_ns (precision 3 to 6 can be published)")
     if n == "VARIANT":
         raise SchemaError(f"column '{path}' is {t}, which Paimon's Iceberg compatibility cannot publish: it is an "
                           "Iceberg format version 3 type that requires row lineage")

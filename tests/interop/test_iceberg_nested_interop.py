@@ -17,10 +17,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from java_paimon import JavaPaimon
+from pyiceberg.exceptions import ResolveError
 from pyiceberg.table import StaticTable
 from spark.conftest import session, spark  # noqa: F401  (fixtures: one SparkSession per run)
 
 from paimon_sql.data.types import DataField, parse_type
+from paimon_sql.exceptions import SchemaError
 from paimon_sql.schema.table_schema import TableSchema
 
 pytestmark = pytest.mark.interop
@@ -202,3 +204,21 @@ def test_pyiceberg_reads_a_primary_key_table_after_nested_alters(session):
     fields = {f["name"]: f for f in metadata(t.path)["schemas"][-1]["fields"]}
     assert fields["r"]["type"]["fields"][1]["type"]["fields"][1]["name"] == "d"
     assert metadata(t.path)["last-column-id"] == fields["extra"]["id"]
+
+
+def test_nanosecond_timestamps_are_refused_as_javas_cannot_be_read(java, catalog, tmp_path):
+    """Java publishes TIMESTAMP(9) as timestamp_ns (format version 2 has no such type) over Parquet INT96
+    files, which pyiceberg cannot read: we refuse the write, naming the column."""
+    fields = [DataField(0, "id", parse_type("BIGINT")), DataField(1, "ts", parse_type("TIMESTAMP(9)"))]
+    t = catalog.create_table("db.t", TableSchema.create(fields, options=ON))
+    theirs = str(tmp_path / "java")
+    java.run([dict(op="create", warehouse=theirs, table="db.t", fields=[["id", "BIGINT"], ["ts", "TIMESTAMP(9)"]],
+                   options=ON, primary_keys=[], partition_keys=[]),
+              dict(op="write", warehouse=theirs, table="db.t", rows=[[1, "2024-01-02T03:04:05.123456789"]])])
+    assert metadata(f"{theirs}/db.db/t")["schemas"][0]["fields"][1]["type"] == "timestamp_ns"
+    with pytest.raises(ResolveError, match="Cannot promote timestamp to timestamp_ns"):
+        iceberg(f"{theirs}/db.db/t")
+    with pytest.raises(SchemaError, match=r"^column 'ts' is TIMESTAMP\(9\), which Java Paimon's Parquet files hold "
+                                          "as INT96"):
+        t.write_arrow(pa.table({"id": [1], "ts": [None]}, schema=t.schema.arrow_schema()))
+    assert t.snapshot_manager.latest_id() is None
