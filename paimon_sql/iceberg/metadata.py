@@ -28,7 +28,9 @@ def iceberg_schema(schema: TableSchema) -> dict:
 
 
 def highest_field_id(iceberg_schema_: dict) -> int:
-    """Iceberg's last-column-id as Paimon computes it: the highest top-level column id."""
+    """Iceberg's last-column-id as Paimon computes it (IcebergSchema.highestFieldId): the highest
+    top-level column id, below the ids of ROW fields and the huge derived ids of list elements and
+    map keys and values (Iceberg readers do not check it against them)."""
     return max((f["id"] for f in iceberg_schema_["fields"]), default=0)
 
 
