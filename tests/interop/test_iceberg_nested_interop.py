@@ -16,7 +16,7 @@ import fastavro
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from java_paimon import JavaPaimon
+from java_paimon import JavaPaimon, ok
 from pyiceberg.exceptions import ResolveError
 from pyiceberg.table import StaticTable
 from spark.conftest import session, spark  # noqa: F401  (fixtures: one SparkSession per run)
@@ -109,12 +109,13 @@ def parquet_ids(table_path: str) -> list:
     return sorted({tuple(x for f in pq.ParquetFile(p).schema_arrow for x in _ids(f)) for p in files})
 
 
-def _java_table(java, warehouse: str, table, rows, **create) -> str:
+def _java_table(java, warehouse: str, table, rows) -> str:
     """The table ``table`` (our schema) made and written by Java in ``warehouse``; its path."""
     fields = [[f.name, f.type.to_json()] for f in table.schema.fields]
-    java.run([dict(op="create", warehouse=warehouse, table="db.t", fields=fields, options=ON, primary_keys=[],
-                   partition_keys=[], **create),
-              dict(op="write", warehouse=warehouse, table="db.t", rows=_java_rows(rows))])
+    for result in java.run([dict(op="create", warehouse=warehouse, table="db.t", fields=fields, options=ON,
+                                  primary_keys=[], partition_keys=[]),
+                             dict(op="write", warehouse=warehouse, table="db.t", rows=_java_rows(rows))]):
+        ok(result)
     return f"{warehouse}/db.db/t"
 
 
@@ -170,12 +171,12 @@ def test_java_and_we_take_turns_on_a_nested_table(java, session):
     session.sql("INSERT INTO db.t VALUES (1, array(1, NULL, 3), array(named_struct('name', 'ann', 'age', 30)), "
                 "map('k', array(1L, 2L), 'z', NULL), named_struct('a', 1, 'b', named_struct('c', 'x')))")
     t = session.catalog.get_table("db.t")
-    java.run([dict(op="write", warehouse=session.warehouse, table="db.t", rows=_java_rows(ROWS[1:2]))])
+    ok(java.run([dict(op="write", warehouse=session.warehouse, table="db.t", rows=_java_rows(ROWS[1:2]))])[0])
     t.write_arrow(_arrow(t, ROWS[2:]))
     meta = metadata(t.path)
     assert [s["snapshot-id"] for s in meta["snapshots"]] == [1, 2, 3]  # each writer extended the other's
     assert iceberg(t.path) == ours(t) == sorted(ROWS)
-    java_read = java.run([dict(op="read", warehouse=session.warehouse, table="db.t")])[0]
+    java_read = ok(java.run([dict(op="read", warehouse=session.warehouse, table="db.t")])[0])
     assert sorted(map(tuple, java_read), key=lambda r: r[0]) == sorted(map(tuple, _java_rows(ROWS)))
 
 
@@ -212,9 +213,11 @@ def test_nanosecond_timestamps_are_refused_as_javas_cannot_be_read(java, catalog
     fields = [DataField(0, "id", parse_type("BIGINT")), DataField(1, "ts", parse_type("TIMESTAMP(9)"))]
     t = catalog.create_table("db.t", TableSchema.create(fields, options=ON))
     theirs = str(tmp_path / "java")
-    java.run([dict(op="create", warehouse=theirs, table="db.t", fields=[["id", "BIGINT"], ["ts", "TIMESTAMP(9)"]],
-                   options=ON, primary_keys=[], partition_keys=[]),
-              dict(op="write", warehouse=theirs, table="db.t", rows=[[1, "2024-01-02T03:04:05.123456789"]])])
+    t9, row = [["id", "BIGINT"], ["ts", "TIMESTAMP(9)"]], [1, "2024-01-02T03:04:05.123456789"]
+    for result in java.run([dict(op="create", warehouse=theirs, table="db.t", fields=t9, options=ON, primary_keys=[],
+                                 partition_keys=[]),
+                            dict(op="write", warehouse=theirs, table="db.t", rows=[row])]):
+        ok(result)
     assert metadata(f"{theirs}/db.db/t")["schemas"][0]["fields"][1]["type"] == "timestamp_ns"
     with pytest.raises(ResolveError, match="Cannot promote timestamp to timestamp_ns"):
         iceberg(f"{theirs}/db.db/t")
