@@ -5,9 +5,9 @@ Java 2.0 writes nothing until the next commit, and has no procedure for it; paim
 metadata of the current snapshot as part of the ALTER, so Iceberg readers see the table at once
 (afresh, as the first commit would, or extending what an earlier period of the option left).
 A table whose metadata would be wrong (deletion vectors, ORC files, ...) is refused before the
-option is stored, and so is one holding a data file without Parquet field ids (written by another
-or an older writer), as Iceberg readers find columns by id. With ``hive-catalog`` storage the
-current metadata is registered again at once (another metastore, database or name may be set). Turning it off (UNSET, or ``disabled``) stops the metadata and, as in Java,
+option is stored, and so is one holding a data file without Parquet field ids, nested fields' ids
+included (written by another or an older writer), as Iceberg readers find columns by id. With
+``hive-catalog`` storage the current metadata is registered again at once (another metastore, database or name may be set). Turning it off (UNSET, or ``disabled``) stops the metadata and, as in Java,
 leaves what was written (the files, a metastore registration) describing the last snapshot
 published.
 """
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from paimon_sql.data import binary_row
@@ -72,7 +73,19 @@ def _check_field_ids(table: FileStoreTable) -> None:
                                           e.file.file_name, e.file.external_path)
         with table.io.fs.open_input_file(table.io.arrow_path(path)) as f:
             columns = pq.ParquetFile(f).schema_arrow
-        if any(c.name in names and b"PARQUET:field_id" not in (c.metadata or {}) for c in columns):
+        if any(c.name in names and not _has_ids(c) for c in columns):
             raise UnservedFeatureError(f"table {table.name}: data file {path} has no Parquet field ids, by which "
                                        "Iceberg readers find its columns: Iceberg metadata is not turned on (rewrite "
                                        "the table first, e.g. INSERT OVERWRITE it with its own rows)")
+
+
+def _has_ids(f: pa.Field) -> bool:
+    """Whether ``f`` and every field nested in it (list element, map key and value, struct field) has an id."""
+    t = f.type
+    if pa.types.is_map(t):
+        nested = [t.key_field, t.item_field]
+    elif pa.types.is_list(t) or pa.types.is_large_list(t):
+        nested = [t.value_field]
+    else:
+        nested = list(t) if pa.types.is_struct(t) else []
+    return b"PARQUET:field_id" in (f.metadata or {}) and all(map(_has_ids, nested))

@@ -28,7 +28,9 @@ def iceberg_schema(schema: TableSchema) -> dict:
 
 
 def highest_field_id(iceberg_schema_: dict) -> int:
-    """Iceberg's last-column-id as Paimon computes it: the highest top-level column id."""
+    """Iceberg's last-column-id as Paimon computes it (IcebergSchema.highestFieldId): the highest
+    top-level column id, not counting ROW fields' ids nor the derived ids of list elements and map
+    keys and values, which can be higher (pyiceberg reads such metadata; Iceberg Java is not tested here)."""
     return max((f["id"] for f in iceberg_schema_["fields"]), default=0)
 
 

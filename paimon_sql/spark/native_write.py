@@ -9,7 +9,9 @@ and null counts, the partition's values), moves the file to ``<partition>/bucket
 and commits all of them as one snapshot. A failed job or commit leaves nothing behind.
 
 Used for local warehouses and plain column types (numbers, decimals, dates, strings, binary);
-anything else goes through the ``paimon`` data source.
+anything else goes through the ``paimon`` data source. Nested columns must: Spark's Parquet writer
+stamps a field id (``parquet.field.id``) only on a StructField, so it cannot give an ARRAY's element
+or a MAP's key and value the ids Java's writer gives them (``write.file_writer.element_id``).
 """
 
 from __future__ import annotations

@@ -3,7 +3,9 @@
 Flushes, compaction rewrites and changelog files all write through :func:`write_files`, so every
 file of a bucket carries the same stats, key range and sequence range whoever wrote it. Rows come
 in the data-file layout (``TableSchema.data_file_arrow_schema``): for primary-key tables the key,
-``_SEQUENCE_NUMBER`` and ``_VALUE_KIND`` columns hold what the file meta needs.
+``_SEQUENCE_NUMBER`` and ``_VALUE_KIND`` columns hold what the file meta needs. Each Parquet field
+carries its Paimon id (``PARQUET:field_id``) as Java's writer stamps it, nested ones included, so
+that Iceberg readers (``metadata.iceberg.storage``, also turned on later) find every column by id.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_sql.data import binary_row, row_kind, stats
+from paimon_sql.data.types import ArrayType, AtomicType, DataType, MapType, MultisetType, RowType
 from paimon_sql.format import parquet_bloom
 from paimon_sql.format.file_format import RollingFileWriter, parquet_footer_stats
 from paimon_sql.index.file_index import write_index
@@ -30,16 +33,59 @@ _CHUNK_ROWS = 256 * 1024
 _INT_MAX = 2 ** 31 - 1
 # Paimon's SpecialFields ids of the system columns a data file may hold
 _SYSTEM_IDS = {SEQUENCE_NUMBER: _INT_MAX - 1, VALUE_KIND: _INT_MAX - 2, "_ROW_ID": _INT_MAX - 5}
+# SpecialFields' ids of what a schema gives no id: an ARRAY's element, a MAP's key and value (a
+# MULTISET is a map of element to count), from the column's id and the depth below it (1 for the
+# column's own children, 2 for theirs...); a ROW's fields have ids of their own
+_NESTED_ID_BASE = _INT_MAX // 4
+_DEPTH_LIMIT = 1 << 10
+_FIELD_ID = b"PARQUET:field_id"
+
+
+def element_id(field_id: int, depth: int) -> int:
+    """The id of an ARRAY's element, or of a MAP's (MULTISET's) value, ``depth`` below column ``field_id``."""
+    return _NESTED_ID_BASE + field_id * _DEPTH_LIMIT + depth
+
+
+def key_id(field_id: int, depth: int) -> int:
+    """The id of a MAP's (MULTISET's) key, ``depth`` below column ``field_id``."""
+    return _NESTED_ID_BASE - field_id * _DEPTH_LIMIT - depth
 
 
 def with_field_ids(arrow_schema: pa.Schema, schema) -> pa.Schema:
-    """``arrow_schema`` with each top-level column's Paimon field id (``PARQUET:field_id``), as
-    Java's Parquet writer stores them: Iceberg readers of the table find columns by id."""
-    ids = {**_SYSTEM_IDS, **{f.name: f.id for f in schema.fields}}
+    """``arrow_schema`` with each column's Paimon field id (``PARQUET:field_id``) and those of its
+    nested fields, as Java's Parquet writer stores them: Iceberg readers of the table find columns by id."""
+    fields = {f.name: f for f in schema.fields}
     if schema.is_primary_key_table:
-        ids.update({f.name: f.id for f in schema.key_fields()})
-    return pa.schema([f.with_metadata({**(f.metadata or {}), b"PARQUET:field_id": str(ids[f.name]).encode()})
-                      if f.name in ids else f for f in arrow_schema], metadata=arrow_schema.metadata)
+        fields.update({f.name: f for f in schema.key_fields()})
+    out = []
+    for f in arrow_schema:
+        if f.name in fields:
+            out.append(_with_ids(f, fields[f.name].type, fields[f.name].id, fields[f.name].id, 0))
+        else:
+            out.append(_stamp(f, _SYSTEM_IDS[f.name]) if f.name in _SYSTEM_IDS else f)
+    return pa.schema(out, metadata=arrow_schema.metadata)
+
+
+def _with_ids(f: pa.Field, t: DataType, own: int, column: int, depth: int) -> pa.Field:
+    """``f`` (of Paimon type ``t``) with id ``own``, and the ids of what it holds, ``depth`` below ``column``."""
+    arrow, inner = f.type, depth + 1
+    if isinstance(t, ArrayType):
+        element = _with_ids(arrow.value_field, t.element, element_id(column, inner), column, inner)
+        arrow = pa.large_list(element) if pa.types.is_large_list(arrow) else pa.list_(element)
+    elif isinstance(t, (MapType, MultisetType)):
+        key_type, value_type = (t.key, t.value) if isinstance(t, MapType) else (t.element, None)
+        arrow = pa.map_(_with_ids(arrow.key_field, key_type, key_id(column, inner), column, inner),
+                        _with_ids(arrow.item_field, value_type, element_id(column, inner), column, inner),
+                        keys_sorted=arrow.keys_sorted)
+    elif isinstance(t, RowType):
+        arrow = pa.struct([_with_ids(c, sub.type, sub.id, sub.id, 0) for c, sub in zip(arrow, t.fields)])
+    elif isinstance(t, AtomicType) and t.name == "VARIANT":  # Java's Parquet group: value 0, metadata 1
+        arrow = pa.struct([_stamp(c, i) for i, c in enumerate(arrow)])
+    return _stamp(f.with_type(arrow), own)
+
+
+def _stamp(f: pa.Field, field_id: int) -> pa.Field:
+    return f.with_metadata({**(f.metadata or {}), _FIELD_ID: str(field_id).encode()})
 
 
 def kv_table(schema, rows: pa.Table, seq: np.ndarray, kinds: pa.Array) -> pa.Table:

@@ -15,8 +15,9 @@ from pyiceberg import conversions
 from pyiceberg import types as it
 from pyiceberg.table import StaticTable
 
-from paimon_sql.data.types import DataField, parse_type
-from paimon_sql.exceptions import InvalidOptionError, SchemaError
+from paimon_sql.data.types import DataField, RowType, parse_type
+from paimon_sql.exceptions import InvalidOptionError, SchemaError, UnservedFeatureError
+from paimon_sql.iceberg.alter import commit_changes
 from paimon_sql.maintenance.rollback import rollback_to_snapshot
 from paimon_sql.schema.schema_change import SetOption
 from paimon_sql.iceberg.conversions import iceberg_field, to_bytes
@@ -60,9 +61,69 @@ def test_single_values_are_pyicebergs(sql_type, value, iceberg_type):
 def test_types_iceberg_cannot_take_in_version_2_are_refused():
     assert iceberg_field(DataField(3, "c", parse_type("DECIMAL(5, 1) NOT NULL"))) == \
         {"id": 3, "name": "c", "required": True, "type": "decimal(5, 1)"}
-    for t in ("TIMESTAMP(9)", "TIMESTAMP(0)", "ARRAY<INT>"):
+    for t in ("TIMESTAMP(9)", "TIMESTAMP(0)", "TIME(6)"):
         with pytest.raises(SchemaError, match="^column 'c' is "):
             iceberg_field(DataField(3, "c", parse_type(t)))
+
+
+# SpecialFields: Integer.MAX_VALUE / 4, plus or minus the column id times 1024 and the depth
+_BASE = 2 ** 31 // 4 - 1
+
+
+def test_nested_types_are_javas_list_map_and_struct_objects():
+    f = DataField(2, "m", parse_type("MAP<STRING, ARRAY<BIGINT NOT NULL>> NOT NULL"))
+    assert iceberg_field(f) == {"id": 2, "name": "m", "required": True, "type": {
+        "type": "map", "key-id": _BASE - 2 * 1024 - 1, "key": "string", "value-id": _BASE + 2 * 1024 + 1,
+        "value-required": False, "value": {"type": "list", "element-id": _BASE + 2 * 1024 + 2,
+                                           "element-required": True, "element": "long"}}}
+    assert iceberg_field(DataField(5, "bag", parse_type("MULTISET<INT>")))["type"] == {
+        "type": "map", "key-id": _BASE - 5 * 1024 - 1, "key": "int", "value-id": _BASE + 5 * 1024 + 1,
+        "value-required": True, "value": "int"}
+    row = RowType(fields=(DataField(7, "a", parse_type("INT"), "doc a"),
+                          DataField(8, "b", parse_type("ARRAY<STRING>"))))
+    assert iceberg_field(DataField(6, "r", row))["type"] == {"type": "struct", "fields": [
+        {"id": 7, "name": "a", "required": False, "type": "int", "doc": "doc a"},
+        {"id": 8, "name": "b", "required": False, "type": {  # ids from the ROW field's own id
+            "type": "list", "element-id": _BASE + 8 * 1024 + 1, "element-required": False, "element": "string"}}]}
+
+
+def test_variant_is_refused_naming_where_it_sits():
+    with pytest.raises(SchemaError, match="^column 'v' is VARIANT, which .* requires row lineage"):
+        iceberg_field(DataField(1, "v", parse_type("VARIANT")))
+    with pytest.raises(SchemaError, match="^column 'c.value.element' is VARIANT"):
+        iceberg_field(DataField(1, "c", parse_type("MAP<INT, ARRAY<VARIANT>>")))
+
+
+def test_nested_parquet_field_ids_are_javas(catalog):
+    t = catalog.create_table_from_arrow("db.n", pa.schema([
+        ("id", pa.int64()), ("a", pa.list_(pa.int32())), ("m", pa.map_(pa.string(), pa.list_(pa.int64()))),
+        ("r", pa.struct([("x", pa.int32())]))]))
+    t.write_arrow(pa.table({"id": [1], "a": [[1]], "m": [[("k", [2])]], "r": [{"x": 3}]},
+                           schema=t.schema.arrow_schema()))
+    (e,) = t.new_scan().plan_entries()
+    schema = pq.read_schema(t.paths.data_file_path([], e.bucket, e.file.file_name))
+    ids = lambda f: int(f.metadata[b"PARQUET:field_id"])  # noqa: E731
+    m, r = schema.field("m").type, schema.field("r").type
+    assert [ids(schema.field(c)) for c in ("id", "a", "m", "r")] == [0, 1, 2, 3]
+    assert ids(schema.field("a").type.value_field) == _BASE + 1024 + 1
+    assert (ids(m.key_field), ids(m.item_field), ids(m.item_field.type.value_field)) == \
+        (_BASE - 2 * 1024 - 1, _BASE + 2 * 1024 + 1, _BASE + 2 * 1024 + 2)
+    assert ids(r.field("x")) == t.schema.field("r").type.fields[0].id == 4
+
+
+def test_turning_on_is_refused_for_a_file_without_nested_field_ids(catalog):
+    t = catalog.create_table_from_arrow("db.n", pa.schema([("id", pa.int64()), ("a", pa.list_(pa.int32()))]))
+    t.write_arrow(pa.table({"id": [1], "a": [[1]]}, schema=t.schema.arrow_schema()))
+    (e,) = t.new_scan().plan_entries()
+    path = t.paths.data_file_path([], e.bucket, e.file.file_name)
+    data = pq.read_table(path)  # top-level ids only, as paimon-sql wrote them before nested ids
+    pq.write_table(data.cast(pa.schema([f.with_type(pa.list_(pa.int32())) if f.name == "a" else f
+                                        for f in data.schema])), path)
+    a = pq.read_schema(path).field("a")
+    assert b"PARQUET:field_id" in a.metadata and not a.type.value_field.metadata
+    with pytest.raises(UnservedFeatureError, match=r"data file .* has no Parquet field ids"):
+        commit_changes(t, [SetOption("metadata.iceberg.storage", "table-location")])
+    assert "metadata.iceberg.storage" not in catalog.get_table("db.n").schema.options
 
 
 def test_options_parse_with_paimons_defaults():
