@@ -132,10 +132,8 @@ class Publisher:
 
     def write(self, entries: List[im.IcebergManifestEntry], sid: int,
               content: int = im.DATA) -> List[im.IcebergManifestFile]:
-        if not entries:
-            return []
-        return [im.write_manifest(self.io, self.paths.new_manifest(), entries, self.part_fields, sid,
-                                  self.options.codec, content)]
+        return im.rolling_write(self.io, self.paths.new_manifest, entries, self.part_fields, sid,
+                                self.options.codec, self.table.options.get("manifest.target-file-size"), content)
 
     def write_list(self, manifests: List[im.IcebergManifestFile]) -> str:
         """A new manifest list of ``manifests``; returns its path."""
