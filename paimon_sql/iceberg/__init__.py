@@ -5,4 +5,5 @@ it is written), ``conversions`` (Iceberg's binary single values), ``metadata`` (
 ``manifest`` (the Avro codecs), ``deletion_vectors`` (Paimon's 64-bit vectors as Iceberg v3 ones),
 ``commit_callback`` (the job run after each commit, and the check before a write), ``publisher``
 (each snapshot's metadata), ``incremental`` and ``afresh`` (its two paths), ``expiry``,
-``manifest_compaction``, ``tags``, ``alter``."""
+``manifest_compaction``, ``branches`` (Iceberg's one table is Paimon's main branch), ``tags``,
+``alter``."""

@@ -11,7 +11,9 @@ and a primary-key table with them exposes every file above level 0. With ``hive-
 each metadata file is then registered in a Hive metastore by the table's catalog environment
 (catalog/iceberg_hive.py), which the catalog layer above provides.
 
-What cannot be published correctly is refused before anything is written (:func:`check_publishable`).
+Iceberg's one table is Paimon's main branch: a commit to another branch publishes nothing
+(:mod:`paimon_sql.iceberg.branches`). What cannot be published correctly is refused before
+anything is written (:func:`check_publishable`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from paimon_sql.iceberg import deletion_vectors as dvs
 from paimon_sql.iceberg.conversions import iceberg_field
 from paimon_sql.iceberg.paths import metadata_dir
 from paimon_sql.iceberg.publisher import Publisher
+from paimon_sql.io.paths import MAIN_BRANCH
 from paimon_sql.options.iceberg_options import HIVE_CATALOG, iceberg_options
 
 if TYPE_CHECKING:
@@ -37,10 +40,8 @@ def check_publishable(table: FileStoreTable) -> None:
     options = iceberg_options(table.schema.options)
     if options is None:
         return
-    why = None
-    if table.branch != "main":
-        why = "is written for the main branch only"
-    elif table.options.get("deletion-vectors.enabled") and not dvs.published(table, options):
+    why = None  # checked on every branch too: a branch's files reach main by a fast-forward or a merge
+    if table.options.get("deletion-vectors.enabled") and not dvs.published(table, options):
         why = ("carries deletion vectors only with 'metadata.iceberg.format-version' = '3' and "
                "'deletion-vectors.bitmap64' = 'true' ('deletion-vectors.enabled')")
     elif table.options.file_format != "parquet":
@@ -67,7 +68,7 @@ def iceberg_after_commit(table: FileStoreTable) -> None:
     metadata afresh (its base is missing), as Paimon's callback recovers."""
     options = iceberg_options(table.schema.options)
     latest = table.snapshot_manager.latest_id()
-    if options is None or latest is None:
+    if options is None or latest is None or table.branch != MAIN_BRANCH:  # Iceberg's one table is main
         return
     try:
         Publisher(table, options).publish_up_to(latest)
@@ -81,5 +82,5 @@ def publish_now(table: FileStoreTable) -> None:
     unlike the post-commit job, a failure reaches the caller."""
     options = iceberg_options(table.schema.options)
     latest = table.snapshot_manager.latest_id()
-    if options is not None and latest is not None:
+    if options is not None and latest is not None and table.branch == MAIN_BRANCH:
         Publisher(table, options).publish_up_to(latest)

@@ -10,7 +10,7 @@ no longer uses. Older metadata files go after each commit
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, List
+from typing import TYPE_CHECKING, Dict, List
 
 from paimon_sql.iceberg import manifest as im
 from paimon_sql.iceberg.metadata import read_metadata
@@ -50,20 +50,23 @@ def expire_list(pub: Publisher, old: str, nxt: str) -> None:
 
 def expire_all_before(pub: Publisher, sid: int) -> None:
     """Every manifest, manifest list and metadata file of older metadata files (Paimon's expireAllBefore)."""
-    seen = set()
-    for old in pub.paths.metadata_ids(pub.io):
-        if old >= sid:
-            continue
+    for path in files_of(pub, [old for old in pub.paths.metadata_ids(pub.io) if old < sid]):
+        pub.io.delete(path)
+    delete_old_metadata(pub, sid)
+
+
+def files_of(pub: Publisher, versions: List[int]) -> List[str]:
+    """The manifest lists of every snapshot of metadata ``versions``, each after its manifests."""
+    out: Dict[str, None] = {}
+    for old in versions:
         for s in read_metadata(pub.io, pub.paths.metadata(old)).get("snapshots", []):
             list_path = pub.paths.file(s["manifest-list"])
-            if list_path in seen:
+            if list_path in out:
                 continue
-            seen.add(list_path)
             if pub.io.exists(list_path):
-                for m in im.read_manifest_list(pub.io, list_path):
-                    pub.io.delete(pub.paths.file(m.path))
-            pub.io.delete(list_path)
-    delete_old_metadata(pub, sid)
+                out.update((pub.paths.file(m.path), None) for m in im.read_manifest_list(pub.io, list_path))
+            out[list_path] = None
+    return list(out)
 
 
 def delete_old_metadata(pub: Publisher, sid: int) -> None:

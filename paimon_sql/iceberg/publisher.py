@@ -71,7 +71,9 @@ class Publisher:
             first -= 1
         return first
 
-    def publish(self, snap: Snapshot) -> None:
+    def publish(self, snap: Snapshot, afresh_only: bool = False) -> None:
+        """The metadata of ``snap``: extending the previous snapshot's when it exists (unless
+        ``afresh_only``) and is of the same format version, else written afresh."""
         path = self.paths.metadata(snap.id)
         if self.io.exists(path):
             if current_snapshot(read_metadata(self.io, path))["timestamp-ms"] >= snap.time_millis:
@@ -80,7 +82,7 @@ class Publisher:
         if snap.id == 1:  # a table made again: the metadata of its earlier life (catalog-location) goes
             self.io.delete(self.paths.dir)
         base_path = self.paths.metadata(snap.id - 1)
-        base = read_metadata(self.io, base_path) if self.io.exists(base_path) else None
+        base = read_metadata(self.io, base_path) if not afresh_only and self.io.exists(base_path) else None
         if base is not None and base.get("format-version", 0) > self.options.format_version:
             raise PaimonError(f"table {self.table.name}: its Iceberg metadata has format version "
                               f"{base['format-version']}, above 'metadata.iceberg.format-version' = "
