@@ -23,6 +23,7 @@ from paimon_sql.data import binary_row
 from paimon_sql.exceptions import PaimonError, UnservedFeatureError
 from paimon_sql.iceberg.commit_callback import check_publishable, publish_now
 from paimon_sql.iceberg.paths import IcebergPaths, metadata_dir
+from paimon_sql.io.paths import MAIN_BRANCH
 from paimon_sql.options.iceberg_options import HIVE_CATALOG, PREFIX, iceberg_options
 from paimon_sql.schema.schema_change import RemoveOption, SchemaChange, SetOption, apply
 
@@ -56,7 +57,8 @@ def _register(table: FileStoreTable) -> None:
     """With ``hive-catalog`` storage, the current metadata registered again: the metastore options
     may have changed (another metastore, database or name), or an earlier registration failed."""
     options, latest = iceberg_options(table.schema.options), table.snapshot_manager.latest_id()
-    if options is None or options.storage != HIVE_CATALOG or latest is None or table.env.iceberg_hive is None:
+    if options is None or options.storage != HIVE_CATALOG or latest is None or table.env.iceberg_hive is None \
+            or table.branch != MAIN_BRANCH:
         return
     path = IcebergPaths(metadata_dir(table, options)).metadata(latest)
     if table.io.exists(path):

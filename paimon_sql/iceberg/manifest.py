@@ -8,6 +8,7 @@ are those Paimon 2.0 writes (its Avro writer with Iceberg's ids), so that Iceber
 fields by id. ``legacy`` is Iceberg 1.4's manifest list (``added_data_files_count`` and siblings). A deletion
 vector is a ``data_file`` of content POSITION_DELETES naming its blob (``content_offset``,
 ``content_size_in_bytes``) and the data file it applies to (``referenced_data_file``), without stats.
+Manifests roll at ``manifest.target-file-size`` as Paimon's do (:func:`rolling_write`).
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from __future__ import annotations
 import io
 import math
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import fastavro
+import fastavro.write
 
 from paimon_sql.data.types import AtomicType, DataField
 from paimon_sql.exceptions import CorruptMetadataError
@@ -28,6 +30,7 @@ DATA, DELETES = 0, 1  # manifest content
 POSITION_DELETES = 1  # data file content (DATA is 0)
 FIRST_PARTITION_FIELD_ID = 1000
 UNASSIGNED_SEQ = -1
+CHECK_ROLLING_ENTRIES = 1000  # Paimon's RollingFileWriter.CHECK_ROLLING_RECORD_CNT
 
 
 @dataclass(frozen=True)
@@ -191,19 +194,51 @@ def _summaries(entries: Sequence[IcebergManifestEntry], partition_fields: Sequen
     return tuple(out)
 
 
-def write_manifest(fio, path: str, entries: Sequence[IcebergManifestEntry], partition_fields: Sequence[DataField],
-                   sequence_number: int, codec: str, content: int = DATA) -> IcebergManifestFile:
-    """Write ``entries`` as one manifest at ``path``; returns its manifest-list record."""
-    names = [f.name for f in partition_fields]
-    data = _avro(manifest_entry_schema(partition_fields), [_entry_record(e, names) for e in entries], codec)
-    fio.write_bytes(path, data)
+def _manifest_file(path: str, length: int, entries: Sequence[IcebergManifestEntry],
+                   partition_fields: Sequence[DataField], sequence_number: int, content: int) -> IcebergManifestFile:
+    """The manifest-list record of a manifest holding ``entries``."""
     by_status = {s: [e for e in entries if e.status == s] for s in (ADDED, EXISTING, DELETED)}
     rows = {s: sum(e.file.record_count for e in es) for s, es in by_status.items()}
     return IcebergManifestFile(
-        path, len(data), 0, content, sequence_number,
+        path, length, 0, content, sequence_number,
         min((e.sequence_number for e in entries), default=UNASSIGNED_SEQ), sequence_number,
         len(by_status[ADDED]), len(by_status[EXISTING]), len(by_status[DELETED]),
         rows[ADDED], rows[EXISTING], rows[DELETED], _summaries(entries, partition_fields))
+
+
+def rolling_write(fio, new_path: Callable[[], str], entries: Sequence[IcebergManifestEntry],
+                  partition_fields: Sequence[DataField], sequence_number: int, codec: str, target_size: int,
+                  content: int = DATA) -> List[IcebergManifestFile]:
+    """Paimon's IcebergManifestFile.rollingWrite: ``entries``, in order, into manifests of about
+    ``target_size`` bytes (``manifest.target-file-size``), each at a path from ``new_path``;
+    returns their manifest-list records. As Paimon's rolling writer, the size is looked at after
+    every 1000th entry (counted over all the manifests) and is what the file has written out so far,
+    its header and full Avro blocks: a manifest rolls after 1000 entries at the fewest."""
+    schema = fastavro.parse_schema(manifest_entry_schema(partition_fields))
+    names = [f.name for f in partition_fields]
+    out: List[IcebergManifestFile] = []
+    current: List[IcebergManifestEntry] = []
+    buf = io.BytesIO()
+    writer = None
+
+    def close() -> None:
+        writer.flush()
+        path, data = new_path(), buf.getvalue()
+        fio.write_bytes(path, data)
+        out.append(_manifest_file(path, len(data), current, partition_fields, sequence_number, content))
+
+    for n, e in enumerate(entries, 1):
+        if writer is None:
+            buf, current = io.BytesIO(), []
+            writer = fastavro.write.Writer(buf, schema, codec=codec)
+        writer.write(_entry_record(e, names))
+        current.append(e)
+        if n % CHECK_ROLLING_ENTRIES == 0 and buf.tell() >= target_size:
+            close()
+            writer = None
+    if writer is not None:
+        close()
+    return out
 
 
 def write_manifest_list(fio, path: str, manifests: Sequence[IcebergManifestFile], codec: str, legacy: bool) -> None:

@@ -13,6 +13,7 @@ import re
 from typing import Dict, List, Optional, Tuple
 
 from paimon_sql.exceptions import BranchError
+from paimon_sql.iceberg.branches import after_fast_forward
 from paimon_sql.io import FileIO
 from paimon_sql.io.paths import MAIN_BRANCH, PathFactory, branch_path
 from paimon_sql.write.commit_message import CommitMessage
@@ -123,6 +124,7 @@ class BranchManager:
             self.io.write_bytes(dst.snapshot_path(sid), self.io.read_bytes(src.snapshot_path(sid)))
         self.io.write_bytes(f"{dst.snapshot_dir}/LATEST", str(ids[-1]).encode())
         self.io.write_bytes(f"{dst.snapshot_dir}/EARLIEST", str(snaps.listed_ids()[0]).encode())
+        after_fast_forward(table.switch_to_branch(table.branch), first)  # main's Iceberg metadata catches up
 
     def merge(self, table, source: str, target: str = MAIN_BRANCH) -> Optional[int]:
         """Paimon's mergeBranch: the data files live on branch ``source`` and not on ``target`` are

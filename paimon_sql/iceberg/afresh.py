@@ -1,0 +1,95 @@
+"""Iceberg metadata written afresh (Paimon's createMetadataWithoutBase): for the first snapshot,
+or when the previous metadata is missing or of another format version.
+
+The metadata names the files of the snapshot that Paimon reads without a merge (its
+rawConvertible splits), with their deletion vectors when they are published, in one new Iceberg
+snapshot; the files of every older metadata file are then expired.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import TYPE_CHECKING, Dict, List, Tuple
+
+from paimon_sql.data import binary_row
+from paimon_sql.iceberg import deletion_vectors as dvs
+from paimon_sql.iceberg import expiry
+from paimon_sql.iceberg import manifest as im
+from paimon_sql.iceberg.metadata import highest_field_id, new_metadata, partition_spec_fields, snapshot
+from paimon_sql.manifest.manifest_file import ManifestEntry
+from paimon_sql.mergetree.interval_partition import sections
+
+if TYPE_CHECKING:
+    from paimon_sql.iceberg.publisher import Changes, Publisher
+    from paimon_sql.snapshot.snapshot import Snapshot
+    from paimon_sql.table.table import FileStoreTable
+
+
+def write_afresh(pub: Publisher, snap: Snapshot) -> None:
+    sid = snap.id
+    table = pub.table
+    changes: Changes = {}
+    found = dvs.vectors(table, snap) if pub.dv else {}
+    deletes = []
+    for e in raw_convertible(table, table.new_scan().with_snapshot(sid).plan_entries()):
+        values = tuple(binary_row.from_bytes(e.partition, pub.part_types))
+        path = pub.path(values, e.bucket, e.file)
+        changes[path] = (values, e.file)
+        if (e.partition, e.bucket, e.file.file_name) in found:
+            index, dv = found[(e.partition, e.bucket, e.file.file_name)]
+            deletes.append(dvs.entry(table, sid, values, index, dv, path, dvs.UNKNOWN_SIZE))
+    delete_manifests = pub.write(deletes, sid, im.DELETES)
+    list_path = pub.write_list(pub.write(pub.added(changes, sid), sid) + delete_manifests)
+    files = [f for _, f in changes.values()]
+    metrics = {"added-data-files": len(files), "added-records": sum(f.row_count for f in files),
+               "added-files-size": sum(f.file_size for f in files),
+               "changed-partition-count": len({v for v, _ in changes.values()})}
+    metrics.update({"total-data-files": metrics["added-data-files"], "total-records": metrics["added-records"],
+                    "total-files-size": metrics["added-files-size"], **dvs.live_counts(delete_manifests)})
+    schema_id = table.schema_manager.latest().id
+    current = pub.schema(schema_id)
+    spec = partition_spec_fields(table.schema.partition_keys, current)
+    snapshots = [snapshot(sid, None if sid == 1 else sid - 1, pub.summary("append", snap, metrics), list_path,
+                          schema_id)]
+    metadata = new_metadata(pub.options.format_version, str(uuid.uuid4()), table.path, sid, highest_field_id(current),
+                            [pub.schema(i) for i in range(schema_id + 1)], schema_id,
+                            [{"spec-id": 0, "fields": spec}],
+                            max((f["field-id"] for f in spec), default=im.FIRST_PARTITION_FIELD_ID - 1),
+                            snapshots, sid, {})
+    pub.finish(metadata, sid)
+    expiry.expire_all_before(pub, sid)
+
+
+def raw_convertible(table: FileStoreTable, entries: List[ManifestEntry]) -> List[ManifestEntry]:
+    """The files a fresh metadata exposes: Paimon reads a snapshot's rawConvertible splits
+    (MergeTreeSplitGenerator.splitForBatch): an append table's every file; in a primary-key
+    bucket, every file when all sit above level 0 without deleted rows and in one level (any
+    levels with deletion vectors), else each file that is alone in its split (one key section,
+    packed by ``source.split.*`` as Paimon packs)."""
+    if not table.schema.is_primary_key_table:
+        return entries
+    buckets: Dict[Tuple[bytes, int], List[ManifestEntry]] = {}
+    for e in entries:
+        buckets.setdefault((e.partition, e.bucket), []).append(e)
+    target = table.options.get("source.split.target-size")
+    open_cost = table.options.get("source.split.open-file-cost")
+    out = []
+    for group in buckets.values():
+        by_name = {e.file.file_name: e for e in group}
+        files = [e.file for e in group]
+        raw = all(f.level != 0 and not f.delete_row_count for f in files)
+        if raw and (table.options.get("deletion-vectors.enabled") or len({f.level for f in files}) == 1):
+            out += group
+            continue
+        splits, current, weight = [], [], 0
+        for section in sections(files, table.key_range):
+            flat = list(section)
+            w = max(sum(f.file_size for f in flat), open_cost)
+            if current and weight + w > target:
+                splits.append(current)
+                current, weight = [], 0
+            current += flat
+            weight += w
+        splits.append(current)
+        out += [by_name[s[0].file_name] for s in splits if len(s) == 1 and not s[0].delete_row_count]
+    return out
