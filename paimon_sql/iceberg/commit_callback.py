@@ -29,6 +29,7 @@ from paimon_sql.data import binary_row
 from paimon_sql.exceptions import PaimonError, UnservedFeatureError
 from paimon_sql.iceberg import deletion_vectors as dvs
 from paimon_sql.iceberg import manifest as im
+from paimon_sql.iceberg import rest
 from paimon_sql.iceberg.conversions import has_bounds, iceberg_field, to_bytes
 from paimon_sql.iceberg.metadata import (current_snapshot, highest_field_id, iceberg_schema, new_metadata,
                                          partition_spec_fields, read_metadata, snapshot, tag_ref, to_json)
@@ -36,7 +37,7 @@ from paimon_sql.iceberg.paths import IcebergPaths, metadata_dir
 from paimon_sql.manifest.manifest_file import ADD, DELETE, DataFileMeta, ManifestEntry
 from paimon_sql.mergetree.interval_partition import sections
 from paimon_sql.mergetree.levels import num_levels
-from paimon_sql.options.iceberg_options import HIVE_CATALOG, IcebergOptions, iceberg_options
+from paimon_sql.options.iceberg_options import HIVE_CATALOG, REST_CATALOG, IcebergOptions, iceberg_options
 from paimon_sql.read.scan import manifest_entries, manifest_list
 
 if TYPE_CHECKING:
@@ -76,6 +77,10 @@ def check_publishable(table: FileStoreTable) -> None:
                                        "the table in a metastore under its catalog name: load the table from a "
                                        "catalog, not by its path")
         table.env.iceberg_hive.check(table)
+    if options.storage == REST_CATALOG and table.env.iceberg_hive is None:  # the catalog's name of the table
+        raise UnservedFeatureError(f"table {table.name}: 'metadata.iceberg.storage' = 'rest-catalog' commits the "
+                                   "table to a REST catalog under its catalog name: load the table from a "
+                                   "catalog, not by its path")
 
 
 def iceberg_after_commit(table: FileStoreTable) -> None:
@@ -161,6 +166,8 @@ class _Publisher:
             base_path = None
         if self.options.storage == HIVE_CATALOG and self.table.env.iceberg_hive is not None:
             self.table.env.iceberg_hive.commit(self.table, path, base_path)  # Java's metadataCommitter
+        if self.options.storage == REST_CATALOG:
+            rest.commit(self.table, path)  # iceberg/rest.py
 
     # -- helpers ---------------------------------------------------------------------------
 
