@@ -235,8 +235,9 @@ class _Commit:
         stale_refs = [r for r in rest.get("refs", {}) if r != MAIN and r not in self.metadata.get("refs", {})]
         updates += [{"action": "remove-snapshot-ref", "ref-name": r} for r in stale_refs]
         updates += [{"action": "add-snapshot", "snapshot": s} for s in ours]
-        updates.append({"action": "set-snapshot-ref", "ref-name": MAIN, "type": "branch",
-                        "snapshot-id": self.metadata["current-snapshot-id"]})
+        if current != self.metadata["current-snapshot-id"]:
+            updates.append({"action": "set-snapshot-ref", "ref-name": MAIN, "type": "branch",
+                            "snapshot-id": self.metadata["current-snapshot-id"]})
         kept = {s["snapshot-id"] for s in self.snapshots}
         removed = sorted(held - kept)
         if removed:
@@ -250,7 +251,8 @@ class _Commit:
                       DELETE_AFTER_COMMIT: str(options.delete_after_commit).lower()}
         if any(rest.get("properties", {}).get(k) != v for k, v in properties.items()):
             updates.append({"action": "set-properties", "updates": properties})
-        self.client.call("POST", self.url, {"requirements": requirements, "updates": updates})
+        if updates:  # nothing when the catalog holds this metadata already
+            self.client.call("POST", self.url, {"requirements": requirements, "updates": updates})
 
 
 def _rest_schemas(schemas: List[dict]) -> Tuple[List[dict], Dict[int, int]]:
