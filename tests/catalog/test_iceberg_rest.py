@@ -212,6 +212,7 @@ def test_a_static_token_and_the_prefix(server, catalog, db):
     ({"metadata.iceberg.rest.rest.sigv4-enabled": "true"}, "'rest.sigv4-enabled' is not served"),
     ({"metadata.iceberg.rest.token": "t", "metadata.iceberg.rest.credential": "c"}, "set one"),
     ({"metadata.iceberg.database": "a;b"}, "names one REST catalog namespace"),
+    ({"metadata.iceberg.format-version": "3"}, "served with version 2"),
 ])
 def test_what_cannot_be_served_is_refused_at_create(server, catalog, db, options, message):
     with pytest.raises(InvalidOptionError, match=message):
