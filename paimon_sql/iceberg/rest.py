@@ -27,7 +27,7 @@ import urllib.parse
 import urllib.request
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
-from paimon_sql.exceptions import PaimonError
+from paimon_sql.exceptions import IcebergRestError
 from paimon_sql.iceberg.metadata import read_metadata
 from paimon_sql.options.iceberg_options import hive_options, iceberg_options, rest_options
 
@@ -39,10 +39,6 @@ TIMEOUT = 60  # seconds per HTTP call
 MAIN = "main"
 PREVIOUS_VERSIONS_MAX = "write.metadata.previous-versions-max"
 DELETE_AFTER_COMMIT = "write.metadata.delete-after-commit.enabled"
-
-
-class RestCatalogError(PaimonError):
-    """The REST catalog could not be reached or refused a call."""
 
 
 def commit(table: FileStoreTable, metadata_path: str) -> None:
@@ -87,7 +83,7 @@ class RestClient:
                                                   **dict(self.opts.headers)})
         answer = self._send(request, "POST", url)
         if not answer or "access_token" not in answer:
-            raise RestCatalogError(f"Iceberg REST catalog {url}: the OAuth2 token answer holds no access_token")
+            raise IcebergRestError(f"Iceberg REST catalog {url}: the OAuth2 token answer holds no access_token")
         return answer["access_token"]
 
     def call(self, method: str, url: str, body: Optional[dict] = None, missing_ok: bool = False) -> Optional[dict]:
@@ -96,10 +92,10 @@ class RestClient:
         request = urllib.request.Request(url, data, method=method, headers=self.headers)
         try:
             return self._send(request, method, url)
-        except _NotFound:
-            if missing_ok:
+        except IcebergRestError as e:
+            if missing_ok and e.status == 404:
                 return None
-            raise RestCatalogError(f"Iceberg REST catalog: {method} {url} found nothing") from None
+            raise
 
     @staticmethod
     def _send(request: urllib.request.Request, method: str, url: str) -> Optional[dict]:
@@ -107,11 +103,10 @@ class RestClient:
             with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
                 text = response.read()
         except urllib.error.HTTPError as e:
-            if e.code == 404:
-                raise _NotFound() from None
-            raise RestCatalogError(f"Iceberg REST catalog: {method} {url} failed: {e.code} {_message(e)}") from None
+            raise IcebergRestError(f"Iceberg REST catalog: {method} {url} failed: {e.code} {_message(e)}",
+                                   e.code) from None
         except (urllib.error.URLError, OSError) as e:
-            raise RestCatalogError(f"Iceberg REST catalog: {method} {url} failed: "
+            raise IcebergRestError(f"Iceberg REST catalog: {method} {url} failed: "
                                    f"{getattr(e, 'reason', e)}") from None
         return json.loads(text) if text.strip() else None
 
@@ -120,10 +115,6 @@ class RestClient:
 
     def table_url(self, namespace: str, name: str) -> str:
         return f"{self.namespace_url(namespace)}/tables/{_quote(name)}"
-
-
-class _NotFound(Exception):
-    pass
 
 
 def _quote(text: str) -> str:
@@ -179,8 +170,8 @@ class _Commit:
         try:
             self.client.call("POST", f"{self.client.base}/namespaces",
                              {"namespace": [self.namespace], "properties": {}})
-        except RestCatalogError as e:
-            if " 409 " not in str(e):  # made meanwhile by another commit
+        except IcebergRestError as e:
+            if e.status != 409:  # 409: made meanwhile by another commit
                 raise
 
     def _create(self) -> dict:
@@ -201,7 +192,9 @@ class _Commit:
         url = f"{self.client.namespace_url(self.namespace)}/tables"
         try:
             return self.client.call("POST", url, request)
-        except RestCatalogError:  # a catalog that assigns no location (AWS Glue): the table's own
+        except IcebergRestError as e:  # a catalog that assigns no location (AWS Glue): the table's own
+            if e.status is None:
+                raise
             location = self.metadata["location"]
             for scheme in ("s3a://", "s3n://"):
                 location = "s3://" + location[len(scheme):] if location.startswith(scheme) else location
@@ -229,9 +222,10 @@ class _Commit:
         current = None if new else rest.get("current-snapshot-id")
         requirements.append({"type": "assert-ref-snapshot-id", "ref": MAIN, "snapshot-id": current})
         held = {s["snapshot-id"] for s in rest.get("snapshots", [])}
-        ours = [s for s in self.snapshots if s["snapshot-id"] > (current or 0) and s["snapshot-id"] not in held]
-        if new:
+        if new:  # the current snapshot alone, as Java starts a table
             ours = [s for s in self.snapshots if s["snapshot-id"] == self.metadata["current-snapshot-id"]]
+        else:  # every snapshot after the catalog's current one
+            ours = [s for s in self.snapshots if s["snapshot-id"] > current and s["snapshot-id"] not in held]
         stale_refs = [r for r in rest.get("refs", {}) if r != MAIN and r not in self.metadata.get("refs", {})]
         updates += [{"action": "remove-snapshot-ref", "ref-name": r} for r in stale_refs]
         updates += [{"action": "add-snapshot", "snapshot": s} for s in ours]
