@@ -4,6 +4,8 @@ Each message is one line that names the thing at fault (table, option, column, f
 user of the shell or a BI tool sees what to fix without a traceback.
 """
 
+from typing import Optional
+
 
 class PaimonError(Exception):
     """Base of all paimon-sql errors."""
@@ -163,3 +165,11 @@ class ProcedureError(PaimonError):
 
 class SystemTableNotFoundError(PaimonError, LookupError):
     pass
+
+
+class IcebergRestError(PaimonError):
+    """An Iceberg REST catalog could not be reached (``status`` None) or answered an HTTP error."""
+
+    def __init__(self, message: str, status: Optional[int] = None):
+        super().__init__(message)
+        self.status = status

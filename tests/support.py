@@ -29,9 +29,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def serve(command: list, port: int, name: str, timeout: float = 30) -> subprocess.Popen:
-    """Start a test server (``command``) and wait until it accepts connections on 127.0.0.1:``port``."""
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def serve(command: list, port: int, name: str, timeout: float = 30, env: Optional[dict] = None) -> subprocess.Popen:
+    """Start a test server (``command``, in ``env`` when given) and wait until it accepts connections
+    on 127.0.0.1:``port``."""
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     deadline = time.time() + timeout
     while True:
         try:

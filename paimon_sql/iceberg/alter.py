@@ -7,9 +7,10 @@ metadata of the current snapshot as part of the ALTER, so Iceberg readers see th
 A table whose metadata would be wrong (deletion vectors, ORC files, ...) is refused before the
 option is stored, and so is one holding a data file without Parquet field ids, nested fields' ids
 included (written by another or an older writer), as Iceberg readers find columns by id. With
-``hive-catalog`` storage the current metadata is registered again at once (another metastore, database or name may be set). Turning it off (UNSET, or ``disabled``) stops the metadata and, as in Java,
-leaves what was written (the files, a metastore registration) describing the last snapshot
-published.
+``hive-catalog`` storage the current metadata is registered again at once (another metastore,
+database or name may be set), and with ``rest-catalog`` committed to the REST catalog again.
+Turning it off (UNSET, or ``disabled``) stops the metadata and, as in Java, leaves what was written
+(the files, a metastore registration) describing the last snapshot published.
 """
 
 from __future__ import annotations
@@ -21,10 +22,11 @@ import pyarrow.parquet as pq
 
 from paimon_sql.data import binary_row
 from paimon_sql.exceptions import PaimonError, UnservedFeatureError
+from paimon_sql.iceberg import rest
 from paimon_sql.iceberg.commit_callback import check_publishable, publish_now
 from paimon_sql.iceberg.paths import IcebergPaths, metadata_dir
 from paimon_sql.io.paths import MAIN_BRANCH
-from paimon_sql.options.iceberg_options import HIVE_CATALOG, PREFIX, iceberg_options
+from paimon_sql.options.iceberg_options import HIVE_CATALOG, PREFIX, REST_CATALOG, iceberg_options
 from paimon_sql.schema.schema_change import RemoveOption, SchemaChange, SetOption, apply
 
 if TYPE_CHECKING:
@@ -54,15 +56,19 @@ def commit_changes(table: FileStoreTable, changes: Sequence[SchemaChange]) -> Ta
 
 
 def _register(table: FileStoreTable) -> None:
-    """With ``hive-catalog`` storage, the current metadata registered again: the metastore options
-    may have changed (another metastore, database or name), or an earlier registration failed."""
+    """With ``hive-catalog`` or ``rest-catalog`` storage, the current metadata registered again: the
+    catalog options may have changed (another metastore or REST catalog, database or name), or an
+    earlier registration failed."""
     options, latest = iceberg_options(table.schema.options), table.snapshot_manager.latest_id()
-    if options is None or options.storage != HIVE_CATALOG or latest is None or table.env.iceberg_hive is None \
-            or table.branch != MAIN_BRANCH:
+    if options is None or latest is None or table.branch != MAIN_BRANCH:
         return
     path = IcebergPaths(metadata_dir(table, options)).metadata(latest)
-    if table.io.exists(path):
+    if not table.io.exists(path):
+        return
+    if options.storage == HIVE_CATALOG and table.env.iceberg_hive is not None:
         table.env.iceberg_hive.commit(table, path, None)
+    elif options.storage == REST_CATALOG:
+        rest.commit(table, path)
 
 
 def _check_field_ids(table: FileStoreTable) -> None:

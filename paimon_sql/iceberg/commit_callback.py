@@ -27,7 +27,7 @@ from paimon_sql.iceberg.conversions import iceberg_field
 from paimon_sql.iceberg.paths import metadata_dir
 from paimon_sql.iceberg.publisher import Publisher
 from paimon_sql.io.paths import MAIN_BRANCH
-from paimon_sql.options.iceberg_options import HIVE_CATALOG, iceberg_options
+from paimon_sql.options.iceberg_options import HIVE_CATALOG, REST_CATALOG, iceberg_options
 
 if TYPE_CHECKING:
     from paimon_sql.table.table import FileStoreTable
@@ -60,12 +60,17 @@ def check_publishable(table: FileStoreTable) -> None:
                                        "the table in a metastore under its catalog name: load the table from a "
                                        "catalog, not by its path")
         table.env.iceberg_hive.check(table)
+    if options.storage == REST_CATALOG and table.env.iceberg_hive is None:  # the catalog's name of the table
+        raise UnservedFeatureError(f"table {table.name}: 'metadata.iceberg.storage' = 'rest-catalog' commits the "
+                                   "table to a REST catalog under its catalog name: load the table from a "
+                                   "catalog, not by its path")
 
 
 def iceberg_after_commit(table: FileStoreTable) -> None:
     """The post-commit job: Iceberg metadata for every snapshot committed since the last one
-    published. The commit has happened: a failure is logged, and the next commit writes the
-    metadata afresh (its base is missing), as Paimon's callback recovers."""
+    published. The commit has happened: a failure is logged, and the next commit catches up (writing
+    the metadata afresh when its base is missing, as Paimon's callback recovers; registering it again
+    in a Hive metastore or REST catalog)."""
     options = iceberg_options(table.schema.options)
     latest = table.snapshot_manager.latest_id()
     if options is None or latest is None or table.branch != MAIN_BRANCH:  # Iceberg's one table is main
@@ -73,8 +78,8 @@ def iceberg_after_commit(table: FileStoreTable) -> None:
     try:
         Publisher(table, options).publish_up_to(latest)
     except (PaimonError, OSError) as e:
-        _LOG.warning("table %s: writing the Iceberg metadata of snapshot %s failed, the next commit writes it "
-                     "afresh: %s", table.name, latest, e)
+        _LOG.warning("table %s: writing the Iceberg metadata of snapshot %s failed, the next commit catches "
+                     "up: %s", table.name, latest, e)
 
 
 def publish_now(table: FileStoreTable) -> None:

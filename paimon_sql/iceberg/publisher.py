@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Dict, List, Tuple
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.iceberg import afresh, incremental
+from paimon_sql.iceberg import afresh, incremental, rest
 from paimon_sql.iceberg import deletion_vectors as dvs
 from paimon_sql.iceberg import manifest as im
 from paimon_sql.iceberg.conversions import has_bounds, to_bytes
@@ -20,7 +20,7 @@ from paimon_sql.iceberg.metadata import current_snapshot, iceberg_schema, read_m
 from paimon_sql.iceberg.paths import IcebergPaths, metadata_dir
 from paimon_sql.manifest.manifest_file import DataFileMeta
 from paimon_sql.mergetree.levels import num_levels
-from paimon_sql.options.iceberg_options import HIVE_CATALOG, IcebergOptions
+from paimon_sql.options.iceberg_options import HIVE_CATALOG, REST_CATALOG, IcebergOptions
 
 if TYPE_CHECKING:
     from paimon_sql.snapshot.snapshot import Snapshot
@@ -94,6 +94,8 @@ class Publisher:
             base_path = None
         if self.options.storage == HIVE_CATALOG and self.table.env.iceberg_hive is not None:
             self.table.env.iceberg_hive.commit(self.table, path, base_path)  # Java's metadataCommitter
+        if self.options.storage == REST_CATALOG:
+            rest.commit(self.table, path)
 
     # -- shared by both paths --------------------------------------------------------------
 

@@ -2,10 +2,11 @@
 
 They live beside the core options because ``TableSchema.check`` (CREATE, ALTER) must refuse a value
 we cannot honour before any table holds it, and the schema sits below the ``iceberg`` package that
-writes the metadata. What paimon-sql builds: ``table-location``, ``hadoop-catalog`` and
-``hive-catalog`` storage (its metastore options: :func:`hive_options`), Iceberg format versions 2
-and 3 (3 with deletion vectors). The REST catalog and its connection options are refused in one
-line each, never accepted and ignored.
+writes the metadata. What paimon-sql builds: every storage, ``hive-catalog``'s metastore options
+(:func:`hive_options`), ``rest-catalog``'s connection options (:func:`rest_options`, the
+``metadata.iceberg.rest.*`` keys Java passes to Iceberg's RESTCatalog), Iceberg format versions 2
+and 3 (3 with deletion vectors). A connection option we do not serve is refused in one line, never
+accepted and ignored.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ MANIFEST_COMPRESSION = "metadata.iceberg.manifest-compression"
 MANIFEST_LEGACY_VERSION = "metadata.iceberg.manifest-legacy-version"
 
 STORAGE_TYPES = ("disabled", "table-location", "hadoop-catalog", "hive-catalog", "rest-catalog")
-HIVE_CATALOG = "hive-catalog"
+HIVE_CATALOG, REST_CATALOG = "hive-catalog", "rest-catalog"
 TABLE_LOCATION, CATALOG_LOCATION = "table-location", "catalog-location"
 # manifest compression → fastavro codec (Java writes Avro with the codec of the same name)
 CODECS = {"snappy": "snappy", "zstd": "zstandard", "zstandard": "zstandard", "deflate": "deflate",
@@ -44,6 +45,10 @@ METASTORE_TABLE = "metadata.iceberg.table"
 GLUE_SKIP_ARCHIVE = "metadata.iceberg.glue.skip-archive"
 HIVE_SKIP_UPDATE_STATS = "metadata.iceberg.hive-skip-update-stats"
 REST_PREFIX = "metadata.iceberg.rest."
+# the REST catalog properties served (Iceberg's RESTCatalog names), and header.<name>
+REST_URI, REST_WAREHOUSE, REST_PREFIX_KEY, REST_TOKEN = "uri", "warehouse", "prefix", "token"
+REST_CREDENTIAL, REST_SCOPE, REST_OAUTH2_URI, REST_HEADER = "credential", "scope", "oauth2-server-uri", "header."
+REST_KEYS = (REST_URI, REST_WAREHOUSE, REST_PREFIX_KEY, REST_TOKEN, REST_CREDENTIAL, REST_SCOPE, REST_OAUTH2_URI)
 
 
 @dataclass(frozen=True)
@@ -95,19 +100,24 @@ def iceberg_options(options: Mapping[str, str]) -> Optional[IcebergOptions]:
     """The table's Iceberg options; None when ``metadata.iceberg.storage`` is disabled. A value
     paimon-sql does not build is refused in one line (also when storage is disabled: the user
     set it for an effect)."""
-    hive_options(options)
-    rest = sorted(k for k in options if k.startswith(REST_PREFIX))
-    if rest:
-        raise _refused(rest[0], "Iceberg metadata is not committed to a REST catalog: rest-catalog storage is not built")
+    hive = hive_options(options)
+    rest = rest_options(options)
     storage = _choice(options, STORAGE, STORAGE_TYPES, "disabled")
-    if storage == "rest-catalog":
-        raise _refused(STORAGE, "rest-catalog storage is not built; table-location, hadoop-catalog and "
-                                "hive-catalog are")
+    if storage == REST_CATALOG and rest.uri is None:
+        raise InvalidOptionError(f"option '{STORAGE}' = '{REST_CATALOG}' needs the catalog's address: "
+                                 f"'{REST_PREFIX}{REST_URI}' (http://host:port)")
+    if storage == REST_CATALOG and len(hive.databases) > 1:
+        raise InvalidOptionError(f"option '{METASTORE_DATABASE}' names one REST catalog namespace with "
+                                 f"'{STORAGE}' = '{REST_CATALOG}', got {options[METASTORE_DATABASE]!r}")
     default_location = TABLE_LOCATION if storage == "table-location" else CATALOG_LOCATION
     location = _choice(options, STORAGE_LOCATION, (TABLE_LOCATION, CATALOG_LOCATION), default_location)
     version = _int(options, FORMAT_VERSION, 2)
     if version not in (2, 3):
         raise InvalidOptionError(f"option '{FORMAT_VERSION}' expects 2 or 3, got {options[FORMAT_VERSION]!r}")
+    if storage == REST_CATALOG and version == 3:
+        raise _refused(FORMAT_VERSION, f"a REST catalog takes a version 3 snapshot only with row lineage "
+                                       f"(first-row-id), which the metadata does not carry: '{STORAGE}' = "
+                                       f"'{REST_CATALOG}' is served with version 2")
     compression = _choice(options, MANIFEST_COMPRESSION, tuple(CODECS), "snappy")
     parsed = IcebergOptions(storage, location, version, _int(options, COMPACT_MIN_FILES, 10),
                             _int(options, COMPACT_MAX_FILES, 50), _bool(options, DELETE_AFTER_COMMIT, True),
@@ -159,3 +169,44 @@ def _thrift_address(text: str) -> bool:
         return parsed.scheme == "thrift" and bool(parsed.hostname) and bool(parsed.port)
     except ValueError:  # a port that is not a number
         return False
+
+
+@dataclass(frozen=True)
+class IcebergRestOptions:
+    """The REST catalog ``rest-catalog`` storage commits to (Paimon's IcebergRestMetadataCommitter
+    passes every ``metadata.iceberg.rest.<key>`` to Iceberg's RESTCatalog as ``<key>``)."""
+    uri: Optional[str]  # the catalog's base URI, http(s)://host:port[/path]
+    warehouse: Optional[str]  # sent to GET /v1/config, which may answer with a prefix
+    prefix: Optional[str]  # the path prefix of every call (the server's config overrides it)
+    token: Optional[str]  # a bearer token
+    credential: Optional[str]  # OAuth2 client credentials, "<client id>:<secret>" or "<secret>"
+    scope: str
+    oauth2_server_uri: Optional[str]  # default: <uri>/v1/oauth/tokens
+    headers: Tuple[Tuple[str, str], ...]  # header.<name> = value
+
+
+def rest_options(options: Mapping[str, str]) -> IcebergRestOptions:
+    """The REST catalog options, checked whatever the storage (Java reads them only for
+    ``rest-catalog``). Served: the address (uri, warehouse, prefix) and a static token, OAuth2
+    client credentials or extra headers; any other RESTCatalog property is refused naming it
+    (SigV4 signing, token exchange and refresh, FileIO settings: the commit writes no files
+    through the catalog)."""
+    conf = {}
+    for key in sorted(k for k in options if k.startswith(REST_PREFIX)):
+        name = key[len(REST_PREFIX):]
+        if not name:
+            raise InvalidOptionError(f"option '{key}' names no REST catalog property")
+        if name not in REST_KEYS and not (name.startswith(REST_HEADER) and len(name) > len(REST_HEADER)):
+            raise _refused(key, f"the REST catalog is called with {', '.join(REST_KEYS)} and header.<name>; "
+                                f"'{name}' is not served")
+        conf[name] = str(options[key]).strip()
+    uri = conf.get(REST_URI) or None
+    if uri is not None and urlparse(uri).scheme not in ("http", "https"):
+        raise InvalidOptionError(f"option '{REST_PREFIX}{REST_URI}' expects http(s)://host:port, got {uri!r}")
+    if conf.get(REST_TOKEN) and conf.get(REST_CREDENTIAL):
+        raise InvalidOptionError(f"options '{REST_PREFIX}{REST_TOKEN}' and '{REST_PREFIX}{REST_CREDENTIAL}' "
+                                 "are two ways to authenticate: set one")
+    headers = tuple((k[len(REST_HEADER):], v) for k, v in conf.items() if k.startswith(REST_HEADER))
+    return IcebergRestOptions(uri, conf.get(REST_WAREHOUSE) or None, conf.get(REST_PREFIX_KEY) or None,
+                              conf.get(REST_TOKEN) or None, conf.get(REST_CREDENTIAL) or None,
+                              conf.get(REST_SCOPE) or "catalog", conf.get(REST_OAUTH2_URI) or None, headers)

@@ -148,12 +148,12 @@ def test_pyiceberg_reads_what_sql_wrote(session):
 
 
 @pytest.mark.parametrize("options, message", [
-    ({"metadata.iceberg.storage": "rest-catalog"}, "rest-catalog storage is not built"),
+    ({"metadata.iceberg.storage": "rest-catalog"}, "needs the catalog's address"),
     ({"metadata.iceberg.storage": "hive-catalog", "metadata.iceberg.hive-client-class": "com.amazonaws.glue."
       "catalog.metastore.AWSCatalogMetastoreClient"}, "only 'org.apache.hadoop.hive.metastore.HiveMetaStoreClient'"),
     ({"metadata.iceberg.storage": "hive-catalog", "metadata.iceberg.hadoop-conf-dir": "/etc/hadoop"},
      "Hadoop's configuration files are not read"),
-    ({**TABLE_LOCATION, "metadata.iceberg.rest.uri": "http://h"}, "rest-catalog storage is not built"),
+    ({**TABLE_LOCATION, "metadata.iceberg.rest.rest.sigv4-enabled": "true"}, "'rest.sigv4-enabled' is not served"),
     ({"metadata.iceberg.storage": "somewhere"}, "expects one of"),
 ])
 def test_what_is_not_built_is_refused_at_create(catalog, options, message):

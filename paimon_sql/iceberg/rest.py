@@ -1,0 +1,276 @@
+"""``metadata.iceberg.storage`` = ``rest-catalog``: each new metadata committed to an Iceberg REST
+catalog (Paimon's IcebergRestMetadataCommitter), over the catalog's HTTP API with urllib.
+
+The metadata, manifest lists and manifests are written as for ``hadoop-catalog``; the REST catalog
+keeps a table (namespace = the Paimon database, name = the Paimon table's, or
+``metadata.iceberg.database`` / ``.table``) whose snapshots name those manifest lists, and writes
+its own metadata JSON. As Java does, the table is created with a placeholder schema 0 (empty, or
+with the partition columns at their ids so that the server's partition spec keeps them), and the
+Paimon schemas follow with ids shifted by one, identical ones merged (an option-only ALTER makes a
+schema Iceberg holds once). Each commit then sends, with requirements on the table's uuid, its
+main branch and current schema: the new schemas, the new snapshots, the main ref, the tag refs,
+the removal of snapshots the metadata no longer holds, and the metadata retention properties.
+
+Where the catalog's table stands decides what is sent. Behind (its current snapshot is one the
+new metadata holds, same manifest list): the snapshots after it, so a commit missed while the
+server was down is caught up with its history (Java drops and recreates the table then, keeping
+the newest snapshot alone). Empty (created, never committed): everything, as for a new table.
+Anything else (ahead of the metadata, or another life of the table: rolled back, dropped and made
+again): the catalog's table is dropped (its files kept) and created again.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+
+from paimon_sql.exceptions import IcebergRestError
+from paimon_sql.iceberg.metadata import read_metadata
+from paimon_sql.options.iceberg_options import hive_options, iceberg_options, rest_options
+
+if TYPE_CHECKING:
+    from paimon_sql.options.iceberg_options import IcebergRestOptions
+    from paimon_sql.table.table import FileStoreTable
+
+TIMEOUT = 60  # seconds per HTTP call
+MAIN = "main"
+PREVIOUS_VERSIONS_MAX = "write.metadata.previous-versions-max"
+DELETE_AFTER_COMMIT = "write.metadata.delete-after-commit.enabled"
+
+
+def commit(table: FileStoreTable, metadata_path: str) -> None:
+    """Bring the REST catalog's table to the metadata just written at ``metadata_path``. The
+    table's catalog name is its catalog environment's (``check_publishable`` refuses a table
+    opened by its path)."""
+    opts = hive_options(table.schema.options)
+    committer = table.env.iceberg_hive
+    namespace = opts.databases[0] if opts.databases else committer.database
+    name = opts.table or committer.table
+    client = RestClient(rest_options(table.schema.options))
+    _Commit(client, namespace, name, table, read_metadata(table.io, metadata_path)).run()
+
+
+class RestClient:
+    """The catalog's HTTP API: its config (prefix), OAuth2 client credentials, JSON calls."""
+
+    def __init__(self, opts: IcebergRestOptions):
+        self.opts = opts
+        self.uri = opts.uri.rstrip("/")
+        self.headers = {"Content-Type": "application/json", "X-Client-Version": "paimon-sql",
+                        **dict(opts.headers)}
+        if opts.token:
+            self.headers["Authorization"] = f"Bearer {opts.token}"
+        elif opts.credential:
+            self.headers["Authorization"] = f"Bearer {self._client_credentials_token()}"
+        query = f"?{urllib.parse.urlencode({'warehouse': opts.warehouse})}" if opts.warehouse else ""
+        config = self.call("GET", f"{self.uri}/v1/config{query}") or {}
+        merged = {**(config.get("defaults") or {}), **({"prefix": opts.prefix} if opts.prefix else {}),
+                  **(config.get("overrides") or {})}
+        prefix = merged.get("prefix")
+        self.base = f"{merged.get('uri', self.uri).rstrip('/')}/v1" + (f"/{_quote(prefix)}" if prefix else "")
+
+    def _client_credentials_token(self) -> str:
+        client_id, _, secret = self.opts.credential.rpartition(":")
+        form = {"grant_type": "client_credentials", "client_secret": secret, "scope": self.opts.scope}
+        if client_id:
+            form["client_id"] = client_id
+        url = self.opts.oauth2_server_uri or f"{self.uri}/v1/oauth/tokens"
+        request = urllib.request.Request(url, urllib.parse.urlencode(form).encode(), method="POST",
+                                         headers={"Content-Type": "application/x-www-form-urlencoded",
+                                                  **dict(self.opts.headers)})
+        answer = self._send(request, "POST", url)
+        if not answer or "access_token" not in answer:
+            raise IcebergRestError(f"Iceberg REST catalog {url}: the OAuth2 token answer holds no access_token")
+        return answer["access_token"]
+
+    def call(self, method: str, url: str, body: Optional[dict] = None, missing_ok: bool = False) -> Optional[dict]:
+        """The JSON answer of one call; None for no content, or for 404 when ``missing_ok``."""
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(url, data, method=method, headers=self.headers)
+        try:
+            return self._send(request, method, url)
+        except IcebergRestError as e:
+            if missing_ok and e.status == 404:
+                return None
+            raise
+
+    @staticmethod
+    def _send(request: urllib.request.Request, method: str, url: str) -> Optional[dict]:
+        try:
+            with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
+                text = response.read()
+        except urllib.error.HTTPError as e:
+            raise IcebergRestError(f"Iceberg REST catalog: {method} {url} failed: {e.code} {_message(e)}",
+                                   e.code) from None
+        except (urllib.error.URLError, OSError) as e:
+            raise IcebergRestError(f"Iceberg REST catalog: {method} {url} failed: "
+                                   f"{getattr(e, 'reason', e)}") from None
+        return json.loads(text) if text.strip() else None
+
+    def namespace_url(self, namespace: str) -> str:
+        return f"{self.base}/namespaces/{_quote(namespace)}"
+
+    def table_url(self, namespace: str, name: str) -> str:
+        return f"{self.namespace_url(namespace)}/tables/{_quote(name)}"
+
+
+def _quote(text: str) -> str:
+    return urllib.parse.quote(text, safe="")
+
+
+def _message(error: urllib.error.HTTPError) -> str:
+    """The catalog's ErrorModel message, else the start of the body, else the status's reason."""
+    text = error.read() or b""
+    try:
+        message = (json.loads(text).get("error") or {}).get("message")
+    except (ValueError, AttributeError):
+        message = None
+    return message or text.decode("utf-8", "replace")[:200].strip() or str(error.reason)
+
+
+class _Commit:
+    """One commit of ``metadata`` (our metadata JSON) to the catalog's table ``namespace.name``."""
+
+    def __init__(self, client: RestClient, namespace: str, name: str, table: FileStoreTable, metadata: dict):
+        self.client, self.namespace, self.name, self.table = client, namespace, name, table
+        self.url = client.table_url(namespace, name)
+        self.metadata = metadata
+        self.schemas, self.schema_ids = _rest_schemas(metadata["schemas"])
+        self.snapshots = [{**s, "schema-id": self.schema_ids[s.get("schema-id", metadata["current-schema-id"])]}
+                          for s in metadata["snapshots"]]
+        self.current_schema_id = self.schema_ids[metadata["current-schema-id"]]
+        self.spec = next(s for s in metadata["partition-specs"] if s["spec-id"] == metadata.get("default-spec-id", 0))
+
+    def run(self) -> None:
+        if self.client.call("GET", self.client.namespace_url(self.namespace), missing_ok=True) is None:
+            self._create_namespace()
+        loaded = self.client.call("GET", self.url, missing_ok=True)
+        if loaded is None:
+            loaded = self._create()
+        rest = loaded["metadata"]
+        current = rest.get("current-snapshot-id")
+        if current is None or current == -1:
+            self._send(rest, new=True)
+        elif self._behind(rest, current):
+            self._send(rest, new=False)
+        else:  # ahead, or another life of the table: made again, its files kept
+            self.client.call("DELETE", f"{self.url}?purgeRequested=false")
+            self._send(self._create()["metadata"], new=True)
+
+    def _behind(self, rest: dict, current: int) -> bool:
+        ours = {s["snapshot-id"]: s for s in self.snapshots}
+        theirs = {s["snapshot-id"]: s for s in rest.get("snapshots", [])}
+        return current in ours and current <= self.metadata["current-snapshot-id"] and \
+            _name(ours[current]["manifest-list"]) == _name(theirs[current]["manifest-list"])
+
+    def _create_namespace(self) -> None:
+        try:
+            self.client.call("POST", f"{self.client.base}/namespaces",
+                             {"namespace": [self.namespace], "properties": {}})
+        except IcebergRestError as e:
+            if e.status != 409:  # 409: made meanwhile by another commit
+                raise
+
+    def _create(self) -> dict:
+        """The catalog's table with schema 0 a placeholder: empty, or, for a spec whose columns
+        have ids above 0, those columns at their ids among boolean fillers, so that the server's
+        fresh ids keep them and the spec is the table's from the start (Java's createTable)."""
+        fields = self.spec["fields"]
+        schema: dict = {"type": "struct", "fields": []}
+        request: dict = {"name": self.name, "properties": {"format-version": str(self.metadata["format-version"])}}
+        if fields and all(f["source-id"] > 0 for f in fields):
+            current = {f["id"]: f for f in next(s for s in self.metadata["schemas"]
+                                                if s["schema-id"] == self.metadata["current-schema-id"])["fields"]}
+            by_id = {f["source-id"]: current[f["source-id"]] for f in fields}
+            schema["fields"] = [by_id.get(i, {"id": i, "name": f"f{i}", "required": False, "type": "boolean"})
+                                for i in range(1, max(by_id) + 1)]
+            request["partition-spec"] = {"spec-id": 0, "fields": fields}
+        request["schema"] = schema
+        url = f"{self.client.namespace_url(self.namespace)}/tables"
+        try:
+            return self.client.call("POST", url, request)
+        except IcebergRestError as e:  # a catalog that assigns no location (AWS Glue): the table's own
+            if e.status is None:
+                raise
+            location = self.metadata["location"]
+            for scheme in ("s3a://", "s3n://"):
+                location = "s3://" + location[len(scheme):] if location.startswith(scheme) else location
+            return self.client.call("POST", url, {**request, "location": location})
+
+    def _send(self, rest: dict, new: bool) -> None:
+        """The updates from the catalog's metadata ``rest`` to ours, with their requirements."""
+        requirements: List[dict] = [{"type": "assert-table-uuid", "uuid": rest["table-uuid"]}]
+        updates: List[dict] = []
+        rest_schema = rest["current-schema-id"]
+        added = self.schemas if new else [s for s in self.schemas if s["schema-id"] > rest_schema]
+        if added or self.current_schema_id != rest_schema:
+            requirements += [{"type": "assert-current-schema-id", "current-schema-id": rest_schema},
+                             {"type": "assert-last-assigned-field-id",
+                              "last-assigned-field-id": rest["last-column-id"]}]
+            updates += [{"action": "add-schema", "schema": s} for s in added]
+            updates.append({"action": "set-current-schema", "schema-id": self.current_schema_id})
+        if new and _spec_key(self.spec) != _spec_key(_default_spec(rest)):
+            requirements += [{"type": "assert-default-spec-id", "default-spec-id": rest["default-spec-id"]},
+                             {"type": "assert-last-assigned-partition-id",
+                              "last-assigned-partition-id": rest["last-partition-id"]}]
+            spec_id = max(s["spec-id"] for s in rest["partition-specs"]) + 1
+            updates += [{"action": "add-spec", "spec": {"spec-id": spec_id, "fields": self.spec["fields"]}},
+                        {"action": "set-default-spec", "spec-id": -1}]
+        current = None if new else rest.get("current-snapshot-id")
+        requirements.append({"type": "assert-ref-snapshot-id", "ref": MAIN, "snapshot-id": current})
+        held = {s["snapshot-id"] for s in rest.get("snapshots", [])}
+        if new:  # the current snapshot alone, as Java starts a table
+            ours = [s for s in self.snapshots if s["snapshot-id"] == self.metadata["current-snapshot-id"]]
+        else:  # every snapshot after the catalog's current one
+            ours = [s for s in self.snapshots if s["snapshot-id"] > current and s["snapshot-id"] not in held]
+        stale_refs = [r for r in rest.get("refs", {}) if r != MAIN and r not in self.metadata.get("refs", {})]
+        updates += [{"action": "remove-snapshot-ref", "ref-name": r} for r in stale_refs]
+        updates += [{"action": "add-snapshot", "snapshot": s} for s in ours]
+        if current != self.metadata["current-snapshot-id"]:
+            updates.append({"action": "set-snapshot-ref", "ref-name": MAIN, "type": "branch",
+                            "snapshot-id": self.metadata["current-snapshot-id"]})
+        kept = {s["snapshot-id"] for s in self.snapshots}
+        removed = sorted(held - kept)
+        if removed:
+            updates.append({"action": "remove-snapshots", "snapshot-ids": removed})
+        live = held & kept | {s["snapshot-id"] for s in ours}
+        for name, ref in self.metadata.get("refs", {}).items():
+            if ref["snapshot-id"] in live and rest.get("refs", {}).get(name) != ref:
+                updates.append({"action": "set-snapshot-ref", "ref-name": name, **ref})
+        options = iceberg_options(self.table.schema.options)
+        properties = {PREVIOUS_VERSIONS_MAX: str(options.previous_versions_max),
+                      DELETE_AFTER_COMMIT: str(options.delete_after_commit).lower()}
+        if any(rest.get("properties", {}).get(k) != v for k, v in properties.items()):
+            updates.append({"action": "set-properties", "updates": properties})
+        if updates:  # nothing when the catalog holds this metadata already
+            self.client.call("POST", self.url, {"requirements": requirements, "updates": updates})
+
+
+def _rest_schemas(schemas: List[dict]) -> Tuple[List[dict], Dict[int, int]]:
+    """The schemas as the catalog holds them after its placeholder schema 0 (Java's
+    adjustMetadataForRest): identical ones merged into the first, numbered 1, 2, ... in order;
+    and our schema id -> the catalog's."""
+    out: List[dict] = []
+    ids: Dict[int, int] = {}
+    for s in schemas:
+        same = next((o for o in out if o["fields"] == s["fields"]), None)
+        if same is None:
+            same = {**s, "schema-id": len(out) + 1}
+            out.append(same)
+        ids[s["schema-id"]] = same["schema-id"]
+    return out, ids
+
+
+def _default_spec(rest: dict) -> dict:
+    return next(s for s in rest["partition-specs"] if s["spec-id"] == rest["default-spec-id"])
+
+
+def _spec_key(spec: dict) -> list:
+    return [(f["source-id"], f["transform"], f["name"]) for f in spec["fields"]]
+
+
+def _name(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
