@@ -358,6 +358,12 @@ def _support() -> Dict[str, Support]:
     return {key: Support(*rest) for key, *rest in _tsv_rows("option_support.tsv")}
 
 
+def key_prefixes() -> Dict[str, Support]:
+    """option_support.tsv's rows for keys Paimon reads by a prefix (``metadata.iceberg.rest.*``),
+    which no option class declares one by one."""
+    return {key: s for key, s in _support().items() if key.endswith(".*")}
+
+
 @lru_cache(maxsize=1)
 def other_options() -> Dict[str, Dict[str, OptionSpec]]:
     """Scope (``table``, ``spark``, ``catalog``) → key → spec of the keys of Paimon's option classes
