@@ -4,7 +4,9 @@
 Iceberg's own jars (core, api, common, data, parquet, bundled Guava), Caffeine and parquet-avro (of
 pyspark's Parquet version) come from Maven Central (``maven.py``); Hadoop, Parquet, Avro, Jackson,
 RoaringBitmap, JTS and the codecs are those pip's pyspark ships in its ``jars`` directory.
-1.10 is the first line that reads format-v3 deletion vectors in the blob ranges our metadata names.
+Two versions: ``LATEST`` (1.10.1), and ``V3`` (1.8.1, which Java Paimon 2.0's own tests read its
+format-v3 metadata with): from 1.9 on, Iceberg refuses format-v3 metadata without row lineage
+(``next-row-id``), which Paimon 2.0's, and so ours, lacks.
 
 Example: ``Driver(driver_command())`` (tests/interop/java_paimon.py's Driver speaks its protocol).
 """
@@ -16,10 +18,9 @@ from oracles import OracleUnavailable, tool
 from oracles.maven import artifact
 from oracles.paimon_java import INSTALL_JDK, compile_driver
 
-VERSION = "1.10.1"
-MAVEN = (*(f"org.apache.iceberg:iceberg-{name}:{VERSION}"
-           for name in ("api", "common", "bundled-guava", "core", "data", "parquet")),
-         "com.github.ben-manes.caffeine:caffeine:2.9.3")
+LATEST, V3 = "1.10.1", "1.8.1"
+CAFFEINE = "com.github.ben-manes.caffeine:caffeine:2.9.3"
+ICEBERG_JARS = ("api", "common", "bundled-guava", "core", "data", "parquet")
 # jar name prefixes in pyspark/jars (their versions follow pyspark's)
 FROM_PYSPARK = ("hadoop-client-api-", "hadoop-client-runtime-", "parquet-column-", "parquet-common-",
                 "parquet-encoding-", "parquet-format-structures-", "parquet-hadoop-", "parquet-jackson-",
@@ -48,10 +49,11 @@ def _pyspark_jars() -> list:
     return jars
 
 
-def driver_command() -> list:
-    """The ``java`` command line of IcebergReadDriver, compiled against Iceberg ``VERSION`` once."""
+def driver_command(version: str = LATEST) -> list:
+    """The ``java`` command line of IcebergReadDriver, compiled against Iceberg ``version`` once."""
     pyspark_jars = _pyspark_jars()
-    classpath = os.pathsep.join(map(str, [*(artifact(c) for c in MAVEN), _parquet_avro(pyspark_jars), *pyspark_jars]))
-    classes = compile_driver(SOURCE, classpath, f"iceberg-{VERSION}", support=False)
+    iceberg = [artifact(f"org.apache.iceberg:iceberg-{name}:{version}") for name in ICEBERG_JARS]
+    classpath = os.pathsep.join(map(str, [*iceberg, artifact(CAFFEINE), _parquet_avro(pyspark_jars), *pyspark_jars]))
+    classes = compile_driver(SOURCE, classpath, f"iceberg-{version}", support=False)
     return [tool("java", INSTALL_JDK), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp",
             os.pathsep.join([classpath, str(classes)]), SOURCE.stem]

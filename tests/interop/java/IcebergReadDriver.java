@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.BaseTable;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.StaticTableOperations;
@@ -18,6 +19,7 @@ import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.hadoop.HadoopFileIO;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.Types;
 
 /**
  * Apache Iceberg's Java library (the reference implementation) reading a table by its metadata
@@ -75,20 +77,17 @@ public final class IcebergReadDriver {
             System.out.println(JSON.writeValueAsString(refs(table)));
         } else if (op.equals("read")) {
             IcebergGenerics.ScanBuilder scan = IcebergGenerics.read(table);
-            if (request.has("snapshot")) {
-                scan = scan.useSnapshot(request.get("snapshot").asLong());
-            } else if (request.has("ref")) {
-                SnapshotRef ref = table.refs().get(request.get("ref").asText());
-                if (ref == null) {
-                    throw new IllegalArgumentException("no ref " + request.get("ref").asText());
-                }
-                scan = scan.useSnapshot(ref.snapshotId());
+            Schema schema = table.schema();
+            if (request.has("snapshot") || request.has("ref")) {
+                long id = request.has("snapshot") ? request.get("snapshot").asLong() : refSnapshot(table, request);
+                scan = scan.useSnapshot(id);
+                schema = table.schemas().get(table.snapshot(id).schemaId());
             }
             try (CloseableIterable<Record> records = scan.build()) {
                 for (Record record : records) {
                     List<Object> row = new ArrayList<>();
-                    for (int i = 0; i < record.size(); i++) {
-                        row.add(value(record.get(i)));
+                    for (Types.NestedField field : schema.columns()) {  // not the _pos a delete needs
+                        row.add(value(record.getField(field.name())));
                     }
                     System.out.println(JSON.writeValueAsString(row));
                 }
@@ -96,6 +95,14 @@ public final class IcebergReadDriver {
         } else {
             throw new IllegalArgumentException("unknown op " + op);
         }
+    }
+
+    private static long refSnapshot(Table table, JsonNode request) {
+        SnapshotRef ref = table.refs().get(request.get("ref").asText());
+        if (ref == null) {
+            throw new IllegalArgumentException("no ref " + request.get("ref").asText());
+        }
+        return ref.snapshotId();
     }
 
     private static Map<String, Object> refs(Table table) {
