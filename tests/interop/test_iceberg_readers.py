@@ -14,6 +14,8 @@ What each reader supports and what it lacks is in docs/iceberg.md, "Reading it".
 
 import json
 import os
+from types import ModuleType
+from typing import Optional
 
 import duckdb
 import duckdb_extension_avro
@@ -32,7 +34,7 @@ from paimon_sql.data.row_kind import DELETE
 pytestmark = pytest.mark.interop
 
 
-def _extension(package, name: str) -> str:
+def _extension(package: ModuleType, name: str) -> str:
     """The extension file a PyPI package bundles for this DuckDB version (LOAD takes its path)."""
     path = os.path.join(os.path.dirname(package.__file__), "extensions", f"v{duckdb.__version__}",
                         f"{name}.duckdb_extension")
@@ -63,17 +65,17 @@ def java_v3():
         yield driver
 
 
-def duckdb_rows(duck, table: str, snapshot=None) -> list:
+def duckdb_rows(duck: duckdb.DuckDBPyConnection, table: str, snapshot: Optional[int] = None) -> list:
     """``iceberg_scan`` of the table directory (DuckDB follows version-hint.text), at ``snapshot``."""
     at = "" if snapshot is None else f", snapshot_from_id = {snapshot}"
     return sorted(duck.sql(f"SELECT * FROM iceberg_scan('{table}'{at})").fetchall())
 
 
-def java_answer(java, table: str, op: str = "read", **at) -> list:
+def java_answer(java: Driver, table: str, op: str = "read", **at: object) -> list:
     return java.batch({"op": op, "metadata": latest_metadata(f"{table}/metadata"), **at})
 
 
-def java_rows(java, table: str, **at) -> list:
+def java_rows(java: Driver, table: str, **at: object) -> list:
     """Iceberg Java's rows of the table's latest metadata, at ``snapshot=`` or ``ref=``."""
     answer = java_answer(java, table, **at)
     errors = [r["error"] for r in answer if isinstance(r, dict)]
@@ -81,7 +83,7 @@ def java_rows(java, table: str, **at) -> list:
     return sorted(map(tuple, answer))
 
 
-def read(duck, java, table: str, snapshot=None) -> list:
+def read(duck: duckdb.DuckDBPyConnection, java: Driver, table: str, snapshot: Optional[int] = None) -> list:
     """The rows both readers see (they must agree)."""
     at = {} if snapshot is None else {"snapshot": snapshot}
     seen = duckdb_rows(duck, table, snapshot)
