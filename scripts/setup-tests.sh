@@ -6,8 +6,8 @@
 #                         OpenLDAP's slapd (--auth ldap tests)
 #   .venv/azurite         Azurite, Azure Storage's emulator, from npm (Azure warehouse tests)
 #   .venv-pypaimon        pypaimon 2.1 in its own venv (the Python oracle)
-#   ~/.cache/paimon-sql   Java Paimon 1.0 (PyPI wheel) and 2.0 (Maven Central), drivers compiled,
-#                         the Spark JVMs' class archive (tests/jvm_archive.py)
+#   ~/.cache/paimon-sql   Java Paimon 1.0 (PyPI wheel) and 2.0 (Maven Central), Iceberg Java 1.10 and 1.8 (Maven
+#                         Central), drivers compiled, the Spark JVMs' class archive (tests/jvm_archive.py)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh

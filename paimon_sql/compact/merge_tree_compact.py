@@ -131,7 +131,9 @@ class BucketCompactor:
                 unit = self.strategy.force_pick_level0(levels.num_levels, runs)
         if unit is None:
             return None
-        drop_delete = unit.output_level != 0 and unit.output_level >= levels.non_empty_highest_level()
+        # merge-on-write drops deletes at every level above 0, as Java: the old rows are in deletion
+        # vectors, and readers (Iceberg's, Java's raw reads) take the files above 0 without a merge
+        drop_delete = unit.output_level != 0 and (unit.output_level >= levels.non_empty_highest_level() or self.mow)
         task = _Task(self, unit, drop_delete)
         try:
             result = task.run()

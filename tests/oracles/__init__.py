@@ -3,6 +3,7 @@
 
 - Java Apache Paimon 1.0: the bundle jar inside the PyPI wheel ``paimon-python-ali==0.1.1``.
 - Java Apache Paimon 2.0: from Maven Central by ``mvn dependency:copy`` (``maven.py``).
+- Apache Iceberg Java 1.10.1 and 1.8.1, readers of our Iceberg metadata: Maven Central (``iceberg_java.py``).
 - pypaimon 2.1 (PyPI) lives in its own venv, ``.venv-pypaimon``, made by ``scripts/setup-tests.sh``.
 
 Whatever is missing (java, javac, mvn, a registry) raises ``OracleUnavailable`` naming it and the

@@ -4,7 +4,7 @@ tests, printing what is cached where. Exits 1 naming the first oracle that canno
 import sys
 from pathlib import Path
 
-from oracles import OracleUnavailable
+from oracles import OracleUnavailable, iceberg_java
 from oracles.paimon_java import VERSIONS, driver_command
 
 DRIVERS = Path(__file__).resolve().parent.parent / "interop" / "java"
@@ -16,6 +16,9 @@ def main() -> int:
         for version in VERSIONS:
             command = driver_command(DRIVERS / AHEAD[version], version=version)
             print(f"Java Paimon {version}: {command[command.index('-cp') + 1]}")
+        for version in (iceberg_java.LATEST, iceberg_java.V3):
+            command = iceberg_java.driver_command(version)
+            print(f"Iceberg Java {version}: {command[command.index('-cp') + 1]}")
     except OracleUnavailable as e:
         print(f"oracles: {e}", file=sys.stderr)
         return 1

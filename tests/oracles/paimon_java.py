@@ -59,11 +59,11 @@ def _wheel_jar() -> Path:
     return jar
 
 
-def compile_driver(source: Path, classpath: str, version: str) -> Path:
-    """The classes of Java driver ``source`` (with DriverSupport.java, which drivers share) compiled
-    against ``classpath``, in a directory named by the version and the sources' hash (a changed
-    source compiles anew)."""
-    sources = [source, SUPPORT] if source != SUPPORT else [source]
+def compile_driver(source: Path, classpath: str, version: str, support: bool = True) -> Path:
+    """The classes of Java driver ``source`` (with DriverSupport.java, which Paimon's drivers share,
+    unless ``support`` is false) compiled against ``classpath``, in a directory named by the version
+    and the sources' hash (a changed source compiles anew)."""
+    sources = [source, SUPPORT] if support and source != SUPPORT else [source]
     digest = hashlib.sha256(b"".join(s.read_bytes() for s in sources)).hexdigest()[:16]
     cache = cache_dir() / "java"
     out = cache / f"{source.stem}-{version}-{digest}"
@@ -75,7 +75,7 @@ def compile_driver(source: Path, classpath: str, version: str) -> Path:
                            *map(str, sources)], capture_output=True, text=True)
     if proc.returncode != 0:
         shutil.rmtree(tmp)
-        raise OracleUnavailable(f"javac failed on {source.name} against Paimon {version}:\n{proc.stderr[-3000:]}")
+        raise OracleUnavailable(f"javac failed on {source.name} against {version}:\n{proc.stderr[-3000:]}")
     try:
         os.replace(tmp, out)
     except OSError:  # another test process compiled the same sources first: theirs are as good

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from paimon_sql.data import row_kind
 from paimon_sql.format.file_format import read_file
+from paimon_sql.schema.table_schema import VALUE_KIND
 
 SCHEMA = pa.schema([pa.field("id", pa.int64(), False), ("v", pa.string()), ("n", pa.int64())])
 ENGINES = {
@@ -58,6 +59,9 @@ def test_random_writes_match_a_model(catalog, engine, commits):
         assert live(t) == model
     for e in t.new_scan().plan_entries():
         assert e.file.level > 0  # synchronous compaction left nothing in level 0
+        # and no delete above it (Java drops them at every level): readers take these files unmerged
+        kinds = read_file(t.io, t.paths.data_file_path([], e.bucket, e.file.file_name), "parquet", [VALUE_KIND])
+        assert set(kinds.column(0).to_pylist()) <= {row_kind.INSERT, row_kind.UPDATE_AFTER}
 
 
 def test_old_rows_are_deleted_by_vectors_not_rewritten(catalog):
