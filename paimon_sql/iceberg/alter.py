@@ -4,7 +4,7 @@ SET / UNSET TBLPROPERTIES on ``metadata.iceberg.*``).
 Java 2.0 writes nothing until the next commit, and has no procedure for it; paimon-sql writes the
 metadata of the current snapshot as part of the ALTER, so Iceberg readers see the table at once
 (afresh, as the first commit would, or extending what an earlier period of the option left).
-A table whose metadata would be wrong (deletion vectors, ORC files, ...) is refused before the
+A table whose metadata would be wrong (deletion vectors of format version 2, ...) is refused before the
 option is stored, and so is one holding a data file without Parquet field ids, nested fields' ids
 included (written by another or an older writer), as Iceberg readers find columns by id. With
 ``hive-catalog`` storage the current metadata is registered again at once (another metastore,
@@ -42,7 +42,8 @@ def commit_changes(table: FileStoreTable, changes: Sequence[SchemaChange]) -> Ta
     changed = table.with_schema(apply(table.schema_manager.latest(), changes))
     check_publishable(changed)
     before, after = iceberg_options(table.schema.options), iceberg_options(changed.schema.options)
-    if after is not None and (before is None or (before.storage, before.location) != (after.storage, after.location)):
+    if after is not None and (before is None or (before.storage, before.location) != (after.storage, after.location)) \
+            and changed.options.file_format == "parquet":  # else the name mapping finds columns (name_mapping.py)
         _check_field_ids(changed)
     schema = table.schema_manager.commit_changes(changes)
     try:

@@ -44,8 +44,6 @@ def check_publishable(table: FileStoreTable) -> None:
     if table.options.get("deletion-vectors.enabled") and not dvs.published(table, options):
         why = ("carries deletion vectors only with 'metadata.iceberg.format-version' = '3' and "
                "'deletion-vectors.bitmap64' = 'true' ('deletion-vectors.enabled')")
-    elif table.options.file_format != "parquet":
-        why = f"is published for Parquet data files only, not '{table.options.file_format}' ('file.format')"
     elif table.options.get("data-evolution.enabled"):
         why = "cannot describe partial-column files ('data-evolution.enabled')"
     if why:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Dict, List, Tuple
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.iceberg import afresh, incremental, rest
+from paimon_sql.iceberg import afresh, incremental, name_mapping, rest
 from paimon_sql.iceberg import deletion_vectors as dvs
 from paimon_sql.iceberg import manifest as im
 from paimon_sql.iceberg.conversions import has_bounds, to_bytes
@@ -154,5 +154,7 @@ class Publisher:
         return summary
 
     def finish(self, metadata: dict, sid: int) -> None:
+        if self.table.options.file_format != "parquet":  # files without Iceberg's field ids: found by name
+            metadata["properties"][name_mapping.KEY] = name_mapping.name_mapping(metadata["schemas"])
         self.io.try_create(self.paths.metadata(sid), to_json(metadata))
         self.io.write_bytes(self.paths.version_hint(), str(sid).encode())

@@ -242,7 +242,8 @@ class _Commit:
                 updates.append({"action": "set-snapshot-ref", "ref-name": name, **ref})
         options = iceberg_options(self.table.schema.options)
         properties = {PREVIOUS_VERSIONS_MAX: str(options.previous_versions_max),
-                      DELETE_AFTER_COMMIT: str(options.delete_after_commit).lower()}
+                      DELETE_AFTER_COMMIT: str(options.delete_after_commit).lower(),
+                      **self.metadata.get("properties", {})}  # a name mapping (iceberg/name_mapping.py)
         if any(rest.get("properties", {}).get(k) != v for k, v in properties.items()):
             updates.append({"action": "set-properties", "updates": properties})
         if updates:  # nothing when the catalog holds this metadata already

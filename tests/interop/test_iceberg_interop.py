@@ -164,7 +164,6 @@ def test_what_is_not_built_is_refused_at_create(catalog, options, message):
 
 @pytest.mark.parametrize("options, message", [
     ({"deletion-vectors.enabled": "true"}, "carries deletion vectors only with"),
-    ({"file.format": "orc"}, "Parquet data files only"),
 ])
 def test_what_would_publish_wrong_is_refused_before_a_write(catalog, options, message):
     t = catalog.create_table_from_arrow("db.r", SCHEMA, primary_keys=["id", "dt"],

@@ -20,13 +20,14 @@ from oracles.paimon_java import INSTALL_JDK, compile_driver
 
 LATEST, V3 = "1.10.1", "1.8.1"
 CAFFEINE = "com.github.ben-manes.caffeine:caffeine:2.9.3"
-ICEBERG_JARS = ("api", "common", "bundled-guava", "core", "data", "parquet")
+ORC = {LATEST: "1.9.7", V3: "1.9.5"}  # orc-core without Hive (its "nohive" jar), as iceberg-orc depends on it
+ICEBERG_JARS = ("api", "common", "bundled-guava", "core", "data", "parquet", "orc")
 # jar name prefixes in pyspark/jars (their versions follow pyspark's)
 FROM_PYSPARK = ("hadoop-client-api-", "hadoop-client-runtime-", "parquet-column-", "parquet-common-",
                 "parquet-encoding-", "parquet-format-structures-", "parquet-hadoop-", "parquet-jackson-",
                 "avro-1.", "jackson-core-", "jackson-databind-", "jackson-annotations-", "RoaringBitmap-",
                 "slf4j-api-", "snappy-java-", "zstd-jni-", "aircompressor-", "commons-compress-", "commons-io-",
-                "commons-lang3-", "jts-core-")
+                "commons-lang3-", "jts-core-", "orc-shims-", "threeten-extra-")
 SOURCE = Path(__file__).resolve().parent.parent / "interop" / "java" / "IcebergReadDriver.java"
 
 
@@ -53,7 +54,7 @@ def driver_command(version: str = LATEST) -> list:
     """The ``java`` command line of IcebergReadDriver, compiled against Iceberg ``version`` once."""
     pyspark_jars = _pyspark_jars()
     iceberg = [artifact(f"org.apache.iceberg:iceberg-{name}:{version}") for name in ICEBERG_JARS]
-    classpath = os.pathsep.join(map(str, [*iceberg, artifact(CAFFEINE), _parquet_avro(pyspark_jars), *pyspark_jars]))
+    classpath = os.pathsep.join(map(str, [*iceberg, artifact(CAFFEINE), artifact(f"org.apache.orc:orc-core:{ORC[version]}:jar:nohive"), _parquet_avro(pyspark_jars), *pyspark_jars]))
     classes = compile_driver(SOURCE, classpath, f"iceberg-{version}", support=False)
     return [tool("java", INSTALL_JDK), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp",
             os.pathsep.join([classpath, str(classes)]), SOURCE.stem]

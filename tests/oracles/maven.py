@@ -15,10 +15,11 @@ INSTALL_MAVEN = "install Maven (Debian: apt-get install maven) to fetch the Java
 
 
 def artifact(coordinate: str) -> Path:
-    """The jar of ``group:artifact:version``, downloaded once; OracleUnavailable with Maven's
-    reason when it cannot be had."""
-    _, name, version = coordinate.split(":")
-    target = cache_dir() / "maven" / f"{name}-{version}.jar"
+    """The jar of ``group:artifact:version`` (or ``group:artifact:version:jar:classifier``),
+    downloaded once; OracleUnavailable with Maven's reason when it cannot be had."""
+    _, name, version, *classified = coordinate.split(":")
+    suffix = f"-{classified[1]}" if len(classified) == 2 else ""
+    target = cache_dir() / "maven" / f"{name}-{version}{suffix}.jar"
     if target.exists():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
