@@ -58,7 +58,8 @@ SECRET_KEY = re.compile(r"secret|passw(?:or)?d|token|(?:access|account|private|a
 SECRET_IN_URI = re.compile(r"(?i)(?<![\w.-])(?:password|passwd|pwd|secret|token)=([^&;\s'\"]+)"
                            r"|//[^/:@\s'\"]*:([^/@\s'\"]+)@")
 # a key = value pair as a statement writes it: 'k' = 'v' (WITH, TBLPROPERTIES, OPTIONS), k=v (a CALL's options)
-_WRITTEN_PAIR = re.compile(r"""(['"`])([^'"`]+)\1\s*=\s*(['"])(.*?)\3|([\w.-]+)\s*=\s*([^,'"\s)]+)""")
+# (an unquoted key starts where a word starts and is taken whole: linear in a long word, not quadratic)
+_WRITTEN_PAIR = re.compile(r"""(['"`])([^'"`]+)\1\s*=\s*(['"])(.*?)\3|(?<![\w.-])([\w.-]++)\s*=\s*([^,'"\s)]+)""")
 # SET k = v, whose value runs to the statement's end; map('k', 'v', ...) (a CALL's options as a map)
 _SET_PAIR = re.compile(r"\s*SET\s+`?([^=`\s]+)`?\s*=\s*(.*?)[\s;]*", re.IGNORECASE | re.DOTALL)
 _MAP_ARGUMENTS = re.compile(r"\bmap\s*\(([^()]*)\)", re.IGNORECASE)
