@@ -84,14 +84,12 @@ class Publisher:
         if snap.id == 1:  # a table made again: the metadata of its earlier life (catalog-location) goes
             self.io.delete(self.paths.dir)
         base_path = self.paths.metadata(snap.id - 1)
-        previous = (read_metadata(self.io, base_path) if (self.lineage or not afresh_only) and self.io.exists(base_path)
-                    else None)
-        base = None if afresh_only else previous
+        base = read_metadata(self.io, base_path) if not afresh_only and self.io.exists(base_path) else None
         if base is not None and base.get("format-version", 0) > self.options.format_version:
             raise PaimonError(f"table {self.table.name}: its Iceberg metadata has format version "
                               f"{base['format-version']}, above 'metadata.iceberg.format-version' = "
                               f"{self.options.format_version}: a version is never lowered")
-        row_floor = max(lineage.floor(previous), self.retired_floor) if self.lineage else 0
+        row_floor = self._row_floor(snap.id) if self.lineage else 0
         unlined = self.lineage and base is not None and lineage.NEXT_ROW_ID not in base  # Java Paimon 2.0's
         if base is not None and base.get("format-version") == self.options.format_version and not unlined:
             incremental.write_with_base(self, snap, base, row_floor)
@@ -102,6 +100,16 @@ class Publisher:
             self.table.env.iceberg_hive.commit(self.table, path, base_path)  # Java's metadataCommitter
         if self.options.storage == REST_CATALOG:
             rest.commit(self.table, path)
+
+    def _row_floor(self, sid: int) -> int:
+        """The first row id snapshot ``sid`` may hand out: past the newest metadata before it (the
+        base, or what a long gap, a lost file or a fast-forward left) and the metadata retired."""
+        older = [v for v in self.paths.metadata_ids(self.io) if v < sid]
+        try:
+            newest = read_metadata(self.io, self.paths.metadata(older[-1])) if older else None
+        except CorruptMetadataError:
+            newest = None  # nothing to learn from a damaged file
+        return max(lineage.floor(newest), self.retired_floor)
 
     def retire(self, version: int) -> None:
         """Delete metadata ``version`` of a snapshot rolled back, keeping its row ids from reuse."""

@@ -18,6 +18,7 @@ from pyiceberg.table import StaticTable
 from paimon_sql.data import predicate as P
 from paimon_sql.data.types import DataField, RowType, parse_type
 from paimon_sql.exceptions import InvalidOptionError, SchemaError, UnservedFeatureError
+from paimon_sql.iceberg import publisher
 from paimon_sql.iceberg.alter import commit_changes
 from paimon_sql.maintenance.rollback import rollback_to_snapshot
 from paimon_sql.schema.schema_change import SetOption
@@ -362,3 +363,18 @@ def test_format_version_3_ids_of_a_rolled_back_snapshot_are_not_given_again(cata
     assert [(s["snapshot-id"], s["first-row-id"], s["added-rows"]) for s in meta["snapshots"]] == [(1, 0, 2),
                                                                                                    (2, 6, 1)]
     assert meta["next-row-id"] == 7
+
+
+def test_format_version_3_written_afresh_without_its_base_starts_past_older_metadata(catalog, monkeypatch):
+    """A gap too long to catch up (``CATCH_UP`` snapshots, 1 here) writes the latest snapshot's
+    metadata afresh: its ids start past the newest metadata left (v1: 2 ids), not at 0."""
+    t = catalog.create_table_from_arrow("db.t", SCHEMA, options={**V3, "metadata.iceberg.previous-versions-max": "9"})
+    for i in range(3):
+        t.write_arrow(_rows([i, i + 10]))
+    directory = f"{t.path}/metadata"
+    for v in (2, 3):
+        os.remove(f"{directory}/v{v}.metadata.json")
+    monkeypatch.setattr(publisher, "CATCH_UP", 1)
+    t.write_arrow(_rows([7]))
+    meta = json.load(open(_hint(directory)))
+    assert [(s["snapshot-id"], s["first-row-id"], s["added-rows"]) for s in meta["snapshots"]] == [(4, 2, 7)]
