@@ -10,9 +10,10 @@ assigned and the table's ``next-row-id`` moves past it. Delete manifests get non
 from the base keeps its range; entries copied into a new manifest (a rewrite, a compaction) carry
 the id they had as their file's ``first_row_id``, so a row keeps its id (the new manifest's range,
 reserved for all its rows, then leaves gaps, which the spec allows). Ids are never handed out
-twice: the next range starts above the base's ``next-row-id``, above every range its snapshots
-hold (Java Paimon 2.0 continuing our metadata drops ``next-row-id`` but keeps its snapshots'), and
-above the metadata a rollback replaced (:func:`floor`).
+twice: the next range starts above the ``next-row-id`` of the newest metadata before the snapshot,
+above every range its snapshots hold (Java Paimon 2.0 continuing our metadata drops ``next-row-id``
+but keeps its snapshots'), and above the metadata a rollback dropped (:func:`floor`, applied by
+the publisher).
 """
 
 from __future__ import annotations
