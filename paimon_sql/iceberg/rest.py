@@ -162,23 +162,35 @@ class _Commit:
         if loaded is not None and current not in (None, -1) and self._behind(loaded["metadata"], current):
             self._send(loaded["metadata"], new=False)
             return
-        if loaded is not None and (current not in (None, -1) or self._registers()):
-            self.client.call("DELETE", f"{self.url}?purgeRequested=false")  # its files kept
-            loaded = None  # ahead, or another life of the table (rolled back, made again): made again
-        if self._registers():
-            self._register()
-        else:
+        if not self._registers():
+            if loaded is not None and current not in (None, -1):  # ahead, or another life of the table
+                self.client.call("DELETE", f"{self.url}?purgeRequested=false")  # its files kept
+                loaded = None  # (rolled back, dropped and made again): made again
             self._send((loaded or self._create())["metadata"], new=True)
+            return
+        path = self._register_file()
+        if loaded is not None:  # Java's probe: a catalog that registers refuses the name while it is taken
+            try:
+                self._register(path)
+                return  # the table went meanwhile
+            except IcebergRestError as e:
+                if e.status != 409:
+                    raise IcebergRestError(f"Iceberg REST catalog table {self.namespace}.{self.name}: format "
+                                           f"version 3 metadata whose row ids do not start at 0 is registered, "
+                                           f"which the catalog does not do ({e}); its table is left as it "
+                                           f"was", e.status) from None
+            self.client.call("DELETE", f"{self.url}?purgeRequested=false")  # its files kept
+        self._register(path)
 
     def _registers(self) -> bool:
         """Whether the table is registered rather than created: format version 3 with a current
         snapshot whose row ids do not start at 0."""
         return self.metadata["format-version"] >= 3 and bool(current_snapshot(self.metadata).get("first-row-id"))
 
-    def _register(self) -> None:
-        """The catalog's table registered from the catalog's view of our metadata: schemas as
-        :func:`_rest_schemas` numbers them, its main branch, its retention properties; in a new
-        file (never overwritten: a catalog may keep naming it)."""
+    def _register_file(self) -> str:
+        """The catalog's view of our metadata, to register: schemas as :func:`_rest_schemas`
+        numbers them, its main branch, its retention properties; in a new file (never
+        overwritten: a catalog may keep naming it)."""
         properties = {**self.metadata.get("properties", {}), **self._properties()}
         sid = self.metadata["current-snapshot-id"]
         view = {**self.metadata, "schemas": self.schemas, "current-schema-id": self.current_schema_id,
@@ -186,6 +198,9 @@ class _Commit:
                 "refs": {MAIN: {"snapshot-id": sid, "type": "branch"}, **self.metadata.get("refs", {})}}
         path = posixpath.join(posixpath.dirname(self.metadata_path), f"rest-register-v{sid}-{uuid.uuid4()}.metadata.json")
         self.table.io.try_create(path, to_json(view))
+        return path
+
+    def _register(self, path: str) -> None:
         self.client.call("POST", f"{self.client.namespace_url(self.namespace)}/register",
                          {"name": self.name, "metadata-location": path})
 
