@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from paimon_sql.exceptions import CorruptMetadataError, PaimonError
-from paimon_sql.iceberg import afresh, incremental, lineage, rest
+from paimon_sql.iceberg import afresh, incremental, rest
+from paimon_sql.iceberg import lineage
 from paimon_sql.iceberg import deletion_vectors as dvs
 from paimon_sql.iceberg import manifest as im
 from paimon_sql.iceberg.conversions import has_bounds, to_bytes

@@ -169,18 +169,18 @@ class _Commit:
             self._send((loaded or self._create())["metadata"], new=True)
             return
         path = self._register_file()
+        registered = None
         if loaded is not None:  # Java's probe: a catalog that registers refuses the name while it is taken
             try:
-                self._register(path)
-                return  # the table went meanwhile
+                registered = self._register(path)  # the table went meanwhile
             except IcebergRestError as e:
                 if e.status != 409:
                     raise IcebergRestError(f"Iceberg REST catalog table {self.namespace}.{self.name}: format "
                                            f"version 3 metadata whose row ids do not start at 0 is registered, "
                                            f"which the catalog does not do ({e}); its table is left as it "
                                            f"was", e.status) from None
-            self.client.call("DELETE", f"{self.url}?purgeRequested=false")  # its files kept
-        self._register(path)
+                self.client.call("DELETE", f"{self.url}?purgeRequested=false")  # its files kept
+        self._send((registered or self._register(path))["metadata"], new=False)  # what registering leaves out
 
     def _registers(self) -> bool:
         """Whether the table is registered rather than created: format version 3 with a current
@@ -189,25 +189,20 @@ class _Commit:
 
     def _register_file(self) -> str:
         """The catalog's view of our metadata, to register: schemas as :func:`_rest_schemas`
-        numbers them, its main branch, its retention properties; in a new file (never
-        overwritten: a catalog may keep naming it)."""
-        properties = {**self.metadata.get("properties", {}), **self._properties()}
+        numbers them, its main branch; in a new file (never overwritten: a catalog may keep
+        naming it)."""
         sid = self.metadata["current-snapshot-id"]
         view = {**self.metadata, "schemas": self.schemas, "current-schema-id": self.current_schema_id,
-                "snapshots": self.snapshots, "properties": properties,
+                "snapshots": self.snapshots,
                 "refs": {MAIN: {"snapshot-id": sid, "type": "branch"}, **self.metadata.get("refs", {})}}
         path = posixpath.join(posixpath.dirname(self.metadata_path), f"rest-register-v{sid}-{uuid.uuid4()}.metadata.json")
         self.table.io.try_create(path, to_json(view))
         return path
 
-    def _register(self, path: str) -> None:
-        self.client.call("POST", f"{self.client.namespace_url(self.namespace)}/register",
-                         {"name": self.name, "metadata-location": path})
-
-    def _properties(self) -> Dict[str, str]:
-        options = iceberg_options(self.table.schema.options)
-        return {PREVIOUS_VERSIONS_MAX: str(options.previous_versions_max),
-                DELETE_AFTER_COMMIT: str(options.delete_after_commit).lower()}
+    def _register(self, path: str) -> dict:
+        """The catalog's answer (its table) to registering the metadata file at ``path``."""
+        return self.client.call("POST", f"{self.client.namespace_url(self.namespace)}/register",
+                                {"name": self.name, "metadata-location": path})
 
     def _behind(self, rest: dict, current: int) -> bool:
         ours = {s["snapshot-id"]: s for s in self.snapshots}
@@ -289,7 +284,9 @@ class _Commit:
         for name, ref in self.metadata.get("refs", {}).items():
             if ref["snapshot-id"] in live and rest.get("refs", {}).get(name) != ref:
                 updates.append({"action": "set-snapshot-ref", "ref-name": name, **ref})
-        properties = self._properties()
+        options = iceberg_options(self.table.schema.options)
+        properties = {PREVIOUS_VERSIONS_MAX: str(options.previous_versions_max),
+                      DELETE_AFTER_COMMIT: str(options.delete_after_commit).lower()}
         if any(rest.get("properties", {}).get(k) != v for k, v in properties.items()):
             updates.append({"action": "set-properties", "updates": properties})
         if updates:  # nothing when the catalog holds this metadata already

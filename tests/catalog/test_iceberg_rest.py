@@ -190,6 +190,8 @@ def test_format_version_3_after_a_rollback_is_registered(server, catalog, db):
     t = catalog.get_table(name)
     t.write_arrow(_rows([7]))  # snapshot 2 again, its metadata written afresh: 3 rows from id 6
     assert _lineage(server, name) == (3, 9, [(2, 6, 3)])
+    ice = RestCatalog("rest", uri=server.uri).load_table(name).metadata
+    assert ice.properties["write.metadata.previous-versions-max"] == "0"  # sent after registering
     commit_changes(t, [AddColumn("score", parse_type("DOUBLE"))])
     t = catalog.get_table(name)
     t.write_arrow(pa.table({"id": [8], "name": ["n8"], "dt": ["x"], "score": [0.5]}))
