@@ -21,7 +21,9 @@ from __future__ import annotations
 import dataclasses
 from typing import List, Optional, Sequence, Tuple
 
+from paimon_sql.exceptions import CorruptMetadataError
 from paimon_sql.iceberg import manifest as im
+from paimon_sql.iceberg.metadata import read_metadata
 
 FORMAT_VERSION = 3  # the first Iceberg format version with row lineage
 NEXT_ROW_ID = "next-row-id"
@@ -35,6 +37,14 @@ def floor(metadata: Optional[dict]) -> int:
     ends = [s["first-row-id"] + s.get("added-rows", 0) for s in metadata.get("snapshots", [])
             if s.get("first-row-id") is not None]
     return max([metadata.get(NEXT_ROW_ID) or 0, *ends])
+
+
+def floor_at(fio, path: str) -> int:
+    """:func:`floor` of the metadata file at ``path``; 0 when it is damaged (nothing to learn)."""
+    try:
+        return floor(read_metadata(fio, path))
+    except CorruptMetadataError:
+        return 0
 
 
 def assign(manifests: Sequence[im.IcebergManifestFile],

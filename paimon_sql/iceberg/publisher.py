@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
-from paimon_sql.exceptions import CorruptMetadataError, PaimonError
+from paimon_sql.exceptions import PaimonError
 from paimon_sql.iceberg import afresh, incremental, rest
-from paimon_sql.iceberg import lineage
 from paimon_sql.iceberg import deletion_vectors as dvs
 from paimon_sql.iceberg import manifest as im
+from paimon_sql.iceberg import lineage
 from paimon_sql.iceberg.conversions import has_bounds, to_bytes
 from paimon_sql.iceberg.metadata import current_snapshot, iceberg_schema, read_metadata, to_json
 from paimon_sql.iceberg.paths import IcebergPaths, metadata_dir
@@ -106,20 +106,13 @@ class Publisher:
         """The first row id snapshot ``sid`` may hand out: past the newest metadata before it (the
         base, or what a long gap, a lost file or a fast-forward left) and the metadata retired."""
         older = [v for v in self.paths.metadata_ids(self.io) if v < sid]
-        try:
-            newest = read_metadata(self.io, self.paths.metadata(older[-1])) if older else None
-        except CorruptMetadataError:
-            newest = None  # nothing to learn from a damaged file
-        return max(lineage.floor(newest), self.retired_floor)
+        return max(lineage.floor_at(self.io, self.paths.metadata(older[-1])) if older else 0, self.retired_floor)
 
     def retire(self, version: int) -> None:
         """Delete metadata ``version`` of a snapshot rolled back, keeping its row ids from reuse."""
         path = self.paths.metadata(version)
         if self.lineage:
-            try:
-                self.retired_floor = max(self.retired_floor, lineage.floor(read_metadata(self.io, path)))
-            except CorruptMetadataError:
-                pass  # nothing to learn from a damaged file: it goes all the same
+            self.retired_floor = max(self.retired_floor, lineage.floor_at(self.io, path))
         self.io.delete(path)
 
     # -- shared by both paths --------------------------------------------------------------
