@@ -9,7 +9,7 @@ snapshot; the files of every older metadata file are then expired.
 from __future__ import annotations
 
 import uuid
-from typing import TYPE_CHECKING, Dict, List, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from paimon_sql.data import binary_row
 from paimon_sql.iceberg import deletion_vectors as dvs
@@ -25,7 +25,9 @@ if TYPE_CHECKING:
     from paimon_sql.table.table import FileStoreTable
 
 
-def write_afresh(pub: Publisher, snap: Snapshot) -> None:
+def write_afresh(pub: Publisher, snap: Snapshot, row_floor: int, table_uuid: Optional[str] = None) -> None:
+    """The metadata of ``snap`` alone, its row ids (format version 3) from ``row_floor`` on; under
+    ``table_uuid`` when given, else a new one."""
     sid = snap.id
     table = pub.table
     changes: Changes = {}
@@ -39,7 +41,8 @@ def write_afresh(pub: Publisher, snap: Snapshot) -> None:
             index, dv = found[(e.partition, e.bucket, e.file.file_name)]
             deletes.append(dvs.entry(table, sid, values, index, dv, path, dvs.UNKNOWN_SIZE))
     delete_manifests = pub.write(deletes, sid, im.DELETES)
-    list_path = pub.write_list(pub.write(pub.added(changes, sid), sid) + delete_manifests)
+    list_path, first_row_id, added_rows = pub.write_list(pub.write(pub.added(changes, sid), sid) + delete_manifests,
+                                                         row_floor)
     files = [f for _, f in changes.values()]
     metrics = {"added-data-files": len(files), "added-records": sum(f.row_count for f in files),
                "added-files-size": sum(f.file_size for f in files),
@@ -50,12 +53,13 @@ def write_afresh(pub: Publisher, snap: Snapshot) -> None:
     current = pub.schema(schema_id)
     spec = partition_spec_fields(table.schema.partition_keys, current)
     snapshots = [snapshot(sid, None if sid == 1 else sid - 1, pub.summary("append", snap, metrics), list_path,
-                          schema_id)]
-    metadata = new_metadata(pub.options.format_version, str(uuid.uuid4()), table.path, sid, highest_field_id(current),
+                          schema_id, first_row_id, added_rows)]
+    metadata = new_metadata(pub.options.format_version, table_uuid or str(uuid.uuid4()), table.path, sid,
+                            highest_field_id(current),
                             [pub.schema(i) for i in range(schema_id + 1)], schema_id,
                             [{"spec-id": 0, "fields": spec}],
                             max((f["field-id"] for f in spec), default=im.FIRST_PARTITION_FIELD_ID - 1),
-                            snapshots, sid, {})
+                            snapshots, sid, {}, None if first_row_id is None else first_row_id + added_rows)
     pub.finish(metadata, sid)
     expiry.expire_all_before(pub, sid)
 

@@ -46,7 +46,7 @@ def after_fast_forward(table: FileStoreTable, first: int) -> None:
         stale = [v for v in publisher.paths.metadata_ids(table.io) if v >= first]
         files = expiry.files_of(publisher, stale)
         for v in stale:
-            table.io.delete(publisher.paths.metadata(v))
+            publisher.retire(v)
         publisher.publish(table.snapshot_manager.snapshot(latest), afresh_only=True)
         for path in files:  # never named by the new metadata, whose files are new
             table.io.delete(path)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable, List, Tuple
 from paimon_sql.data import binary_row
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.iceberg import deletion_vectors as dvs
-from paimon_sql.iceberg import expiry
+from paimon_sql.iceberg import expiry, lineage
 from paimon_sql.iceberg import manifest as im
 from paimon_sql.iceberg.manifest_compaction import compact
 from paimon_sql.iceberg.metadata import current_snapshot, highest_field_id, new_metadata, snapshot, tag_ref
@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from paimon_sql.snapshot.snapshot import Snapshot
 
 
-def write_with_base(pub: Publisher, snap: Snapshot, base: dict) -> None:
+def write_with_base(pub: Publisher, snap: Snapshot, base: dict, row_floor: int) -> None:
+    """The metadata of ``snap`` extending ``base``, its new row ids (format version 3) from ``row_floor`` on."""
     sid = snap.id
     table = pub.table
     base_snapshot = current_snapshot(base)
@@ -46,7 +47,7 @@ def write_with_base(pub: Publisher, snap: Snapshot, base: dict) -> None:
     else:
         for m in base_manifests:
             entries = im.read_manifest(pub.io, pub.paths.file(m.path), pub.part_fields)
-            live = [e for e in entries if e.is_live()]
+            live = [e for e in lineage.materialize(m, entries) if e.is_live()]
             for e in live:
                 added.pop(e.file.file_path, None)  # already published (a file moved between levels)
             if not any(e.file.file_path in removed for e in live):
@@ -59,7 +60,7 @@ def write_with_base(pub: Publisher, snap: Snapshot, base: dict) -> None:
                                                  e.file_sequence_number, e.file) for e in live]
             manifests += pub.write(rewritten, sid)
     manifests = compact(pub, manifests + pub.write(pub.added(added, sid), sid), sid) + delete_manifests
-    list_path = pub.write_list(manifests)
+    list_path, first_row_id, added_rows = pub.write_list(manifests, row_floor)
 
     before = base_snapshot.get("summary", {})
 
@@ -89,7 +90,7 @@ def write_with_base(pub: Publisher, snap: Snapshot, base: dict) -> None:
                               f"metadata's {base['current-schema-id']}")
         schemas += [pub.schema(i) for i in range(base["current-schema-id"] + 1, schema_id + 1)]
     snapshots = list(base["snapshots"]) + [snapshot(sid, sid - 1, pub.summary(operation, snap, metrics),
-                                                    list_path, schema_id)]
+                                                    list_path, schema_id, first_row_id, added_rows)]
     kept = expiry.retained(table, snapshots, sid)
     expired = snapshots[:len(snapshots) - len(kept)]
     kept_ids = {s["snapshot-id"] for s in kept}
@@ -99,7 +100,8 @@ def write_with_base(pub: Publisher, snap: Snapshot, base: dict) -> None:
             refs[tag.name] = tag_ref(tag.snapshot.id)
     metadata = new_metadata(base["format-version"], base["table-uuid"], base["location"], sid,
                             highest_field_id(pub.schema(schema_id)), schemas, schema_id,
-                            base["partition-specs"], base["last-partition-id"], kept, sid, refs)
+                            base["partition-specs"], base["last-partition-id"], kept, sid, refs,
+                            None if first_row_id is None else first_row_id + added_rows)
     pub.finish(metadata, sid)
     expiry.delete_old_metadata(pub, sid)
     chain = expired + kept[:1]

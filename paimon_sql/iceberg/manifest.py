@@ -8,6 +8,7 @@ are those Paimon 2.0 writes (its Avro writer with Iceberg's ids), so that Iceber
 fields by id. ``legacy`` is Iceberg 1.4's manifest list (``added_data_files_count`` and siblings). A deletion
 vector is a ``data_file`` of content POSITION_DELETES naming its blob (``content_offset``,
 ``content_size_in_bytes``) and the data file it applies to (``referenced_data_file``), without stats.
+Format version 3 adds row lineage's ``first_row_id`` to both (``lineage``; :mod:`paimon_sql.iceberg.lineage`).
 Manifests roll at ``manifest.target-file-size`` as Paimon's do (:func:`rolling_write`).
 """
 
@@ -47,6 +48,7 @@ class IcebergDataFile:
     referenced_data_file: Optional[str] = None
     content_offset: Optional[int] = None
     content_size: Optional[int] = None
+    first_row_id: Optional[int] = None  # format version 3: the id of the file's first row, when materialized
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,7 @@ class IcebergManifestFile:
     existing_rows: int
     deleted_rows: int
     partitions: Tuple[PartitionSummary, ...] = ()
+    first_row_id: Optional[int] = None  # format version 3: the first row id its files without one inherit
 
     def live_files(self) -> int:
         return self.added_files + self.existing_files - self.deleted_files
@@ -127,7 +130,7 @@ def _partition_avro_type(t: AtomicType):
     return {"type": "long", "logicalType": f"{prefix}-{'millis' if p <= 3 else 'micros'}"}
 
 
-def manifest_entry_schema(partition_fields: Sequence[DataField]) -> dict:
+def manifest_entry_schema(partition_fields: Sequence[DataField], lineage: bool = False) -> dict:
     partition = {"type": "record", "name": "r102", "fields": [
         _f(f.name, FIRST_PARTITION_FIELD_ID + i, _partition_avro_type(f.type), f.type.nullable)
         for i, f in enumerate(partition_fields)]}
@@ -137,24 +140,29 @@ def manifest_entry_schema(partition_fields: Sequence[DataField]) -> dict:
         _int_map("null_value_counts", 110, 121, 122, "long"), _int_map("lower_bounds", 125, 126, 127, "bytes"),
         _int_map("upper_bounds", 128, 129, 130, "bytes"), _f("referenced_data_file", 143, "string", True),
         _f("content_offset", 144, "long", True), _f("content_size_in_bytes", 145, "long", True)]}
+    if lineage:
+        data_file["fields"].append(_f("first_row_id", 142, "long", True))
     return {"type": "record", "name": "manifest_entry", "fields": [
         _f("status", 0, "int"), _f("snapshot_id", 1, "long", True), _f("sequence_number", 3, "long", True),
         _f("file_sequence_number", 4, "long", True), _f("data_file", 2, data_file)]}
 
 
-def manifest_file_schema(legacy: bool) -> dict:
+def manifest_file_schema(legacy: bool, lineage: bool = False) -> dict:
     counts = "data_files_count" if legacy else "files_count"
     summary = {"type": "record", "name": "r508", "fields": [
         _f("contains_null", 509, "boolean"), _f("contains_nan", 518, "boolean", True),
         _f("lower_bound", 510, "bytes", True), _f("upper_bound", 511, "bytes", True)]}
-    return {"type": "record", "name": "manifest_file", "fields": [
+    fields = [
         _f("manifest_path", 500, "string"), _f("manifest_length", 501, "long"), _f("partition_spec_id", 502, "int"),
         _f("content", 517, "int"), _f("sequence_number", 515, "long"), _f("min_sequence_number", 516, "long"),
         _f("added_snapshot_id", 503, "long", True), _f(f"added_{counts}", 504, "int"),
         _f(f"existing_{counts}", 505, "int"), _f(f"deleted_{counts}", 506, "int"),
         _f("added_rows_count", 512, "long"), _f("existing_rows_count", 513, "long"),
         _f("deleted_rows_count", 514, "long"),
-        _f("partitions", 507, {"type": "array", "items": summary, "element-id": 508}, True)]}
+        _f("partitions", 507, {"type": "array", "items": summary, "element-id": 508}, True)]
+    if lineage:
+        fields.append(_f("first_row_id", 520, "long", True))
+    return {"type": "record", "name": "manifest_file", "fields": fields}
 
 
 # -- writing ---------------------------------------------------------------------------------
@@ -178,7 +186,7 @@ def _entry_record(e: IcebergManifestEntry, names: Sequence[str]) -> dict:
                           "file_size_in_bytes": f.file_size, "null_value_counts": _kv(f.null_value_counts),
                           "lower_bounds": _kv(f.lower_bounds), "upper_bounds": _kv(f.upper_bounds),
                           "referenced_data_file": f.referenced_data_file, "content_offset": f.content_offset,
-                          "content_size_in_bytes": f.content_size}}
+                          "content_size_in_bytes": f.content_size, "first_row_id": f.first_row_id}}
 
 
 def _summaries(entries: Sequence[IcebergManifestEntry], partition_fields: Sequence[DataField]):
@@ -208,13 +216,14 @@ def _manifest_file(path: str, length: int, entries: Sequence[IcebergManifestEntr
 
 def rolling_write(fio, new_path: Callable[[], str], entries: Sequence[IcebergManifestEntry],
                   partition_fields: Sequence[DataField], sequence_number: int, codec: str, target_size: int,
-                  content: int = DATA) -> List[IcebergManifestFile]:
+                  content: int = DATA, lineage: bool = False) -> List[IcebergManifestFile]:
     """Paimon's IcebergManifestFile.rollingWrite: ``entries``, in order, into manifests of about
     ``target_size`` bytes (``manifest.target-file-size``), each at a path from ``new_path``;
     returns their manifest-list records. As Paimon's rolling writer, the size is looked at after
     every 1000th entry (counted over all the manifests) and is what the file has written out so far,
-    its header and full Avro blocks: a manifest rolls after 1000 entries at the fewest."""
-    schema = fastavro.parse_schema(manifest_entry_schema(partition_fields))
+    its header and full Avro blocks: a manifest rolls after 1000 entries at the fewest. ``lineage``
+    (format version 3) writes the files' ``first_row_id``."""
+    schema = fastavro.parse_schema(manifest_entry_schema(partition_fields, lineage))
     names = [f.name for f in partition_fields]
     out: List[IcebergManifestFile] = []
     current: List[IcebergManifestEntry] = []
@@ -241,7 +250,8 @@ def rolling_write(fio, new_path: Callable[[], str], entries: Sequence[IcebergMan
     return out
 
 
-def write_manifest_list(fio, path: str, manifests: Sequence[IcebergManifestFile], codec: str, legacy: bool) -> None:
+def write_manifest_list(fio, path: str, manifests: Sequence[IcebergManifestFile], codec: str, legacy: bool,
+                        lineage: bool = False) -> None:
     counts = "data_files_count" if legacy else "files_count"
     records = [{"manifest_path": m.path, "manifest_length": m.length, "partition_spec_id": m.partition_spec_id,
                 "content": m.content, "sequence_number": m.sequence_number,
@@ -250,9 +260,10 @@ def write_manifest_list(fio, path: str, manifests: Sequence[IcebergManifestFile]
                 f"deleted_{counts}": m.deleted_files, "added_rows_count": m.added_rows,
                 "existing_rows_count": m.existing_rows, "deleted_rows_count": m.deleted_rows,
                 "partitions": [{"contains_null": p.contains_null, "contains_nan": p.contains_nan,
-                                "lower_bound": p.lower, "upper_bound": p.upper} for p in m.partitions]}
+                                "lower_bound": p.lower, "upper_bound": p.upper} for p in m.partitions],
+                "first_row_id": m.first_row_id}
                for m in manifests]
-    fio.write_bytes(path, _avro(manifest_file_schema(legacy), records, codec))
+    fio.write_bytes(path, _avro(manifest_file_schema(legacy, lineage), records, codec))
 
 
 # -- reading ---------------------------------------------------------------------------------
@@ -278,7 +289,7 @@ def read_manifest(fio, path: str, partition_fields: Sequence[DataField]) -> List
                                d["record_count"], d["file_size_in_bytes"], kv["null_value_counts"],
                                kv["lower_bounds"], kv["upper_bounds"], d.get("content", DATA),
                                d.get("referenced_data_file"), d.get("content_offset"),
-                               d.get("content_size_in_bytes"))
+                               d.get("content_size_in_bytes"), d.get("first_row_id"))
         out.append(IcebergManifestEntry(r["status"], r["snapshot_id"], r["sequence_number"],
                                         r["file_sequence_number"], file))
     return out
@@ -295,5 +306,5 @@ def read_manifest_list(fio, path: str) -> List[IcebergManifestFile]:
             r["manifest_path"], r["manifest_length"], r["partition_spec_id"], r.get("content", DATA),
             r["sequence_number"], r["min_sequence_number"], r["added_snapshot_id"], count("added"),
             count("existing"), count("deleted"), r["added_rows_count"], r["existing_rows_count"],
-            r["deleted_rows_count"], parts))
+            r["deleted_rows_count"], parts, r.get("first_row_id")))
     return out

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, List
 
+from paimon_sql.iceberg import lineage
 from paimon_sql.iceberg import manifest as im
 
 if TYPE_CHECKING:
@@ -17,7 +18,7 @@ def compact(pub: Publisher, manifests: List[im.IcebergManifestFile], sid: int) -
     """Merge small manifests: those under 2/3 of ``manifest.target-file-size``, once there are
     ``compaction.min.file-num`` of them and their size reaches the target, or
     ``compaction.max.file-num`` of them. Entries of older snapshots become EXISTING, older DELETED
-    entries are dropped."""
+    entries are dropped; the merged entries keep their row ids (:func:`lineage.materialize`)."""
     target = pub.table.options.get("manifest.target-file-size")
     small = [m for m in manifests if m.length < target * 2 / 3]
     if len(small) < pub.options.compaction_min_files:
@@ -27,7 +28,7 @@ def compact(pub: Publisher, manifests: List[im.IcebergManifestFile], sid: int) -
     entries = []
     for m in small:
         path = pub.paths.file(m.path)
-        for e in im.read_manifest(pub.io, path, pub.part_fields):
+        for e in lineage.materialize(m, im.read_manifest(pub.io, path, pub.part_fields)):
             if e.file_sequence_number == sid or e.snapshot_id == sid or e.status == im.EXISTING:
                 entries.append(e)
             elif e.status == im.ADDED:

@@ -41,12 +41,15 @@ def partition_spec_fields(partition_keys: Sequence[str], iceberg_schema_: dict) 
 
 
 def snapshot(snapshot_id: int, parent: Optional[int], summary: Dict[str, str], manifest_list: str,
-             schema_id: int) -> dict:
+             schema_id: int, first_row_id: Optional[int] = None, added_rows: Optional[int] = None) -> dict:
+    """A snapshot entry; ``first_row_id`` and ``added_rows`` (row lineage) in format version 3 only."""
     d = {"sequence-number": snapshot_id, "snapshot-id": snapshot_id}
     if parent is not None:
         d["parent-snapshot-id"] = parent
     d.update({"timestamp-ms": int(time.time() * 1000), "summary": summary, "manifest-list": manifest_list,
               "schema-id": schema_id})
+    if first_row_id is not None:
+        d.update({"first-row-id": first_row_id, "added-rows": added_rows})
     return d
 
 
@@ -58,13 +61,18 @@ def tag_ref(snapshot_id: int) -> dict:
 def new_metadata(format_version: int, table_uuid: str, location: str, last_sequence_number: int,
                  last_column_id: int, schemas: List[dict], current_schema_id: int, partition_specs: List[dict],
                  last_partition_id: int, snapshots: List[dict], current_snapshot_id: int,
-                 refs: Dict[str, dict]) -> dict:
-    return {"format-version": format_version, "table-uuid": table_uuid, "location": location,
-            "last-sequence-number": last_sequence_number, "last-updated-ms": int(time.time() * 1000),
-            "last-column-id": last_column_id, "schemas": schemas, "current-schema-id": current_schema_id,
-            "partition-specs": partition_specs, "default-spec-id": 0, "last-partition-id": last_partition_id,
-            "sort-orders": [{"order-id": 0, "fields": []}], "default-sort-order-id": 0, "snapshots": snapshots,
-            "current-snapshot-id": current_snapshot_id, "properties": {}, "refs": refs}
+                 refs: Dict[str, dict], next_row_id: Optional[int] = None) -> dict:
+    """The metadata; ``next_row_id`` (row lineage) in format version 3 only."""
+    metadata = {"format-version": format_version, "table-uuid": table_uuid, "location": location,
+                "last-sequence-number": last_sequence_number, "last-updated-ms": int(time.time() * 1000),
+                "last-column-id": last_column_id, "schemas": schemas, "current-schema-id": current_schema_id,
+                "partition-specs": partition_specs, "default-spec-id": 0, "last-partition-id": last_partition_id,
+                "sort-orders": [{"order-id": 0, "fields": []}], "default-sort-order-id": 0, "snapshots": snapshots,
+                "current-snapshot-id": current_snapshot_id}
+    if next_row_id is not None:
+        metadata["next-row-id"] = next_row_id
+    metadata.update({"properties": {}, "refs": refs})
+    return metadata
 
 
 def read_metadata(fio, path: str) -> dict:

@@ -9,12 +9,13 @@ files Iceberg sees, a Paimon data file as an Iceberg one, manifests written (rol
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.iceberg import afresh, incremental, name_mapping, rest
 from paimon_sql.iceberg import deletion_vectors as dvs
 from paimon_sql.iceberg import manifest as im
+from paimon_sql.iceberg import lineage
 from paimon_sql.iceberg.conversions import has_bounds, to_bytes
 from paimon_sql.iceberg.metadata import current_snapshot, iceberg_schema, read_metadata, to_json
 from paimon_sql.iceberg.paths import IcebergPaths, metadata_dir
@@ -43,13 +44,15 @@ class Publisher:
         self.part_types = [f.type for f in self.part_fields]
         self._schemas: Dict[int, dict] = {}
         self.dv = dvs.published(table, options)
+        self.lineage = options.format_version >= lineage.FORMAT_VERSION
+        self.retired_floor = 0  # row ids handed out by metadata this publisher deleted (rolled back)
 
     # -- which snapshots -------------------------------------------------------------------
 
     def publish_up_to(self, latest: int) -> None:
         published = self.paths.metadata_ids(self.io)
         for stale in (v for v in published if v > latest):  # metadata of snapshots rolled back
-            self.io.delete(self.paths.metadata(stale))
+            self.retire(stale)
         first = published[-1] + 1 if published and published[-1] < latest else latest
         if not published:  # every snapshot of this commit (data, then compaction), as Java's callback sees each
             first = self._first_of_commit(latest)
@@ -78,7 +81,7 @@ class Publisher:
         if self.io.exists(path):
             if current_snapshot(read_metadata(self.io, path))["timestamp-ms"] >= snap.time_millis:
                 return  # published already
-            self.io.delete(path)  # written for an earlier snapshot of this id (rolled back, or the table made again)
+            self.retire(snap.id)  # written for an earlier snapshot of this id (rolled back, or the table made again)
         if snap.id == 1:  # a table made again: the metadata of its earlier life (catalog-location) goes
             self.io.delete(self.paths.dir)
         base_path = self.paths.metadata(snap.id - 1)
@@ -87,15 +90,30 @@ class Publisher:
             raise PaimonError(f"table {self.table.name}: its Iceberg metadata has format version "
                               f"{base['format-version']}, above 'metadata.iceberg.format-version' = "
                               f"{self.options.format_version}: a version is never lowered")
-        if base is not None and base.get("format-version") == self.options.format_version:
-            incremental.write_with_base(self, snap, base)
-        else:
-            afresh.write_afresh(self, snap)
+        row_floor = self._row_floor(snap.id) if self.lineage else 0
+        unlined = self.lineage and base is not None and lineage.NEXT_ROW_ID not in base  # Java Paimon 2.0's
+        if base is not None and base.get("format-version") == self.options.format_version and not unlined:
+            incremental.write_with_base(self, snap, base, row_floor)
+        else:  # v3 metadata without row lineage is written again, under its table uuid, as Paimon's master
+            afresh.write_afresh(self, snap, row_floor, base["table-uuid"] if unlined else None)
             base_path = None
         if self.options.storage == HIVE_CATALOG and self.table.env.iceberg_hive is not None:
             self.table.env.iceberg_hive.commit(self.table, path, base_path)  # Java's metadataCommitter
         if self.options.storage == REST_CATALOG:
             rest.commit(self.table, path)
+
+    def _row_floor(self, sid: int) -> int:
+        """The first row id snapshot ``sid`` may hand out: past the newest metadata before it (the
+        base, or what a long gap, a lost file or a fast-forward left) and the metadata retired."""
+        older = [v for v in self.paths.metadata_ids(self.io) if v < sid]
+        return max(lineage.floor_at(self.io, self.paths.metadata(older[-1])) if older else 0, self.retired_floor)
+
+    def retire(self, version: int) -> None:
+        """Delete metadata ``version`` of a snapshot rolled back, keeping its row ids from reuse."""
+        path = self.paths.metadata(version)
+        if self.lineage:
+            self.retired_floor = max(self.retired_floor, lineage.floor_at(self.io, path))
+        self.io.delete(path)
 
     # -- shared by both paths --------------------------------------------------------------
 
@@ -137,13 +155,21 @@ class Publisher:
     def write(self, entries: List[im.IcebergManifestEntry], sid: int,
               content: int = im.DATA) -> List[im.IcebergManifestFile]:
         return im.rolling_write(self.io, self.paths.new_manifest, entries, self.part_fields, sid,
-                                self.options.codec, self.table.options.get("manifest.target-file-size"), content)
+                                self.options.codec, self.table.options.get("manifest.target-file-size"), content,
+                                self.lineage)
 
-    def write_list(self, manifests: List[im.IcebergManifestFile]) -> str:
-        """A new manifest list of ``manifests``; returns its path."""
+    def write_list(self, manifests: List[im.IcebergManifestFile],
+                   row_floor: int) -> Tuple[str, Optional[int], Optional[int]]:
+        """A new manifest list of ``manifests``; returns its path and, in format version 3, the
+        snapshot's ``first-row-id`` (``row_floor``) and ``added-rows`` (:func:`lineage.assign`)."""
+        first, added = None, None
+        if self.lineage:
+            first = row_floor
+            manifests, added = lineage.assign(manifests, first)
         list_path = self.paths.new_manifest_list()
-        im.write_manifest_list(self.io, list_path, manifests, self.options.codec, self.options.legacy_manifest)
-        return list_path
+        im.write_manifest_list(self.io, list_path, manifests, self.options.codec, self.options.legacy_manifest,
+                               self.lineage)
+        return list_path, first, added
 
     def summary(self, operation: str, snap: Snapshot, m: Dict[str, int]) -> Dict[str, str]:
         keys = ("added-data-files", "added-records", "added-files-size", "deleted-data-files", "deleted-records",

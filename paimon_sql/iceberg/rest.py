@@ -17,18 +17,27 @@ server was down is caught up with its history (Java drops and recreates the tabl
 the newest snapshot alone). Empty (created, never committed): everything, as for a new table.
 Anything else (ahead of the metadata, or another life of the table: rolled back, dropped and made
 again): the catalog's table is dropped (its files kept) and created again.
+
+Format version 3 (row lineage): the catalog takes a snapshot only with a ``first-row-id`` at or past
+its table's ``next-row-id``, which it then moves by the snapshot's ``added-rows``. A table it creates
+starts at 0, so a first snapshot whose range starts higher (metadata written again after a rollback,
+or after Java Paimon 2.0's) would leave the catalog's ``next-row-id`` below ids already handed out:
+such a table is registered instead (``register``, Paimon's master's registerAsCurrent), from a
+metadata file of the catalog's view of ours (``rest-register-v<N>-<uuid>.metadata.json``).
 """
 
 from __future__ import annotations
 
 import json
+import posixpath
 import urllib.error
 import urllib.parse
 import urllib.request
+import uuid
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from paimon_sql.exceptions import IcebergRestError
-from paimon_sql.iceberg.metadata import read_metadata
+from paimon_sql.iceberg.metadata import current_snapshot, read_metadata, to_json
 from paimon_sql.options.iceberg_options import hive_options, iceberg_options, rest_options
 
 if TYPE_CHECKING:
@@ -50,7 +59,7 @@ def commit(table: FileStoreTable, metadata_path: str) -> None:
     namespace = opts.databases[0] if opts.databases else committer.database
     name = opts.table or committer.table
     client = RestClient(rest_options(table.schema.options))
-    _Commit(client, namespace, name, table, read_metadata(table.io, metadata_path)).run()
+    _Commit(client, namespace, name, table, metadata_path).run()
 
 
 class RestClient:
@@ -134,10 +143,11 @@ def _message(error: urllib.error.HTTPError) -> str:
 class _Commit:
     """One commit of ``metadata`` (our metadata JSON) to the catalog's table ``namespace.name``."""
 
-    def __init__(self, client: RestClient, namespace: str, name: str, table: FileStoreTable, metadata: dict):
+    def __init__(self, client: RestClient, namespace: str, name: str, table: FileStoreTable, metadata_path: str):
         self.client, self.namespace, self.name, self.table = client, namespace, name, table
         self.url = client.table_url(namespace, name)
-        self.metadata = metadata
+        self.metadata_path = metadata_path
+        self.metadata = metadata = read_metadata(table.io, metadata_path)
         self.schemas, self.schema_ids = _rest_schemas(metadata["schemas"])
         self.snapshots = [{**s, "schema-id": self.schema_ids[s.get("schema-id", metadata["current-schema-id"])]}
                           for s in metadata["snapshots"]]
@@ -148,17 +158,51 @@ class _Commit:
         if self.client.call("GET", self.client.namespace_url(self.namespace), missing_ok=True) is None:
             self._create_namespace()
         loaded = self.client.call("GET", self.url, missing_ok=True)
-        if loaded is None:
-            loaded = self._create()
-        rest = loaded["metadata"]
-        current = rest.get("current-snapshot-id")
-        if current is None or current == -1:
-            self._send(rest, new=True)
-        elif self._behind(rest, current):
-            self._send(rest, new=False)
-        else:  # ahead, or another life of the table: made again, its files kept
-            self.client.call("DELETE", f"{self.url}?purgeRequested=false")
-            self._send(self._create()["metadata"], new=True)
+        current = None if loaded is None else loaded["metadata"].get("current-snapshot-id")
+        if loaded is not None and current not in (None, -1) and self._behind(loaded["metadata"], current):
+            self._send(loaded["metadata"], new=False)
+            return
+        if not self._registers():
+            if loaded is not None and current not in (None, -1):  # ahead, or another life of the table
+                self.client.call("DELETE", f"{self.url}?purgeRequested=false")  # its files kept
+                loaded = None  # (rolled back, dropped and made again): made again
+            self._send((loaded or self._create())["metadata"], new=True)
+            return
+        path = self._register_file()
+        registered = None
+        if loaded is not None:  # Java's probe: a catalog that registers refuses the name while it is taken
+            try:
+                registered = self._register(path)  # the table went meanwhile
+            except IcebergRestError as e:
+                if e.status != 409:
+                    raise IcebergRestError(f"Iceberg REST catalog table {self.namespace}.{self.name}: format "
+                                           f"version 3 metadata whose row ids do not start at 0 is registered, "
+                                           f"which the catalog does not do ({e}); its table is left as it "
+                                           f"was", e.status) from None
+                self.client.call("DELETE", f"{self.url}?purgeRequested=false")  # its files kept
+        self._send((registered or self._register(path))["metadata"], new=False)  # what registering leaves out
+
+    def _registers(self) -> bool:
+        """Whether the table is registered rather than created: format version 3 with a current
+        snapshot whose row ids do not start at 0."""
+        return self.metadata["format-version"] >= 3 and bool(current_snapshot(self.metadata).get("first-row-id"))
+
+    def _register_file(self) -> str:
+        """The catalog's view of our metadata, to register: schemas as :func:`_rest_schemas`
+        numbers them, its main branch; in a new file (never overwritten: a catalog may keep
+        naming it)."""
+        sid = self.metadata["current-snapshot-id"]
+        view = {**self.metadata, "schemas": self.schemas, "current-schema-id": self.current_schema_id,
+                "snapshots": self.snapshots,
+                "refs": {MAIN: {"snapshot-id": sid, "type": "branch"}, **self.metadata.get("refs", {})}}
+        path = posixpath.join(posixpath.dirname(self.metadata_path), f"rest-register-v{sid}-{uuid.uuid4()}.metadata.json")
+        self.table.io.try_create(path, to_json(view))
+        return path
+
+    def _register(self, path: str) -> dict:
+        """The catalog's answer (its table) to registering the metadata file at ``path``."""
+        return self.client.call("POST", f"{self.client.namespace_url(self.namespace)}/register",
+                                {"name": self.name, "metadata-location": path})
 
     def _behind(self, rest: dict, current: int) -> bool:
         ours = {s["snapshot-id"]: s for s in self.snapshots}

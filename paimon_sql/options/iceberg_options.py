@@ -114,10 +114,6 @@ def iceberg_options(options: Mapping[str, str]) -> Optional[IcebergOptions]:
     version = _int(options, FORMAT_VERSION, 2)
     if version not in (2, 3):
         raise InvalidOptionError(f"option '{FORMAT_VERSION}' expects 2 or 3, got {options[FORMAT_VERSION]!r}")
-    if storage == REST_CATALOG and version == 3:
-        raise _refused(FORMAT_VERSION, f"a REST catalog takes a version 3 snapshot only with row lineage "
-                                       f"(first-row-id), which the metadata does not carry: '{STORAGE}' = "
-                                       f"'{REST_CATALOG}' is served with version 2")
     compression = _choice(options, MANIFEST_COMPRESSION, tuple(CODECS), "snappy")
     parsed = IcebergOptions(storage, location, version, _int(options, COMPACT_MIN_FILES, 10),
                             _int(options, COMPACT_MAX_FILES, 50), _bool(options, DELETE_AFTER_COMMIT, True),

@@ -10,7 +10,9 @@ pyiceberg's plan, each vector's blob at its range decoded by pyiceberg's deletio
 checked against its CRC and record count, and the data file's rows at the other positions.
 Java's IcebergCommitCallback (IcebergDriver.java for primary-key tables, Bitmap64Driver.java for
 an append table's deletes) writes the same commits: metadata and manifests agree field by field
-where both are deterministic, and each writer extends the other's metadata.
+where both are deterministic (row lineage aside: Java 2.0 writes none, we write it as Paimon's
+master after 2.0 does), and each writer extends the other's metadata (ours after Java's written
+again, to restore the row lineage Java dropped).
 """
 
 import json
@@ -25,6 +27,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from java_paimon import Driver, driver_command
+from oracles import iceberg_java
 from pyiceberg.table import StaticTable
 from pyiceberg.table.deletion_vector import DeletionVector, _extract_vector_payload
 from spark.conftest import rows, session, spark  # noqa: F401  (fixtures: one SparkSession per run)
@@ -222,9 +225,10 @@ def _manifests(directory: str, snap: dict) -> list:
 
 
 def _lists(directory: str, snap: dict) -> list:
+    """A snapshot's manifest-list records, without row lineage's ``first_row_id`` (Java 2.0 writes none)."""
     records = fastavro.reader(open(f"{directory}/{os.path.basename(snap['manifest-list'])}", "rb"))
-    return sorted(({k: v for k, v in m.items() if k not in ("manifest_path", "manifest_length")} for m in records),
-                  key=repr)
+    skip = ("manifest_path", "manifest_length", "first_row_id")
+    return sorted(({k: v for k, v in m.items() if k not in skip} for m in records), key=repr)
 
 
 def _replay(java_root: str, warehouse: str, catalog) -> str:
@@ -244,8 +248,10 @@ def _replay(java_root: str, warehouse: str, catalog) -> str:
 
 
 def _same_metadata(mine_dir: str, java_dir: str) -> None:
+    """The same metadata but for row lineage, which Java 2.0 does not write (Paimon's master after 2.0 does)."""
     mine, javas = json.load(open(latest_metadata(mine_dir))), json.load(open(latest_metadata(java_dir)))
     assert _comparable(mine) == _comparable(javas)
+    assert "next-row-id" in mine and "next-row-id" not in javas
     for snap, java_snap in zip(mine["snapshots"], javas["snapshots"]):  # every kept snapshot's manifests
         assert _manifests(mine_dir, snap) == _manifests(java_dir, java_snap), snap["snapshot-id"]
         assert _lists(mine_dir, snap) == _lists(java_dir, java_snap), snap["snapshot-id"]
@@ -291,25 +297,47 @@ def test_append_table_metadata_is_javas(java_dv, catalog, warehouse, tmp_path):
     assert iceberg_rows(mine_dir) == iceberg_rows(java_dir) == ours(catalog.get_table("db.t")) == [(1, "a")]
 
 
-def test_each_writer_extends_the_others_vectors(java, catalog, warehouse):
-    """We write and update (a vector), Java updates (its callback extends our v3 metadata and
-    rewrites the vectors), we delete (ours extends Java's): every step reads right through Iceberg."""
+@pytest.fixture(scope="module")
+def iceberg():
+    with Driver(iceberg_java.driver_command()) as driver:
+        yield driver
+
+
+def _iceberg_answer(iceberg: Driver, directory: str) -> list:
+    """Iceberg Java 1.10.1's rows of the latest metadata, each with its _row_id (or its error)."""
+    answer = iceberg.batch({"op": "read", "metadata": latest_metadata(directory), "lineage": True})
+    return answer if any(isinstance(r, dict) for r in answer) else sorted(map(tuple, answer))
+
+
+def test_each_writer_extends_the_others_vectors(java, iceberg, catalog, warehouse):
+    """We write and update (a vector), Java 2.0 updates (its callback extends our v3 metadata and
+    rewrites the vectors, but drops row lineage, which it does not know: ``next-row-id`` and the
+    manifests' ranges go, so Iceberg 1.10 refuses the table), we delete (ours writes the metadata
+    again with row lineage, past every id handed out): every step reads right through Iceberg."""
     t = catalog.create_table_from_arrow("db.t", SCHEMA, primary_keys=["id", "dt"], partition_keys=["dt"],
                                         options={**FOR_JAVA, "bucket": "1"})
     d = metadata_dir(t)
     t.write_arrow(_rows([1, 2, 3]))
     t.write_arrow(_rows([1], name="u"))
     mine = t.snapshot_manager.latest_id()
+    handed_out = json.load(open(latest_metadata(d)))["next-row-id"]
+    assert [r[:3] for r in _iceberg_answer(iceberg, d)] == [(1, "u1", "x"), (2, "n2", "x"), (3, "n3", "x")]
     java(warehouse, [{"op": "write", "table": "db.t", "rows": [[2, "j2", "x"], [8, "j8", "y"]]}])
     meta = json.load(open(latest_metadata(d)))
     assert meta["format-version"] == 3 and meta["snapshots"][0]["snapshot-id"] <= mine  # Java extended ours
+    assert "next-row-id" not in meta and "first-row-id" not in meta["snapshots"][-1]
+    assert _iceberg_answer(iceberg, d) == [{"error": "java.lang.IllegalArgumentException: "
+                                                     "Cannot parse missing long: next-row-id"}]
     assert iceberg_rows(d) == ours(catalog.get_table("db.t")) == [(1, "u1", "x"), (2, "j2", "x"), (3, "n3", "x"),
                                                                   (8, "j8", "y")]
     t = catalog.get_table("db.t")
     t.write_arrow(_rows([3]), row_kinds=[DELETE])
-    meta = json.load(open(latest_metadata(d)))
-    assert [s["snapshot-id"] for s in meta["snapshots"]][:2] == [1, 2]  # ours extended Java's
+    healed = json.load(open(latest_metadata(d)))
+    assert healed["table-uuid"] == meta["table-uuid"] and healed["snapshots"][0]["snapshot-id"] > mine
+    assert healed["snapshots"][0]["first-row-id"] >= handed_out  # Java kept our snapshots' ranges
     expected = [(1, "u1", "x"), (2, "j2", "x"), (8, "j8", "y")]
     assert iceberg_rows(d) == ours(t) == expected
+    lineage = _iceberg_answer(iceberg, d)
+    assert [r[:3] for r in lineage] == expected
+    assert len({r[3] for r in lineage}) == 3 and all(handed_out <= r[3] < healed["next-row-id"] for r in lineage)
     assert sorted(map(tuple, java(warehouse, [{"op": "read", "table": "db.t"}])[0])) == expected
-

@@ -5,9 +5,11 @@ tables, and see the rows paimon-sql reads at the same snapshot.
   the ``avro`` extension it needs (extensions.duckdb.org is not reached: they are loaded by path).
 - Iceberg Java, the reference reader (tests/interop/java/IcebergReadDriver.java, generic records),
   which applies position deletes and format-v3 deletion vectors at their ``content_offset``: what
-  pyiceberg 0.12 cannot. 1.10.1 reads format version 2; format version 3 is read with 1.8.1, as
-  Java Paimon 2.0's own tests read it, because 1.10.1 refuses v3 metadata without ``next-row-id``
-  (row lineage), which Paimon 2.0's metadata, and so ours, lacks (the last test).
+  pyiceberg 0.12 cannot. 1.10.1 reads format versions 2 and 3: v3 needs row lineage
+  (``next-row-id``), which we write as Paimon's master after 2.0 does (Java Paimon 2.0's own v3
+  metadata lacks it, and 1.10.1 refuses that); its ``_row_id`` and ``_last_updated_sequence_number``
+  are checked (the last test). Format version 3 is also read with 1.8.1, as Java Paimon 2.0's own
+  tests read it.
 
 What each reader supports and what it lacks is in docs/iceberg.md, "Reading it".
 """
@@ -181,10 +183,20 @@ def test_format_version_3_deletion_vectors(catalog, duck, java_v3):
             duckdb_rows(duck, t.path)
 
 
-def test_iceberg_1_10_refuses_format_version_3_without_row_lineage(catalog, java):
-    """Iceberg 1.10 needs ``next-row-id`` in format-v3 metadata (row lineage), which Java Paimon 2.0
-    does not write, nor do we (Paimon added row lineage after 2.0, apache/paimon #9244 and #9245).
-    When we write it, this test fails: read the table here and drop ``V3`` from the oracles."""
-    pk, _, _ = _v3_tables(catalog)
-    assert java_answer(java, pk.path) == [{"error": "java.lang.IllegalArgumentException: "
-                                                    "Cannot parse missing long: next-row-id"}]
+def test_iceberg_1_10_reads_format_version_3_with_row_lineage(catalog, java):
+    """Iceberg 1.10 reads format-v3 metadata only with row lineage (``next-row-id``): our tables'
+    rows with each vector applied, and each row's id and sequence number. A commit of vectors
+    alone changes no data file: every row keeps the id and sequence number of the snapshot that
+    wrote it."""
+    pk, append, earlier = _v3_tables(catalog)
+    assert java_rows(java, pk.path) == ours(pk) == [(1, "v1", "x"), (2, "u2", "x"), (3, "n3", "y")]
+    assert java_rows(java, pk.path, snapshot=earlier) == ours(pk, earlier)
+    assert java_rows(java, append.path) == ours(append) == [(1, "n1", "x"), (4, "n4", "y")]
+    assert java_rows(java, append.path, snapshot=2) == ours(append, 2)
+    written = {r[0]: r[3:] for r in java_rows(java, append.path, snapshot=1, lineage=True)}
+    assert sorted(written.values()) == [(i, 1) for i in range(5)]  # ids 0..4, sequence number 1
+    assert [(r[0], r[3:]) for r in java_rows(java, append.path, lineage=True)] == [(1, written[1]), (4, written[4])]
+    meta = json.load(open(latest_metadata(f"{pk.path}/metadata")))
+    lineage = [r[3:] for r in java_rows(java, pk.path, lineage=True)]
+    assert len({i for i, _ in lineage}) == 3 and all(i < meta["next-row-id"] for i, _ in lineage)
+    assert all(1 <= seq <= meta["current-snapshot-id"] for _, seq in lineage)

@@ -6,7 +6,7 @@ pyspark's Parquet version) come from Maven Central (``maven.py``); Hadoop, Parqu
 RoaringBitmap, JTS and the codecs are those pip's pyspark ships in its ``jars`` directory.
 Two versions: ``LATEST`` (1.10.1), and ``V3`` (1.8.1, which Java Paimon 2.0's own tests read its
 format-v3 metadata with): 1.10.1 refuses format-v3 metadata without row lineage (``next-row-id``),
-which Paimon 2.0's, and so ours, lacks.
+which Paimon 2.0's lacks; ours carries it, as Paimon's master after 2.0 writes it.
 
 Example: ``Driver(driver_command())`` (tests/interop/java_paimon.py's Driver speaks its protocol).
 """

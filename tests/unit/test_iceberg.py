@@ -15,8 +15,10 @@ from pyiceberg import conversions
 from pyiceberg import types as it
 from pyiceberg.table import StaticTable
 
+from paimon_sql.data import predicate as P
 from paimon_sql.data.types import DataField, RowType, parse_type
 from paimon_sql.exceptions import InvalidOptionError, SchemaError, UnservedFeatureError
+from paimon_sql.iceberg import publisher
 from paimon_sql.iceberg.alter import commit_changes
 from paimon_sql.maintenance.rollback import rollback_to_snapshot
 from paimon_sql.schema.schema_change import SetOption
@@ -247,9 +249,132 @@ def test_format_version_3_is_written_afresh_and_never_lowered(catalog, caplog):
     t.write_arrow(_rows([3]))  # as Java: a version raised writes the metadata afresh, in the new version
     meta = json.load(open(_hint(directory)))
     assert (meta["format-version"], [s["snapshot-id"] for s in meta["snapshots"]]) == (3, [3])
+    assert (meta["next-row-id"], meta["snapshots"][0]["first-row-id"], meta["snapshots"][0]["added-rows"]) == (3, 0, 3)
     assert _read(directory) == [(1, "n1", "x"), (2, "n2", "x"), (3, "n3", "x")]
     t.schema_manager.commit_changes([SetOption("metadata.iceberg.format-version", "2")])
     t = catalog.get_table("db.t")
     t.write_arrow(_rows([4]))  # the commit stands; its metadata is not written, the failure logged
     assert "above 'metadata.iceberg.format-version' = 2: a version is never lowered" in caplog.text
     assert json.load(open(_hint(directory)))["current-snapshot-id"] == 3
+
+
+# -- format version 3 row lineage ------------------------------------------------------------------
+
+V3 = {**ON, "metadata.iceberg.format-version": "3"}
+
+
+def _row_ids(directory: str) -> dict:
+    """The first row id of each live data file of the current snapshot, as an Iceberg reader
+    assigns it: the file's own, else inherited from its manifest's range in manifest order."""
+    out = {}
+    for m in _current_list(directory):
+        if m["content"] != 0:
+            assert m["first_row_id"] is None  # delete manifests take no range
+            continue
+        next_id = m["first_row_id"]
+        for e in fastavro.reader(open(f"{directory}/{os.path.basename(m['manifest_path'])}", "rb")):
+            d = e["data_file"]
+            if e["status"] == 2:
+                continue
+            if d["first_row_id"] is None:
+                d["first_row_id"], next_id = next_id, next_id + d["record_count"]
+            out[d["file_path"]] = (d["first_row_id"], d["record_count"])
+    return out
+
+
+def _check_lineage(directory: str, before: dict, floor: int) -> dict:
+    """The spec's invariants: the new snapshot's range starts at ``floor`` (the previous
+    next-row-id) and ends at next-row-id; no id is given twice; a file kept keeps its ids."""
+    meta = json.load(open(_hint(directory)))
+    current = next(s for s in meta["snapshots"] if s["snapshot-id"] == meta["current-snapshot-id"])
+    assert current["first-row-id"] == floor
+    assert meta["next-row-id"] == current["first-row-id"] + current["added-rows"]
+    ids = _row_ids(directory)
+    taken = [i for first, n in ids.values() for i in range(first, first + n)]
+    assert len(set(taken)) == len(taken) and max(taken) < meta["next-row-id"]
+    assert {p: ids[p] for p in before if p in ids} == {p: v for p, v in before.items() if p in ids}
+    return ids
+
+
+def test_format_version_2_carries_no_row_lineage(catalog):
+    t = catalog.create_table_from_arrow("db.t", SCHEMA, options=ON)
+    t.write_arrow(_rows([1]))
+    directory = f"{t.path}/metadata"
+    meta = json.load(open(_hint(directory)))
+    assert "next-row-id" not in meta and "first-row-id" not in meta["snapshots"][0]
+    [m] = _current_list(directory)
+    [e] = fastavro.reader(open(f"{directory}/{os.path.basename(m['manifest_path'])}", "rb"))
+    assert "first_row_id" not in m and "first_row_id" not in e["data_file"]
+
+
+def test_format_version_3_row_ids_follow_the_rows(catalog):
+    """Appends, copy-on-write deletes (a manifest rewritten: its EXISTING entries keep their ids)
+    and merged manifests (``compaction.min.file-num`` 2, ``max`` 3): each snapshot's ids follow the last."""
+    t = catalog.create_table_from_arrow("db.t", SCHEMA, partition_keys=["dt"],
+                                        options={**V3, "metadata.iceberg.compaction.min.file-num": "2",
+                                                 "metadata.iceberg.compaction.max.file-num": "3"})
+    directory = f"{t.path}/metadata"
+    t.write_arrow(pa.concat_tables([_rows([1, 2, 3]), _rows([4, 5], "y")]))
+    ids = _check_lineage(directory, {}, 0)
+    assert sorted(ids.values()) == [(0, 3), (3, 2)]
+    floor = 5
+    steps = [lambda: t.write_arrow(_rows([6], "z")), lambda: t.delete_where(P.equal("id", 2)),
+             lambda: t.write_arrow(_rows([7], "y")), lambda: t.delete_where(P.equal("id", 6))]
+    statuses, counts = set(), []
+    for step in steps:
+        step()
+        ids = _check_lineage(directory, ids, floor)
+        floor = json.load(open(_hint(directory)))["next-row-id"]
+        manifests = _current_list(directory)
+        counts.append(len(manifests))
+        statuses |= {e["status"] for m in manifests
+                     for e in fastavro.reader(open(f"{directory}/{os.path.basename(m['manifest_path'])}", "rb"))}
+    assert statuses == {0, 1, 2} and counts == [2, 1, 2, 2]  # rewritten (EXISTING, DELETED) and merged
+    assert _read(directory) == [(1, "n1", "x"), (3, "n3", "x"), (4, "n4", "y"), (5, "n5", "y"), (7, "n7", "y")]
+
+
+def test_format_version_3_without_row_lineage_is_written_again(catalog):
+    """Metadata as Java Paimon 2.0 writes it (no next-row-id, no manifest ranges, its snapshot
+    without one): the next commit writes it afresh under the same table uuid, past every id handed out."""
+    t = catalog.create_table_from_arrow("db.t", SCHEMA, options=V3)
+    t.write_arrow(_rows([1, 2]))
+    t.write_arrow(_rows([3]))
+    directory = f"{t.path}/metadata"
+    path = _hint(directory)
+    meta = json.load(open(path))
+    del meta["next-row-id"], meta["snapshots"][-1]["first-row-id"], meta["snapshots"][-1]["added-rows"]
+    json.dump(meta, open(path, "w"))
+    t.write_arrow(_rows([4]))
+    healed = json.load(open(_hint(directory)))
+    assert healed["table-uuid"] == meta["table-uuid"] and [s["snapshot-id"] for s in healed["snapshots"]] == [3]
+    _check_lineage(directory, {}, 2)  # snapshot 1's range (0, 2) is the highest the metadata still names
+    assert healed["next-row-id"] == 2 + 4
+    assert _read(directory) == [(1, "n1", "x"), (2, "n2", "x"), (3, "n3", "x"), (4, "n4", "x")]
+
+
+def test_format_version_3_ids_of_a_rolled_back_snapshot_are_not_given_again(catalog):
+    t = catalog.create_table_from_arrow("db.t", SCHEMA, options={**V3, "metadata.iceberg.previous-versions-max": "9"})
+    for i in range(3):
+        t.write_arrow(_rows([i, i + 10]))
+    rollback_to_snapshot(t, 1)
+    t = catalog.get_table("db.t")
+    t.write_arrow(_rows([7]))  # snapshot 2 again, extending v1; the ids up to 6 were out with readers
+    meta = json.load(open(_hint(f"{t.path}/metadata")))
+    assert [(s["snapshot-id"], s["first-row-id"], s["added-rows"]) for s in meta["snapshots"]] == [(1, 0, 2),
+                                                                                                   (2, 6, 1)]
+    assert meta["next-row-id"] == 7
+
+
+def test_format_version_3_written_afresh_without_its_base_starts_past_older_metadata(catalog, monkeypatch):
+    """A gap too long to catch up (``CATCH_UP`` snapshots, 1 here) writes the latest snapshot's
+    metadata afresh: its ids start past the newest metadata left (v1: 2 ids), not at 0."""
+    t = catalog.create_table_from_arrow("db.t", SCHEMA, options={**V3, "metadata.iceberg.previous-versions-max": "9"})
+    for i in range(3):
+        t.write_arrow(_rows([i, i + 10]))
+    directory = f"{t.path}/metadata"
+    for v in (2, 3):
+        os.remove(f"{directory}/v{v}.metadata.json")
+    monkeypatch.setattr(publisher, "CATCH_UP", 1)
+    t.write_arrow(_rows([7]))
+    meta = json.load(open(_hint(directory)))
+    assert [(s["snapshot-id"], s["first-row-id"], s["added-rows"]) for s in meta["snapshots"]] == [(4, 2, 7)]

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.BaseTable;
+import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotRef;
@@ -37,6 +38,9 @@ import org.apache.iceberg.types.Types;
  *                                                 in the order of the snapshot's schema
  * {"op": "read", "metadata": M, "snapshot": S}    the rows of snapshot S (with its own schema)
  * {"op": "read", "metadata": M, "ref": R}         the rows of the snapshot ref R (tag or branch) names
+ * {"op": "read", ..., "lineage": true}           each row followed by its _row_id and
+ *                                                 _last_updated_sequence_number (row lineage, format
+ *                                                 version 3, Iceberg 1.9+)
  * {"op": "refs", "metadata": M}                   {"current": S, "snapshots": [S...], "refs": {R: {"type", "snapshot"}}}
  * </pre>
  */
@@ -83,10 +87,16 @@ public final class IcebergReadDriver {
                 scan = scan.useSnapshot(id);
                 schema = table.schemas().get(table.snapshot(id).schemaId());
             }
+            List<Types.NestedField> columns = new ArrayList<>(schema.columns());  // not the _pos a delete needs
+            if (request.path("lineage").asBoolean(false)) {
+                columns.add(MetadataColumns.metadataColumn(table, "_row_id"));
+                columns.add(MetadataColumns.metadataColumn(table, "_last_updated_sequence_number"));
+                scan = scan.project(new Schema(columns));
+            }
             try (CloseableIterable<Record> records = scan.build()) {
                 for (Record record : records) {
                     List<Object> row = new ArrayList<>();
-                    for (Types.NestedField field : schema.columns()) {  // not the _pos a delete needs
+                    for (Types.NestedField field : columns) {
                         row.add(value(record.getField(field.name())));
                     }
                     System.out.println(JSON.writeValueAsString(row));
