@@ -80,8 +80,8 @@ def _atomic(t: AtomicType, path: str) -> str:
         raise SchemaError(f"column '{path}' is {t}, which Java Paimon's Parquet files hold as INT96: Iceberg "
                           "readers cannot read it as timestamp_ns (precision 3 to 6 can be published)")
     if n == "VARIANT":
-        raise SchemaError(f"column '{path}' is {t}, which Paimon's Iceberg compatibility cannot publish: it is an "
-                          "Iceberg format version 3 type that requires row lineage")
+        raise SchemaError(f"column '{path}' is {t}, which Paimon's Iceberg compatibility does not publish "
+                          "(Java Paimon refuses it too)")
     raise SchemaError(f"column '{path}' is {t}, which Paimon's Iceberg metadata cannot describe "
                       "(timestamps of precision 3 to 6 and times of precision 0 to 3 can be)")
 

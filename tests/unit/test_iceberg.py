@@ -90,7 +90,7 @@ def test_nested_types_are_javas_list_map_and_struct_objects():
 
 
 def test_variant_is_refused_naming_where_it_sits():
-    with pytest.raises(SchemaError, match="^column 'v' is VARIANT, which .* requires row lineage"):
+    with pytest.raises(SchemaError, match="^column 'v' is VARIANT, which .* does not publish"):
         iceberg_field(DataField(1, "v", parse_type("VARIANT")))
     with pytest.raises(SchemaError, match="^column 'c.value.element' is VARIANT"):
         iceberg_field(DataField(1, "c", parse_type("MAP<INT, ARRAY<VARIANT>>")))
