@@ -40,7 +40,7 @@ def write_afresh(pub: Publisher, snap: Snapshot, row_floor: int, table_uuid: Opt
         if (e.partition, e.bucket, e.file.file_name) in found:
             index, dv = found[(e.partition, e.bucket, e.file.file_name)]
             deletes.append(dvs.entry(table, sid, values, index, dv, path, dvs.UNKNOWN_SIZE))
-    delete_manifests = pub.write(deletes, sid, im.DELETES)
+    delete_manifests = pub.write(dvs.as_published(pub, sid, deletes), sid, im.DELETES)
     list_path, first_row_id, added_rows = pub.write_list(pub.write(pub.added(changes, sid), sid) + delete_manifests,
                                                          row_floor)
     files = [f for _, f in changes.values()]
@@ -62,6 +62,8 @@ def write_afresh(pub: Publisher, snap: Snapshot, row_floor: int, table_uuid: Opt
                             snapshots, sid, {}, None if first_row_id is None else first_row_id + added_rows)
     pub.finish(metadata, sid)
     expiry.expire_all_before(pub, sid)
+    if pub.dv:
+        expiry.delete_puffin_files(pub, snapshots[0], sid)
 
 
 def raw_convertible(table: FileStoreTable, entries: List[ManifestEntry]) -> List[ManifestEntry]:

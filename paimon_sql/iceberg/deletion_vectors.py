@@ -2,13 +2,15 @@
 
 A 64-bit Paimon deletion vector (``deletion-vectors.bitmap64``) is stored exactly as Iceberg's
 ``deletion-vector-v1`` blob: a big-endian length, the magic number, the 64-bit portable Roaring
-bitmap and a big-endian CRC. So no Puffin file is written: as Java does, each vector becomes a
+bitmap and a big-endian CRC. So no Puffin file is written (by default): as Java does, each vector becomes a
 manifest entry of content POSITION_DELETES, format ``puffin``, whose file is Paimon's own index
 file, ``content_offset`` / ``content_size_in_bytes`` the vector's range in it, ``record_count`` its
 cardinality and ``referenced_data_file`` the data file it deletes rows of. Iceberg readers that
 read a blob by its offset (Java Iceberg 1.8+) read them; readers that parse the whole file as Puffin
 (pyiceberg 0.12) do not. Only format version 3 carries deletion vectors, and only 64-bit vectors
-have Iceberg's layout (32-bit ones, Paimon's default, do not).
+have Iceberg's layout (32-bit ones, Paimon's default, do not). With paimon-sql's own option
+``metadata.iceberg.deletion-vectors.puffin-files`` the vectors are copied into a real Puffin file
+instead (:func:`as_published`, :mod:`paimon_sql.iceberg.puffin`), which every reader can open.
 """
 
 from __future__ import annotations
@@ -18,11 +20,13 @@ from typing import TYPE_CHECKING, Dict, List, Sequence, Tuple
 from paimon_sql.data import binary_row
 from paimon_sql.exceptions import CorruptMetadataError
 from paimon_sql.iceberg import manifest as im
+from paimon_sql.iceberg import puffin
 from paimon_sql.index.deletion_vector import BITMAP64, INDEX_TYPE
 from paimon_sql.manifest.manifest_file import ADD
 
 if TYPE_CHECKING:
     from paimon_sql.data.types import DataType
+    from paimon_sql.iceberg.publisher import Publisher
     from paimon_sql.manifest.manifest_file import DeletionVectorMeta, IndexManifestEntry
     from paimon_sql.options.iceberg_options import IcebergOptions
     from paimon_sql.snapshot.snapshot import Snapshot
@@ -83,6 +87,15 @@ def all_entries(table: FileStoreTable, snap: Snapshot, part_types: Sequence[Data
         data_file = f"{table.paths.bucket_dir(list(values), bucket)}/{name}"
         out.append(entry(table, snap.id, values, index, dv, data_file, index.file_size))
     return out
+
+
+def as_published(pub: Publisher, sid: int, entries: List[im.IcebergManifestEntry]) -> List[im.IcebergManifestEntry]:
+    """The vector entries of snapshot ``sid`` as its metadata names them: in Paimon's index files
+    (Java's layout), or, with ``metadata.iceberg.deletion-vectors.puffin-files``, copied into one
+    new Puffin file of the metadata directory."""
+    if not pub.options.puffin_files:
+        return entries
+    return puffin.copy_vectors(pub.io, puffin.new_path(pub.paths.dir, sid), entries)
 
 
 def live_counts(manifests: Sequence[im.IcebergManifestFile]) -> Dict[str, int]:

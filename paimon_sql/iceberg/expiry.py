@@ -4,7 +4,10 @@ expireAllBefore and deleteApplicableMetadataFiles).
 An Iceberg snapshot goes when Paimon's ``snapshot.num-retained.*`` / ``snapshot.time-retained``
 would expire its Paimon snapshot, with its manifest list and the manifests the next kept snapshot
 no longer uses. Older metadata files go after each commit
-(``metadata.iceberg.delete-after-commit.enabled``, ``previous-versions-max``).
+(``metadata.iceberg.delete-after-commit.enabled``, ``previous-versions-max``). Puffin files of
+deletion vectors (``metadata.iceberg.deletion-vectors.puffin-files``) go once no kept snapshot names
+them (:func:`delete_puffin_files`), also those whose snapshots Java Paimon expired, which deletes
+manifests but knows nothing of our Puffin files.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import time
 from typing import TYPE_CHECKING, Dict, List
 
 from paimon_sql.iceberg import manifest as im
+from paimon_sql.iceberg import puffin
 from paimon_sql.iceberg.metadata import read_metadata
 
 if TYPE_CHECKING:
@@ -67,6 +71,20 @@ def files_of(pub: Publisher, versions: List[int]) -> List[str]:
                 out.update((pub.paths.file(m.path), None) for m in im.read_manifest_list(pub.io, list_path))
             out[list_path] = None
     return list(out)
+
+
+def delete_puffin_files(pub: Publisher, oldest_kept: dict, sid: int) -> None:
+    """Delete our Puffin files that no snapshot from ``oldest_kept`` on names. A file is named by
+    the snapshots from the one it was written for until the next that rewrites the vectors (both
+    Paimons keep the previous delete manifests otherwise), so a file older than ``oldest_kept`` is
+    in use only if ``oldest_kept`` names it; newer ones are left alone."""
+    list_path = pub.paths.file(oldest_kept["manifest-list"])
+    named = set()
+    for m in im.read_manifest_list(pub.io, list_path) if pub.io.exists(list_path) else ():
+        if m.content == im.DELETES:
+            named.update(e.file.file_path for e in im.read_manifest(pub.io, pub.paths.file(m.path), pub.part_fields))
+    for path in puffin.unreferenced(pub.io, pub.paths.dir, named, oldest_kept["snapshot-id"]):
+        pub.io.delete(path)
 
 
 def delete_old_metadata(pub: Publisher, sid: int) -> None:

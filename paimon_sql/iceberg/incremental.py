@@ -35,7 +35,8 @@ def write_with_base(pub: Publisher, snap: Snapshot, base: dict, row_floor: int) 
     base_manifests = [m for m in base_list if m.content == im.DATA]
     delete_manifests = []  # Java's: all vectors anew when the commit changed the index, else the base's
     if pub.dv and dvs.index_changed(table, snap):
-        delete_manifests = pub.write(dvs.all_entries(table, snap, pub.part_types), sid, im.DELETES)
+        delete_manifests = pub.write(dvs.as_published(pub, sid, dvs.all_entries(table, snap, pub.part_types)), sid,
+                                     im.DELETES)
     elif pub.dv:
         delete_manifests = [m for m in base_list if m.content == im.DELETES]
     removed, added, add_only = _changes(pub, snap)
@@ -107,6 +108,8 @@ def write_with_base(pub: Publisher, snap: Snapshot, base: dict, row_floor: int) 
     chain = expired + kept[:1]
     for old, nxt in zip(chain, chain[1:]):
         expiry.expire_list(pub, old["manifest-list"], nxt["manifest-list"])
+    if pub.dv:
+        expiry.delete_puffin_files(pub, kept[0], sid)
 
 
 def _changes(pub: Publisher, snap: Snapshot) -> Tuple[Changes, Changes, bool]:

@@ -365,6 +365,14 @@ def key_prefixes() -> Dict[str, Support]:
     return {key: s for key, s in _support().items() if key.endswith(".*")}
 
 
+def own_keys() -> Dict[str, Support]:
+    """option_support.tsv's rows for paimon-sql's own keys, which no Paimon option class declares
+    (Java ignores them): each is parsed and checked where it is read (``metadata.iceberg.*``'s by
+    iceberg_options.py, at CREATE and ALTER too)."""
+    paimon = {*registry(), *catalog_registry()}
+    return {key: s for key, s in _support().items() if key not in paimon and not key.endswith(".*")}
+
+
 @lru_cache(maxsize=1)
 def other_options() -> Dict[str, Dict[str, OptionSpec]]:
     """Scope (``table``, ``spark``, ``catalog``) → key → spec of the keys of Paimon's option classes

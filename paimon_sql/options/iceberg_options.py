@@ -5,7 +5,8 @@ we cannot honour before any table holds it, and the schema sits below the ``iceb
 writes the metadata. What paimon-sql builds: every storage, ``hive-catalog``'s metastore options
 (:func:`hive_options`), ``rest-catalog``'s connection options (:func:`rest_options`, the
 ``metadata.iceberg.rest.*`` keys Java passes to Iceberg's RESTCatalog), Iceberg format versions 2
-and 3 (3 with deletion vectors). A connection option we do not serve is refused in one line, never
+and 3 (3 with deletion vectors), and one key of paimon-sql's own, :data:`PUFFIN_FILES` (Java ignores
+keys it does not declare). A connection option we do not serve is refused in one line, never
 accepted and ignored.
 """
 
@@ -27,6 +28,8 @@ DELETE_AFTER_COMMIT = "metadata.iceberg.delete-after-commit.enabled"
 PREVIOUS_VERSIONS_MAX = "metadata.iceberg.previous-versions-max"
 MANIFEST_COMPRESSION = "metadata.iceberg.manifest-compression"
 MANIFEST_LEGACY_VERSION = "metadata.iceberg.manifest-legacy-version"
+# paimon-sql's own (no Paimon class declares it; Java ignores it): deletion vectors copied into Puffin files
+PUFFIN_FILES = "metadata.iceberg.deletion-vectors.puffin-files"
 
 STORAGE_TYPES = ("disabled", "table-location", "hadoop-catalog", "hive-catalog", "rest-catalog")
 HIVE_CATALOG, REST_CATALOG = "hive-catalog", "rest-catalog"
@@ -62,6 +65,7 @@ class IcebergOptions:
     previous_versions_max: int
     codec: str  # fastavro's name of the manifests' codec
     legacy_manifest: bool
+    puffin_files: bool = False  # deletion vectors copied into Puffin files (paimon_sql/iceberg/puffin.py)
 
 
 def _refused(key: str, why: str) -> InvalidOptionError:
@@ -115,10 +119,14 @@ def iceberg_options(options: Mapping[str, str]) -> Optional[IcebergOptions]:
     if version not in (2, 3):
         raise InvalidOptionError(f"option '{FORMAT_VERSION}' expects 2 or 3, got {options[FORMAT_VERSION]!r}")
     compression = _choice(options, MANIFEST_COMPRESSION, tuple(CODECS), "snappy")
+    puffin_files = _bool(options, PUFFIN_FILES, False)
+    if puffin_files and version < 3:
+        raise InvalidOptionError(f"option '{PUFFIN_FILES}' = 'true' needs '{FORMAT_VERSION}' = '3' (Iceberg "
+                                 f"deletion vectors), got {version}")
     parsed = IcebergOptions(storage, location, version, _int(options, COMPACT_MIN_FILES, 10),
                             _int(options, COMPACT_MAX_FILES, 50), _bool(options, DELETE_AFTER_COMMIT, True),
                             _int(options, PREVIOUS_VERSIONS_MAX, 0), CODECS[compression],
-                            _bool(options, MANIFEST_LEGACY_VERSION, False))
+                            _bool(options, MANIFEST_LEGACY_VERSION, False), puffin_files)
     return None if storage == "disabled" else parsed
 
 

@@ -148,11 +148,12 @@ def test_primary_key_table_after_full_compaction(catalog, duck, java):
     assert read(duck, java, t.path) == ours(t, compacted)
 
 
-def _v3_tables(catalog) -> tuple:
-    """A primary-key and an append table of format version 3, each with deletion vectors in its
-    latest snapshot and in an earlier one (its id third in the answer)."""
+def _v3_tables(catalog, options: Optional[dict] = None) -> tuple:
+    """A primary-key and an append table of format version 3 (``options`` added), each with deletion
+    vectors in its latest snapshot and in an earlier one (its id third in the answer)."""
+    options = {**V3_DV, **(options or {})}
     pk = catalog.create_table_from_arrow("db.pk", SCHEMA, primary_keys=["id", "dt"], partition_keys=["dt"],
-                                         options={**V3_DV, "bucket": "1"})
+                                         options={**options, "bucket": "1"})
     pk.write_arrow(_rows([1, 2, 3]))
     pk.write_arrow(_rows([2], name="u"))  # the old row of 2 is deleted by a vector
     earlier = pk.snapshot_manager.latest_id()
@@ -161,7 +162,7 @@ def _v3_tables(catalog) -> tuple:
     pk.write_arrow(_rows([1], name="v"))
     pk.write_arrow(_rows([3]), row_kinds=[DELETE])
     pk.write_arrow(_rows([4], dt="y"), row_kinds=[DELETE])
-    append = catalog.create_table_from_arrow("db.a", SCHEMA, partition_keys=["dt"], options=V3_DV)
+    append = catalog.create_table_from_arrow("db.a", SCHEMA, partition_keys=["dt"], options=options)
     append.write_arrow(pa.concat_tables([_rows([1, 2, 3]), _rows([4, 5], dt="y")]))
     append.delete_where(P.is_in("id", [2, 5]))
     append.delete_where(P.equal("id", 3))
