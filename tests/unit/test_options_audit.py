@@ -94,6 +94,16 @@ def test_iceberg_options_are_judged_as_table_options():
     assert registry()["metadata.iceberg.hadoop-conf-dir"].support.status == REFUSED
 
 
+def test_paimon_sqls_own_options_are_no_paimon_keys():
+    """Our own keys (option_support.tsv rows no Paimon class declares; Java ignores them): a Paimon
+    version that declared one would take it from this list, and its own meaning would then win."""
+    from paimon_sql.options.core_options import own_keys
+    from paimon_sql.options.iceberg_options import PUFFIN_FILES
+    assert set(own_keys()) == {PUFFIN_FILES}
+    for key, s in own_keys().items():
+        assert s.status == HONOURED and key in (ROOT / s.note).read_text(), key
+
+
 def test_the_other_engineers_options_keep_their_status():
     specs = registry()
     assert specs["partition.default-name"].support.status == HONOURED
