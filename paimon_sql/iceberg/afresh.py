@@ -63,7 +63,7 @@ def write_afresh(pub: Publisher, snap: Snapshot, row_floor: int, table_uuid: Opt
     pub.finish(metadata, sid)
     expiry.expire_all_before(pub, sid)
     if pub.dv:
-        expiry.delete_puffin_files(pub, snapshots[0], sid)
+        expiry.delete_puffin_files(pub, snapshots[0])
 
 
 def raw_convertible(table: FileStoreTable, entries: List[ManifestEntry]) -> List[ManifestEntry]:

@@ -73,18 +73,24 @@ def files_of(pub: Publisher, versions: List[int]) -> List[str]:
     return list(out)
 
 
-def delete_puffin_files(pub: Publisher, oldest_kept: dict, sid: int) -> None:
+def delete_puffin_files(pub: Publisher, oldest_kept: dict) -> None:
     """Delete our Puffin files that no snapshot from ``oldest_kept`` on names. A file is named by
     the snapshots from the one it was written for until the next that rewrites the vectors (both
     Paimons keep the previous delete manifests otherwise), so a file older than ``oldest_kept`` is
-    in use only if ``oldest_kept`` names it; newer ones are left alone."""
+    in use only if ``oldest_kept`` names it; newer ones are left alone. Files are compared by name
+    (a copied table names them at its old location)."""
+    candidates = puffin.written_before(pub.io, pub.paths.dir, oldest_kept["snapshot-id"])
+    if not candidates:
+        return
     list_path = pub.paths.file(oldest_kept["manifest-list"])
     named = set()
     for m in im.read_manifest_list(pub.io, list_path) if pub.io.exists(list_path) else ():
         if m.content == im.DELETES:
-            named.update(e.file.file_path for e in im.read_manifest(pub.io, pub.paths.file(m.path), pub.part_fields))
-    for path in puffin.unreferenced(pub.io, pub.paths.dir, named, oldest_kept["snapshot-id"]):
-        pub.io.delete(path)
+            named.update(pub.paths.file(e.file.file_path)
+                         for e in im.read_manifest(pub.io, pub.paths.file(m.path), pub.part_fields))
+    for path in candidates:
+        if path not in named:
+            pub.io.delete(path)
 
 
 def delete_old_metadata(pub: Publisher, sid: int) -> None:

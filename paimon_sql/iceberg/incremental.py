@@ -109,7 +109,7 @@ def write_with_base(pub: Publisher, snap: Snapshot, base: dict, row_floor: int) 
     for old, nxt in zip(chain, chain[1:]):
         expiry.expire_list(pub, old["manifest-list"], nxt["manifest-list"])
     if pub.dv:
-        expiry.delete_puffin_files(pub, kept[0], sid)
+        expiry.delete_puffin_files(pub, kept[0])
 
 
 def _changes(pub: Publisher, snap: Snapshot) -> Tuple[Changes, Changes, bool]:

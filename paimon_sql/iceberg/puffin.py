@@ -11,7 +11,7 @@ and points the manifest entries there instead (spec: https://iceberg.apache.org/
 Each blob's metadata names its data file (``referenced-data-file``) and its ``cardinality``; its
 snapshot id and sequence number are -1, as the spec asks (neither is known when the file is written).
 The files are named ``dv-<snapshot id>-<uuid>.puffin`` so that expiry can tell ours from other files
-and never touches one a newer snapshot is writing (:func:`unreferenced`).
+and never touches one a newer snapshot is writing (:func:`written_before`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import re
 import struct
 import uuid
 from dataclasses import replace
-from typing import TYPE_CHECKING, Dict, List, Sequence, Set
+from typing import TYPE_CHECKING, Dict, List, Sequence
 
 if TYPE_CHECKING:
     from paimon_sql.iceberg import manifest as im
@@ -73,13 +73,7 @@ def copy_vectors(io: FileIO, path: str, entries: List[im.IcebergManifestEntry]) 
     return out
 
 
-def unreferenced(io: FileIO, directory: str, referenced: Set[str], sid: int) -> List[str]:
-    """Our Puffin files in ``directory`` written for snapshots before ``sid`` that no path in
-    ``referenced`` names (compared by file name: a copied table names them at its old location)."""
-    names = {p.rsplit("/", 1)[-1] for p in referenced}
-    out = []
-    for name in io.list_names(directory):
-        m = _NAME.fullmatch(name)
-        if m and int(m.group(1)) < sid and name not in names:
-            out.append(f"{directory}/{name}")
-    return out
+def written_before(io: FileIO, directory: str, sid: int) -> List[str]:
+    """Our Puffin files in ``directory`` written for snapshots before ``sid``."""
+    return [f"{directory}/{name}" for name in io.list_names(directory)
+            if (m := _NAME.fullmatch(name)) and int(m.group(1)) < sid]
