@@ -200,7 +200,8 @@ def _manifests(directory: str, meta: dict) -> list:
 
 
 def _comparable(meta: dict) -> dict:
-    size_keys = ("added-files-size", "removed-files-size", "total-files-size")
+    # sizes differ between writers; the commit identity is Paimon's master's (#9036), not Java 2.0's
+    size_keys = ("added-files-size", "removed-files-size", "total-files-size", "paimon-commit-identity")
     return {
         **{k: meta[k] for k in ("format-version", "last-sequence-number", "last-column-id", "schemas",
                                 "current-schema-id", "partition-specs", "default-spec-id", "last-partition-id",
