@@ -445,3 +445,44 @@ def test_last_column_id_never_goes_down(catalog):
     t.write_arrow(pa.table({"id": [3], "name": ["n3"]}))  # no base: written afresh
     meta = json.load(open(_hint(directory)))
     assert [s["snapshot-id"] for s in meta["snapshots"]] == [3] and meta["last-column-id"] == 2
+
+
+# -- manifest partition summaries, as Paimon's master after 2.0 (#9152, #9188) ------------------
+
+def _summaries(directory: str) -> list:
+    """(contains_null, contains_nan, lower, upper) of each data manifest's one partition field."""
+    out = []
+    for m in _current_list(directory):
+        p = m["partitions"][0]
+        out.append((p["contains_null"], p["contains_nan"], p["lower_bound"], p["upper_bound"]))
+    return out
+
+
+def test_nan_is_no_partition_bound(catalog):
+    """NaN partition values set contains_nan and are left out of the bounds (Iceberg's spec: bounds
+    exclude NaN); a manifest of NaN alone has no bounds. Java 2.0 took NaN for a bound."""
+    schema = pa.schema([("pt", pa.float64()), ("v", pa.int64())])
+    t = catalog.create_table_from_arrow("db.t", schema, partition_keys=["pt"], options=ON)
+    t.write_arrow(pa.table({"pt": [1.0, 2.0, float("nan")], "v": [1, 2, 3]}, schema=schema))
+    directory = f"{t.path}/metadata"
+    assert _summaries(directory) == [(False, True, to_bytes(parse_type("DOUBLE"), 1.0),
+                                      to_bytes(parse_type("DOUBLE"), 2.0))]
+    t.write_arrow(pa.table({"pt": [float("nan")], "v": [4]}, schema=schema))
+    assert (False, True, None, None) in _summaries(directory)
+    scan = StaticTable.from_metadata(_hint(directory)).scan(row_filter="pt > 1.5")
+    assert sorted(scan.to_arrow()["v"].to_pylist()) == [2]  # pyiceberg prunes by the summaries
+
+
+def test_a_partition_of_nulls_alone_has_no_bounds(catalog):
+    """A manifest whose partition values are all null: contains_null, both bounds omitted
+    (unknown, not a value); pyiceberg prunes and reads by them."""
+    t = catalog.create_table_from_arrow("db.t", SCHEMA, partition_keys=["dt"], options=ON)
+    t.write_arrow(_rows([1], "a"))
+    t.write_arrow(pa.table({"id": [2], "name": ["n2"], "dt": [None]}, schema=SCHEMA))
+    directory = f"{t.path}/metadata"
+    assert sorted(_summaries(directory), key=repr) == sorted([(False, False, b"a", b"a"), (True, False, None, None)],
+                                                             key=repr)
+    t.write_arrow(_rows([3], "b"))
+    assert _read(directory) == [(1, "n1", "a"), (2, "n2", None), (3, "n3", "b")]
+    scan = StaticTable.from_metadata(_hint(directory)).scan(row_filter="dt IS NULL")
+    assert scan.to_arrow()["id"].to_pylist() == [2]
