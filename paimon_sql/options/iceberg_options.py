@@ -6,8 +6,8 @@ writes the metadata. What paimon-sql builds: every storage, ``hive-catalog``'s m
 (:func:`hive_options`), ``rest-catalog``'s connection options (:func:`rest_options`, the
 ``metadata.iceberg.rest.*`` keys Java passes to Iceberg's RESTCatalog), the REST table's own
 properties (``metadata.iceberg.table-properties.*``, :func:`table_properties`, as Paimon's master
-after 2.0), Iceberg format versions 2 and 3 (3 with deletion vectors). A connection option we do not serve is refused in one line, never
-accepted and ignored.
+after 2.0), Iceberg format versions 2 and 3 (3 with deletion vectors). A connection option we do
+not serve is refused in one line, never accepted and ignored.
 """
 
 from __future__ import annotations
