@@ -39,7 +39,7 @@ from paimon_sql.catalog.base import Identifier, lock_settings
 from paimon_sql.catalog.filesystem import FileSystemCatalog
 from paimon_sql.catalog.hive_client import ClientPool, HiveLock, metastore_uris, ttypes
 from paimon_sql.catalog.hive_partitions import PartitionSync, syncs_partitions
-from paimon_sql.catalog.iceberg_hive import IcebergHiveCommitter
+from paimon_sql.catalog.iceberg_hive import IcebergHiveCommitter, column_comment
 from paimon_sql.data.types import (ArrayType, AtomicType, DataField, MapType, MultisetType, RowType,
                                    paimon_type_from_sql, parse_type)
 from paimon_sql.exceptions import (DatabaseAlreadyExistsError, DatabaseNotFoundError, InvalidIdentifierError,
@@ -411,7 +411,7 @@ class HiveCatalog(FileSystemCatalog):
         hms = ttypes.Table(
             tableName=ident.table, dbName=ident.database, owner=getpass.getuser(), createTime=now, lastAccessTime=now,
             retention=2 ** 31 - 1, tableType="MANAGED_TABLE", parameters=params,
-            partitionKeys=[_column(f) for f in schema.fields_of(schema.partition_keys)],
+            partitionKeys=[_column(f, True) for f in schema.fields_of(schema.partition_keys)],
             sd=ttypes.StorageDescriptor(
                 cols=[_column(f) for f in schema.fields if f.name not in keys], location=path,
                 inputFormat=input_format, outputFormat=output_format, compressed=False, numBuckets=-1,
@@ -432,7 +432,7 @@ class HiveCatalog(FileSystemCatalog):
             table.parameters["comment"] = schema.comment
         partitioned = syncs_partitions(schema)
         keys = set(schema.partition_keys) if partitioned else set()
-        table.partitionKeys = [_column(f) for f in schema.fields_of(schema.partition_keys)] if partitioned else []
+        table.partitionKeys = [_column(f, True) for f in schema.fields_of(schema.partition_keys)] if partitioned else []
         table.sd = ttypes.StorageDescriptor(
             cols=[_column(f) for f in schema.fields if f.name not in keys], location=path,
             inputFormat=INPUT_FORMAT, outputFormat=OUTPUT_FORMAT, compressed=False, numBuckets=-1,
@@ -551,8 +551,11 @@ def _hive_database(name: str, location: str, properties: dict) -> "ttypes.Databa
                            parameters={k: str(v) for k, v in properties.items() if v is not None})
 
 
-def _column(field: DataField) -> "ttypes.FieldSchema":
-    return ttypes.FieldSchema(name=field.name, type=hive_type(field.type), comment=field.description)
+def _column(field: DataField, key: bool = False) -> "ttypes.FieldSchema":
+    """A column of the metastore table; a partition ``key``'s comment is kept whole (PARTITION_KEYS
+    holds longer ones), a column's made to fit COLUMNS_V2 (as Paimon's master after 2.0)."""
+    comment = field.description if key else column_comment(field.description)
+    return ttypes.FieldSchema(name=field.name, type=hive_type(field.type), comment=comment)
 
 
 HIVE_MAX_CHAR, HIVE_MAX_VARCHAR = 255, 65535

@@ -125,12 +125,14 @@ class _Registration:
     def _columns(self) -> List:
         """The latest schema's columns in Hive's types (Java: copyWithLatestSchema)."""
         hive = import_module("paimon_sql.catalog.hive")
-        return [self.ttypes.FieldSchema(name=f.name, type=hive.hive_type(f.type), comment=_comment(f.description))
+        return [self.ttypes.FieldSchema(name=f.name, type=hive.hive_type(f.type), comment=column_comment(f.description))
                 for f in self.table.schema_manager.latest().fields]
 
 
-def _comment(text: Optional[str]) -> Optional[str]:
-    """Java's normalizeColumnComment: one line, at most 255 characters."""
+def column_comment(text: Optional[str]) -> Optional[str]:
+    """A column's comment as the metastore can hold it (Java's normalizeColumnComment): one line, at
+    most 255 characters (COLUMNS_V2.COMMENT is VARCHAR(256); AWS Glue allows 255). Paimon's Hive
+    catalog writes its columns so too since Paimon's master after 2.0 (#9073)."""
     if text is None:
         return None
     text = text.replace("\n", " ").replace("\r", " ")

@@ -15,7 +15,7 @@ from paimon_sql.data import binary_row
 from paimon_sql.iceberg import deletion_vectors as dvs
 from paimon_sql.iceberg import expiry
 from paimon_sql.iceberg import manifest as im
-from paimon_sql.iceberg.metadata import highest_field_id, new_metadata, partition_spec_fields, snapshot
+from paimon_sql.iceberg.metadata import new_metadata, partition_spec_fields, snapshot
 from paimon_sql.manifest.manifest_file import ManifestEntry
 from paimon_sql.mergetree.interval_partition import sections
 
@@ -53,10 +53,10 @@ def write_afresh(pub: Publisher, snap: Snapshot, row_floor: int, table_uuid: Opt
     current = pub.schema(schema_id)
     spec = partition_spec_fields(table.schema.partition_keys, current)
     snapshots = [snapshot(sid, None if sid == 1 else sid - 1, pub.summary("append", snap, metrics), list_path,
-                          schema_id, first_row_id, added_rows)]
+                          snap.schema_id, first_row_id, added_rows)]  # its own schema, as Paimon's master
+    schemas = [pub.schema(i) for i in range(schema_id + 1)]
     metadata = new_metadata(pub.options.format_version, table_uuid or str(uuid.uuid4()), table.path, sid,
-                            highest_field_id(current),
-                            [pub.schema(i) for i in range(schema_id + 1)], schema_id,
+                            pub.last_column_id(schemas), schemas, schema_id,
                             [{"spec-id": 0, "fields": spec}],
                             max((f["field-id"] for f in spec), default=im.FIRST_PARTITION_FIELD_ID - 1),
                             snapshots, sid, {}, None if first_row_id is None else first_row_id + added_rows)

@@ -17,7 +17,7 @@ from paimon_sql.iceberg import deletion_vectors as dvs
 from paimon_sql.iceberg import expiry, lineage
 from paimon_sql.iceberg import manifest as im
 from paimon_sql.iceberg.manifest_compaction import compact
-from paimon_sql.iceberg.metadata import current_snapshot, highest_field_id, new_metadata, snapshot, tag_ref
+from paimon_sql.iceberg.metadata import current_snapshot, new_metadata, snapshot, tag_ref
 from paimon_sql.manifest.manifest_file import ADD, DELETE
 from paimon_sql.read.scan import manifest_entries, manifest_list
 
@@ -90,8 +90,8 @@ def write_with_base(pub: Publisher, snap: Snapshot, base: dict, row_floor: int) 
             raise PaimonError(f"table {table.name}: its schema {schema_id} is older than the Iceberg "
                               f"metadata's {base['current-schema-id']}")
         schemas += [pub.schema(i) for i in range(base["current-schema-id"] + 1, schema_id + 1)]
-    snapshots = list(base["snapshots"]) + [snapshot(sid, sid - 1, pub.summary(operation, snap, metrics),
-                                                    list_path, schema_id, first_row_id, added_rows)]
+    snapshots = list(base["snapshots"]) + [snapshot(sid, sid - 1, pub.summary(operation, snap, metrics),  # its own
+                                                    list_path, snap.schema_id, first_row_id, added_rows)]  # schema
     kept = expiry.retained(table, snapshots, sid)
     expired = snapshots[:len(snapshots) - len(kept)]
     kept_ids = {s["snapshot-id"] for s in kept}
@@ -100,7 +100,7 @@ def write_with_base(pub: Publisher, snap: Snapshot, base: dict, row_floor: int) 
         if tag.snapshot.id in kept_ids and tag.snapshot.id not in {r["snapshot-id"] for r in refs.values()}:
             refs[tag.name] = tag_ref(tag.snapshot.id)
     metadata = new_metadata(base["format-version"], base["table-uuid"], base["location"], sid,
-                            highest_field_id(pub.schema(schema_id)), schemas, schema_id,
+                            pub.last_column_id(schemas, base), schemas, schema_id,
                             base["partition-specs"], base["last-partition-id"], kept, sid, refs,
                             None if first_row_id is None else first_row_id + added_rows)
     pub.finish(metadata, sid)

@@ -5,6 +5,12 @@ Iceberg metadata, and for each whether its metadata extends the previous snapsho
 It also holds what both paths share: the table's Iceberg schemas, Paimon's rule of which data
 files Iceberg sees, a Paimon data file as an Iceberg one, manifests written (rolled at
 ``manifest.target-file-size``), snapshot summaries, and the metadata file written last.
+
+After a rollback (as Paimon's master after 2.0, #9036): each snapshot's summary names the Paimon
+commit it was built from (``paimon-commit-identity``: the snapshot's uuid), so metadata a rollback
+abandoned is told from the live one by its commit, not by clocks; an abandoned base is not
+extended (the metadata is written afresh); metadata written in place of abandoned metadata keeps
+its table uuid, and ``last-column-id`` never goes below an id once handed out.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from paimon_sql.iceberg import deletion_vectors as dvs
 from paimon_sql.iceberg import manifest as im
 from paimon_sql.iceberg import lineage
 from paimon_sql.iceberg.conversions import has_bounds, to_bytes
-from paimon_sql.iceberg.metadata import current_snapshot, iceberg_schema, read_metadata, to_json
+from paimon_sql.iceberg.metadata import current_snapshot, highest_field_id, iceberg_schema, read_metadata, to_json
 from paimon_sql.iceberg.paths import IcebergPaths, metadata_dir
 from paimon_sql.manifest.manifest_file import DataFileMeta
 from paimon_sql.mergetree.levels import num_levels
@@ -28,6 +34,7 @@ if TYPE_CHECKING:
     from paimon_sql.table.table import FileStoreTable
 
 CATCH_UP = 100  # snapshots published one by one after the last published; beyond, the latest alone
+COMMIT_IDENTITY = "paimon-commit-identity"  # snapshot summary key: the Paimon commit the metadata was built from
 # files changed by a snapshot, by data file path: (partition values, the file)
 Changes = Dict[str, Tuple[tuple, DataFileMeta]]
 
@@ -46,6 +53,8 @@ class Publisher:
         self.dv = dvs.published(table, options)
         self.lineage = options.format_version >= lineage.FORMAT_VERSION
         self.retired_floor = 0  # row ids handed out by metadata this publisher deleted (rolled back)
+        self.retired_uuid: Optional[str] = None  # the table uuid of the newest metadata deleted
+        self.retired_columns = 0  # the last-column-id of the metadata deleted
 
     # -- which snapshots -------------------------------------------------------------------
 
@@ -79,13 +88,17 @@ class Publisher:
         ``afresh_only``) and is of the same format version, else written afresh."""
         path = self.paths.metadata(snap.id)
         if self.io.exists(path):
-            if current_snapshot(read_metadata(self.io, path))["timestamp-ms"] >= snap.time_millis:
+            if built_from(read_metadata(self.io, path), snap):
                 return  # published already
             self.retire(snap.id)  # written for an earlier snapshot of this id (rolled back, or the table made again)
         if snap.id == 1:  # a table made again: the metadata of its earlier life (catalog-location) goes
             self.io.delete(self.paths.dir)
+            self.retired_uuid, self.retired_columns = None, 0  # and its identity: a new table
         base_path = self.paths.metadata(snap.id - 1)
         base = read_metadata(self.io, base_path) if not afresh_only and self.io.exists(base_path) else None
+        if base is not None and self._abandoned(base, snap.id - 1):  # a rollback left it: not extended
+            self._remember(base)
+            base = None
         if base is not None and base.get("format-version", 0) > self.options.format_version:
             raise PaimonError(f"table {self.table.name}: its Iceberg metadata has format version "
                               f"{base['format-version']}, above 'metadata.iceberg.format-version' = "
@@ -95,7 +108,7 @@ class Publisher:
         if base is not None and base.get("format-version") == self.options.format_version and not unlined:
             incremental.write_with_base(self, snap, base, row_floor)
         else:  # v3 metadata without row lineage is written again, under its table uuid, as Paimon's master
-            afresh.write_afresh(self, snap, row_floor, base["table-uuid"] if unlined else None)
+            afresh.write_afresh(self, snap, row_floor, base["table-uuid"] if unlined else self.retired_uuid)
             base_path = None
         if self.options.storage == HIVE_CATALOG and self.table.env.iceberg_hive is not None:
             self.table.env.iceberg_hive.commit(self.table, path, base_path)  # Java's metadataCommitter
@@ -109,11 +122,38 @@ class Publisher:
         return max(lineage.floor_at(self.io, self.paths.metadata(older[-1])) if older else 0, self.retired_floor)
 
     def retire(self, version: int) -> None:
-        """Delete metadata ``version`` of a snapshot rolled back, keeping its row ids from reuse."""
+        """Delete metadata ``version`` of a snapshot rolled back, keeping its row ids and column ids
+        from reuse and its table uuid for the metadata written in its place."""
         path = self.paths.metadata(version)
         if self.lineage:
             self.retired_floor = max(self.retired_floor, lineage.floor_at(self.io, path))
+        try:
+            self._remember(read_metadata(self.io, path))
+        except (PaimonError, OSError):  # damaged or gone: nothing of it to keep
+            pass
         self.io.delete(path)
+
+    def _remember(self, abandoned: dict) -> None:
+        """Keep the identity of metadata a rollback abandoned: its uuid (the newest's, as versions
+        are retired oldest first) and the column ids it handed out."""
+        self.retired_uuid = abandoned.get("table-uuid") or self.retired_uuid
+        self.retired_columns = max(self.retired_columns, abandoned.get("last-column-id", 0))
+
+    def _abandoned(self, base: dict, sid: int) -> bool:
+        """Whether ``base``, metadata of snapshot ``sid``, was built from another snapshot of that id
+        (one a rollback removed); unknown when snapshot ``sid`` has expired."""
+        if not self.io.exists(self.table.paths.snapshot_path(sid)):
+            return False
+        try:
+            return not built_from(base, self.table.snapshot_manager.snapshot(sid))
+        except PaimonError:  # base names a current snapshot it does not hold: not ours to extend
+            return True
+
+    def last_column_id(self, schemas: List[dict], base: Optional[dict] = None) -> int:
+        """Iceberg's last-column-id: the highest column id of ``schemas``, never below ``base``'s
+        nor the metadata retired (a dropped column's id is not handed out again)."""
+        return max([highest_field_id(s) for s in schemas] + [self.retired_columns]
+                   + ([base.get("last-column-id", 0)] if base is not None else []))
 
     # -- shared by both paths --------------------------------------------------------------
 
@@ -177,6 +217,7 @@ class Publisher:
                 "total-files-size", "total-delete-files", "total-position-deletes", "total-equality-deletes")
         summary = {"operation": operation, **{k: str(max(0, m.get(k, 0))) for k in keys}}
         summary.update({k: str(v) for k, v in (snap.properties or {}).items() if v is not None})
+        summary[COMMIT_IDENTITY] = commit_identity(snap)  # after the properties: none overrides it
         return summary
 
     def finish(self, metadata: dict, sid: int) -> None:
@@ -184,3 +225,20 @@ class Publisher:
             metadata["properties"][name_mapping.KEY] = name_mapping.name_mapping(metadata["schemas"])
         self.io.try_create(self.paths.metadata(sid), to_json(metadata))
         self.io.write_bytes(self.paths.version_hint(), str(sid).encode())
+
+
+def commit_identity(snap: Snapshot) -> str:
+    """The Paimon commit a snapshot is: its uuid; for a snapshot without one (older writers), its
+    commit user, identifier and time."""
+    return snap.uuid or f"{snap.commit_user}:{snap.commit_identifier}:{snap.time_millis}"
+
+
+def built_from(metadata: dict, snap: Snapshot) -> bool:
+    """Whether ``metadata``'s current snapshot was built from ``snap``: by the commit identity it
+    names; metadata without one (Java Paimon 2.0's, paimon-sql's before) by its time, written after
+    ``snap`` was committed."""
+    current = current_snapshot(metadata)
+    identity = current.get("summary", {}).get(COMMIT_IDENTITY)
+    if identity is not None:
+        return identity == commit_identity(snap)
+    return current["timestamp-ms"] >= snap.time_millis

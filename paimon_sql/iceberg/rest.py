@@ -9,7 +9,9 @@ with the partition columns at their ids so that the server's partition spec keep
 Paimon schemas follow with ids shifted by one, identical ones merged (an option-only ALTER makes a
 schema Iceberg holds once). Each commit then sends, with requirements on the table's uuid, its
 main branch and current schema: the new schemas, the new snapshots, the main ref, the tag refs,
-the removal of snapshots the metadata no longer holds, and the metadata retention properties.
+the removal of snapshots the metadata no longer holds, the metadata retention properties and the
+``metadata.iceberg.table-properties.<name>`` ones (as Paimon's master after 2.0; set while they
+differ from the catalog's, never removed: a property no longer set stays as the catalog has it).
 
 Where the catalog's table stands decides what is sent. Behind (its current snapshot is one the
 new metadata holds, same manifest list): the snapshots after it, so a commit missed while the
@@ -285,7 +287,8 @@ class _Commit:
             if ref["snapshot-id"] in live and rest.get("refs", {}).get(name) != ref:
                 updates.append({"action": "set-snapshot-ref", "ref-name": name, **ref})
         options = iceberg_options(self.table.schema.options)
-        properties = {PREVIOUS_VERSIONS_MAX: str(options.previous_versions_max),
+        properties = {**dict(options.table_properties),  # metadata.iceberg.table-properties.*
+                      PREVIOUS_VERSIONS_MAX: str(options.previous_versions_max),
                       DELETE_AFTER_COMMIT: str(options.delete_after_commit).lower(),
                       **self.metadata.get("properties", {})}  # a name mapping (iceberg/name_mapping.py)
         if any(rest.get("properties", {}).get(k) != v for k, v in properties.items()):

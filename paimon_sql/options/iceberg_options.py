@@ -4,10 +4,11 @@ They live beside the core options because ``TableSchema.check`` (CREATE, ALTER) 
 we cannot honour before any table holds it, and the schema sits below the ``iceberg`` package that
 writes the metadata. What paimon-sql builds: every storage, ``hive-catalog``'s metastore options
 (:func:`hive_options`), ``rest-catalog``'s connection options (:func:`rest_options`, the
-``metadata.iceberg.rest.*`` keys Java passes to Iceberg's RESTCatalog), Iceberg format versions 2
-and 3 (3 with deletion vectors), and one key of paimon-sql's own, :data:`PUFFIN_FILES` (Java ignores
-keys it does not declare). A connection option we do not serve is refused in one line, never
-accepted and ignored.
+``metadata.iceberg.rest.*`` keys Java passes to Iceberg's RESTCatalog), the REST table's own
+properties (``metadata.iceberg.table-properties.*``, :func:`table_properties`, as Paimon's master
+after 2.0), Iceberg format versions 2 and 3 (3 with deletion vectors), and one key of paimon-sql's
+own, :data:`PUFFIN_FILES` (Java ignores keys it does not declare). A connection option we do not
+serve is refused in one line, never accepted and ignored.
 """
 
 from __future__ import annotations
@@ -52,6 +53,14 @@ REST_PREFIX = "metadata.iceberg.rest."
 REST_URI, REST_WAREHOUSE, REST_PREFIX_KEY, REST_TOKEN = "uri", "warehouse", "prefix", "token"
 REST_CREDENTIAL, REST_SCOPE, REST_OAUTH2_URI, REST_HEADER = "credential", "scope", "oauth2-server-uri", "header."
 REST_KEYS = (REST_URI, REST_WAREHOUSE, REST_PREFIX_KEY, REST_TOKEN, REST_CREDENTIAL, REST_SCOPE, REST_OAUTH2_URI)
+TABLE_PROPERTIES_PREFIX = "metadata.iceberg.table-properties."
+# Iceberg's TableProperties.RESERVED_PROPERTIES: its catalogs refuse to store them as properties
+ICEBERG_RESERVED = ("format-version", "uuid", "snapshot-count", "current-snapshot-id", "current-snapshot-summary",
+                    "current-snapshot-timestamp-ms", "current-schema", "default-partition-spec", "default-sort-order")
+# the properties each REST commit sets from options of ours, and the name mapping (iceberg/name_mapping.py)
+OWN_PROPERTIES = {"write.metadata.previous-versions-max": PREVIOUS_VERSIONS_MAX,
+                  "write.metadata.delete-after-commit.enabled": DELETE_AFTER_COMMIT,
+                  "schema.name-mapping.default": "the table's file format"}
 
 
 @dataclass(frozen=True)
@@ -66,6 +75,7 @@ class IcebergOptions:
     codec: str  # fastavro's name of the manifests' codec
     legacy_manifest: bool
     puffin_files: bool = False  # deletion vectors copied into Puffin files (paimon_sql/iceberg/puffin.py)
+    table_properties: Tuple[Tuple[str, str], ...] = ()  # metadata.iceberg.table-properties.<name>
 
 
 def _refused(key: str, why: str) -> InvalidOptionError:
@@ -126,8 +136,26 @@ def iceberg_options(options: Mapping[str, str]) -> Optional[IcebergOptions]:
     parsed = IcebergOptions(storage, location, version, _int(options, COMPACT_MIN_FILES, 10),
                             _int(options, COMPACT_MAX_FILES, 50), _bool(options, DELETE_AFTER_COMMIT, True),
                             _int(options, PREVIOUS_VERSIONS_MAX, 0), CODECS[compression],
-                            _bool(options, MANIFEST_LEGACY_VERSION, False), puffin_files)
+                            _bool(options, MANIFEST_LEGACY_VERSION, False), puffin_files, table_properties(options))
     return None if storage == "disabled" else parsed
+
+
+def table_properties(options: Mapping[str, str]) -> Tuple[Tuple[str, str], ...]:
+    """The ``metadata.iceberg.table-properties.<name>`` = value pairs, which ``rest-catalog``
+    storage sets on the catalog's table (Paimon's master after 2.0, #9268); they do nothing
+    elsewhere, as in Java. Refused, where Java logs and drops them: an empty name, a name Iceberg
+    reserves (its catalog refuses it), and one a commit sets itself from another option."""
+    out = []
+    for key in sorted(k for k in options if k.startswith(TABLE_PROPERTIES_PREFIX)):
+        name = key[len(TABLE_PROPERTIES_PREFIX):]
+        if not name:
+            raise InvalidOptionError(f"option '{key}' names no Iceberg table property")
+        if name in ICEBERG_RESERVED:
+            raise _refused(key, f"'{name}' is reserved by Iceberg: its catalogs refuse it as a table property")
+        if name in OWN_PROPERTIES:
+            raise _refused(key, f"'{name}' is set by each commit from {OWN_PROPERTIES[name]}")
+        out.append((name, str(options[key])))
+    return tuple(out)
 
 
 @dataclass(frozen=True)

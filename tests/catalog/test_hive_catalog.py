@@ -327,3 +327,20 @@ def test_a_stream_into_a_hive_table_adds_its_partitions(catalog_session, catalog
     query.awaitTermination(120)
     assert query.exception() is None
     assert sorted(hms.get_partition_names(db, "t", -1)) == ["dt=d1", "dt=d2"]
+
+
+def test_column_comments_are_made_fit_for_the_metastore(catalog, hms, db):
+    """As Paimon's master after 2.0 (#9073): a column's comment goes to the metastore on one line
+    and at most 255 characters (its COLUMNS_V2.COMMENT is VARCHAR(256), AWS Glue's limit 255); a
+    partition key's (PARTITION_KEYS, a longer column) and the Paimon schema's are kept whole."""
+    catalog.create_database(db)
+    long, lines = "x" * 300, "first line\nsecond\r\nthird"
+    columns = [("id", "INT", long), ("v", "STRING", lines), ("dt", "STRING", long)]
+    catalog.create_table(Identifier(db, "t"), _schema(columns, ["dt"], options=PARTITIONED))
+    t = hms.get_table(db, "t")
+    assert [(c.name, c.comment) for c in t.sd.cols] == [("id", "x" * 252 + "..."),
+                                                         ("v", "first line second  third")]
+    assert [(c.name, c.comment) for c in t.partitionKeys] == [("dt", long)]
+    assert [f.description for f in catalog.get_table(Identifier(db, "t")).schema.fields] == [long, lines, long]
+    catalog.get_table(Identifier(db, "t")).schema_manager.commit_changes([AddColumn("w", parse_type("INT"), "y" * 256)])
+    assert hms.get_table(db, "t").sd.cols[-1].comment == "y" * 252 + "..."

@@ -271,6 +271,10 @@ def test_a_static_token_and_the_prefix(server, catalog, db):
     ({"metadata.iceberg.rest.rest.sigv4-enabled": "true"}, "'rest.sigv4-enabled' is not served"),
     ({"metadata.iceberg.rest.token": "t", "metadata.iceberg.rest.credential": "c"}, "set one"),
     ({"metadata.iceberg.database": "a;b"}, "names one REST catalog namespace"),
+    ({"metadata.iceberg.table-properties.": "x"}, "names no Iceberg table property"),
+    ({"metadata.iceberg.table-properties.format-version": "3"}, "'format-version' is reserved by Iceberg"),
+    ({"metadata.iceberg.table-properties.write.metadata.previous-versions-max": "3"},
+     "set by each commit from metadata.iceberg.previous-versions-max"),
 ])
 def test_what_cannot_be_served_is_refused_at_create(server, catalog, db, options, message):
     with pytest.raises(InvalidOptionError, match=message):
@@ -282,3 +286,19 @@ def test_a_table_opened_by_its_path_is_refused_before_a_write(server, catalog, d
     t = catalog.create_table_from_arrow(f"{db}.t", SCHEMA, options=_rest(server))
     with pytest.raises(UnservedFeatureError, match="load the table from a catalog, not by its path"):
         FileStoreTable(t.io, t.path, t.schema).write_arrow(_rows([1]))
+
+
+def test_table_properties_reach_the_catalogs_table(server, catalog, db):
+    """``metadata.iceberg.table-properties.<name>`` (Paimon's master after 2.0, #9268): set on the
+    catalog's table when it is made, changed by the next commit after an ALTER."""
+    name = f"{db}.t"
+    prop = "metadata.iceberg.table-properties."
+    t = catalog.create_table_from_arrow(name, SCHEMA, options=_rest(server, **{
+        f"{prop}owner": "analytics", f"{prop}write.parquet.compression-codec": "zstd"}))
+    t.write_arrow(_rows([1]))
+    properties = RestCatalog("rest", uri=server.uri).load_table(name).metadata.properties
+    assert (properties["owner"], properties["write.parquet.compression-codec"]) == ("analytics", "zstd")
+    commit_changes(t, [SetOption(f"{prop}owner", "finance")])  # committed to the catalog at once
+    properties = RestCatalog("rest", uri=server.uri).load_table(name).metadata.properties
+    assert (properties["owner"], properties["write.metadata.previous-versions-max"]) == ("finance", "0")
+    assert _iceberg(server, name) == [(1, "n1", "x")]

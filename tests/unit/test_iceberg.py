@@ -21,7 +21,7 @@ from paimon_sql.exceptions import InvalidOptionError, SchemaError, UnservedFeatu
 from paimon_sql.iceberg import publisher
 from paimon_sql.iceberg.alter import commit_changes
 from paimon_sql.maintenance.rollback import rollback_to_snapshot
-from paimon_sql.schema.schema_change import SetOption
+from paimon_sql.schema.schema_change import DropColumn, SetOption
 from paimon_sql.iceberg.conversions import iceberg_field, to_bytes
 from paimon_sql.options.iceberg_options import hive_options, iceberg_options
 
@@ -378,3 +378,111 @@ def test_format_version_3_written_afresh_without_its_base_starts_past_older_meta
     t.write_arrow(_rows([7]))
     meta = json.load(open(_hint(directory)))
     assert [(s["snapshot-id"], s["first-row-id"], s["added-rows"]) for s in meta["snapshots"]] == [(4, 2, 7)]
+
+
+# -- after a rollback, as Paimon's master after 2.0 (#9036) --------------------------------------
+
+def test_metadata_of_a_rolled_back_snapshot_is_known_by_its_commit_not_its_clock(catalog):
+    """Metadata names the Paimon commit it was built from (``paimon-commit-identity``): written
+    by a writer whose clock ran ahead, the abandoned v2 is still replaced by the new snapshot 2's."""
+    t = catalog.create_table_from_arrow("db.t", SCHEMA, options={**ON, "metadata.iceberg.previous-versions-max": "9"})
+    t.write_arrow(_rows([0]))
+    t.write_arrow(_rows([1]))
+    directory = f"{t.path}/metadata"
+    meta = json.load(open(f"{directory}/v2.metadata.json"))
+    assert meta["snapshots"][-1]["summary"]["paimon-commit-identity"] == t.snapshot_manager.snapshot(2).uuid
+    meta["snapshots"][-1]["timestamp-ms"] += 10 ** 9  # a clock 11 days ahead
+    open(f"{directory}/v2.metadata.json", "w").write(json.dumps(meta))
+    rollback_to_snapshot(t, 1)
+    t = catalog.get_table("db.t")
+    t.write_arrow(_rows([7]))
+    assert _read(directory) == [(0, "n0", "x"), (7, "n7", "x")]
+
+
+def test_a_base_left_by_a_rollback_is_not_extended(catalog):
+    """Snapshot 2 made again by a writer that publishes nothing leaves the abandoned v2 behind;
+    the next snapshot's metadata is written afresh under the same table uuid, not on top of it."""
+    t = catalog.create_table_from_arrow("db.t", SCHEMA, options={**ON, "metadata.iceberg.previous-versions-max": "9"})
+    for i in range(3):
+        t.write_arrow(_rows([i]))
+    directory = f"{t.path}/metadata"
+    table_uuid = json.load(open(_hint(directory)))["table-uuid"]
+    rollback_to_snapshot(t, 1)
+    catalog.get_table("db.t").copy({"metadata.iceberg.storage": "disabled"}).write_arrow(_rows([7]))
+    t = catalog.get_table("db.t")
+    t.write_arrow(_rows([8]))
+    assert _read(directory) == [(0, "n0", "x"), (7, "n7", "x"), (8, "n8", "x")]
+    assert json.load(open(_hint(directory)))["table-uuid"] == table_uuid
+
+
+def test_metadata_written_afresh_after_a_rollback_keeps_the_table_uuid(catalog):
+    """Old versions deleted (the default), a rollback leaves no base: the metadata written afresh
+    keeps the uuid readers and catalogs know the table by."""
+    t = catalog.create_table_from_arrow("db.t", SCHEMA, options=ON)
+    for i in range(3):
+        t.write_arrow(_rows([i]))
+    directory = f"{t.path}/metadata"
+    table_uuid = json.load(open(_hint(directory)))["table-uuid"]
+    rollback_to_snapshot(t, 1)
+    t = catalog.get_table("db.t")
+    t.write_arrow(_rows([7]))
+    assert _read(directory) == [(0, "n0", "x"), (7, "n7", "x")]
+    assert json.load(open(_hint(directory)))["table-uuid"] == table_uuid
+
+
+def test_last_column_id_never_goes_down(catalog):
+    """Iceberg's last-column-id is the highest id ever assigned: a dropped column's id is not
+    given again, so it stays after the drop, and in metadata written afresh (every schema held)."""
+    t = catalog.create_table_from_arrow("db.t", SCHEMA, options={**ON, "metadata.iceberg.previous-versions-max": "9"})
+    t.write_arrow(_rows([1]))
+    t.schema_manager.commit_changes([DropColumn("dt")])
+    t = catalog.get_table("db.t")
+    t.write_arrow(pa.table({"id": [2], "name": ["n2"]}))
+    directory = f"{t.path}/metadata"
+    assert json.load(open(_hint(directory)))["last-column-id"] == 2  # id, name, dt: ids 0, 1, 2
+    for v in (1, 2):
+        os.remove(f"{directory}/v{v}.metadata.json")
+    t.write_arrow(pa.table({"id": [3], "name": ["n3"]}))  # no base: written afresh
+    meta = json.load(open(_hint(directory)))
+    assert [s["snapshot-id"] for s in meta["snapshots"]] == [3] and meta["last-column-id"] == 2
+
+
+# -- manifest partition summaries, as Paimon's master after 2.0 (#9152, #9188) ------------------
+
+def _summaries(directory: str) -> list:
+    """(contains_null, contains_nan, lower, upper) of each data manifest's one partition field."""
+    out = []
+    for m in _current_list(directory):
+        p = m["partitions"][0]
+        out.append((p["contains_null"], p["contains_nan"], p["lower_bound"], p["upper_bound"]))
+    return out
+
+
+def test_nan_is_no_partition_bound(catalog):
+    """NaN partition values set contains_nan and are left out of the bounds (Iceberg's spec: bounds
+    exclude NaN); a manifest of NaN alone has no bounds. Java 2.0 took NaN for a bound."""
+    schema = pa.schema([("pt", pa.float64()), ("v", pa.int64())])
+    t = catalog.create_table_from_arrow("db.t", schema, partition_keys=["pt"], options=ON)
+    t.write_arrow(pa.table({"pt": [1.0, 2.0, float("nan")], "v": [1, 2, 3]}, schema=schema))
+    directory = f"{t.path}/metadata"
+    assert _summaries(directory) == [(False, True, to_bytes(parse_type("DOUBLE"), 1.0),
+                                      to_bytes(parse_type("DOUBLE"), 2.0))]
+    t.write_arrow(pa.table({"pt": [float("nan")], "v": [4]}, schema=schema))
+    assert (False, True, None, None) in _summaries(directory)
+    scan = StaticTable.from_metadata(_hint(directory)).scan(row_filter="pt > 1.5")
+    assert sorted(scan.to_arrow()["v"].to_pylist()) == [2]  # pyiceberg prunes by the summaries
+
+
+def test_a_partition_of_nulls_alone_has_no_bounds(catalog):
+    """A manifest whose partition values are all null: contains_null, both bounds omitted
+    (unknown, not a value); pyiceberg prunes and reads by them."""
+    t = catalog.create_table_from_arrow("db.t", SCHEMA, partition_keys=["dt"], options=ON)
+    t.write_arrow(_rows([1], "a"))
+    t.write_arrow(pa.table({"id": [2], "name": ["n2"], "dt": [None]}, schema=SCHEMA))
+    directory = f"{t.path}/metadata"
+    assert sorted(_summaries(directory), key=repr) == sorted([(False, False, b"a", b"a"), (True, False, None, None)],
+                                                             key=repr)
+    t.write_arrow(_rows([3], "b"))
+    assert _read(directory) == [(1, "n1", "a"), (2, "n2", None), (3, "n3", "b")]
+    scan = StaticTable.from_metadata(_hint(directory)).scan(row_filter="dt IS NULL")
+    assert scan.to_arrow()["id"].to_pylist() == [2]
