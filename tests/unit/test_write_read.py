@@ -1,6 +1,5 @@
 """Writes and reads through the core API: append and primary-key tables, partitions, buckets."""
 
-from dataclasses import replace
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -9,7 +8,7 @@ from support import SCHEMA
 
 from paimon_sql.data import predicate as P
 from paimon_sql.data import row_kind
-from paimon_sql.exceptions import PaimonError, SchemaError
+from paimon_sql.exceptions import SchemaError
 
 
 def batch(ids, names=None, values=None, dts=None):
