@@ -22,11 +22,11 @@ import pyarrow.parquet as pq
 
 from paimon_sql.data import binary_row
 from paimon_sql.exceptions import PaimonError, UnservedFeatureError
-from paimon_sql.iceberg import rest
 from paimon_sql.iceberg.commit_callback import check_publishable, publish_now
 from paimon_sql.iceberg.paths import IcebergPaths, metadata_dir
+from paimon_sql.iceberg.publisher import commit_to_catalog
 from paimon_sql.io.paths import MAIN_BRANCH
-from paimon_sql.options.iceberg_options import HIVE_CATALOG, PREFIX, REST_CATALOG, iceberg_options
+from paimon_sql.options.iceberg_options import PREFIX, iceberg_options
 from paimon_sql.schema.schema_change import RemoveOption, SchemaChange, SetOption, apply
 
 if TYPE_CHECKING:
@@ -66,10 +66,7 @@ def _register(table: FileStoreTable) -> None:
     path = IcebergPaths(metadata_dir(table, options)).metadata(latest)
     if not table.io.exists(path):
         return
-    if options.storage == HIVE_CATALOG and table.env.iceberg_hive is not None:
-        table.env.iceberg_hive.commit(table, path, None)
-    elif options.storage == REST_CATALOG:
-        rest.commit(table, path)
+    commit_to_catalog(table, options, path, None)
 
 
 def _check_field_ids(table: FileStoreTable) -> None:

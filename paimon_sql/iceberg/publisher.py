@@ -39,6 +39,16 @@ COMMIT_IDENTITY = "paimon-commit-identity"  # snapshot summary key: the Paimon c
 Changes = Dict[str, Tuple[tuple, DataFileMeta]]
 
 
+def commit_to_catalog(table: FileStoreTable, options: IcebergOptions, path: str, base_path: Optional[str]) -> None:
+    """Java's metadataCommitter: metadata ``path`` (extending ``base_path``, if any) registered in
+    the Hive metastore (``hive-catalog``) or committed to the REST catalog (``rest-catalog``);
+    nothing for the storages without a catalog."""
+    if options.storage == HIVE_CATALOG and table.env.iceberg_hive is not None:
+        table.env.iceberg_hive.commit(table, path, base_path)
+    elif options.storage == REST_CATALOG:
+        rest.commit(table, path)
+
+
 class Publisher:
     """Iceberg metadata of one table's snapshots, written into its metadata directory."""
 
@@ -110,10 +120,7 @@ class Publisher:
         else:  # v3 metadata without row lineage is written again, under its table uuid, as Paimon's master
             afresh.write_afresh(self, snap, row_floor, base["table-uuid"] if unlined else self.retired_uuid)
             base_path = None
-        if self.options.storage == HIVE_CATALOG and self.table.env.iceberg_hive is not None:
-            self.table.env.iceberg_hive.commit(self.table, path, base_path)  # Java's metadataCommitter
-        if self.options.storage == REST_CATALOG:
-            rest.commit(self.table, path)
+        commit_to_catalog(self.table, self.options, path, base_path)
 
     def _row_floor(self, sid: int) -> int:
         """The first row id snapshot ``sid`` may hand out: past the newest metadata before it (the

@@ -154,7 +154,7 @@ class _Commit:
         self.snapshots = [{**s, "schema-id": self.schema_ids[s.get("schema-id", metadata["current-schema-id"])]}
                           for s in metadata["snapshots"]]
         self.current_schema_id = self.schema_ids[metadata["current-schema-id"]]
-        self.spec = next(s for s in metadata["partition-specs"] if s["spec-id"] == metadata.get("default-spec-id", 0))
+        self.spec = _default_spec(metadata)
 
     def run(self) -> None:
         if self.client.call("GET", self.client.namespace_url(self.namespace), missing_ok=True) is None:
@@ -312,8 +312,8 @@ def _rest_schemas(schemas: List[dict]) -> Tuple[List[dict], Dict[int, int]]:
     return out, ids
 
 
-def _default_spec(rest: dict) -> dict:
-    return next(s for s in rest["partition-specs"] if s["spec-id"] == rest["default-spec-id"])
+def _default_spec(metadata: dict) -> dict:
+    return next(s for s in metadata["partition-specs"] if s["spec-id"] == metadata.get("default-spec-id", 0))
 
 
 def _spec_key(spec: dict) -> list:
