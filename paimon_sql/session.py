@@ -17,6 +17,7 @@ from typing import Dict, List, Optional
 
 import sqlglot
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql.types import StructType
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
@@ -141,8 +142,9 @@ class Session:
     @functools.cached_property
     def _no_rows(self) -> DataFrame:
         """The empty DataFrame of statements without rows, made once: building one costs a
-        round of py4j calls (~50-250 ms), and a DataFrame is immutable, so one serves them all."""
-        return self.spark.createDataFrame([], "result STRING").limit(0)
+        round of py4j calls (~50-250 ms), and a DataFrame is immutable, so one serves them all.
+        It has no columns, as Spark's own commands (CREATE TABLE, INSERT) and paimon-spark's answer."""
+        return self.spark.createDataFrame([], StructType([])).limit(0)
 
     def execute(self, text: str) -> Optional[DataFrame]:
         """Run one statement; None when it has no rows to return (DDL, INSERT)."""

@@ -6,6 +6,8 @@
 #                         OpenLDAP's slapd (--auth ldap tests)
 #   .venv/azurite         Azurite, Azure Storage's emulator, from npm (Azure warehouse tests)
 #   .venv-pypaimon        pypaimon 2.1 in its own venv (the Python oracle)
+#   .venv-paimon-spark    PySpark 4.1.2 and paimon-sql (editable): paimon-spark's Spark, and ours on it; the jar
+#                         from Maven Central, else $PAIMON_SPARK_JAR (.ci/run: ../shared/oracles/)
 #   ~/.cache/paimon-sql   Java Paimon 1.0 (PyPI wheel) and 2.0 (Maven Central), Iceberg Java 1.10 and 1.8 (Maven
 #                         Central), drivers compiled, the Spark JVMs' class archive (tests/jvm_archive.py)
 set -euo pipefail

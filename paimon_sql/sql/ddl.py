@@ -82,6 +82,11 @@ def _columns(schema: exp.Schema) -> Tuple[List[DataField], List[str]]:
     return fields, primary
 
 
+# Spark gives every table its v2 catalogs create the creating user as the property ``owner``
+# (CatalogV2Util.withDefaultOwnership), which paimon-spark keeps as a table option (Catalog.OWNER_PROP)
+OWNER = "owner"
+
+
 def create(session, node: exp.Create):
     if (node.args.get("kind") or "").upper() in _DATABASE_KINDS:
         return _create_database(session, node)
@@ -95,10 +100,12 @@ def create(session, node: exp.Create):
     exists, replace = bool(node.args.get("exists")), bool(node.args.get("replace"))
     if like is not None:
         source = session.catalog.get_table(session.identifier(like))
-        s = source.schema
-        schema = TableSchema.create(s.fields, s.partition_keys, s.primary_keys, {**s.options, **options}, s.comment)
+        s = source.schema  # its options but its owner, as paimon-spark's CREATE TABLE LIKE copies them
+        copied = {k: v for k, v in s.options.items() if k != OWNER}
+        schema = TableSchema.create(s.fields, s.partition_keys, s.primary_keys, {**copied, **options}, s.comment)
         session.catalog.create_table(ident, schema, ignore_if_exists=exists)
         return None
+    options = {**options, OWNER: session.spark.sparkContext.sparkUser()}
     query = node.args.get("expression")
     if query is not None:
         return _create_as_select(session, ident, query, (partitions, options, comment), exists, replace)

@@ -5,6 +5,7 @@ Example: ``artifact("org.apache.paimon:paimon-core:2.0.0")`` -> ``.../maven/paim
 """
 
 import os
+import re
 import subprocess
 import tempfile
 from pathlib import Path
@@ -30,7 +31,8 @@ def artifact(coordinate: str) -> Path:
             capture_output=True, text=True, cwd=tmp)
         fetched = Path(tmp) / target.name
         if proc.returncode != 0 or not fetched.exists():
-            reason = [line for line in proc.stdout.splitlines() if "ERROR" in line][:1] or [proc.stderr.strip()[-300:]]
+            reason = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in proc.stdout.splitlines() if "ERROR" in line][:1] \
+                or [proc.stderr.strip()[-300:]]
             raise OracleUnavailable(f"Maven could not fetch {coordinate}: {reason[0]}")
         os.replace(fetched, target)
     return target
