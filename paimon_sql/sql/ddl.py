@@ -12,6 +12,7 @@ passes through unchanged. CREATE OR REPLACE TABLE replaces a Paimon table as pai
 
 from __future__ import annotations
 
+import re
 from typing import Dict, List, Optional, Tuple
 
 from sqlglot import exp
@@ -100,9 +101,8 @@ def create(session, node: exp.Create):
     target = node.this.this if isinstance(node.this, exp.Schema) else node.this
     ident = Identifier.parse(f"`{target.db or session.current_database}`.`{target.name}`")
     props = node.args.get("properties")
-    if any(isinstance(p, exp.LocationProperty) for p in (props.expressions if props else [])):
-        raise InvalidOptionError(f"CREATE TABLE {ident}: a LOCATION is not supported (a table lives where its "
-                                 "catalog puts it, <warehouse>/<db>.db/<table>)")
+    _own_location(session, ident, options, [_literal_text(p.this) for p in (props.expressions if props else [])
+                                            if isinstance(p, exp.LocationProperty)])
     exists, replace = bool(node.args.get("exists")), bool(node.args.get("replace"))
     if not session.catalog.database_exists(ident.database):
         raise DatabaseNotFoundError(f"[SCHEMA_NOT_FOUND] The schema `{ident.database}` cannot be found. Verify the "
@@ -136,6 +136,22 @@ def create(session, node: exp.Create):
     else:
         session.catalog.create_table(ident, schema, ignore_if_exists=exists)
     return None
+
+
+def _own_location(session, ident: Identifier, options: Dict[str, str], locations: List[str]) -> None:
+    """A LOCATION clause, or a ``path`` option, naming where the catalog puts the table anyway (as
+    SHOW CREATE TABLE writes them) is dropped; another LOCATION is refused (another ``path`` is
+    left to the option checks, which refuse it)."""
+    own = session.catalog.table_path(ident).rstrip("/")
+    if _bare(options.get("path", "")) == _bare(own):
+        del options["path"]
+    if any(_bare(where) != _bare(own) for where in locations):
+        raise InvalidOptionError(f"CREATE TABLE {ident}: a LOCATION is not supported (a table lives where its "
+                                 "catalog puts it, <warehouse>/<db>.db/<table>)")
+
+
+def _bare(path: str) -> str:
+    return re.sub(r"^file:(//)?(?=/)", "", path).rstrip("/")
 
 
 def _refuse_repeated(names: List[str], session) -> None:

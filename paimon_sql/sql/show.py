@@ -172,8 +172,9 @@ def show_columns(session, m):
     view = _view(session, target) if table is None else None
     if table is None and view is None:
         return session.passthrough()
-    names = table.schema.field_names if table is not None else view[1].field_names
-    return frame(session, [(n,) for n in names], "column STRING")
+    if table is None:  # a view: Spark's column name
+        return frame(session, [(n,) for n in view[1].field_names], "col_name STRING")
+    return frame(session, [(n,) for n in table.schema.field_names], "column STRING")  # paimon-spark's
 
 
 def _view(session, node):

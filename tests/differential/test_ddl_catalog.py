@@ -71,6 +71,8 @@ CASES = {
         INSERT INTO t VALUES (1, 'a'), (2, 'b');
         -- theirs: SELECT paimon.default.t.id, v FROM paimon.default.t
         SELECT spark_catalog.default.t.id, v FROM spark_catalog.default.t;
+        -- differs: spark-catalog-qualifier
+        SELECT current_catalog();
         CREATE TABLE sec (a INT) TBLPROPERTIES ('my.password' = 'hunter2');
         -- differs: secret-values
         SHOW TBLPROPERTIES sec;
