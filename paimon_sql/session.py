@@ -113,6 +113,20 @@ def route(spark: SparkSession, session: Optional["Session"]) -> None:
     spark.sql, spark.table = sql, table
 
 
+def _register(spark: SparkSession) -> None:
+    """The ``paimon`` data source in this Spark session. Spark checks the name against the active
+    session's sources, which may be another session of the same Spark that has it already (it
+    then refuses the name, DATA_SOURCE_ALREADY_EXISTS): this session is made the active one first,
+    as PySpark does before it builds a DataFrame."""
+    SparkSession._activeSession = spark
+    SparkSession._get_j_spark_session_class(spark._jvm).setActiveSession(spark._jsparkSession)
+    spark.dataSource.register(PaimonDataSource)
+
+
+_PAIMON_CREATE = re.compile(r"\s*CREATE\s+(?:OR\s+REPLACE\s+)?TABLE\b", re.I)
+_OTHER_FORMAT = re.compile(r"\bUSING\s+(?!paimon\b)\w+|\bSTORED\s+AS\b|\bROW\s+FORMAT\b", re.I)
+
+
 class Session:
     def __init__(self, spark: SparkSession, warehouse: str, catalog_options: Optional[dict] = None):
         self.spark = spark
@@ -130,7 +144,7 @@ class Session:
         self.cached_tables: dict = {}  # CACHE TABLE of Paimon tables (sql/cache.py)
         self.access = None  # a server session's AccessControl (paimon_sql/access/): checked before each statement
         self.last_access = None  # what the last statement needed (its tables read and written), when checked
-        spark.dataSource.register(PaimonDataSource)
+        _register(spark)
 
     # -- the public surface ------------------------------------------------------------------
 
@@ -171,8 +185,12 @@ class Session:
 
     def _spark_only(self, text: str, error: PaimonError) -> DataFrame:
         """A statement sqlglot cannot read (``DESCRIBE QUERY ...``) is Spark's when Spark reads it;
-        when Spark cannot either, the syntax error is sqlglot's, which names the user's token."""
+        when Spark cannot either, the syntax error is sqlglot's, which names the user's token. A
+        CREATE TABLE of a Paimon table (no other ``USING`` or ``STORED AS``) is never Spark's: Spark
+        would make a table of its own, silently not a Paimon one."""
         from pyspark.errors import ParseException
+        if _PAIMON_CREATE.match(text) and not _OTHER_FORMAT.search(text):
+            raise error
         try:
             return self.spark_sql(text)
         except ParseException:

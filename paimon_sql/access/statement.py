@@ -31,7 +31,6 @@ from paimon_sql.systables import GLOBAL_TABLES
 if TYPE_CHECKING:
     from paimon_sql.session import Session
 
-SPARK_CATALOG = "spark_catalog"
 # Spark's data sources that read a path named as a table (``parquet.`/data/x```)
 _FILE_SOURCES = {"parquet", "orc", "json", "csv", "text", "avro", "binaryfile", "xml", "delta", "paimon", "hive",
                  "jdbc", "org.apache.spark.sql.parquet"}
@@ -159,7 +158,7 @@ def _table_function(session: "Session", function: exp.Func, access: StatementAcc
 
 def _need(session: "Session", table: exp.Table, privilege: str, access: StatementAccess, raw: str = "") -> None:
     """``privilege`` on the table ``table`` names (its base table for ``t$files`` / ``t$branch_b``)."""
-    if table.catalog and table.catalog.lower() != SPARK_CATALOG:
+    if table.catalog and table.catalog.lower() not in parse.CATALOG_NAMES:
         access.unchecked(f"tables of catalog {table.catalog}")
         return
     db, name = table.db, table.name

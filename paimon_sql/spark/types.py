@@ -8,6 +8,7 @@ surface as STRING. MULTISET<e> surfaces as MAP<e, INT>.
 from __future__ import annotations
 
 import functools
+import re
 from typing import List
 
 import pyarrow as pa
@@ -22,16 +23,20 @@ _SIMPLE = {"BOOLEAN": "BOOLEAN", "TINYINT": "TINYINT", "SMALLINT": "SMALLINT", "
            "TIME": "STRING", "VARIANT": "BINARY", "BLOB": "BINARY"}
 
 
-def spark_type(t: DataType) -> str:
+def spark_type(t: DataType, sized: bool = False) -> str:
+    """The Spark type (DDL) a Paimon type is read as; ``sized``: CHAR(n) and VARCHAR(n) keep their
+    length, as paimon-spark's catalog shows them (Spark reads and writes them as STRING)."""
     if isinstance(t, AtomicType):
+        if sized and _sized_text(t):
+            return f"{t.name}({t.args[0]})"
         return f"DECIMAL({t.precision},{t.scale})" if t.name == "DECIMAL" else _SIMPLE[t.name]
     if isinstance(t, (ArrayType, VectorType)):  # a VECTOR shows as an array (paimon-spark's type for it)
-        return f"ARRAY<{spark_type(t.element)}>"
+        return f"ARRAY<{spark_type(t.element, sized)}>"
     if isinstance(t, MultisetType):
-        return f"MAP<{spark_type(t.element)},INT>"
+        return f"MAP<{spark_type(t.element, sized)},INT>"
     if isinstance(t, MapType):
-        return f"MAP<{spark_type(t.key)},{spark_type(t.value)}>"
-    return "STRUCT<" + ",".join(f"`{f.name}`:{spark_type(f.type)}" for f in t.fields) + ">"
+        return f"MAP<{spark_type(t.key, sized)},{spark_type(t.value, sized)}>"
+    return "STRUCT<" + ",".join(f"`{f.name}`:{spark_type(f.type, sized)}" for f in t.fields) + ">"
 
 
 def spark_datatype(t: DataType) -> T.DataType:
@@ -106,7 +111,7 @@ def to_spark_arrow(table: pa.Table, fields: List[DataField]) -> pa.Table:
     return pa.Table.from_arrays([table.column(f.name).cast(schema.field(f.name).type) for f in fields], schema=schema)
 
 
-# -- Spark's names of types, as DESCRIBE prints them --------------------------------------------
+# -- Spark's names of types, as DESCRIBE and SHOW CREATE TABLE print them ------------------------
 
 def spark_fields(fields) -> List[T.StructField]:
     """The columns as Spark reads them (one parse of their DDL by Spark), with their nullability."""
@@ -114,11 +119,43 @@ def spark_fields(fields) -> List[T.StructField]:
     return [T.StructField(f.name, p.dataType, f.type.nullable) for f, p in zip(fields, parsed)]
 
 
+def catalog_fields(fields) -> List[T.StructField]:
+    """The columns as paimon-spark's catalog shows them: :func:`spark_fields`, CHAR(n) and
+    VARCHAR(n) keeping their length."""
+    if not fields:
+        return []
+    parsed = T.DataType.fromDDL(", ".join(f"`{f.name}` {spark_type(f.type, sized=True)}" for f in fields)).fields
+    return [T.StructField(f.name, p.dataType, f.type.nullable) for f, p in zip(fields, parsed)]
+
+
 def type_names(fields) -> List[str]:
-    """The columns' types as Spark's DESCRIBE prints them (Spark's own ``simpleString``), CHAR(n)
-    and VARCHAR(n) columns keeping their length as paimon-spark maps them."""
-    return [f"{f.type.name.lower()}({f.type.args[0]})" if _sized_text(f.type) else p.dataType.simpleString()
-            for f, p in zip(fields, spark_fields(fields))]
+    """The columns' types as Spark's DESCRIBE prints them (Spark's own ``simpleString``)."""
+    return [p.dataType.simpleString() for p in catalog_fields(fields)]
+
+
+def type_sql(t: DataType) -> str:
+    """Spark's SQL spelling (``DataType.sql``) of the type paimon-spark shows a Paimon type as:
+    ``STRUCT<a: INT NOT NULL COMMENT 'c', `b c`: MAP<STRING, CHAR(3)>>``."""
+    if isinstance(t, AtomicType):
+        return spark_type(t, sized=True)
+    if isinstance(t, (ArrayType, VectorType)):
+        return f"ARRAY<{type_sql(t.element)}>"
+    if isinstance(t, MultisetType):
+        return f"MAP<{type_sql(t.element)}, INT>"
+    if isinstance(t, MapType):
+        return f"MAP<{type_sql(t.key)}, {type_sql(t.value)}>"
+    return "STRUCT<" + ", ".join(f"{quote_if_needed(f.name)}: {column_sql(f)}" for f in t.fields) + ">"
+
+
+def column_sql(f: DataField) -> str:
+    """A column's type, NOT NULL and comment as Spark's ``StructField.sql`` writes them."""
+    comment = "" if f.description is None else " COMMENT '" + f.description.replace("'", "\\'") + "'"
+    return type_sql(f.type) + ("" if f.type.nullable else " NOT NULL") + comment
+
+
+def quote_if_needed(name: str) -> str:
+    """A name as Spark writes it: backquoted unless a plain identifier (``QuotingUtils.quoteIfNeeded``)."""
+    return name if re.fullmatch(r"[a-zA-Z_][a-zA-Z0-9_]*", name) else "`" + name.replace("`", "``") + "`"
 
 
 def _sized_text(t: DataType) -> bool:

@@ -18,10 +18,10 @@ from typing import List, Tuple
 from sqlglot import exp
 
 from paimon_sql.data.types import paimon_type_from_sql
-from paimon_sql.exceptions import PaimonError, TagError
+from paimon_sql.exceptions import DatabaseNotFoundError, PaimonError, TableAlreadyExistsError, TagError
 from paimon_sql.iceberg import alter as iceberg_alter
 from paimon_sql.schema import schema_change as sc
-from paimon_sql.sql import parse, show
+from paimon_sql.sql import describe, parse, show
 from paimon_sql.sql.ddl import _columns, _literal_text
 from paimon_sql.table import format_table
 from paimon_sql.table import materialized_table as mt
@@ -86,11 +86,18 @@ def _alter_column(action: exp.AlterColumn) -> List[sc.SchemaChange]:
                       "are supported")
 
 
+def _refuse_reserved(key: str) -> None:
+    error = describe.refused_property(key)
+    if error:
+        raise PaimonError(error)
+
+
 def _set(action: exp.AlterSet) -> List[sc.SchemaChange]:
     out = []
     for props in action.expressions:
         for p in props.expressions if isinstance(props, exp.Properties) else [props]:
             key, value = _literal_text(p.this), _literal_text(p.args["value"])
+            _refuse_reserved(key)
             out.append(sc.UpdateComment(value) if key == "comment" else sc.SetOption(key, value))
     return out
 
@@ -111,9 +118,9 @@ def alter(session, node: exp.Alter):
         if len(actions) > 1:
             raise PaimonError("ALTER TABLE ... RENAME TO cannot be combined with other changes")
         target = renames[0].this
-        session.catalog.rename_table(session.identifier(node.this),
-                                     session.identifier(exp.Table(this=target.this, db=target.args.get("db")
-                                                                  or node.this.args.get("db"))))
+        new = session.identifier(exp.Table(this=target.this, db=target.args.get("db") or node.this.args.get("db")))
+        _check_rename_target(session, new)
+        session.catalog.rename_table(session.identifier(node.this), new)
         return None
     if any(isinstance(a, exp.AddPartition) for a in actions):
         # paimon-spark: "Create partition is not supported"; a partition exists once rows are written to it
@@ -135,10 +142,22 @@ def alter(session, node: exp.Alter):
     return None
 
 
+def _check_rename_target(session, new) -> None:
+    """Spark's errors for a new name that is taken or in a database the warehouse lacks (paimon-spark
+    would make that database by renaming into it)."""
+    if not session.catalog.database_exists(new.database):
+        raise DatabaseNotFoundError(f"[SCHEMA_NOT_FOUND] The schema `{new.database}` cannot be found. Verify the "
+                                    "spelling and correctness of the schema and catalog.")
+    if session.catalog.table_exists(new) or session.catalog.view_exists(new):
+        raise TableAlreadyExistsError(f"[TABLE_OR_VIEW_ALREADY_EXISTS] Cannot create table or view {new} because it "
+                                      "already exists.")
+
+
 def _drop_partitions(table, drops: List[exp.DropPartition]) -> None:
     """``DROP [IF EXISTS] PARTITION (k = v, ...)[, PARTITION (...)]``: one OVERWRITE snapshot that
-    removes every file of those partitions (Paimon's dropPartitions). As Spark: each spec names all
-    partition columns; a partition that does not exist fails the statement unless IF EXISTS."""
+    removes every file of those partitions (Paimon's dropPartitions), as paimon-spark's
+    PaimonDropPartitionsExec: a spec naming every partition column must name a partition that
+    exists, unless IF EXISTS; a spec naming some of them drops whatever partitions it matches."""
     keys = table.schema.partition_keys
     by_lower = {k.lower(): k for k in keys}
     specs = []
@@ -146,10 +165,11 @@ def _drop_partitions(table, drops: List[exp.DropPartition]) -> None:
         for part in drop.expressions:
             spec = {by_lower.get(e.this.name.lower(), e.this.name): _spec_literal(e.expression)
                     for e in part.expressions}
-            if sorted(spec) != sorted(keys):
-                raise PaimonError(f"Partition spec is invalid. The spec ({', '.join(spec)}) must match the partition "
-                                  f"spec ({', '.join(keys)}) defined in table '{table.name}'")
-            if table.has_partition(spec):
+            unknown = [k for k in spec if k not in keys]
+            if unknown:
+                raise PaimonError(f"[PARTITIONS_NOT_FOUND] The partition(s) `{unknown[0]}` cannot be found in table "
+                                  f"{table.name}")
+            if len(spec) < len(keys) or table.has_partition(spec):
                 specs.append(spec)
             elif not drop.args.get("exists"):
                 shown = ", ".join(f"{k} = {v}" for k, v in spec.items())
@@ -237,6 +257,8 @@ def _nested_column(session, table, m):
 
 def _unset(session, table, m):
     keys = re.findall(r"'((?:[^'\\]|\\.)*)'", m.group("keys"))
+    for key in keys:
+        _refuse_reserved(key)
     _commit(table, [sc.UpdateComment(None) if k == "comment" else sc.RemoveOption(k)
                                          for k in keys])
 
@@ -288,7 +310,7 @@ def _alter_database(session, m):
     props = {}
     for key, value in _PROPERTY.findall(m.group("props")):
         key = show.string_literal(key) if key[0] in "'\"" else key
-        error = show.reserved_property(key)
+        error = describe.reserved_property(key)
         if error:
             raise PaimonError(error)
         props[key] = show.string_literal(value)

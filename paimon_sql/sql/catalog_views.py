@@ -27,7 +27,7 @@ from paimon_sql.options.core_options import redact
 from paimon_sql.schema.view_schema import ViewSchema
 from paimon_sql.spark.types import type_names
 from paimon_sql.sql import parse, query
-from paimon_sql.sql.parse import CATALOG
+from paimon_sql.sql.parse import CATALOG, CATALOG_NAMES
 
 # -- names --------------------------------------------------------------------------------------
 
@@ -35,7 +35,7 @@ def identifier(session, node: exp.Table) -> Optional[Identifier]:
     """The catalog identifier a view name means, or None when its database is not the warehouse's
     (Spark's own, ``global_temp``) or it cannot name a view (``t$files``)."""
     if not node.name or "$" in node.name or isinstance(node.this, exp.Anonymous) or node.catalog \
-            and node.catalog.lower() != CATALOG:
+            and node.catalog.lower() not in CATALOG_NAMES:
         return None
     db = session.database_name(node.db or session.current_database)
     if db is None:

@@ -4,12 +4,15 @@ CREATE TABLE takes both forms: Flink's ``(..., PRIMARY KEY (a) NOT ENFORCED) PAR
 WITH ('k'='v')`` and Spark's ``... PARTITIONED BY (dt) TBLPROPERTIES ('primary-key'='a')``, plus
 CREATE TABLE AS SELECT and CREATE TABLE LIKE. ``USING <other format>`` is Spark's business and
 passes through unchanged. CREATE OR REPLACE TABLE replaces a Paimon table as paimon-spark does
-(:meth:`FileSystemCatalog.replace_table`). Options shown by SHOW CREATE TABLE have their secret
-values masked (:func:`redact`); SHOW and DESCRIBE are :mod:`paimon_sql.sql.show`'s.
+(:meth:`FileSystemCatalog.replace_table`). The properties Spark reserves (``owner``, ``location``,
+``provider``, ...) are refused in TBLPROPERTIES and WITH as Spark's parser refuses them, and
+``comment`` there is the table's comment, as in Spark. SHOW and DESCRIBE are :mod:`show`'s and
+:mod:`describe`'s.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Dict, List, Optional, Tuple
 
 from sqlglot import exp
@@ -17,12 +20,11 @@ from sqlglot import exp
 from paimon_sql.catalog import Identifier
 from paimon_sql.catalog.base import DEFAULT_DATABASE
 from paimon_sql.data.types import DataField, paimon_type_from_sql
-from paimon_sql.exceptions import (DatabaseNotEmptyError, DatabaseNotFoundError, InvalidOptionError, PaimonError,
-                                   SchemaError, TableAlreadyExistsError)
-from paimon_sql.options.core_options import redact
+from paimon_sql.exceptions import (DatabaseAlreadyExistsError, DatabaseNotEmptyError, DatabaseNotFoundError,
+                                   InvalidOptionError, PaimonError, SchemaError, TableAlreadyExistsError,
+                                   TableNotFoundError)
 from paimon_sql.schema.table_schema import TableSchema
-from paimon_sql.spark.types import spark_type
-from paimon_sql.sql import parse
+from paimon_sql.sql import describe, parse
 from paimon_sql.table import object_table
 
 
@@ -47,7 +49,8 @@ def _properties(node: exp.Create) -> Tuple[Dict[str, str], List[str], Optional[s
             like = p.this
         elif isinstance(p, exp.Property) and p.args.get("value") is not None:  # LOCATION etc.: Spark's
             options[_literal_text(p.this)] = _literal_text(p.args["value"])
-    return options, partitions, using, comment, like
+    text = options.pop("comment", None)  # Spark's table comment, the COMMENT clause winning
+    return options, partitions, using, comment if comment is not None else text, like
 
 
 _DATABASE_KINDS = ("DATABASE", "SCHEMA", "NAMESPACE")
@@ -91,15 +94,27 @@ def create(session, node: exp.Create):
     if (node.args.get("kind") or "").upper() in _DATABASE_KINDS:
         return _create_database(session, node)
     options, partitions, _, comment, like = _properties(node)
+    for key in options:
+        error = describe.refused_property(key)
+        if error:
+            raise InvalidOptionError(error)
     target = node.this.this if isinstance(node.this, exp.Schema) else node.this
     ident = Identifier.parse(f"`{target.db or session.current_database}`.`{target.name}`")
     props = node.args.get("properties")
-    if any(isinstance(p, exp.LocationProperty) for p in (props.expressions if props else [])):
-        raise InvalidOptionError(f"CREATE TABLE {ident}: a LOCATION is not supported (a table lives where its "
-                                 "catalog puts it, <warehouse>/<db>.db/<table>)")
+    _own_location(session, ident, options, [_literal_text(p.this) for p in (props.expressions if props else [])
+                                            if isinstance(p, exp.LocationProperty)])
     exists, replace = bool(node.args.get("exists")), bool(node.args.get("replace"))
+    if not session.catalog.database_exists(ident.database):
+        raise DatabaseNotFoundError(f"[SCHEMA_NOT_FOUND] The schema `{ident.database}` cannot be found. Verify the "
+                                    "spelling and correctness of the schema and catalog.")
+    if not exists and not replace and session.catalog.table_exists(ident):
+        raise TableAlreadyExistsError(f"[TABLE_OR_VIEW_ALREADY_EXISTS] Cannot create table or view "
+                                      f"`{ident.database}`.`{ident.table}` because it already exists.")
     if like is not None:
-        source = session.catalog.get_table(session.identifier(like))
+        source = session.find_table(like)
+        if source is None:
+            raise TableNotFoundError(f"[TABLE_OR_VIEW_NOT_FOUND] The table or view {session.identifier(like)} cannot "
+                                     "be found. Verify the spelling and correctness of the schema and catalog.")
         s = source.schema  # its options but its owner, as paimon-spark's CREATE TABLE LIKE copies them
         copied = {k: v for k, v in s.options.items() if k != OWNER}
         schema = TableSchema.create(s.fields, s.partition_keys, s.primary_keys, {**copied, **options}, s.comment)
@@ -110,6 +125,7 @@ def create(session, node: exp.Create):
     if query is not None:
         return _create_as_select(session, ident, query, (partitions, options, comment), exists, replace)
     fields, primary = _columns(node.this) if isinstance(node.this, exp.Schema) else ([], [])
+    _refuse_repeated([f.name for f in fields], session)
     if options.get("type", "").strip().lower() == "object-table":  # its columns are Paimon's
         fields = fields or object_table.FIELDS
     elif not fields:
@@ -122,6 +138,33 @@ def create(session, node: exp.Create):
     return None
 
 
+def _own_location(session, ident: Identifier, options: Dict[str, str], locations: List[str]) -> None:
+    """A LOCATION clause, or a ``path`` option, naming where the catalog puts the table anyway (as
+    SHOW CREATE TABLE writes them) is dropped; another LOCATION is refused (another ``path`` is
+    left to the option checks, which refuse it)."""
+    own = session.catalog.table_path(ident).rstrip("/")
+    if _bare(options.get("path", "")) == _bare(own):
+        del options["path"]
+    if any(_bare(where) != _bare(own) for where in locations):
+        raise InvalidOptionError(f"CREATE TABLE {ident}: a LOCATION is not supported (a table lives where its "
+                                 "catalog puts it, <warehouse>/<db>.db/<table>)")
+
+
+def _bare(path: str) -> str:
+    return re.sub(r"^file:(//)?(?=/)", "", path).rstrip("/")
+
+
+def _refuse_repeated(names: List[str], session) -> None:
+    """Spark's error for a column named twice (ignoring case, unless ``spark.sql.caseSensitive``)."""
+    seen = set()
+    for name in names:
+        key = name if session._case_sensitive() else name.lower()
+        if key in seen:
+            raise SchemaError(f"[COLUMN_ALREADY_EXISTS] The column `{name}` already exists. Choose another name or "
+                              "rename the existing column. SQLSTATE: 42711")
+        seen.add(key)
+
+
 def _create_database(session, node: exp.Create):
     """CREATE DATABASE [IF NOT EXISTS] db [COMMENT 'c']: a warehouse database, its comment kept
     with it (DESCRIBE DATABASE shows it). LOCATION is refused, as Paimon's filesystem catalog
@@ -131,11 +174,15 @@ def _create_database(session, node: exp.Create):
     if any(isinstance(p, exp.LocationProperty) for p in props):
         raise PaimonError(f"CREATE DATABASE {node.this.name}: a database of the filesystem catalog cannot have "
                           "a LOCATION (it is <warehouse>/<db>.db)")
-    exists = session.catalog.database_exists(node.this.name)
-    session.catalog.create_database(node.this.name, ignore_if_exists=bool(node.args.get("exists")))
+    name = node.this.name or node.this.db  # sqlglot names a SCHEMA as a table's database
+    exists = session.catalog.database_exists(name)
+    if exists and not node.args.get("exists"):
+        raise DatabaseAlreadyExistsError(f"[SCHEMA_ALREADY_EXISTS] Cannot create schema `{name}` because it "
+                                         "already exists.")
+    session.catalog.create_database(name, ignore_if_exists=True)
     comments = [_literal_text(p.this) for p in props if isinstance(p, exp.SchemaCommentProperty)]
     if comments and not exists:
-        session.catalog.alter_database(node.this.name, {"comment": comments[0]})
+        session.catalog.alter_database(name, {"comment": comments[0]})
     return None
 
 
@@ -200,24 +247,7 @@ def use(session, node: exp.Use):
     """``USE db`` sets Spark's current database (made in Spark's catalog for a warehouse database)."""
     name = node.this.name
     if not session.catalog.database_exists(name) and not session.spark.catalog.databaseExists(name):
-        raise DatabaseNotFoundError(f"database {name} does not exist")
+        raise DatabaseNotFoundError(f"[SCHEMA_NOT_FOUND] The schema `{name}` cannot be found. Verify the spelling and "
+                                    "correctness of the schema and catalog.")
     session.current_database = name
     return None
-
-
-def show_create_table(session, table) -> str:
-    s = table.schema
-    cols = [f"  `{f.name}` {spark_type(f.type)}{'' if f.type.nullable else ' NOT NULL'}"
-            + (f" COMMENT '{f.description}'" if f.description else "") for f in s.fields]
-    if s.primary_keys:
-        cols.append(f"  PRIMARY KEY ({', '.join(s.primary_keys)}) NOT ENFORCED")
-    text = f"CREATE TABLE {table.name}"
-    if not isinstance(table, object_table.ObjectTable):  # an object table is created without its columns
-        text += " (\n" + ",\n".join(cols) + "\n)"
-    if s.comment:
-        text += f"\nCOMMENT '{s.comment}'"
-    if s.partition_keys:
-        text += f"\nPARTITIONED BY ({', '.join(s.partition_keys)})"
-    if s.options:
-        text += "\nWITH (\n" + ",\n".join(f"  '{k}' = '{v}'" for k, v in sorted(redact(s.options).items())) + "\n)"
-    return text

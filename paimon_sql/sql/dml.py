@@ -296,7 +296,8 @@ def delete(session, node: exp.Delete):
 
 def truncate(session, node: exp.TruncateTable):
     """TRUNCATE TABLE t [PARTITION (k = v, ...)]: one OVERWRITE snapshot removing the table's (or
-    the partitions') files. A PARTITION clause on a table without those partition keys fails."""
+    the partitions') files. A PARTITION clause on a table without those partition keys fails, and
+    so does one naming some of them that matches no partition."""
     table = session.find_table(node.expressions[0])
     spec = _partition_spec(node)
     unknown = [k for k in spec if k not in table.schema.partition_keys]
@@ -306,6 +307,11 @@ def truncate(session, node: exp.TruncateTable):
     if isinstance(table, format_table.FormatTable):  # its files, or its partitions' directories, go
         spark_format_table.truncate(session.spark, table, spec)
         return cache.refresh(session, table)
+    if spec and len(spec) < len(table.schema.partition_keys) and not table.has_partition(spec):
+        # as paimon-spark: the partitions a partial spec names are listed, and none is an error
+        shown = ", ".join(f"{k} = {v}" for k, v in spec.items())
+        raise SchemaError(f"[PARTITIONS_NOT_FOUND] The partition(s) PARTITION ({shown}) cannot be found in table "
+                          f"{table.name}")
     table.new_commit().overwrite([], partition=spec or None)
     return None
 

@@ -11,8 +11,8 @@ import re
 from sqlglot import exp
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.sql import (alter, analyze, cache, call, catalog_views, ddl, dml, explain, materialized_table,
-                            merge_into, parse, query, show, views)
+from paimon_sql.sql import (alter, analyze, cache, call, catalog_views, ddl, describe, dml, explain,
+                            materialized_table, merge_into, parse, query, show, views)
 from paimon_sql.table import materialized_table as mt
 from paimon_sql.table import object_table, unserved_features
 
@@ -51,7 +51,7 @@ def _create(session, node):
 def _drop(session, node):
     """Databases are the warehouse's; a table is ours when the warehouse has it, else Spark's."""
     kind = (node.args.get("kind") or "").upper()
-    if kind in ("DATABASE", "SCHEMA"):
+    if kind in ("DATABASE", "SCHEMA", "NAMESPACE"):
         return ddl.drop_database(session, node)
     tables = [session.find_table(t) for t in node.args.get("tables") or [node.this]] if kind == "TABLE" else []
     for table in tables:
@@ -65,14 +65,14 @@ def _drop(session, node):
 
 def _describe(session, node):
     if (node.args.get("kind") or "").upper() in ("DATABASE", "SCHEMA", "NAMESPACE"):
-        return show.describe_database(session, node)
+        return describe.describe_database(session, node)
     if node.this.name.upper() == "PROCEDURE" and not node.this.this.quoted and len(node.expressions) == 1:
         return call.describe_procedure(session, node.expressions[0].sql(dialect=parse.DIALECT))
     ref = query.resolve(session, node.this) if node.this.name else None
     if ref is not None:
-        return show.describe(session, node, ref)
+        return describe.describe(session, node, ref)
     view = catalog_views.target(session, node.this) if node.this.name else None
-    return show.describe_view(session, node, *view) if view else session.passthrough()
+    return describe.describe_view(session, node, *view) if view else session.passthrough()
 
 
 def _insert(session, node):
@@ -109,13 +109,16 @@ _SHOW = [
 
 
 def _show_create_table(session, name: str):
-    view = catalog_views.target(session, parse.table_reference(name))
+    ref = parse.table_reference(name)
+    view = catalog_views.target(session, ref)
     if view:
         text = catalog_views.show_create(*view)
     else:
-        table = session.catalog.get_table(session.identifier_text(name))
+        table = session.find_table(ref)
+        if table is None:
+            return session.passthrough()
         text = materialized_table.show_create(table) if mt.is_materialized(table) else \
-            ddl.show_create_table(session, table)
+            describe.show_create_table(table)
     return session.rows([(text,)], ["createtab_stmt"])
 
 

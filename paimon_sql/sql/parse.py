@@ -19,7 +19,11 @@ from sqlglot.errors import ParseError, TokenError
 from paimon_sql.exceptions import SqlSyntaxError
 
 DIALECT = "spark"
-CATALOG = "spark_catalog"  # warehouse databases are named as Spark's session catalog names its own
+# the warehouse's catalog as statements show it, named as paimon-spark's users name theirs (its
+# docs configure ``spark.sql.catalog.paimon``); a table may be qualified by it or by Spark's
+# session catalog, whose namespace the warehouse's databases share here
+CATALOG = "paimon"
+CATALOG_NAMES = frozenset({CATALOG, "spark_catalog"})
 # sqlglot warns when it keeps a statement as a raw Command (SHOW TAGS, ALTER ... CREATE TAG):
 # those are ours to match, not a user's mistake
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
@@ -83,16 +87,36 @@ _MATERIALIZED = re.compile(r"(?:\s+|--[^\n]*\n|/\*(?:(?!\*/).)*\*/)*(CREATE|DROP
                            re.I | re.S)
 
 
+# string literals, whose quote doubled inside is one quote (Spark reads 'it''s' as it's; sqlglot as two
+# literals), quoted names and comments
+_DOUBLED = re.compile(r"'[^'\\]*(?:(?:\\.|'')[^'\\]*)*'|\"[^\"\\]*(?:(?:\\.|\"\")[^\"\\]*)*\"|"
+                      r"`[^`]*(?:``[^`]*)*`|--[^\n]*|/\*.*?\*/", re.S)
+
+
+def _escape_doubled_quotes(text: str) -> str:
+    """Each doubled quote inside a string literal written with a backslash instead (the same
+    length, so positions keep), as sqlglot's Spark dialect reads only that escape."""
+    def escaped(m: re.Match) -> str:
+        literal = m.group(0)
+        quote = literal[0]
+        if quote not in "'\"":
+            return literal
+        return quote + re.sub(r"\\.|" + quote * 2, lambda e: "\\" + quote if e.group(0) == quote * 2
+                              else e.group(0), literal[1:-1]) + quote
+    return _DOUBLED.sub(escaped, text) if "''" in text or '""' in text else text
+
+
 def prepare(text: str) -> str:
     """The statement text the parser reads (positions in the AST refer to it): trimmed, without a
-    final ``;``, system-table names quoted."""
-    return quote_system_tables(text.strip().rstrip(";"))
+    final ``;``, system-table names quoted, doubled quotes in string literals escaped."""
+    return _escape_doubled_quotes(quote_system_tables(text.strip().rstrip(";")))
 
 
 # DESCRIBE [TABLE] [EXTENDED|FORMATTED] t col, which sqlglot cannot read
+_NAME = r"(?:`(?:[^`]|``)+`|[\w$]+)"
 _DESCRIBE_COLUMN = re.compile(r"DESC(?:RIBE)?\s+(?:TABLE\s+)?(?:(?P<style>EXTENDED|FORMATTED)\s+)?"
                               r"(?!(?:DATABASE|SCHEMA|NAMESPACE|FUNCTION|QUERY|CATALOG|EXTENDED|FORMATTED|TABLE)\b)"
-                              r"(?P<table>[\w$.`]+)\s+(?!PARTITION\b)(?P<column>[\w.`]+)", re.I)
+                              rf"(?P<table>{_NAME}(?:\.{_NAME})*)\s+(?!PARTITION\b)(?P<column>{_NAME}(?:\.{_NAME})*)", re.I)
 
 
 def parse(text: str) -> exp.Expression:

@@ -166,7 +166,7 @@ def references(session, tree: exp.Expression, text: str) -> list:
 
 
 def _column_edits(session, tree: exp.Expression) -> list:
-    """Columns written ``db.t.c`` (or ``spark_catalog.db.t.c``) for a Paimon table read without an
+    """Columns written ``db.t.c`` (or ``paimon.db.t.c``) for a Paimon table read without an
     alias: the relation spliced in is known by the table's name only, so the qualifier becomes
     that name (Spark resolves such three-part names against the table it reads)."""
     if not any(c.db for c in tree.find_all(exp.Column)):
@@ -175,7 +175,7 @@ def _column_edits(session, tree: exp.Expression) -> list:
               for t in plain_references(session, tree) if not t.args.get("alias")}
     edits = []
     for c in tree.find_all(exp.Column):
-        if c.db and (not c.catalog or c.catalog.lower() == "spark_catalog") \
+        if c.db and (not c.catalog or c.catalog.lower() in parse.CATALOG_NAMES) \
                 and (c.db.lower(), c.table.lower()) in tables:
             parts = c.parts
             start, end = parts[0].meta["start"], parts[-2].meta["end"] + 1

@@ -1,12 +1,11 @@
-"""SHOW and DESCRIBE on Paimon tables and warehouse databases, answered as Spark answers them for
-its own: the same columns, Spark's type names (``int``, ``struct<a:int>``, ``decimal(10,2)``,
-``char(3)``), the same row shapes (``# Partition Information``, ``k=v/k2=v2`` partitions,
-``info_name``/``info_value`` pairs).
+"""SHOW on Paimon tables and warehouse databases, answered as paimon-spark answers them (its v2
+shapes; :mod:`describe` has the table's properties and details they share): the same columns,
+Spark's type names, the same row shapes (``k=v/k2=v2`` partitions, SHOW TABLE EXTENDED's text).
 
 A database's listings (SHOW TABLES, SHOW VIEWS, SHOW TABLE EXTENDED) merge the warehouse's tables
 and views (SHOW TABLES lists both, as Spark lists its session catalog's) with what Spark lists for
-the same name — its own tables there, and the session's temporary views,
-which Spark lists with every database — less the front layer's internal views (``__paimon_*``).
+the same name — its own tables there, and (SHOW TABLE EXTENDED only, as paimon-spark) the
+session's temporary views — less the front layer's internal views (``__paimon_*``).
 A statement about something neither the warehouse nor Spark has goes to Spark for its error.
 Options shown have their secret values masked (:func:`redact`).
 """
@@ -14,12 +13,8 @@ Options shown have their secret values masked (:func:`redact`).
 from __future__ import annotations
 
 import re
-import time
 from decimal import Decimal, InvalidOperation
 from typing import Callable, Dict, List, Optional, Tuple
-
-import pyarrow as pa
-from pyspark.sql import types as T
 
 from paimon_sql.data import binary_row
 from paimon_sql.exceptions import PaimonError, SchemaError
@@ -27,13 +22,11 @@ from paimon_sql.io.paths import partition_value_text, shown_partition
 from paimon_sql.maintenance.migrate_table import HIVE_DEFAULT_PARTITION
 from paimon_sql.options.core_options import redact
 from paimon_sql.spark.format_table import partition_values
-from paimon_sql.spark.types import spark_fields, type_names
-from paimon_sql.sql import parse
-from paimon_sql.sql.catalog_views import describe_rows, target
+from paimon_sql.sql import describe, parse
+from paimon_sql.sql.catalog_views import target
+from paimon_sql.sql.describe import frame
 from paimon_sql.sql.parse import CATALOG
-from paimon_sql.systables import SystemTable
 from paimon_sql.table.format_table import FormatTable
-from paimon_sql.table.statistics import read_statistics
 
 INTERNAL_VIEW = "__paimon_"
 _IDENT = r"`(?:[^`]|``)+`|[\w$]+"
@@ -42,18 +35,6 @@ STRING = r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\""
 _IN_DB = rf"(?:\s+(?:IN|FROM)\s+(?P<db>{_IDENT}))?"
 _LIKE = rf"(?:\s+(?:LIKE\s+)?(?P<pattern>{STRING}))?"
 _SPEC = r"(?:\s+PARTITION\s*\((?P<spec>.*)\))?"
-
-
-# -- Spark's names and shapes ------------------------------------------------------------------
-
-_ARROW = {"STRING": pa.string(), "BOOLEAN": pa.bool_()}
-
-
-def _frame(session, rows: List[tuple], columns: str):
-    """Rows under Spark's column names and types (``columns``: ``name TYPE, ...``), handed to Spark
-    as Arrow: a local relation that needs no Python worker to collect."""
-    schema = pa.schema([(name, _ARROW[kind]) for name, kind in (c.split() for c in columns.split(","))])
-    return session.spark.createDataFrame(pa.Table.from_pylist([dict(zip(schema.names, r)) for r in rows], schema))
 
 
 def _unquote(name: str) -> str:
@@ -78,39 +59,6 @@ def matches(pattern: Optional[str], name: str) -> bool:
     return False
 
 
-def _created(table) -> str:
-    """When the table was created (its first schema), as Java's ``Date.toString`` prints it."""
-    ids = table.schema_manager.list_ids()
-    millis = table.schema_manager.schema(ids[0]).time_millis if ids else 0
-    return time.strftime("%a %b %d %H:%M:%S %Z %Y", time.localtime(millis / 1000))
-
-
-def properties(table) -> Dict[str, str]:
-    """The table's properties as paimon-spark shows them: its options, and its primary key."""
-    shown = dict(redact(table.schema.options))
-    if table.schema.primary_keys:
-        shown["primary-key"] = ",".join(table.schema.primary_keys)
-    return shown
-
-
-def _detailed(table) -> List[Tuple[str, str]]:
-    """Spark's ``# Detailed Table Information`` pairs of a table."""
-    db, _, name = table.name.rpartition(".")
-    rows = [("Catalog", CATALOG), ("Database", db), ("Table", name), ("Created Time", _created(table)),
-            ("Last Access", "UNKNOWN"), ("Type", "MANAGED"), ("Provider", "paimon")]
-    if table.schema.comment:
-        rows.append(("Comment", table.schema.comment))
-    shown = properties(table)
-    if shown:
-        rows.append(("Table Properties", "[" + ", ".join(f"{k}={v}" for k, v in sorted(shown.items())) + "]"))
-    return rows + [("Location", table.path)]
-
-
-def _tree(fields) -> str:
-    """Spark's ``printSchema`` text of the columns."""
-    return T.StructType(spark_fields(fields)).treeString()
-
-
 # -- database listings --------------------------------------------------------------------------
 
 def _database(session, written: Optional[str]) -> Tuple[str, Optional[str], bool]:
@@ -121,11 +69,16 @@ def _database(session, written: Optional[str]) -> Tuple[str, Optional[str], bool
 
 def _spark_listing(session, what: str, name: str, in_spark: bool, pattern: Optional[str]) -> List[tuple]:
     """What Spark lists (``what``: TABLES, VIEWS, TABLE EXTENDED) in database ``name`` — when Spark
-    lacks it, the temporary views only — less the front layer's internal views."""
+    lacks it, the temporary views only — less the front layer's internal views. SHOW TABLES and
+    SHOW VIEWS of a warehouse database list no temporary views, as paimon-spark's catalog lists
+    none (SHOW TABLE EXTENDED does, as there)."""
+    temporary = what == "TABLE EXTENDED" or session.database_name(name) is None
+    if not in_spark and not temporary:
+        return []
     like = "" if pattern is None else " LIKE '" + pattern.replace("\\", "\\\\").replace("'", "\\'") + "'"
     db = name if in_spark else "default"
     rows = [tuple(r) for r in session.spark_sql(f"SHOW {what} IN `{db.replace('`', '``')}`{like}").collect()]
-    return [r for r in rows if (in_spark or r[2]) and not r[1].startswith(INTERNAL_VIEW)]
+    return [r for r in rows if (in_spark or r[2]) and (temporary or not r[2]) and not r[1].startswith(INTERNAL_VIEW)]
 
 
 def _merged(spark_rows: List[tuple], ours: List[tuple]) -> List[tuple]:
@@ -144,7 +97,7 @@ def _listing(session, m, what: str, columns: str, extra: Callable = None):
     pattern = string_literal(m.group("pattern")) if m.group("pattern") else None
     names = [t for t in _names(session, db, what) if matches(pattern, t)] if db else []
     ours = [(db, t, False) + ((extra(session.catalog.get_table(f"`{db}`.`{t}`")),) if extra else ()) for t in names]
-    return _frame(session, _merged(_spark_listing(session, what, name, in_spark, pattern), ours), columns)
+    return frame(session, _merged(_spark_listing(session, what, name, in_spark, pattern), ours), columns)
 
 
 def _names(session, db: str, what: str) -> List[str]:
@@ -164,13 +117,6 @@ def show_views(session, m):
     return _listing(session, m, "VIEWS", "namespace STRING, viewName STRING, isTemporary BOOLEAN")
 
 
-def _information(table) -> str:
-    lines = [f"{k}: {v}" for k, v in _detailed(table)]
-    if table.schema.partition_keys:
-        lines.append("Partition Columns: [" + ", ".join(f"`{k}`" for k in table.schema.partition_keys) + "]")
-    return "\n".join(lines) + "\nSchema: " + _tree(table.schema.fields) + "\n"
-
-
 _EXTENDED_COLUMNS = "namespace STRING, tableName STRING, isTemporary BOOLEAN, information STRING"
 
 
@@ -178,7 +124,7 @@ def show_table_extended(session, m):
     """SHOW TABLE EXTENDED [IN db] LIKE 'pattern' [PARTITION (...)]: with a partition, the pattern
     names one table and the row describes that partition."""
     if m.group("spec") is None:
-        return _listing(session, m, "TABLE EXTENDED", _EXTENDED_COLUMNS, _information)
+        return _listing(session, m, "TABLE EXTENDED", _EXTENDED_COLUMNS, describe.information)
     name = string_literal(m.group("pattern"))
     ref = f"`{_unquote(m.group('db'))}`.`{name}`" if m.group("db") else f"`{name}`"
     table = session.find_table(parse.table_reference(ref))
@@ -187,11 +133,24 @@ def show_table_extended(session, m):
     values = _one_partition(table, m.group("spec"))
     shown = ", ".join(f"{k}={table.paths.default_partition_name if v is None else partition_value_text(v)}"
                       for k, v in values)
-    info = (f"Partition Values: [{shown}]\n"
-            f"Location: {table.path}/{table.paths.partition_dir([v for _, v in values])}\n"
-            f"Created Time: {_created(table)}\nLast Access: UNKNOWN\n")
+    info = f"Partition Values: [{shown}]\n" + _partition_parameters(table, dict(values))
     db, _, t = table.name.rpartition(".")
-    return _frame(session, [(db, t, False, info)], _EXTENDED_COLUMNS)
+    return frame(session, [(db, t, False, info)], _EXTENDED_COLUMNS)
+
+
+def _partition_parameters(table, values: Dict[str, object]) -> str:
+    """A partition's live files as paimon-spark's loadPartitionMetadata counts them, in SHOW TABLE
+    EXTENDED's lines (a format table's directories have none)."""
+    if isinstance(table, FormatTable):
+        return ""
+    keys = table.schema.partition_keys
+    types = [f.type for f in table.schema.fields_of(keys)]
+    files = [e.file for e in table.new_scan().plan_entries()
+             if dict(zip(keys, binary_row.from_bytes(e.partition, types))) == values]
+    records, size = sum(f.row_count for f in files), sum(f.file_size for f in files)
+    last = max(int(f.creation_time.timestamp() * 1000) for f in files)
+    return (f"Partition Parameters: {{recordCount={records}, fileSizeInBytes={size}, fileCount={len(files)}, "
+            f"lastFileCreationTime={last}}}\nPartition Statistics: {records} rows, {size} bytes\n")
 
 
 # -- one table ----------------------------------------------------------------------------------
@@ -213,8 +172,9 @@ def show_columns(session, m):
     view = _view(session, target) if table is None else None
     if table is None and view is None:
         return session.passthrough()
-    names = table.schema.field_names if table is not None else view[1].field_names
-    return _frame(session, [(n,) for n in names], "col_name STRING")
+    if table is None:  # a view: Spark's column name
+        return frame(session, [(n,) for n in view[1].field_names], "col_name STRING")
+    return frame(session, [(n,) for n in table.schema.field_names], "column STRING")  # paimon-spark's
 
 
 def _view(session, node):
@@ -287,7 +247,7 @@ def show_partitions(session, m):
     keys = table.schema.partition_keys
     default = HIVE_DEFAULT_PARTITION if isinstance(table, FormatTable) else table.paths.default_partition_name
     rows = [(shown_partition(keys, [v for _, v in kv], default),) for kv in _selected(table, m.group("spec"))]
-    return _frame(session, rows, "partition STRING")
+    return frame(session, rows, "partition STRING")
 
 
 def show_tblproperties(session, m):
@@ -296,13 +256,13 @@ def show_tblproperties(session, m):
     view = _view(session, parse.table_reference(m.group("table"))) if table is None else None
     if table is None and view is None:
         return session.passthrough()
-    shown = properties(table) if table is not None else dict(redact(view[1].options))
+    shown = describe.shown_properties(table) if table is not None else dict(redact(view[1].options))
     name = table.name if table is not None else str(view[0])
     key = m.group("key")
     if key:
         key = string_literal(key) if key[0] in "'\"" else _unquote(key)
         shown = {key: shown.get(key, f"Table {CATALOG}.{name} does not have property: {key}")}
-    return _frame(session, sorted(shown.items()), "key STRING, value STRING")
+    return frame(session, sorted(shown.items()), "key STRING, value STRING")
 
 
 PATTERNS = [
@@ -315,90 +275,3 @@ PATTERNS = [
     (re.compile(rf"TBLPROPERTIES\s+(?P<table>{_TABLE})(?:\s*\(\s*(?P<key>{STRING}|{_IDENT})\s*\))?", re.I | re.S),
      show_tblproperties),
 ]
-
-
-# -- DESCRIBE -----------------------------------------------------------------------------------
-
-_DESCRIBE_COLUMNS = "col_name STRING, data_type STRING, comment STRING"
-_INFO_COLUMNS = "info_name STRING, info_value STRING"
-
-
-def describe(session, node, ref):
-    """DESCRIBE [EXTENDED] of a table, branch (``t$branch_b``) or system table (``t$files``); with
-    a column (``DESCRIBE t c``), that column."""
-    column = next(iter(node.args.get("expressions") or []), None)
-    if column is not None:
-        return describe_column(session, node, ref, column)
-    if isinstance(ref, SystemTable):  # its columns only
-        return _frame(session, _column_rows(ref.fields), _DESCRIBE_COLUMNS)
-    s = ref.schema
-    rows = _column_rows(s.fields)
-    if s.partition_keys:
-        rows += [("# Partition Information", "", ""), ("# col_name", "data_type", "comment")]
-        by_name = {r[0]: r for r in rows}
-        rows += [by_name[k] for k in s.partition_keys]
-    if (node.args.get("style") or "").upper() in ("EXTENDED", "FORMATTED"):
-        rows += [("", "", ""), ("# Detailed Table Information", "", "")] + [(k, v, "") for k, v in _detailed(ref)]
-        rows += [("", "", ""), ("# Paimon table", "", ""), ("Primary keys", ", ".join(s.primary_keys), ""),
-                 ("Partition keys", ", ".join(s.partition_keys), "")]
-        rows += [(f"Option {k}", v, "") for k, v in sorted(redact(s.options).items())]
-    return _frame(session, rows, _DESCRIBE_COLUMNS)
-
-
-def describe_view(session, node, ident, view):
-    """DESCRIBE [EXTENDED] of a catalog view (:func:`catalog_views.describe_rows`)."""
-    extended = (node.args.get("style") or "").upper() in ("EXTENDED", "FORMATTED")
-    return _frame(session, describe_rows(ident, view, extended), _DESCRIBE_COLUMNS)
-
-
-def _column_rows(fields) -> List[tuple]:
-    return [(f.name, t, f.description) for f, t in zip(fields, type_names(fields))]
-
-
-_STATS = [("min", "min"), ("max", "max"), ("num_nulls", "nullCount"), ("distinct_count", "distinctCount"),
-          ("avg_col_len", "avgLen"), ("max_col_len", "maxLen"), ("histogram", None)]
-
-
-def describe_column(session, node, ref, column):
-    """DESCRIBE [EXTENDED] t c: Spark's info rows; EXTENDED adds the column's statistics from the
-    latest ANALYZE (``NULL`` where there are none). Nested columns are refused, as Spark refuses."""
-    path = [p.name for p in column.parts] if hasattr(column, "parts") else [column.name]
-    if len(path) > 1:
-        raise SchemaError(f"DESC TABLE COLUMN does not support nested column: {'.'.join(path)}.")
-    fields = {f.name.lower(): f for f in ref.fields} if isinstance(ref, SystemTable) else \
-        {f.name.lower(): f for f in ref.schema.fields}
-    f = fields.get(path[0].lower())
-    if f is None:
-        raise SchemaError(f"[COLUMN_NOT_FOUND] The column `{path[0]}` cannot be found.")
-    rows = [("col_name", f.name), ("data_type", type_names([f])[0]), ("comment", f.description or "NULL")]
-    if (node.args.get("style") or "").upper() in ("EXTENDED", "FORMATTED"):
-        stats = {} if isinstance(ref, SystemTable) else \
-            ((read_statistics(ref, ref.snapshot_manager.latest()) or {}).get("colStats") or {}).get(f.name, {})
-        rows += [(name, "NULL" if key is None or stats.get(key) is None else str(stats[key])) for name, key in _STATS]
-    return _frame(session, rows, _INFO_COLUMNS)
-
-
-_RESERVED = ("comment", "location", "owner")
-
-
-def describe_database(session, node):
-    """DESCRIBE DATABASE [EXTENDED] db: Spark's rows; EXTENDED adds the properties ALTER DATABASE set."""
-    db = session.database_name(node.this.name)
-    if db is None:
-        return session.passthrough()
-    props = session.catalog.database_properties(db)
-    rows = [("Catalog Name", CATALOG), ("Namespace Name", db), ("Comment", props.get("comment", "")),
-            ("Location", session.catalog.database_path(db)), ("Owner", props.get("owner", ""))]
-    if (node.args.get("style") or "").upper() == "EXTENDED":
-        rest = sorted((k, v) for k, v in redact(props).items() if k not in _RESERVED)
-        rows.append(("Properties", "(" + ", ".join(f"({k},{v})" for k, v in rest) + ")" if rest else ""))
-    return _frame(session, rows, _INFO_COLUMNS)
-
-
-def reserved_property(key: str) -> Optional[str]:
-    """Spark's error for setting a reserved database property by DBPROPERTIES (None for others)."""
-    if key.lower() in _RESERVED:
-        clause = {"comment": "the COMMENT clause", "location": "the LOCATION clause", "owner": "ALTER ... OWNER"}
-        return (f"[UNSUPPORTED_FEATURE.SET_NAMESPACE_PROPERTY] The feature is not supported: {key} is a reserved "
-                f"namespace property, please use {clause[key.lower()]} to specify it.")
-    return None

@@ -55,7 +55,8 @@ def test_tables_create_list_alter_rename_drop(catalog_session, catalog_options):
     s.sql("CREATE TABLE IF NOT EXISTS db.k (x INT)")
     one_line_error(s, "CREATE TABLE db.k (x INT)", "already exists")
     assert [r[1] for r in rows(s, "SHOW TABLES IN db")] == ["a", "k"]
-    assert rows(s, "SHOW TBLPROPERTIES db.a") == [("file.format", "orc"), ("k1", "v1")]
+    path = s.catalog.get_table("db.a").path
+    assert rows(s, "SHOW TBLPROPERTIES db.a") == [("file.format", "orc"), ("k1", "v1"), ("path", path)]
     s.sql("ALTER TABLE db.a SET TBLPROPERTIES ('k1' = 'v2', 'snapshot.num-retained.max' = '50')")
     s.sql("ALTER TABLE db.a UNSET TBLPROPERTIES ('file.format')")
     s.sql("ALTER TABLE db.a ADD COLUMN n DOUBLE")

@@ -15,7 +15,8 @@ statement say more of it:
 Answers (engine.py) are normalised before they are compared, by what cannot be equal between two
 writers and two runs, never by dropping a column: the warehouse's path becomes ``<warehouse>``,
 uuids ``<uuid>``, a data or manifest file's counter ``<n>``, values of time columns ``<time>``,
-positive sizes in bytes ``<size>``; floats are rounded to 10 significant digits.
+positive sizes in bytes ``<size>`` (also a partition's bytes and newest file's time in SHOW TABLE
+EXTENDED's text); floats are rounded to 10 significant digits.
 """
 
 import json
@@ -31,6 +32,8 @@ _COUNTER = re.compile(r"<uuid>-\d+")
 _TIME_COLUMN = re.compile(r"(^|_)(time|timestamp|time_retained)$|^(create|commit|update|creation)_time")
 _SIZE_COLUMN = re.compile(r"(^|_)(file_size|size_in_bytes|file_size_in_bytes|total_size|bytes)$")
 _TIME_LABELS = {"Created Time", "Last Access", "Created By"}  # DESCRIBE EXTENDED's rows of this run's moment
+# a partition's figures in SHOW TABLE EXTENDED ... PARTITION's text: its files' bytes and newest file's time
+_PARTITION_FIGURES = re.compile(r"(fileSizeInBytes=|\d+ rows, )\d+|(lastFileCreationTime=)\d+")
 _ORDER_BY = re.compile(r"\border\s+by\b[^()]*$", re.I | re.S)
 
 
@@ -85,6 +88,7 @@ def parse(name: str, script: str) -> Case:
 def _text(v: str, warehouse: str) -> str:
     for form in ("file://" + warehouse, "file:" + warehouse, warehouse):
         v = v.replace(form, "<warehouse>")
+    v = _PARTITION_FIGURES.sub(lambda m: f"{m.group(1)}<size>" if m.group(1) else f"{m.group(2)}<time>", v)
     return _COUNTER.sub("<uuid>-<n>", _UUID.sub("<uuid>", v))
 
 

@@ -169,9 +169,9 @@ def test_statements_agree_with_spark(t, spark, plain):
     assert ours == theirs.replace(plain, "default").replace("WITH SCHEMA COMPENSATION\n", "")
     extended = dict((r[0], r[1]) for r in rows(t, "DESCRIBE EXTENDED v"))
     spark_extended = dict((r[0], r[1]) for r in _spark(spark, plain, "DESCRIBE EXTENDED v"))
-    for key in ("Type", "Comment", "View Text", "View Original Text", "Table Properties", "Catalog"):
+    for key in ("Type", "Comment", "View Text", "View Original Text", "Table Properties"):
         assert extended[key] == spark_extended[key], key
-    assert extended["View Catalog and Namespace"] == "spark_catalog.default"
+    assert (extended["Catalog"], extended["View Catalog and Namespace"]) == ("paimon", "paimon.default")
 
 
 @pytest.mark.parametrize("statement", [

@@ -62,7 +62,8 @@ def test_columns_are_paimon_2_0s(session):
     assert [(f.id, f.name, str(f.type)) for f in table.schema.fields] == [
         (0, "path", "STRING NOT NULL"), (1, "name", "STRING NOT NULL"), (2, "length", "BIGINT NOT NULL"),
         (3, "mtime", "BIGINT NOT NULL"), (4, "atime", "BIGINT NOT NULL"), (5, "owner", "STRING")]
-    assert table.schema.highest_field_id == 5 and table.schema.options == {"type": "object-table"}
+    assert table.schema.highest_field_id == 5
+    assert table.schema.options == {"type": "object-table", "owner": session.spark.sparkContext.sparkUser()}
     assert rows(session, "DESCRIBE db.o")[0] == ("path", "string", "Relative path of object")
     # the same columns given through the catalog API are accepted; an empty directory lists its schema file
     session.catalog.create_table("db.o2", TableSchema.create(FIELDS, options={"type": "object-table"}))
@@ -73,7 +74,9 @@ def test_show_create_table_gives_the_statement_back(session):
     session.sql("CREATE DATABASE db")
     session.sql("CREATE TABLE db.o WITH ('type' = 'object-table')")
     shown = rows(session, "SHOW CREATE TABLE db.o")[0][0]
-    assert shown == "CREATE TABLE db.o\nWITH (\n  'type' = 'object-table'\n)"
+    path = session.catalog.get_table("db.o").path
+    assert shown == (f"CREATE TABLE paimon.db.o USING paimon\nLOCATION '{path}'\nTBLPROPERTIES (\n  'path' = '{path}',\n"
+                     f"  'type' = 'object-table')\n")
     session.sql("DROP TABLE db.o")
     session.sql(shown)
     assert session.catalog.get_table("db.o").schema.fields == FIELDS
