@@ -106,6 +106,8 @@ class TableCommit:
             if unknown:
                 raise PaimonError(f"overwrite partition spec names non-partition column(s): {', '.join(unknown)}")
         messages = [m for m in messages if not m.is_empty()]
+        if dynamic and not messages:  # Paimon: a dynamic overwrite writing nothing deletes nothing
+            return None
         return self._commit_all(messages, "OVERWRITE", commit_identifier, overwrite=(partition or {}, dynamic))
 
     def drop_partitions(self, specs: List[Dict[str, object]], commit_identifier: int = BATCH_COMMIT_IDENTIFIER) -> int:

@@ -9,12 +9,15 @@ the same statement on a Paimon table and on a Spark table gives the same rows or
 BY NAME with ``write.merge-schema`` adds the query's new columns to the table first. The
 distributed write commits one snapshot; a failing write commits nothing.
 
-UPDATE and DELETE on primary-key tables write the changed rows with their row kind (+U, -D): the
-LSM tree's merge applies them, no file is rewritten. The rows are selected by a query over the
-table itself (so the WHERE prunes partitions and files like any query). On append tables the
-matching rows' positions are deleted by deletion vectors (or copy-on-write of the touched files)
-and UPDATE writes their new values, in one snapshot. TRUNCATE, and DELETE without WHERE, commit an
-OVERWRITE that removes every file.
+UPDATE and DELETE run as paimon-spark runs them (which merge engine takes which, which columns may
+be assigned: :mod:`paimon_sql.sql.row_rules`). On primary-key tables they write the changed rows
+with their row kind (+U, -D): the LSM tree's merge applies them, no file is rewritten. The rows are
+selected by a query over the table itself (so the WHERE prunes partitions and files like any
+query). A DELETE the merge engine cannot apply as -D rows rewrites the files holding the rows. On
+append tables the matching rows' positions are deleted by deletion vectors (or copy-on-write of
+the touched files) and UPDATE writes their new values, in one snapshot. TRUNCATE, DELETE without
+WHERE and DELETE with a WHERE on partition columns only commit an OVERWRITE that drops the files.
+Each statement's snapshots record it as their ``operation``, with paimon-spark's names.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ from paimon_sql.spark.types import spark_type
 from paimon_sql.spark.write import EXPLICIT_CAST, MERGE_SCHEMA, add_columns, assign, option_enabled
 from paimon_sql.sql import cache, parse, row_rules
 from paimon_sql.sql.alter import column_path
-from paimon_sql.sql.query import pushed_predicate, scan_options
+from paimon_sql.sql.query import pushed_predicate, scan_options, session_options
 from paimon_sql.table import format_table
 from paimon_sql.write import data_evolution_write
 from paimon_sql.write.row_delete import delete_messages, positions_of, rows_in_files
@@ -145,7 +148,8 @@ def insert(session, node: exp.Insert):
     table's other columns get NULL) or BY NAME (likewise); arity, names and casts are checked by
     Spark's rules and fail with its condition names."""
     target, columns = _target(node)
-    table = session.find_table(target).copy(scan_options(target))  # /*+ OPTIONS(...) */ after the name
+    table = session.find_table(target)  # SET spark.paimon.*, then /*+ OPTIONS(...) */ after the name
+    table = table.copy({**session_options(session, table), **scan_options(target)})
     if node.args.get("where") is not None:  # as Spark for its own file tables, not taken as a plain INSERT
         raise PaimonError(f"[UNSUPPORTED_FEATURE.TABLE_OPERATION] The feature is not supported: Table {table.name} "
                           "does not support INSERT INTO ... REPLACE WHERE (use INSERT OVERWRITE ... PARTITION (...), "
@@ -241,14 +245,15 @@ def assignments(table, target: exp.Table, node) -> Dict[str, exp.Expression]:
 
 
 def recording(table, operation: str):
-    """``table`` whose commits record ``operation`` in their snapshots, as paimon-spark's do."""
-    return table.copy({SNAPSHOT_OPERATION: operation})
+    """``table`` whose commits record ``operation`` in their snapshots, as paimon-spark's do (a
+    format table has no snapshots)."""
+    return table if isinstance(table, format_table.FormatTable) else table.copy({SNAPSHOT_OPERATION: operation})
 
 
 def update(session, node: exp.Update):
     table = session.find_table(node.this)
     format_table.refuse(table, "UPDATE")
-    table = recording(table, "UPDATE")
+    table = recording(table, "MERGE" if data_evolution.enabled(table) else "UPDATE")  # paimon-spark's names
     fallback_read.check_own_rows(table, "UPDATE")
     row_rules.check_engine(table, "UPDATE")
     sets = assignments(table, node.this, node)
