@@ -44,6 +44,11 @@ CASES = {
         {SNAPSHOTS.format('t')};
         """,
     "merge_schema": """
+        CREATE TABLE o (id INT, v STRING) TBLPROPERTIES ('write.merge-schema' = 'true');
+        -- differs: merge-schema-table-option
+        INSERT INTO o BY NAME SELECT 2 AS id, 'b' AS v, 3.5 AS w;
+        -- differs: merge-schema-table-option
+        SELECT * FROM o;
         SET `spark.paimon.write.merge-schema` = true;
         CREATE TABLE m (id INT, v STRING);
         INSERT INTO m VALUES (1, 'a');
@@ -52,12 +57,6 @@ CASES = {
         REFRESH TABLE m;
         SELECT * FROM m;
         SELECT schema_id, fields FROM `m$schemas`;
-        SET `spark.paimon.write.merge-schema` = false;
-        CREATE TABLE o (id INT, v STRING) TBLPROPERTIES ('write.merge-schema' = 'true');
-        -- differs: merge-schema-table-option
-        INSERT INTO o BY NAME SELECT 2 AS id, 'b' AS v, 3.5 AS w;
-        -- differs: merge-schema-table-option
-        SELECT * FROM o;
         """,
     "not_null": f"""
         CREATE TABLE t (id INT NOT NULL, v STRING NOT NULL, n INT) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1');
