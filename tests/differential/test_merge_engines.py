@@ -101,6 +101,12 @@ CASES = {
         -- differs: pk-delete-rewrite
         SELECT id, s, l, array_sort(arr) FROM c;
         {SNAPSHOTS.format('c')};
+        CREATE TABLE q (id INT, v STRING, n BIGINT, ts INT)
+          TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1', 'merge-engine' = 'aggregation', 'sequence.field' = 'ts',
+            'fields.v.aggregate-function' = 'last_value', 'fields.n.aggregate-function' = 'sum');
+        INSERT INTO q VALUES (1, 'late', 1, 9), (2, 'x', 1, 1);
+        INSERT INTO q VALUES (1, 'early', 10, 3), (2, 'y', 10, 2);
+        SELECT * FROM q;
         """,
     "first_row": f"""
         CREATE TABLE t (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1', 'merge-engine' = 'first-row');
