@@ -34,5 +34,5 @@ class SnapshotsTable(SystemTable):
             "delta_record_count": [s.delta_record_count for s in snaps],
             "changelog_record_count": [s.changelog_record_count for s in snaps],
             "watermark": [s.watermark for s in snaps], "next_row_id": [s.next_row_id for s in snaps],
-            "operation": [None] * len(snaps), "writer_version": [None] * len(snaps),
+            "operation": [s.operation for s in snaps], "writer_version": [None] * len(snaps),
         })

@@ -62,6 +62,9 @@ SNAPSHOT_PROPERTIES = "paimon-sql.snapshot-properties"
 # a write's own option: the snapshot id (0: none) the write was planned on. Its commit fails, never
 # retried, once another commit came after it (an incremental refresh appends what it read since then)
 BASE_SNAPSHOT = "paimon-sql.commit.base-snapshot"
+# a write's own option: the statement its snapshots record as their ``operation`` (Paimon 2.0's
+# Snapshot.Operation: WRITE, OVERWRITE, DELETE, UPDATE, MERGE, TRUNCATE), as paimon-spark sets it
+SNAPSHOT_OPERATION = "paimon-sql.snapshot-operation"
 
 
 def _entries(kind: int, messages, files_of) -> List[ManifestEntry]:
@@ -103,6 +106,8 @@ class TableCommit:
             if unknown:
                 raise PaimonError(f"overwrite partition spec names non-partition column(s): {', '.join(unknown)}")
         messages = [m for m in messages if not m.is_empty()]
+        if dynamic and not messages:  # Paimon: a dynamic overwrite writing nothing deletes nothing
+            return None
         return self._commit_all(messages, "OVERWRITE", commit_identifier, overwrite=(partition or {}, dynamic))
 
     def drop_partitions(self, specs: List[Dict[str, object]], commit_identifier: int = BATCH_COMMIT_IDENTIFIER) -> int:
@@ -211,6 +216,8 @@ class TableCommit:
         """One attempt's snapshot on ``latest`` (None: nothing to commit) and its file entries; the
         manifests it writes are listed in ``written``."""
         adds, deletes, index_changes, changelog, overwrite = changes(latest)
+        if kind == "APPEND" and (deletes or any(e.index_type == dv.INDEX_TYPE for e in index_changes)):
+            kind = "OVERWRITE"  # Paimon's rule: an append that removes files or changes deletion vectors
         self._check_append_only(kind, deletes)
         entries = list(deletes)
         if overwrite is not None or entries:
@@ -468,14 +475,16 @@ class TableCommit:
             base_manifest_list=base_name, delta_manifest_list=delta_name,
             commit_user=self.commit_user, commit_identifier=identifier, commit_kind=kind,
             time_millis=int(time.time() * 1000), total_record_count=previous_total + added - removed,
-            delta_record_count=added - removed, changelog_record_count=sum(e.file.row_count for e in changelog),
+            delta_record_count=added - removed,  # no changelog files: no count (Java's nullableRecordCount)
+            changelog_record_count=sum(e.file.row_count for e in changelog) if changelog else None,
             changelog_manifest_list=changelog_name, changelog_manifest_list_size=changelog_size,
             index_manifest=index_manifest,
             base_manifest_list_size=base_size, delta_manifest_list_size=delta_size,
             watermark=latest.watermark if latest else None,
             statistics=statistics or (latest.statistics if latest else None),
             properties=json.loads(table.dynamic_options[SNAPSHOT_PROPERTIES]) if kind != "COMPACT"
-            and SNAPSHOT_PROPERTIES in table.dynamic_options else None)
+            and SNAPSHOT_PROPERTIES in table.dynamic_options else None,
+            operation=table.dynamic_options.get(SNAPSHOT_OPERATION))
 
     def _write_manifests(self, entries: List[ManifestEntry], written: List[str]) -> List[ManifestFileMeta]:
         """``entries`` as manifests rolled as Paimon's rolling writer rolls them: a manifest ends at

@@ -41,7 +41,8 @@ class KeyGroups:
             order = np.lexsort(keys[::-1])
         else:
             sort_keys = [(c, "descending" if c in desc else "ascending") for c in columns]
-            order = np.asarray(pc.sort_indices(table.select(columns), sort_keys=sort_keys))
+            # a NULL sequence field is the oldest, in either order (Paimon's comparator: nulls first)
+            order = np.asarray(pc.sort_indices(table.select(columns), sort_keys=sort_keys, null_placement="at_start"))
         groups = KeyGroups(table, order, np.zeros(1, np.int64))
         differs = np.zeros(n - 1, dtype=bool)
         for i, c in enumerate(key_columns):

@@ -153,6 +153,9 @@ class FirstRow(MergeFunction):
             raise SchemaError("merge-engine 'first-row' does not support 'sequence.field'")
         if self.options.get("changelog-producer") not in ("none", "lookup"):
             raise SchemaError("merge-engine 'first-row' supports only changelog-producer 'none' or 'lookup'")
+        if self.options.get("deletion-vectors.enabled"):
+            raise SchemaError("First row merge engine does not need deletion vectors because there is no deletion "
+                              "of old data in this merge engine.")
 
     def order_columns(self) -> List[str]:
         return [SEQUENCE_NUMBER]

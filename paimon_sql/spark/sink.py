@@ -60,7 +60,7 @@ class PaimonStreamWriter(DataSourceStreamArrowWriter):
         self.catalog = catalog  # (warehouse, catalog options): see committing_table
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> PaimonCommitMessage:
-        return PaimonCommitMessage(write_task(self.table, self.overwrite, iterator), _task_query_id())
+        return PaimonCommitMessage(write_task(self.table, self.overwrite, iterator, batch=False), _task_query_id())
 
     def commit(self, messages: List[Optional[PaimonCommitMessage]], batchId: int) -> None:
         flat = flat_messages(messages)

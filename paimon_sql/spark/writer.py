@@ -36,10 +36,12 @@ def committing_table(table, catalog: Optional[tuple]):
     return fresh.with_schema(table.schema, table.branch).copy(table.dynamic_options)
 
 
-def write_task(table, overwrite: bool, iterator: Iterator[pa.RecordBatch]) -> list:
+def write_task(table, overwrite: bool, iterator: Iterator[pa.RecordBatch], batch: bool = True) -> list:
     """One task's rows written as data files (the planner's bucket column dropped, its row-kind
-    column as the rows' kinds); returns the commit messages, or deletes the files on failure."""
+    column as the rows' kinds); returns the commit messages, or deletes the files on failure.
+    ``batch``: a batch write (not a micro-batch of a stream), compacted as paimon-spark's."""
     write = table.new_write(overwrite)
+    write.batch = batch
     try:
         for batch in iterator:
             if BUCKET_COLUMN in batch.schema.names:

@@ -9,12 +9,15 @@ the same statement on a Paimon table and on a Spark table gives the same rows or
 BY NAME with ``write.merge-schema`` adds the query's new columns to the table first. The
 distributed write commits one snapshot; a failing write commits nothing.
 
-UPDATE and DELETE on primary-key tables write the changed rows with their row kind (+U, -D): the
-LSM tree's merge applies them, no file is rewritten. The rows are selected by a query over the
-table itself (so the WHERE prunes partitions and files like any query). On append tables the
-matching rows' positions are deleted by deletion vectors (or copy-on-write of the touched files)
-and UPDATE writes their new values, in one snapshot. TRUNCATE, and DELETE without WHERE, commit an
-OVERWRITE that removes every file.
+UPDATE and DELETE run as paimon-spark runs them (which merge engine takes which, which columns may
+be assigned: :mod:`paimon_sql.sql.row_rules`). On primary-key tables they write the changed rows
+with their row kind (+U, -D): the LSM tree's merge applies them, no file is rewritten. The rows are
+selected by a query over the table itself (so the WHERE prunes partitions and files like any
+query). A DELETE the merge engine cannot apply as -D rows rewrites the files holding the rows. On
+append tables the matching rows' positions are deleted by deletion vectors (or copy-on-write of
+the touched files) and UPDATE writes their new values, in one snapshot. TRUNCATE, DELETE without
+WHERE and DELETE with a WHERE on partition columns only commit an OVERWRITE that drops the files.
+Each statement's snapshots record it as their ``operation``, with paimon-spark's names.
 """
 
 from __future__ import annotations
@@ -23,13 +26,14 @@ import itertools
 import json
 from contextlib import contextmanager
 from functools import partial
-from typing import Callable, Dict, List, Optional, Set, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 import pyarrow as pa
 from pyspark.sql import functions as F
 from sqlglot import exp
 
-from paimon_sql.data import row_kind
+from paimon_sql.data import binary_row, row_kind
+from paimon_sql.commit.table_commit import SNAPSHOT_OPERATION
 from paimon_sql.data.types import RowType
 from paimon_sql.exceptions import PaimonError, SchemaError
 from paimon_sql.read import data_evolution, fallback_read
@@ -42,12 +46,12 @@ from paimon_sql.spark.scan import source_reader
 from paimon_sql.spark.tasks import guarded, run_tasks
 from paimon_sql.spark.types import spark_type
 from paimon_sql.spark.write import EXPLICIT_CAST, MERGE_SCHEMA, add_columns, assign, option_enabled
-from paimon_sql.sql import cache, parse
+from paimon_sql.sql import cache, parse, row_rules
 from paimon_sql.sql.alter import column_path
-from paimon_sql.sql.query import scan_options
+from paimon_sql.sql.query import pushed_predicate, scan_options, session_options
 from paimon_sql.table import format_table
 from paimon_sql.write import data_evolution_write
-from paimon_sql.write.row_delete import delete_messages, positions_of
+from paimon_sql.write.row_delete import delete_messages, positions_of, rows_in_files
 from paimon_sql.write.row_tracking_write import write_tracked
 
 
@@ -144,7 +148,8 @@ def insert(session, node: exp.Insert):
     table's other columns get NULL) or BY NAME (likewise); arity, names and casts are checked by
     Spark's rules and fail with its condition names."""
     target, columns = _target(node)
-    table = session.find_table(target).copy(scan_options(target))  # /*+ OPTIONS(...) */ after the name
+    table = session.find_table(target)  # SET spark.paimon.*, then /*+ OPTIONS(...) */ after the name
+    table = table.copy({**session_options(session, table), **scan_options(target)})
     if node.args.get("where") is not None:  # as Spark for its own file tables, not taken as a plain INSERT
         raise PaimonError(f"[UNSUPPORTED_FEATURE.TABLE_OPERATION] The feature is not supported: Table {table.name} "
                           "does not support INSERT INTO ... REPLACE WHERE (use INSERT OVERWRITE ... PARTITION (...), "
@@ -167,39 +172,13 @@ def insert(session, node: exp.Insert):
         picked = {c: i for i, c in enumerate(filled)}
     overwrite = bool(node.args.get("overwrite"))
     dynamic = session.spark.conf.get("spark.sql.sources.partitionOverwriteMode", "static").lower() == "dynamic"
+    table = recording(table, "OVERWRITE" if overwrite else "WRITE")
     session.write(_stored(table, source, picked, spec), table, overwrite=overwrite,
                   partition_spec=spec if overwrite else None, dynamic=dynamic and overwrite)
     return None
 
 
 # -- row-level changes --------------------------------------------------------------------------
-
-# the row-level changes each merge engine can apply (Paimon's Spark rules); INSERT works on all
-_CHANGES = {"deduplicate": {"UPDATE", "DELETE"}, "partial-update": {"UPDATE"}, "aggregation": set(), "first-row": set()}
-
-
-def check_row_changes(table, verbs: Set[str]) -> None:
-    """Raise when a primary-key table's merge engine cannot apply these row-level changes
-    (``verbs``: UPDATE, DELETE)."""
-    engine = table.options.merge_engine
-    allowed = set(_CHANGES[engine])
-    remove_on_delete = f"{engine}.remove-record-on-delete"
-    if table.options.raw.get(remove_on_delete, "false").lower() == "true":
-        allowed.add("DELETE")
-    for verb in sorted(verbs - allowed):
-        hint = f" (set '{remove_on_delete}' = 'true')" if verb == "DELETE" and engine != "first-row" else ""
-        raise PaimonError(f"table {table.name}: {verb} is not supported by merge-engine '{engine}'{hint}")
-
-
-def check_assignments(table, columns: List[str]) -> None:
-    fields = set(table.schema.field_names)
-    unknown = [c for c in columns if c not in fields]
-    if unknown:
-        raise SchemaError(f"table {table.name} has no column(s) {', '.join(unknown)}")
-    keys = [c for c in columns if c in table.schema.primary_keys or c in table.schema.partition_keys]
-    if keys:
-        raise SchemaError(f"cannot update primary-key or partition column(s) {', '.join(keys)} of {table.name}")
-
 
 def write_changes(session, table, df) -> None:
     """Write a DataFrame of the table's columns plus a row-kind column (one snapshot)."""
@@ -260,37 +239,99 @@ def assignments(table, target: exp.Table, node) -> Dict[str, exp.Expression]:
         if len(path) > 1 and path[0].lower() == qualifier.lower() and path[1] in table.schema.field_names:
             path = path[1:]
         _file_assignment(tree, path, eq.expression)
-    check_assignments(table, list(tree))
+    row_rules.check_columns(table, list(tree))
     return {name: _assigned_value(v, exp.column(name, table=qualifier), table.schema.field(name).type, name)
             for name, v in tree.items()}
+
+
+def recording(table, operation: str):
+    """``table`` whose commits record ``operation`` in their snapshots, as paimon-spark's do (a
+    format table has no snapshots)."""
+    return table if isinstance(table, format_table.FormatTable) else table.copy({SNAPSHOT_OPERATION: operation})
 
 
 def update(session, node: exp.Update):
     table = session.find_table(node.this)
     format_table.refuse(table, "UPDATE")
+    table = recording(table, "MERGE" if data_evolution.enabled(table) else "UPDATE")  # paimon-spark's names
     fallback_read.check_own_rows(table, "UPDATE")
+    row_rules.check_engine(table, "UPDATE")
     sets = assignments(table, node.this, node)
+    row_rules.check_update(table, row_rules.modified(sets, [node.this.alias_or_name.lower(), table.name.lower()]))
     if not table.schema.is_primary_key_table:
         return change_append_rows(session, node.this, table, node.args.get("where"), sets)
-    check_row_changes(table, {"UPDATE"})
     query = _rows_of(node.this, table, node.args.get("where"), sets, row_kind.UPDATE_AFTER)
     write_changes(session, table, session.query_dataframe(query))
     return None
 
 
 def delete(session, node: exp.Delete):
+    """DELETE as paimon-spark runs it: without WHERE, or with one on partition columns only, an
+    OVERWRITE that drops the files (of the matching partitions); else ``-D`` rows on a primary-key
+    table whose merge engine applies them, the touched files rewritten on the other primary-key
+    tables (:mod:`paimon_sql.sql.row_rules`), deletion vectors or copy-on-write on append tables."""
     where = node.args.get("where")
     table = session.find_table(node.this)
     format_table.refuse(table, "DELETE")
     fallback_read.check_own_rows(table, "DELETE")
+    if data_evolution.enabled(table) and not table.options.get("deletion-vectors.enabled"):
+        raise PaimonError(f"table {table.name}: Can only perform deletion operation on data evolution tables with "
+                          "DeletionVector enabled.")
     if where is None:
-        table.new_commit().overwrite([])
+        recording(table, "TRUNCATE").new_commit().overwrite([])
         return None
-    if not table.schema.is_primary_key_table:
-        return change_append_rows(session, node.this, table, where, None)
-    check_row_changes(table, {"DELETE"})
-    query = _rows_of(node.this, table, where, {}, row_kind.DELETE)
-    write_changes(session, table, session.query_dataframe(query))
+    partitions = _partitions_where(session, node.this, table, where)
+    if partitions is not None:
+        if partitions:
+            recording(table, "TRUNCATE").new_commit().drop_partitions(partitions)
+        return None
+    table = recording(table, "DELETE")
+    if row_rules.deletes_by_row(table):
+        write_changes(session, table, session.query_dataframe(_rows_of(node.this, table, where, {}, row_kind.DELETE)))
+        return None
+    if table.schema.is_primary_key_table:
+        return _delete_from_files(session, node.this, table, where)
+    return change_append_rows(session, node.this, table, where, None)
+
+
+def _partitions_where(session, target: exp.Table, table, where) -> Optional[List[Dict[str, object]]]:
+    """The live partitions a WHERE on partition columns only selects (Spark evaluates it over their
+    values), as specs; None when it names another column (or the table has no partitions), or the
+    table asks for a changelog of deletes (``delete.force-produce-changelog``)."""
+    keys = table.schema.partition_keys
+    named = {c.name.lower() for c in where.find_all(exp.Column) if c.find_ancestor(exp.Select) is None}
+    if not keys or not named <= {k.lower() for k in keys} or \
+            table.options.raw.get("delete.force-produce-changelog", "false").lower() == "true":
+        return None
+    fields = table.schema.fields_of(keys)
+    types = [f.type for f in fields]
+    values = [binary_row.from_bytes(p, types) for p in {e.partition for e in table.new_scan().plan_entries()}]
+    rows = pa.Table.from_pylist([dict(zip(keys, v)) for v in values],
+                                pa.schema([(f.name, f.type.to_arrow()) for f in fields]))
+    return _matching(session, target, rows, where, keys).to_pylist() if values else []
+
+
+def _matching(session, target: exp.Table, rows: pa.Table, where, columns: List[str]) -> pa.Table:
+    """``columns`` of the ``rows`` (read by us, named as the target's) that ``where`` selects, as
+    Spark evaluates it (the target's alias or name qualifies them)."""
+    view = f"__paimon_rows_{next(_VIEW_IDS)}"
+    session.spark.createDataFrame(rows).createOrReplaceTempView(view)
+    try:
+        alias = target.alias_or_name
+        relation = exp.Table(this=exp.to_identifier(view), alias=exp.TableAlias(this=exp.to_identifier(alias)))
+        query = exp.select(*[exp.column(c, table=alias) for c in columns]).from_(relation).where(where.this.copy())
+        return session.query_dataframe(query).toArrow()
+    finally:
+        session.spark.catalog.dropTempView(view)
+
+
+def _delete_from_files(session, target: exp.Table, table, where):
+    """DELETE on a primary-key table whose merge engine applies no ``-D`` row, as paimon-spark runs
+    it: the rows of the files its filter may match are read as they lie (:func:`rows_in_files`);
+    the matching ones are deleted by deletion vectors, or their files rewritten without them."""
+    predicate = pushed_predicate(session, exp.select("*").from_(target.copy()).where(where.this.copy()))
+    gone = _matching(session, target, rows_in_files(table, predicate), where, [FILE_COLUMN, POSITION_COLUMN])
+    table.new_commit().commit_or_abort(delete_messages(table, positions_of(table, gone)))
     return None
 
 
@@ -312,7 +353,7 @@ def truncate(session, node: exp.TruncateTable):
         shown = ", ".join(f"{k} = {v}" for k, v in spec.items())
         raise SchemaError(f"[PARTITIONS_NOT_FOUND] The partition(s) PARTITION ({shown}) cannot be found in table "
                           f"{table.name}")
-    table.new_commit().overwrite([], partition=spec or None)
+    recording(table, "TRUNCATE").new_commit().overwrite([], partition=spec or None)
     return None
 
 

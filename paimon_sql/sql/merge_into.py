@@ -29,20 +29,24 @@ from paimon_sql.exceptions import PaimonError
 from paimon_sql.read import data_evolution, fallback_read
 from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
 from paimon_sql.spark.columns import ROWKIND_COLUMN
-from paimon_sql.sql.dml import (check_assignments, check_row_changes, commit_append_changes,
-                                group_tasks, located_columns, located_rows, with_table_types, write_changes)
+from paimon_sql.sql import row_rules
+from paimon_sql.sql.dml import (commit_append_changes, group_tasks, located_columns, located_rows, recording,
+                                with_table_types, write_changes)
 from paimon_sql.write import data_evolution_write
 from paimon_sql.write.row_delete import delete_messages, positions_of
 
 _T, _S = "__paimon_target_row", "__paimon_source_row"
+_ROW = "__paimon_target_row_number"
 
 
 def merge_into(session, node: exp.Merge):
     target = node.this
-    table = session.find_table(target)
+    table = recording(session.find_table(target), "MERGE")
     fallback_read.check_own_rows(table, "MERGE INTO")
+    row_rules.check_engine(table, "MERGE INTO")
+    row_rules.check_merge(table, node)
     if table.schema.is_primary_key_table:
-        check_row_changes(table, {_verb(w.args["then"]) for w in node.args["whens"].expressions} - {"INSERT"})
+        _check_single_match(session, node, target)
         write_changes(session, table, session.query_dataframe(_query(node, table, target, located=False)))
         return None
     # an append table: matched rows are deleted by position, updated and inserted rows written
@@ -51,15 +55,37 @@ def merge_into(session, node: exp.Merge):
     with located_rows(session, table, snapshot) as view:
         relation = exp.Table(this=exp.to_identifier(view), alias=exp.TableAlias(
             this=exp.to_identifier(target.alias_or_name)))
+        _check_single_match(session, node, relation)
         df = session.query_dataframe(_query(node, table, relation, located=True))
         rows = with_table_types(table, df, *located_columns(table), ROWKIND_COLUMN).toArrow()
     kinds = rows.column(ROWKIND_COLUMN)
     if evolving:
         return _merge_columns(session, node, table, rows, snapshot)
     gone = rows.filter(pc.is_in(kinds, pa.array([row_kind.UPDATE_AFTER, row_kind.DELETE], kinds.type)))
-    updated = rows.filter(pc.equal(kinds, pa.scalar(row_kind.UPDATE_AFTER, kinds.type)))
-    commit_append_changes(table, gone, updated, rows.filter(pc.equal(kinds, pa.scalar(row_kind.INSERT, kinds.type))))
+    if table.options.get("deletion-vectors.enabled"):  # paimon-spark writes updated rows as new ones (new row ids)
+        inserted = rows.filter(pc.is_in(kinds, pa.array([row_kind.UPDATE_AFTER, row_kind.INSERT], kinds.type)))
+        commit_append_changes(table, gone, None, inserted)
+    else:
+        updated = rows.filter(pc.equal(kinds, pa.scalar(row_kind.UPDATE_AFTER, kinds.type)))
+        commit_append_changes(table, gone, updated, rows.filter(pc.equal(kinds, pa.scalar(row_kind.INSERT, kinds.type))))
     return None
+
+
+def _check_single_match(session, node: exp.Merge, target_relation: exp.Expression) -> None:
+    """paimon-spark's rule for a MERGE INTO with WHEN MATCHED clauses: no target row may match more
+    than one source row (which of them would decide it?)."""
+    if not any(w.args.get("matched") for w in node.args["whens"].expressions):
+        return
+    t_alias, s_alias = node.this.alias_or_name, node.args["using"].alias_or_name
+    node = _requalify(node.copy(), node.this, t_alias)
+    pairs = (exp.select(exp.column(_ROW, table=t_alias).as_(_ROW))
+             .from_(_marked(node.args["using"], s_alias, _S))
+             .join(_marked(target_relation, t_alias, _T, numbered=True), on=node.args["on"].copy(), join_type="INNER"))
+    repeated = (exp.select(exp.column(_ROW)).from_(pairs.subquery("__paimon_pairs")).group_by(exp.column(_ROW))
+                .having(exp.GT(this=exp.Count(this=exp.Star()), expression=exp.Literal.number(1))).limit(1))
+    if session.query_dataframe(repeated).count():
+        raise PaimonError("Can't execute this MergeInto when there are some target rows that each of them match more "
+                          "than one source rows. It may lead to an unexpected result.")
 
 
 def _merge_columns(session, node: exp.Merge, table, rows: pa.Table, snapshot) -> None:
@@ -91,19 +117,17 @@ def _merge_columns(session, node: exp.Merge, table, rows: pa.Table, snapshot) ->
 
 
 def _assigned_columns(node: exp.Merge, table) -> List[str]:
-    """The columns any UPDATE clause assigns, in table order (``SET *``: every column, which a
-    partitioned table refuses: rows keep the partition their ids belong to)."""
+    """The columns the WHEN MATCHED UPDATE clauses change (``SET *``: every column), in table order,
+    as paimon-spark's MergeIntoPaimonDataEvolutionTable picks them (``SET a = a`` changes nothing)."""
     names = set()
+    qualifiers = [node.this.alias_or_name.lower(), table.name.lower()]
     for when in node.args["whens"].expressions:
         then = when.args["then"]
         if isinstance(then, exp.Update):
             if any(isinstance(e, exp.Star) for e in then.expressions):
-                if table.schema.partition_keys:
-                    raise PaimonError(f"table {table.name}: UPDATE SET * would update partition column(s) "
-                                      f"{', '.join(table.schema.partition_keys)}: Update to partition columns is "
-                                      "not supported for data evolution tables.")
                 names.update(table.schema.field_names)
-            names.update(eq.this.name for eq in then.expressions if isinstance(eq, exp.EQ))
+            names.update(row_rules.modified({eq.this.name: eq.expression for eq in then.expressions
+                                             if isinstance(eq, exp.EQ)}, qualifiers))
     return [n for n in table.schema.field_names if n in names]
 
 
@@ -134,10 +158,6 @@ def _query(node: exp.Merge, table, target_relation: exp.Expression, located: boo
         exp.column(ROWKIND_COLUMN).is_(exp.null()).not_())
 
 
-def _verb(action: exp.Expression) -> str:
-    return {exp.Update: "UPDATE", exp.Insert: "INSERT"}.get(type(action), "DELETE")
-
-
 def _requalify(node: exp.Merge, target: exp.Table, alias: str) -> exp.Merge:
     """``db.t.col`` (the target named with its database) → ``alias.col``, as Spark resolves it."""
     def fix(e):
@@ -148,11 +168,13 @@ def _requalify(node: exp.Merge, target: exp.Table, alias: str) -> exp.Merge:
     return node.transform(fix)
 
 
-def _marked(relation: exp.Expression, alias: str, flag: str) -> exp.Subquery:
-    """``(SELECT *, TRUE AS flag FROM relation) AS alias``: the flag tells which side a joined row has."""
+def _marked(relation: exp.Expression, alias: str, flag: str, numbered: bool = False) -> exp.Subquery:
+    """``(SELECT *, TRUE AS flag FROM relation) AS alias``: the flag tells which side a joined row has
+    (``numbered``: each row its own number too)."""
     inner = relation.copy()
     inner.set("alias", None)
-    return exp.select(exp.Star(), exp.true().as_(flag)).from_(inner).subquery(alias)
+    extra = [exp.Anonymous(this="monotonically_increasing_id").as_(_ROW)] if numbered else []
+    return exp.select(exp.Star(), exp.true().as_(flag), *extra).from_(inner).subquery(alias)
 
 
 def _clause(when: exp.When, table, t: str, s: str) -> Tuple[exp.Expression, List[exp.Expression], int]:
@@ -176,7 +198,7 @@ def _clause(when: exp.When, table, t: str, s: str) -> Tuple[exp.Expression, List
         if any(isinstance(e, exp.Star) for e in then.expressions):
             return cond, [exp.column(n, table=s) for n in names], row_kind.UPDATE_AFTER
         sets = {eq.this.name: eq.expression for eq in then.expressions}
-        check_assignments(table, list(sets))
+        row_rules.check_columns(table, list(sets))
         return cond, [sets[n] if n in sets else v for n, v in zip(names, target_values)], row_kind.UPDATE_AFTER
     if isinstance(then, exp.Insert):
         if when.args.get("matched") or when.args.get("source"):

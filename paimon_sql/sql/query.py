@@ -61,6 +61,23 @@ def spliced_dataframe(session, tree: exp.Expression, text: str):
         _drop_relations(session, refs)
 
 
+def pushed_predicate(session, tree: exp.Expression):
+    """The predicate Spark's planning pushes to the Paimon table the query ``tree`` reads (its first
+    one): how a DELETE that reads files as they lie picks the files it may match. None: none."""
+    text = parse.prepare(tree.sql(dialect=parse.DIALECT))
+    tree = parse.parse(text)
+    refs = references(session, tree, text)
+    if not refs:
+        return None
+    hidden = star.wanted(tree)
+    spliced = apply_edits(text, _edits(session, tree, refs, hidden))
+    try:
+        needs = _needs(session, tree, text, spliced, refs, refs, {r.view: _fields(r.ref, hidden) for r in refs})
+    finally:
+        _drop_relations(session, refs)
+    return needs[0].predicate
+
+
 _PLANNED_QUERIES = 256  # per session: the needs of this many query texts are remembered
 
 

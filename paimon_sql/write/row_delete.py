@@ -1,10 +1,15 @@
-"""Deleting rows of an append table by position: deletion vectors, or copy-on-write.
+"""Deleting rows by position: deletion vectors, or copy-on-write.
 
 Rows are named by (partition, bucket, data file, row position). With ``deletion-vectors.enabled``
 the positions join the bucket's deletion vectors: a new index file holds all of the bucket's
 vectors and replaces the old one in the index manifest — no data file is rewritten. Without it,
 each touched file is rewritten without those rows (copy-on-write of only the touched files). Either
 way the result is commit messages for one snapshot, which may also carry new rows (UPDATE).
+
+A primary-key table's rows are deleted so when its merge engine cannot apply a ``-D`` row
+(paimon-spark's DELETE on first-row, partial-update and aggregation tables): only in buckets whose
+candidate files need no merge (:func:`rows_in_files`); a rewritten file keeps its level and its
+rows their sequence numbers, so the rows left are merged as before.
 """
 
 from __future__ import annotations
@@ -119,6 +124,7 @@ def _copy_on_write(table: FileStoreTable, positions: Positions) -> List[CommitMe
         return _copy_on_write_tracked(table, positions)
     live = {(e.partition, e.bucket, e.file.file_name): e for e in table.new_scan().plan_entries()}
     part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
+    pk = table.schema.is_primary_key_table
     messages: Dict[Tuple[bytes, int], CommitMessage] = {}
     for key, pos in positions.items():
         entry = live[key]
@@ -130,10 +136,10 @@ def _copy_on_write(table: FileStoreTable, positions: Positions) -> List[CommitMe
         msg = messages.setdefault((entry.partition, entry.bucket),
                                   CommitMessage(entry.partition, entry.bucket, entry.total_buckets))
         msg.deleted_files.append(f)
-        if keep.any():
-            survivors = rows.filter(pa.array(keep)).cast(table.schema_at(f.schema_id).arrow_schema())
-            msg.new_files += write_files(_as_of_schema(table, f.schema_id), survivors, pvals, entry.bucket,
-                                         first_sequence=f.min_sequence_number)
+        if keep.any():  # a primary-key file's rows keep their sequence numbers and level, as in a compaction
+            survivors = rows.filter(pa.array(keep)).cast(table.schema_at(f.schema_id).data_file_arrow_schema())
+            msg.new_files += write_files(_as_of_schema(table, f.schema_id), survivors, pvals, entry.bucket, f.level,
+                                         first_sequence=None if pk else f.min_sequence_number)
     return list(messages.values())
 
 
@@ -164,6 +170,30 @@ def _as_of_schema(table: FileStoreTable, schema_id: int):
     if schema_id == table.schema.id:
         return table
     return type(table)(table.io, table.path, table.schema_at(schema_id), table.name)
+
+
+def rows_in_files(table: FileStoreTable, predicate) -> pa.Table:
+    """The rows of the files of the latest snapshot ``predicate`` may match, each with its data file
+    and position (``FILE_COLUMN``, ``POSITION_COLUMN``), read as they lie. On a primary-key table
+    each bucket's candidate files must need no merge, by Paimon's rule for a raw-convertible split:
+    one file, or files above level 0 all on one level (any levels with deletion vectors or on a
+    first-row table), none holding retractions; else paimon-spark's error."""
+    scan = table.new_scan().filter(predicate)
+    plan = scan.plan()
+    reader = table.new_scan().with_snapshot(plan.snapshot.id if plan.snapshot else None).reader()
+    lenient = bool(table.options.get("deletion-vectors.enabled")) or table.options.merge_engine == "first-row"
+    parts = []
+    for split in plan.splits:
+        files = split.files
+        clean = all(not f.delete_row_count for f in files)
+        upper = all(f.level != 0 for f in files) and (lenient or len({f.level for f in files}) == 1)
+        if table.schema.is_primary_key_table and not (clean and (upper or len(files) == 1)):
+            raise PaimonError(f"table {table.name}: Only compacted table can generate touched files, please use "
+                              "'COMPACT' procedure first.")
+        for f in files:
+            dvs = tuple(d for d in split.deletion_vectors if d[0] == f.file_name)
+            parts.append(reader.read_positions(replace(split, files=(f,), sections=((f,),), deletion_vectors=dvs)))
+    return pa.concat_tables(parts) if parts else reader.read_positions(Split(b"", 0, ()))
 
 
 def delete_where(table: FileStoreTable, predicate) -> int:

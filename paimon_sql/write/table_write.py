@@ -74,7 +74,8 @@ def conform(data: pa.Table, schema) -> pa.Table:
 class TableWrite:
     """Writes rows of one table; ``overwrite``: the files written replace the table's (no restore of
     existing sequence numbers or levels). Primary-key buckets are compacted after each flush unless
-    ``write-only`` is set; ``full-compaction.delta-commits`` forces a full compaction every N commits."""
+    ``write-only`` is set; ``full-compaction.delta-commits`` forces a full compaction every N commits
+    (at every commit of a Spark batch write, :attr:`batch`)."""
 
     def __init__(self, table: FileStoreTable, compactor: Callable[..., BucketCompactor], overwrite: bool = False,
                  postpone_plan: Optional[Dict[bytes, int]] = None):
@@ -103,6 +104,7 @@ class TableWrite:
         self._bucket_counts: Dict[bytes, int] = {}  # each partition's bucket count in the restored snapshot
         self._compactors: Dict[Tuple[bytes, int], object] = {}
         self._compaction = self.is_pk and not self.options.get("write-only")
+        self.batch = False  # a Spark batch write: full-compaction.delta-commits compacts at each (paimon-spark)
         self._input_changelog = self.is_pk and self.options.get("changelog-producer") == "input"
         self._buffer_limit = self.options.get("write-buffer-size")
         bucket = self.options.bucket
@@ -401,12 +403,13 @@ class TableWrite:
         msg.compact_changelog += result.changelog
 
     def _full_compaction_due(self) -> bool:
-        """``full-compaction.delta-commits = N``: this commit is the N-th since the last COMPACT.
+        """``full-compaction.delta-commits = N``: this commit is the N-th since the last COMPACT, or
+        any commit of a Spark batch write (paimon-spark compacts the buckets such a write touched).
         When expiry kept fewer snapshots than that and none of them is a COMPACT, the count went
         with the expired ones: the compaction is due (rather than never, or a failed write)."""
         n = self.options.get("full-compaction.delta-commits")
-        if not n:
-            return False
+        if not n or self.batch:
+            return bool(n)
         sm = self.table.snapshot_manager
         sid, count = sm.latest_id(), 1
         while sid is not None and count < n and sid >= 1:
