@@ -44,7 +44,7 @@ from paimon_sql.spark.types import spark_type
 from paimon_sql.spark.write import EXPLICIT_CAST, MERGE_SCHEMA, add_columns, assign, option_enabled
 from paimon_sql.sql import cache, parse
 from paimon_sql.sql.alter import column_path
-from paimon_sql.sql.query import scan_options
+from paimon_sql.sql.query import scan_options, session_options
 from paimon_sql.table import format_table
 from paimon_sql.write import data_evolution_write
 from paimon_sql.write.row_delete import delete_messages, positions_of
@@ -144,7 +144,8 @@ def insert(session, node: exp.Insert):
     table's other columns get NULL) or BY NAME (likewise); arity, names and casts are checked by
     Spark's rules and fail with its condition names."""
     target, columns = _target(node)
-    table = session.find_table(target).copy(scan_options(target))  # /*+ OPTIONS(...) */ after the name
+    table = session.find_table(target)  # with the session's options, then /*+ OPTIONS(...) */ after the name
+    table = table.copy({**session_options(session, table), **scan_options(target)})
     if node.args.get("where") is not None:  # as Spark for its own file tables, not taken as a plain INSERT
         raise PaimonError(f"[UNSUPPORTED_FEATURE.TABLE_OPERATION] The feature is not supported: Table {table.name} "
                           "does not support INSERT INTO ... REPLACE WHERE (use INSERT OVERWRITE ... PARTITION (...), "
