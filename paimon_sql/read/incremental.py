@@ -32,7 +32,7 @@ from paimon_sql.read.postpone import postpone_table, real_buckets
 from paimon_sql.read.split import Split
 from paimon_sql.snapshot.changelog_lifecycle import snapshot_or_changelog
 from paimon_sql.snapshot.references import changelog_path
-from paimon_sql.snapshot.time_travel import snapshot_at, timestamp_millis
+from paimon_sql.snapshot.time_travel import TRAVEL_KEYS, snapshot_at, timestamp_millis
 
 if TYPE_CHECKING:
     from paimon_sql.table.table import FileStoreTable
@@ -51,6 +51,9 @@ def between(table: FileStoreTable) -> Optional[Tuple[int, int, str]]:
     if by_ids and by_time:
         raise InvalidOptionError("give one of 'incremental-between' and 'incremental-between-timestamp'")
     key = "incremental-between" if by_ids else "incremental-between-timestamp"
+    travel = [k for k in TRAVEL_KEYS if raw.get(k) not in (None, "")]
+    if travel:  # Paimon's scan mode is then from-snapshot / from-timestamp, which refuses it
+        raise InvalidOptionError(f"[{key}] must be null when you set [{','.join(travel)}]")
     parts = [p.strip() for p in str(by_ids or by_time).split(",")]
     if len(parts) != 2 or not all(parts):
         raise InvalidOptionError(f"option '{key}' must be 'start,end', got '{by_ids or by_time}'")

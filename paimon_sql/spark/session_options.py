@@ -7,6 +7,7 @@ warehouse's databases (paimon-spark's is the name its SparkCatalog is configured
 per-table form wins over the first; a statement's or a read's own options win over both (the
 callers apply them after). A table read or written by its location has no catalog name: only the
 first form reaches it, as in paimon-spark (``OptionUtils.copyWithSQLConf`` without an identifier).
+``write.merge-schema[.explicit-cast]`` is read from the first form only, as paimon-spark reads it.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from paimon_sql.spark import jvm
 
 PREFIX = "spark.paimon."
 CATALOG = "spark_catalog"
+# paimon-spark reads these Spark connector switches from the first form only
+# (OptionUtils.writeMergeSchemaEnabled...): a per-table key does not turn them on
+WRITE_SWITCHES = ("write.merge-schema",)
 
 
 def session_options(spark, table_name: Optional[str], current_database: str) -> dict:
@@ -32,7 +36,8 @@ def session_options(spark, table_name: Optional[str], current_database: str) -> 
         if table_name else (None, None)
     for key, value in settings.items():
         parts = key.split(".", 3)
-        if len(parts) == 4 and all(p in (own, "*") for p, own in zip(parts, (CATALOG, db, name))):
+        if len(parts) == 4 and all(p in (own, "*") for p, own in zip(parts, (CATALOG, db, name))) \
+                and not parts[3].startswith(WRITE_SWITCHES):
             scoped.append((parts[:3].count("*"), parts[3], value))
         elif key in known:
             everywhere[key] = value

@@ -341,7 +341,8 @@ def find_reference(session, node: exp.Table):
         ref = resolve(session, target)
         if ref is None:
             raise PaimonError(f"{call.name}: table {args[0]} does not exist")
-        return ref, {key: f"{args[1]},{args[2]}"}, target.name
+        own = session_options(session, ref) if not isinstance(ref, SystemTable) else {}
+        return ref, {**own, key: f"{args[1]},{args[2]}"}, target.name
     if isinstance(node.this, exp.Anonymous) or not node.name or node.find_ancestor(exp.Query) is None:
         return None  # not read by a query: a statement's target (INSERT INTO s, DESCRIBE t, ...)
     if not node.db and (node.name.lower() in ctes_in_scope(node) or session.is_temp_view(node.name)):
@@ -350,8 +351,23 @@ def find_reference(session, node: exp.Table):
     if ref is None:
         return None
     table = ref.table if isinstance(ref, SystemTable) and not ref.is_global else ref
-    options = session_options(session, table) if not isinstance(table, SystemTable) else {}
+    options = session_options(session, table) if not isinstance(table, SystemTable) and not _in_view(node) else {}
     return ref, {**options, **scan_options(node)}, node.name
+
+
+VIEW_BODY = "paimon-sql: a view's query"  # marks a view's query spliced into a statement (sql/views.py)
+
+
+def _in_view(node: exp.Expression) -> bool:
+    """Whether a reference lies in a view's query: Spark resolves a view under the SQL configs it
+    captured at creation, which never hold ``spark.paimon.*``, so paimon-spark reads the tables of a
+    view without the session's Paimon options."""
+    parent = node.parent
+    while parent is not None:
+        if any(VIEW_BODY in c for c in parent.comments or ()):
+            return True
+        parent = parent.parent
+    return False
 
 
 def session_options(session, table) -> dict:
