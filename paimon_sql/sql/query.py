@@ -335,14 +335,16 @@ def find_reference(session, node: exp.Table):
         call = node.this
         args = [a.this if isinstance(a, exp.Literal) else a.sql(dialect="spark") for a in call.expressions]
         key = TABLE_FUNCTIONS[call.name.lower()]
-        if len(args) != 3:
-            raise PaimonError(f"{call.name}(table, start, end) takes 3 arguments, got {len(args)}")
+        arity = 2 if key == "incremental-to-auto-tag" else 3
+        if len(args) != arity:
+            raise PaimonError(f"{call.name}({'table, end tag' if arity == 2 else 'table, start, end'}) takes "
+                              f"{arity} arguments, got {len(args)}")
         target = parse.table_reference(args[0])
         ref = resolve(session, target)
         if ref is None:
             raise PaimonError(f"{call.name}: table {args[0]} does not exist")
         own = session_options(session, ref) if not isinstance(ref, SystemTable) else {}
-        return ref, {**own, key: f"{args[1]},{args[2]}"}, target.name
+        return ref, {**own, key: ",".join(str(a) for a in args[1:])}, target.name
     if isinstance(node.this, exp.Anonymous) or not node.name or node.find_ancestor(exp.Query) is None:
         return None  # not read by a query: a statement's target (INSERT INTO s, DESCRIBE t, ...)
     if not node.db and (node.name.lower() in ctes_in_scope(node) or session.is_temp_view(node.name)):
@@ -377,7 +379,8 @@ def session_options(session, table) -> dict:
 
 # table-valued functions of Paimon's Spark integration → the option they set
 TABLE_FUNCTIONS = {"paimon_incremental_query": "incremental-between",
-                   "paimon_incremental_between_timestamp": "incremental-between-timestamp"}
+                   "paimon_incremental_between_timestamp": "incremental-between-timestamp",
+                   "paimon_incremental_to_auto_tag": "incremental-to-auto-tag"}
 
 
 def resolve(session, node: exp.Table):

@@ -64,6 +64,15 @@ INSERT OVERWRITE a VALUES (5, 'e');
 INSERT INTO a VALUES (6, 'f');
 SELECT * FROM paimon_incremental_query('a', 0, 4);
 SELECT * FROM a WITH ('incremental-between' = '1,4', 'incremental-between-scan-mode' = 'diff');
+CALL sys.create_tag(table => 'a', tag => '2024-12-02', snapshot => 1);
+CALL sys.create_tag(table => 'a', tag => '2024-12-03', snapshot => 2);
+CALL sys.create_tag(table => 'a', tag => '2024-12-04', snapshot => 4);
+SELECT * FROM paimon_incremental_to_auto_tag('a', '2024-12-04');
+SELECT * FROM paimon_incremental_to_auto_tag('a', '2024-12-03');
+SELECT * FROM paimon_incremental_to_auto_tag('a', '2024-12-02');
+SELECT * FROM paimon_incremental_to_auto_tag('a', '2024-12-09');
+SELECT * FROM paimon_incremental_to_auto_tag('a', 'latest');
+SELECT * FROM a WITH ('incremental-to-auto-tag' = '2024-12-04');
 """,
     "spark_parser_statements": _HISTORY + """
 DESCRIBE QUERY SELECT * FROM t;
