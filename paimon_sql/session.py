@@ -30,7 +30,7 @@ from paimon_sql.spark import format_table, hooks
 from paimon_sql.spark.scan import scan_dataframe
 from paimon_sql.spark.source import PaimonDataSource
 from paimon_sql.spark.write import write_dataframe
-from paimon_sql.sql import cache, execute, parse, query, views
+from paimon_sql.sql import cache, execute, parse, query, spark_parsed, views
 from paimon_sql.systables import SystemTable
 from paimon_sql.table.format_table import FormatTable
 
@@ -142,6 +142,7 @@ class Session:
         self.scans: OrderedDict = OrderedDict()  # recent scans' DataFrames, for reuse (spark/scan.py)
         self.views: dict = {}  # temporary views over Paimon tables, by name (sql/views.py)
         self.cached_tables: dict = {}  # CACHE TABLE of Paimon tables (sql/cache.py)
+        self.functions_registered = False  # Paimon's per-row Spark functions, registered at first use (sql/functions.py)
         self.access = None  # a server session's AccessControl (paimon_sql/access/): checked before each statement
         self.last_access = None  # what the last statement needed (its tables read and written), when checked
         _register(spark)
@@ -184,15 +185,16 @@ class Session:
             self.access.require(self.last_access)
 
     def _spark_only(self, text: str, error: PaimonError) -> DataFrame:
-        """A statement sqlglot cannot read (``DESCRIBE QUERY ...``) is Spark's when Spark reads it;
-        when Spark cannot either, the syntax error is sqlglot's, which names the user's token. A
+        """A statement sqlglot cannot read (``DESCRIBE QUERY ...``, ``FROM t WITH ('k' = 'v')``) is
+        Spark's when Spark reads it (:mod:`paimon_sql.sql.spark_parsed`); when Spark cannot either,
+        the syntax error is sqlglot's, which names the user's token. A
         CREATE TABLE of a Paimon table (no other ``USING`` or ``STORED AS``) is never Spark's: Spark
         would make a table of its own, silently not a Paimon one."""
         from pyspark.errors import ParseException
         if _PAIMON_CREATE.match(text) and not _OTHER_FORMAT.search(text):
             raise error
         try:
-            return self.spark_sql(text)
+            return spark_parsed.run(self, text)
         except ParseException:
             raise error from None
 
@@ -356,6 +358,15 @@ class Session:
             return cache.refresh(self, table)
         write_dataframe(df, table, self.warehouse, overwrite, partition_spec, dynamic,
                         {**self.catalog_options, **table.dynamic_options})
+
+
+def _register(spark: SparkSession) -> None:
+    """The ``paimon`` Python data source in ``spark``, made the JVM's active session of this thread
+    first: Spark looks a Python data source up (and judges a registration a duplicate) in the
+    active session, not in the session a plan belongs to, so a second session of one Spark
+    (``newSession()``) would otherwise be refused it, or not find it."""
+    spark._jvm.SparkSession.setActiveSession(spark._jsparkSession)
+    spark.dataSource.register(PaimonDataSource)
 
 
 def spark_error(e: BaseException, text: str = "") -> PaimonError:

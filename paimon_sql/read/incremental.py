@@ -5,16 +5,16 @@
 latest snapshot at or before it) select the range (start, end]. ``incremental-between-scan-mode``
 says what to return:
 
-- ``delta``: the files APPEND commits in the range added, merged by key for primary-key tables
-  (a key inserted then deleted inside the range is gone);
+- ``delta``: the files APPEND commits in the range added;
 - ``changelog``: the changelog files the commits in the range produced (``changelog-producer``);
 - ``diff``: per bucket, the end snapshot's rows that differ from the start snapshot's (new keys,
   changed values); append tables: the rows of files added between them;
-- ``auto`` (default): ``diff`` when both ends are tags, else ``changelog`` for tables with a
-  changelog producer and ``delta`` for the others.
+- ``auto`` (default): ``changelog`` for tables with a changelog producer, else ``delta``.
 
-As in Paimon's batch incremental read, retractions (-U, -D) are not returned; ``$audit_log``
-over the same options shows them. ``delta`` and ``changelog`` read every snapshot of the range, so
+Both are read as Paimon 2.0's batch read reads them (streaming splits, no merge reader): each
+file's rows as stored, not merged by key, retractions (-U, -D) included as plain rows;
+``$audit_log`` over the same options shows their kinds. Two tags are diffed whatever the mode,
+unless ``incremental-between-tag-to-snapshot`` reads the snapshots between them. ``delta`` and ``changelog`` read every snapshot of the range, so
 one that is gone (expired, or in a hole a fast-forward left, docs/branches.md) fails the read with a
 one-line error, as Java's does; ``diff`` reads only the two ends.
 """
@@ -32,7 +32,7 @@ from paimon_sql.read.postpone import postpone_table, real_buckets
 from paimon_sql.read.split import Split
 from paimon_sql.snapshot.changelog_lifecycle import snapshot_or_changelog
 from paimon_sql.snapshot.references import changelog_path
-from paimon_sql.snapshot.time_travel import snapshot_at, timestamp_millis
+from paimon_sql.snapshot.time_travel import TRAVEL_KEYS, snapshot_at, timestamp_millis
 
 if TYPE_CHECKING:
     from paimon_sql.table.table import FileStoreTable
@@ -41,7 +41,9 @@ MODES = ("auto", "delta", "changelog", "diff")
 
 
 def between(table: FileStoreTable) -> Optional[Tuple[int, int, str]]:
-    """(start id, end id, mode) from the table's options; None when they ask for no incremental read."""
+    """(start id, end id, mode) from the table's options, as Paimon's ``AbstractDataTableScan``
+    resolves them; an empty range (start = end) when Paimon reads nothing; None when the options
+    ask for no incremental read."""
     raw = table.options.raw
     by_ids, by_time = raw.get("incremental-between"), raw.get("incremental-between-timestamp")
     if not by_ids and not by_time:
@@ -49,29 +51,53 @@ def between(table: FileStoreTable) -> Optional[Tuple[int, int, str]]:
     if by_ids and by_time:
         raise InvalidOptionError("give one of 'incremental-between' and 'incremental-between-timestamp'")
     key = "incremental-between" if by_ids else "incremental-between-timestamp"
+    travel = [k for k in TRAVEL_KEYS if raw.get(k) not in (None, "")]
+    if travel:  # Paimon's scan mode is then from-snapshot / from-timestamp, which refuses it
+        raise InvalidOptionError(f"[{key}] must be null when you set [{','.join(travel)}]")
     parts = [p.strip() for p in str(by_ids or by_time).split(",")]
     if len(parts) != 2 or not all(parts):
         raise InvalidOptionError(f"option '{key}' must be 'start,end', got '{by_ids or by_time}'")
-    tags = False
-    if by_ids:
-        tags = all(not p.isdigit() for p in parts)
-        start, end = (_snapshot_id(table, p) for p in parts)
-    else:
-        start, end = (snapshot_at(table, timestamp_millis(p)).id for p in parts)
-    if start > end:
-        raise InvalidOptionError(f"option '{key}': start {parts[0]} is after end {parts[1]}")
     mode = str(raw.get("incremental-between-scan-mode", "auto")).lower()
     if mode not in MODES:
         raise InvalidOptionError(f"incremental-between-scan-mode must be one of {', '.join(MODES)}, got '{mode}'")
-    if mode == "auto":
-        mode = "diff" if tags else "delta" if table.options.get("changelog-producer") == "none" else "changelog"
-    return start, end, mode
+    by_snapshot = "delta" if table.options.get("changelog-producer") == "none" else "changelog"
+    if by_ids:
+        tags = [table.tag_manager.get(p) if table.tag_manager.exists(p) else None for p in parts]
+        if all(tags):
+            if str(raw.get("incremental-between-tag-to-snapshot", "false")).lower() != "true":
+                return tags[0].snapshot.id, tags[1].snapshot.id, "diff"  # a diff whatever the mode
+            if mode == "diff":
+                raise InvalidOptionError("Unsupported incremental scan mode DIFF")
+            return tags[0].snapshot.id, tags[1].snapshot.id, by_snapshot if mode == "auto" else mode
+        if not all(p.isdigit() for p in parts):
+            raise InvalidOptionError(f"Didn't find two tags for start '{parts[0]}' and end '{parts[1]}', and they "
+                                     f"are not two snapshot Ids. Please set two tags or two snapshot Ids.")
+        start, end = int(parts[0]), int(parts[1])
+        if end < start:
+            raise InvalidOptionError(f"option '{key}': ending snapshot id {end} should be >= starting snapshot id "
+                                     f"{start}")
+        if table.snapshot_manager.earliest_id() is None:
+            return 0, 0, "delta"
+    else:
+        start, end = _timestamp_range(table, *(timestamp_millis(p) for p in parts))
+    return start, end, "diff" if mode == "diff" else by_snapshot if mode == "auto" else mode
 
 
-def _snapshot_id(table: FileStoreTable, text: str) -> int:
-    if text.isdigit():
-        return int(text)
-    return table.tag_manager.get(text).snapshot.id
+def _timestamp_range(table: FileStoreTable, start: int, end: int) -> Tuple[int, int]:
+    """The snapshot ids of ``incremental-between-timestamp`` (start, end]: each end the latest
+    snapshot at or before it; a start before the first snapshot takes the first in."""
+    if end < start:
+        raise InvalidOptionError(f"option 'incremental-between-timestamp': ending timestamp {end} should be >= "
+                                 f"starting timestamp {start}")
+    sm = table.snapshot_manager
+    earliest, latest = sm.earliest_id(), sm.latest_id()
+    if earliest is None or latest is None:
+        return 0, 0
+    first, last = sm.snapshot(earliest), sm.snapshot(latest)
+    if start == end or start > last.time_millis or end < first.time_millis:
+        return latest, latest
+    start_id = earliest - 1 if first.time_millis > start else snapshot_at(table, start).id
+    return start_id, snapshot_at(table, end).id if end < last.time_millis else latest
 
 
 def splits(scan, start: int, end: int, mode: str, streaming: bool = False) -> list:
@@ -103,6 +129,8 @@ def splits(scan, start: int, end: int, mode: str, streaming: bool = False) -> li
     groups: Dict[Tuple[bytes, int], List[DataFileMeta]] = {}
     for e in entries:
         groups.setdefault((e.partition, e.bucket), []).append(e.file)
+    if not streaming:  # Paimon's batch read of these splits: every file's rows as stored, unmerged
+        return [_split(table, p, b, files, merge=False, raw=True) for (p, b), files in sorted(groups.items())]
     out = [_split(table, p, b, files, merge=mode == "delta") for (p, b), files in sorted(groups.items())]
     return out + [_split(table, e.partition, e.bucket, [e.file], merge=False) for e in postpone]
 
@@ -131,11 +159,12 @@ def missing_snapshot(table: FileStoreTable, sid: int) -> str:
     return f"snapshot {sid} does not exist ({why})"
 
 
-def _split(table: FileStoreTable, partition: bytes, bucket: int, files, merge: bool, before=()):
+def _split(table: FileStoreTable, partition: bytes, bucket: int, files, merge: bool, before=(), raw: bool = False):
+    """``raw``: rows read as stored, retractions too (:attr:`Split.keep_retractions`)."""
     if not table.schema.is_primary_key_table:
         return Split(partition, bucket, tuple(files), before=tuple(before))
     parts = sections(files, table.key_range) if merge else [(f,) for f in files]
-    return Split(partition, bucket, tuple(files), tuple(parts), before=tuple(before))
+    return Split(partition, bucket, tuple(files), tuple(parts), before=tuple(before), keep_retractions=raw)
 
 
 def _live(table: FileStoreTable, snapshot_id: int) -> Dict[Tuple[bytes, int], Dict[str, DataFileMeta]]:

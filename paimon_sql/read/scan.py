@@ -209,6 +209,8 @@ class TableScan:
         window = incremental.between(self.table)
         if window is not None:
             start, end, mode = window
+            if start == end:  # Paimon's empty result
+                return Plan(None, [], stats)
             return Plan(snapshot_or_changelog(self.table, end), incremental.splits(self, start, end, mode), stats)
         snap = self.snapshot()
         entries = real_buckets(self.table, self._entries(snap, stats) if snap is not None else [])

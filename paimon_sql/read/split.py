@@ -25,6 +25,7 @@ class Split:
     sections: Tuple[Tuple[DataFileMeta, ...], ...] = ()
     deletion_vectors: Tuple[Tuple[str, FrozenBitMap], ...] = field(default=(), compare=False)
     before: Tuple[DataFileMeta, ...] = ()  # incremental diff: the bucket's files at the start snapshot
+    keep_retractions: bool = False  # a batch incremental read: every row as stored, -U/-D ones too
 
     def deletion_vector(self, file_name: str) -> Optional[FrozenBitMap]:
         """Deleted row positions of one of the split's files (None when it has none)."""

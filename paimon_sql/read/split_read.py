@@ -181,6 +181,8 @@ class SplitReader:
             rows = merge.merge(merge.group(rows, [KEY_PREFIX + k for k in self.schema.trimmed_primary_keys]))
         if self.keep_row_kind:
             return rows.select([f.name for f in self.read_fields] + [VALUE_KIND, SEQUENCE_NUMBER])
+        if split.keep_retractions:
+            return rows.select([f.name for f in self.read_fields])
         rows = rows.select([f.name for f in self.read_fields] + [VALUE_KIND])
         live = row_kind.is_add(rows.column(VALUE_KIND))
         if not pc.all(live).as_py():  # most sections hold no retractions: skip the copy

@@ -10,6 +10,8 @@ SparkSession a paimon-sql session is connected to, these PySpark methods are wra
   table exists, ``ignore``: then do nothing), matches columns by name and plans the write by
   bucket (:func:`paimon_sql.spark.write.write_dataframe`);
 - ``df.writeTo(name)``: :class:`paimon_sql.spark.writer_v2.PaimonWriterV2` for warehouse tables;
+- ``spark.read.format("paimon")...load(name)``: the session's ``SET spark.paimon.*`` options are
+  added under the read's own (the data source cannot see Spark's session conf);
 - ``df.writeStream.format("paimon")...start(name)`` and ``.toTable(name)``: creates a missing
   table, refuses the update output mode, plans the rows by bucket and starts the query on the
   exactly-once sink (:mod:`paimon_sql.spark.sink`).
@@ -25,11 +27,14 @@ from typing import Optional
 
 from pyspark.sql import DataFrame
 from pyspark.sql.classic.dataframe import DataFrame as ClassicDataFrame
-from pyspark.sql.readwriter import DataFrameWriter
+from pyspark.sql.readwriter import DataFrameReader, DataFrameWriter
 from pyspark.sql.streaming.readwriter import DataStreamWriter
 
+from paimon_sql.catalog import Identifier
 from paimon_sql.exceptions import PaimonError, TableAlreadyExistsError
 from paimon_sql.spark import jvm
+from paimon_sql.spark.session_options import session_options
+from paimon_sql.spark.source import is_location
 from paimon_sql.spark.target import (Target, case_sensitive, check_layout, new_schema, target_of, write_into,
                                      write_options)
 from paimon_sql.spark.write import PLANNED, by_name, distribute, location_options, merge_schema, source_name
@@ -47,10 +52,11 @@ def install(session) -> None:
     session.spark.__dict__[_SESSION] = session
     if _ORIGINAL:
         return
-    _ORIGINAL.update(writeTo=ClassicDataFrame.writeTo, save=DataFrameWriter.save,
+    _ORIGINAL.update(writeTo=ClassicDataFrame.writeTo, save=DataFrameWriter.save, load=DataFrameReader.load,
                      start=DataStreamWriter.start, toTable=DataStreamWriter.toTable)
     ClassicDataFrame.writeTo = _write_to
     DataFrameWriter.save = _save
+    DataFrameReader.load = _load
     DataStreamWriter.start = _start
     DataStreamWriter.toTable = _to_table
 
@@ -86,6 +92,25 @@ def _served_options(writer) -> Optional[dict]:
         return None
     options = _options(writer._spark, writer._jwrite)
     return None if options.get(PLANNED) else options
+
+
+# -- spark.read ... load ----------------------------------------------------------------------------
+
+def _load(self: DataFrameReader, path=None, format=None, schema=None, **options):
+    """PySpark's ``load``; a Paimon read gets the session's ``SET spark.paimon.*`` options under its
+    own (the data source runs where Spark's session conf is not)."""
+    if format is not None:
+        self.format(format)
+    self.options(**options)
+    session = _session_of(self._spark)
+    if session is not None and _is_paimon(self._jreader):
+        given = {k.lower(): v for k, v in _options(self._spark, self._jreader).items()}
+        name = path if isinstance(path, str) else given.get("path")
+        named = None if not name or is_location(name) else str(Identifier.parse(name, session.current_database))
+        for k, v in session_options(self._spark, named, session.current_database).items():
+            if k.lower() not in given:
+                self.option(k, v)
+    return _ORIGINAL["load"](self, path, None, schema)
 
 
 # -- df.write ... save ------------------------------------------------------------------------------

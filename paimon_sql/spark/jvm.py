@@ -35,3 +35,8 @@ def _json_mapper(jvm):
 @functools.lru_cache(maxsize=None)
 def _converters(jvm):
     return jvm.scala.jdk.javaapi.CollectionConverters
+
+
+def scala_objects(seq) -> list:
+    """A Scala ``Seq`` of JVM objects (plan nodes, ...) as a list of their handles."""
+    return [seq.apply(i) for i in range(seq.size())]

@@ -261,7 +261,8 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
     if native:
         # files at the max level come from compactions that dropped -U/-D rows: no kind filter needed
         max_level = num_levels(table.options) - 1
-        kind_filter = table.schema.is_primary_key_table and any(f.level < max_level for s in native for f in s.files)
+        kind_filter = table.schema.is_primary_key_table and any(f.level < max_level for s in native for f in s.files) \
+            and not any(s.keep_retractions for s in native)
         ddl = spark_ddl(list(fields)) + (f", `{VALUE_KIND}` TINYINT" if kind_filter else "")
         reader = spark.read.schema(ddl).options(**_FAIL_ON_DAMAGE)
         if any(_has_floats(f.type.to_arrow()) for f in fields):

@@ -20,6 +20,7 @@ from paimon_sql.catalog import Identifier, load_catalog
 from paimon_sql.data.types import DataField, paimon_type_from_sql
 from paimon_sql.exceptions import PaimonError, SchemaError, TableNotFoundError
 from paimon_sql.schema.table_schema import TableSchema
+from paimon_sql.spark.session_options import session_options
 from paimon_sql.spark.source import catalog_options, is_location, store_options
 from paimon_sql.spark.write import EXPLICIT_CAST, MERGE_SCHEMA, by_name, merge_schema, write_dataframe
 from paimon_sql.table import format_table
@@ -161,10 +162,12 @@ def case_sensitive(session) -> bool:
 
 def write_into(session, df: DataFrame, table, target: Target, options: dict, overwrite: bool = False,
                partition_spec: Optional[dict] = None, dynamic: bool = False) -> None:
-    """Write ``df`` by column name into ``table`` as one snapshot, with the write's options;
-    ``write.merge-schema`` first adds the data's new columns to the table."""
+    """Write ``df`` by column name into ``table`` as one snapshot, with the write's options over
+    the session's (``SET spark.paimon.*``); ``write.merge-schema`` first adds the data's new
+    columns to the table."""
     mt.refuse_write(table, "a DataFrame write")
-    given = write_options(options)
+    named = table.name if target.warehouse else None  # a location: only the session's options for every table
+    given = {**session_options(session.spark, named, session.current_database), **write_options(options)}
     if isinstance(table, format_table.FormatTable):  # plain files, written as INSERT writes them
         if given.get(MERGE_SCHEMA, "false").lower() == "true":
             raise SchemaError(f"option '{MERGE_SCHEMA}' is not supported by format table {table.name} (add its "

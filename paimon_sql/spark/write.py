@@ -250,8 +250,9 @@ def _save(df: DataFrame, table, warehouse: Optional[str], overwrite: bool, parti
 def by_name(df: DataFrame, table, case_sensitive: bool = False) -> DataFrame:
     """``df``'s columns matched to the table's by name, as Spark's DataFrame writes to a v2 table
     match them, and stored as its INSERT stores them (:func:`assign`). With ``write.merge-schema``
-    the caller added the data's new columns first; otherwise a column the table lacks fails, as
-    does a table column the data lacks."""
+    the caller added the data's new columns first; otherwise a column the table lacks fails. A
+    table column the data lacks is NULL, as paimon-spark's output resolver fills it (a NOT NULL
+    column then fails as INSERT's NULL would)."""
     fold = (lambda n: n) if case_sensitive else str.lower
     columns = {fold(f.name): f for f in df.schema.fields}
     if len(columns) < len(df.schema.fields):
@@ -262,10 +263,8 @@ def by_name(df: DataFrame, table, case_sensitive: bool = False) -> DataFrame:
         names = ", ".join(columns[c].name for c in extra)
         raise SchemaError(f"[INCOMPATIBLE_DATA_FOR_TABLE.EXTRA_COLUMNS] Cannot write to {table.name}: unknown "
                           f"column(s) {names} (set '{MERGE_SCHEMA}' = 'true' to add them)")
-    missing = [n for n in table.schema.field_names if fold(n) not in columns]
-    if missing:
-        raise SchemaError(f"[INCOMPATIBLE_DATA_FOR_TABLE.CANNOT_FIND_DATA] Cannot write to {table.name}: "
-                          f"the data has no column {', '.join(missing)}")
     any_cast = option_enabled(table, MERGE_SCHEMA) and option_enabled(table, EXPLICIT_CAST)
     return df.select(*[assign(F.col(f"`{columns[fold(f.name)].name}`"), columns[fold(f.name)].dataType, f, table.name,
-                              any_cast) for f in table.schema.fields])
+                              any_cast) if fold(f.name) in columns
+                       else assign(F.lit(None), T.NullType(), f, table.name, any_cast)
+                       for f in table.schema.fields])

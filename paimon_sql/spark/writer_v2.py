@@ -167,7 +167,8 @@ class PaimonWriterV2:
         self._target.created_and_written(self._schema(), self._write)
 
     def replace(self) -> None:
-        self._existing()
+        if self._target.find() is None:
+            raise TableNotFoundError(f"[TABLE_OR_VIEW_NOT_FOUND] table {self._target.name} does not exist")
         self._replace()
 
     def createOrReplace(self) -> None:  # noqa: N802 - PySpark's name

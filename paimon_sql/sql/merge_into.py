@@ -29,9 +29,11 @@ from paimon_sql.exceptions import PaimonError
 from paimon_sql.read import data_evolution, fallback_read
 from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
 from paimon_sql.spark.columns import ROWKIND_COLUMN
+from paimon_sql.spark.write import MERGE_SCHEMA, add_columns, option_enabled
 from paimon_sql.sql import row_rules
 from paimon_sql.sql.dml import (commit_append_changes, group_tasks, located_columns, located_rows, recording,
                                 with_table_types, write_changes)
+from paimon_sql.sql.query import session_options
 from paimon_sql.write import data_evolution_write
 from paimon_sql.write.row_delete import delete_messages, positions_of
 
@@ -45,9 +47,10 @@ def merge_into(session, node: exp.Merge):
     fallback_read.check_own_rows(table, "MERGE INTO")
     row_rules.check_engine(table, "MERGE INTO")
     row_rules.check_merge(table, node)
+    table, source = _merge_schema(session, node, table)
     if table.schema.is_primary_key_table:
         _check_single_match(session, node, target)
-        write_changes(session, table, session.query_dataframe(_query(node, table, target, located=False)))
+        write_changes(session, table, session.query_dataframe(_query(node, table, target, source, located=False)))
         return None
     # an append table: matched rows are deleted by position, updated and inserted rows written
     evolving = data_evolution.enabled(table)
@@ -56,7 +59,7 @@ def merge_into(session, node: exp.Merge):
         relation = exp.Table(this=exp.to_identifier(view), alias=exp.TableAlias(
             this=exp.to_identifier(target.alias_or_name)))
         _check_single_match(session, node, relation)
-        df = session.query_dataframe(_query(node, table, relation, located=True))
+        df = session.query_dataframe(_query(node, table, relation, source, located=True))
         rows = with_table_types(table, df, *located_columns(table), ROWKIND_COLUMN).toArrow()
     kinds = rows.column(ROWKIND_COLUMN)
     if evolving:
@@ -131,15 +134,33 @@ def _assigned_columns(node: exp.Merge, table) -> List[str]:
     return [n for n in table.schema.field_names if n in names]
 
 
-def _query(node: exp.Merge, table, target_relation: exp.Expression, located: bool) -> exp.Select:
+def _merge_schema(session, node: exp.Merge, table):
+    """(table, the source's column names in lower case, or None): with ``write.merge-schema`` (a
+    table or session option) and an ``UPDATE SET *`` / ``INSERT *``, the source's columns the table
+    lacks are added to it first, as paimon-spark's MergeSchemaEvolutionHelper does, and a ``*``
+    fills a table column the source lacks with the row's value (UPDATE) or NULL (INSERT)."""
+    stars = [w for w in node.args["whens"].expressions if _star(w.args["then"])]
+    if not stars or not option_enabled(table.copy(session_options(session, table)), MERGE_SCHEMA):
+        return table, None
+    source = session.query_dataframe(exp.select("*").from_(node.args["using"].copy())).schema.fields
+    known = {n.lower() for n in table.schema.field_names}
+    return add_columns(table, [f for f in source if f.name.lower() not in known]), {f.name.lower() for f in source}
+
+
+def _star(action: exp.Expression) -> bool:
+    return (isinstance(action, exp.Update) and any(isinstance(e, exp.Star) for e in action.expressions)) or \
+        (isinstance(action, exp.Insert) and isinstance(action.this, exp.Star))
+
+
+def _query(node: exp.Merge, table, target_relation: exp.Expression, source, located: bool) -> exp.Select:
     """The rows the statement changes: the table's columns and a row kind (``located``: also the
-    target row's data file and position)."""
+    target row's data file and position). ``source``: :func:`_merge_schema`'s column names."""
     target = node.this
     t_alias, s_alias = target.alias_or_name, node.args["using"].alias_or_name
     node = _requalify(node.copy(), target, t_alias)
     whens = node.args["whens"].expressions
     by_source = any(w.args.get("source") for w in whens)
-    clauses = [_clause(w, table, t_alias, s_alias) for w in whens]
+    clauses = [_clause(w, table, t_alias, s_alias, source) for w in whens]
     columns = []
     for i, name in enumerate(table.schema.field_names):
         case = exp.Case()
@@ -177,8 +198,9 @@ def _marked(relation: exp.Expression, alias: str, flag: str, numbered: bool = Fa
     return exp.select(exp.Star(), exp.true().as_(flag), *extra).from_(inner).subquery(alias)
 
 
-def _clause(when: exp.When, table, t: str, s: str) -> Tuple[exp.Expression, List[exp.Expression], int]:
-    """(condition, one value per table column, row kind) of a WHEN clause."""
+def _clause(when: exp.When, table, t: str, s: str, source) -> Tuple[exp.Expression, List[exp.Expression], int]:
+    """(condition, one value per table column, row kind) of a WHEN clause (``source``: see
+    :func:`_merge_schema`)."""
     has_t = exp.column(_T, table=t).is_(exp.null()).not_()
     has_s = exp.column(_S, table=s).is_(exp.null()).not_()
     if when.args.get("matched"):
@@ -194,9 +216,12 @@ def _clause(when: exp.When, table, t: str, s: str) -> Tuple[exp.Expression, List
     then = when.args["then"]
     if isinstance(then, exp.Var) and then.name.upper() == "DELETE":
         return cond, target_values, row_kind.DELETE
+    def star(name: str, otherwise: exp.Expression) -> exp.Expression:
+        return exp.column(name, table=s) if source is None or name.lower() in source else otherwise
+
     if isinstance(then, exp.Update):
         if any(isinstance(e, exp.Star) for e in then.expressions):
-            return cond, [exp.column(n, table=s) for n in names], row_kind.UPDATE_AFTER
+            return cond, [star(n, v) for n, v in zip(names, target_values)], row_kind.UPDATE_AFTER
         sets = {eq.this.name: eq.expression for eq in then.expressions}
         row_rules.check_columns(table, list(sets))
         return cond, [sets[n] if n in sets else v for n, v in zip(names, target_values)], row_kind.UPDATE_AFTER
@@ -204,7 +229,7 @@ def _clause(when: exp.When, table, t: str, s: str) -> Tuple[exp.Expression, List
         if when.args.get("matched") or when.args.get("source"):
             raise PaimonError("MERGE INTO: INSERT is only allowed in WHEN NOT MATCHED")
         if isinstance(then.this, exp.Star):
-            return cond, [exp.column(n, table=s) for n in names], row_kind.INSERT
+            return cond, [star(n, exp.null()) for n in names], row_kind.INSERT
         cols = [c.name for c in then.this.expressions]
         vals = then.expression.expressions
         unknown = [c for c in cols if c not in names]

@@ -16,7 +16,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
-from paimon_sql.exceptions import SqlSyntaxError
+from paimon_sql.exceptions import PaimonError, SqlSyntaxError
 
 DIALECT = "spark"
 # the warehouse's catalog as statements show it, named as paimon-spark's users name theirs (its
@@ -59,6 +59,17 @@ def split_statements(text: str) -> List[str]:
 def table_reference(text: str) -> exp.Table:
     """A table name written in a statement (``db.t``, ``t$files``) as the node a query would hold."""
     return parse(f"SELECT * FROM {text.strip()}").find(exp.Table)
+
+
+def closing_paren(text: str, i: int) -> int:
+    """The offset after the ``)`` that closes the ``(`` at or after ``i`` (literals skipped)."""
+    tokens = sqlglot.Dialect.get_or_raise(DIALECT).tokenize(text[i:])
+    depth = 0
+    for t in tokens:
+        depth += {"(": 1, ")": -1}.get(t.text, 0) if t.token_type.name in ("L_PAREN", "R_PAREN") else 0
+        if depth == 0 and t.token_type.name == "R_PAREN":
+            return i + t.end + 1
+    raise PaimonError("unbalanced parentheses")
 
 
 _QUERY_STARTS = {"SELECT", "WITH", "VALUES", "FROM", "TABLE", "L_PAREN"}

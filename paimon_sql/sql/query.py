@@ -24,12 +24,12 @@ from sqlglot import exp
 from paimon_sql import systables
 from paimon_sql.catalog import Identifier
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.options.core_options import registry
 from paimon_sql.read import metadata_columns
 from paimon_sql.spark import format_table as spark_format_table
-from paimon_sql.spark import jvm, pushdown
+from paimon_sql.spark import pushdown
+from paimon_sql.spark.session_options import session_options as spark_session_options
 from paimon_sql.spark.types import spark_ddl
-from paimon_sql.sql import parse, star
+from paimon_sql.sql import functions, parse, star
 from paimon_sql.systables import SystemTable
 from paimon_sql.table import format_table
 from paimon_sql.table.format_table import FormatTable
@@ -45,15 +45,16 @@ def spliced_dataframe(session, tree: exp.Expression, text: str):
     written except the spans of the Paimon table references, each replaced by the name of a scan
     relation. The relations are dropped once Spark has analyzed the query, which holds their plans."""
     refs = references(session, tree, text)
+    calls = functions.edits(session, tree, text)
     if not refs:
-        return session.spark_sql(text)
+        return session.spark_sql(apply_edits(text, calls))
     hidden = star.wanted(tree)
-    spliced = apply_edits(text, _edits(session, tree, refs, hidden))
+    spliced = apply_edits(text, _edits(session, tree, refs, hidden) + calls)
     fields = {r.view: _fields(r.ref, hidden) for r in refs}
     planned = [r for r in refs if not _cached(session, r, hidden)]
     try:
         if planned:
-            for r, need in zip(planned, _needs(session, tree, text, spliced, refs, planned, fields)):
+            for r, need in zip(planned, _needs(session, tree, text, calls, spliced, refs, planned, fields)):
                 columns = need.columns or [fields[r.view][0].name]
                 _scan(session, r.ref, columns, need.predicate).createOrReplaceTempView(r.view)
         return session.spark_sql(spliced)
@@ -81,14 +82,15 @@ def pushed_predicate(session, tree: exp.Expression):
 _PLANNED_QUERIES = 256  # per session: the needs of this many query texts are remembered
 
 
-def _needs(session, tree, text: str, spliced: str, refs: list, planned: list, fields: dict) -> list:
+def _needs(session, tree, text: str, calls: list, spliced: str, refs: list, planned: list, fields: dict) -> list:
     """What the query needs of each planned reference (:func:`pushdown.needs_of`), learned by
     analyzing it over zero-row stand-ins. That depends only on the query's text outside its
     references (their hints and time travel pick rows, not columns) and on the columns they read,
     so it is remembered per session under both: a BI tool's repeated queries, and a materialized
     table's incremental refreshes (a new ``incremental-between`` each), skip the stand-in planning
-    (~30-150 ms). The rows are always read from the scans planned anew."""
-    shape = apply_edits(text, [(r.edit[0], f"\0{i}") for i, r in enumerate(refs)])
+    (~30-150 ms). The rows are always read from the scans planned anew. ``calls``: the edits of
+    Paimon's function calls, part of the shape (``sys.max_pt`` may be a pushed filter's value)."""
+    shape = apply_edits(text, [(r.edit[0], f"\0{i}") for i, r in enumerate(refs)] + calls)
     key = (shape, tuple((refs.index(r), spark_ddl(fields[r.view])) for r in planned))
     known = session.planned_needs.pop(key, None)
     if known is None:
@@ -115,23 +117,31 @@ def _drop_relations(session, refs) -> None:
 
 def spliced_statement(session, tree: exp.Expression, text: str):
     """Any other statement Spark runs (``INSERT INTO <spark table> SELECT ... FROM <paimon table>``,
-    ``CREATE TABLE ... USING parquet AS SELECT``, ``DESCRIBE QUERY``): its text as written, the
-    Paimon references spliced to full scans, which Spark prunes itself; None when it reads none."""
+    ``CREATE TABLE ... USING parquet AS SELECT``): its text as written, the Paimon references
+    spliced to full scans, which Spark prunes itself; None when it reads none."""
     refs = references(session, tree, text)
+    calls = functions.edits(session, tree, text)
     if not refs:
-        return None
+        return session.spark_sql(apply_edits(text, calls)) if calls else None
     hidden = star.wanted(tree)
+    return run_spliced(session, refs, apply_edits(text, _edits(session, tree, refs, hidden) + calls), hidden)
+
+
+def run_spliced(session, refs: list, spliced: str, hidden: bool):
+    """Spark's answer to ``spliced``, a statement naming the scan relations of ``refs`` (full scans,
+    with the metadata columns when ``hidden``), which are dropped once Spark has analyzed it."""
     try:
         for r in refs:
             if not _cached(session, r, hidden):
                 _scan(session, r.ref, [f.name for f in _fields(r.ref, hidden)], None).createOrReplaceTempView(r.view)
-        return session.spark_sql(apply_edits(text, _edits(session, tree, refs, hidden)))
+        return session.spark_sql(spliced)
     finally:
         _drop_relations(session, refs)
 
 
 def _edits(session, tree: exp.Expression, refs, hidden: bool) -> list:
-    """The text edits of a statement: its references, its ``db.t.c`` columns and, when it names
+    """The text edits of a statement (beside its calls of Paimon's functions,
+    :mod:`paimon_sql.sql.functions`): its references, its ``db.t.c`` columns and, when it names
     metadata columns, the stars over tables read with them (:mod:`paimon_sql.sql.star`)."""
     out = [r.edit for r in refs] + _column_edits(session, tree)
     if hidden:
@@ -160,26 +170,33 @@ class Reference:
 
 
 def references(session, tree: exp.Expression, text: str) -> list:
-    """The Paimon references of a query (:class:`Reference`). A table read without time travel or
-    hint is kept as the catalog gave it, so a cached table (``CACHE TABLE``) is recognised."""
+    """The Paimon references of a query (:class:`Reference`)."""
     refs = []
     for node in tree.find_all(exp.Table):
-        found = _reference(session, node)
+        found = find_reference(session, node)
         if found is None:
             continue
-        ref, options, name = found
-        (start, end), travel = _span(text, node)
-        if travel is not None:
-            options = {**options, **_travel_options(session, node, travel)}
-        if isinstance(ref, SystemTable):
-            if not ref.is_global:
-                ref.table = ref.table.travel(options)
-        elif options:
-            ref = ref.travel(options)
-        view = f"__paimon_{re.sub(r'[^0-9A-Za-z_]', '_', name)}_{next(_VIEW_IDS)}"
-        alias = "" if node.args.get("alias") else " AS `" + name.replace("`", "``") + "`"
-        refs.append(Reference(view, ref, ((start, end), view + alias), node))
+        span, travel = _span(text, node)
+        refs.append(reference(session, found, span, travel, bool(node.args.get("alias")), node))
     return refs
+
+
+def reference(session, found: tuple, span: tuple, travel, aliased: bool, node: exp.Table) -> Reference:
+    """The :class:`Reference` of ``found`` (:func:`find_reference`'s answer) at ``span`` of the text,
+    read at its time travel ``travel`` ((kind, expression text), evaluated by Spark) if any. A
+    table read without time travel or options is kept as the catalog gave it, so a cached table
+    (``CACHE TABLE``) is recognised."""
+    ref, options, name = found
+    if travel is not None:
+        options = {**options, **_travel_options(session, travel)}
+    if isinstance(ref, SystemTable):
+        if not ref.is_global:
+            ref.table = ref.table.travel(options)
+    elif options:
+        ref = ref.travel(options)
+    view = f"__paimon_{re.sub(r'[^0-9A-Za-z_]', '_', name)}_{next(_VIEW_IDS)}"
+    alias = "" if aliased else " AS `" + name.replace("`", "``") + "`"
+    return Reference(view, ref, (span, view + alias), node)
 
 
 def _column_edits(session, tree: exp.Expression) -> list:
@@ -219,7 +236,7 @@ def ctes_in_scope(node: exp.Expression) -> set:
 def plain_references(session, tree: exp.Expression) -> list:
     """The references of a query that name Paimon tables (not table functions), as nodes."""
     return [node for node in tree.find_all(exp.Table)
-            if not isinstance(node.this, exp.Anonymous) and _reference(session, node) is not None]
+            if not isinstance(node.this, exp.Anonymous) and find_reference(session, node) is not None]
 
 
 def _cached(session, r: Reference, hidden: bool) -> bool:
@@ -268,7 +285,7 @@ def _span(text: str, node: exp.Table):
     travel's (kind, expression text) when it is not a literal, else None)."""
     if isinstance(node.this, exp.Anonymous):  # a table function: its name, then its arguments
         start = node.this.meta["start"]
-        return (start, _closing_paren(text, node.this.meta["end"] + 1)), None
+        return (start, parse.closing_paren(text, node.this.meta["end"] + 1)), None
     parts = node.parts
     if not parts or any("start" not in (p.meta or {}) for p in parts):
         raise PaimonError(f"cannot find table reference {node.sql(dialect=parse.DIALECT)} in the statement")
@@ -286,15 +303,6 @@ def _span(text: str, node: exp.Table):
     return (start, stop), None if literal else (version.this.upper(), text[as_of.end():stop])
 
 
-def _closing_paren(text: str, i: int) -> int:
-    """The offset after the ``)`` that closes the ``(`` at or after ``i`` (literals skipped)."""
-    tokens = sqlglot.Dialect.get_or_raise(parse.DIALECT).tokenize(text[i:])
-    depth = 0
-    for t in tokens:
-        depth += {"(": 1, ")": -1}.get(t.text, 0) if t.token_type.name in ("L_PAREN", "R_PAREN") else 0
-        if depth == 0 and t.token_type.name == "R_PAREN":
-            return i + t.end + 1
-    raise PaimonError("unbalanced parentheses in a table function call")
 
 
 def _expression_end(text: str, start: int, expression: exp.Expression) -> int:
@@ -315,7 +323,7 @@ def _expression_end(text: str, start: int, expression: exp.Expression) -> int:
     return best
 
 
-def _travel_options(session, node: exp.Table, travel) -> dict:
+def _travel_options(session, travel) -> dict:
     """Time travel by an expression (``TIMESTAMP AS OF current_timestamp() - INTERVAL 1 HOUR``):
     Spark evaluates it, as Spark folds a time travel expression before reading."""
     kind, expression = travel
@@ -338,19 +346,22 @@ def apply_edits(text: str, edits) -> str:
     return "".join(out + [text[pos:]])
 
 
-def _reference(session, node: exp.Table):
+def find_reference(session, node: exp.Table):
     """(table or system table, dynamic options, name) a reference reads; None when it is not ours."""
     if isinstance(node.this, exp.Anonymous) and node.this.name.lower() in TABLE_FUNCTIONS:
         call = node.this
         args = [a.this if isinstance(a, exp.Literal) else a.sql(dialect="spark") for a in call.expressions]
         key = TABLE_FUNCTIONS[call.name.lower()]
-        if len(args) != 3:
-            raise PaimonError(f"{call.name}(table, start, end) takes 3 arguments, got {len(args)}")
+        arity = 2 if key == "incremental-to-auto-tag" else 3
+        if len(args) != arity:
+            raise PaimonError(f"{call.name}({'table, end tag' if arity == 2 else 'table, start, end'}) takes "
+                              f"{arity} arguments, got {len(args)}")
         target = parse.table_reference(args[0])
         ref = resolve(session, target)
         if ref is None:
             raise PaimonError(f"{call.name}: table {args[0]} does not exist")
-        return ref, {key: f"{args[1]},{args[2]}"}, target.name
+        own = session_options(session, ref) if not isinstance(ref, SystemTable) else {}
+        return ref, {**own, key: ",".join(str(a) for a in args[1:])}, target.name
     if isinstance(node.this, exp.Anonymous) or not node.name or node.find_ancestor(exp.Query) is None:
         return None  # not read by a query: a statement's target (INSERT INTO s, DESCRIBE t, ...)
     if not node.db and (node.name.lower() in ctes_in_scope(node) or session.is_temp_view(node.name)):
@@ -359,37 +370,34 @@ def _reference(session, node: exp.Table):
     if ref is None:
         return None
     table = ref.table if isinstance(ref, SystemTable) and not ref.is_global else ref
-    options = session_options(session, table) if not isinstance(table, SystemTable) else {}
+    options = session_options(session, table) if not isinstance(table, SystemTable) and not _in_view(node) else {}
     return ref, {**options, **scan_options(node)}, node.name
 
 
-SESSION_PREFIX = "spark.paimon."
+VIEW_BODY = "paimon-sql: a view's query"  # marks a view's query spliced into a statement (sql/views.py)
+
+
+def _in_view(node: exp.Expression) -> bool:
+    """Whether a reference lies in a view's query: Spark resolves a view under the SQL configs it
+    captured at creation, which never hold ``spark.paimon.*``, so paimon-spark reads the tables of a
+    view without the session's Paimon options."""
+    parent = node.parent
+    while parent is not None:
+        if any(VIEW_BODY in c for c in parent.comments or ()):
+            return True
+        parent = parent.parent
+    return False
 
 
 def session_options(session, table) -> dict:
-    """Paimon options set in Spark's session, as paimon-spark reads them: ``SET spark.paimon.<key>``
-    for every table (``<key>`` a Paimon option), ``SET spark.paimon.<db>.<table>.<key>`` for one;
-    the per-table form wins, a reference's own hint or ``AS OF`` wins over both."""
-    settings = {k[len(SESSION_PREFIX):]: v for k, v in _session_conf(session.spark).items()
-                if k.startswith(SESSION_PREFIX)}
-    if not settings:
-        return {}
-    db, name = table.name.split(".", 1) if "." in table.name else (session.current_database, table.name)
-    own = f"{db}.{name}.".lower()
-    known = registry()
-    return {**{k: v for k, v in settings.items() if k in known},
-            **{k[len(own):]: v for k, v in settings.items() if k.lower().startswith(own)}}
-
-
-def _session_conf(spark) -> dict:
-    """Spark's session conf in one JVM call (``spark.conf.getAll`` makes one per entry: ~60 ms of
-    every query on a Paimon table)."""
-    return jvm.java_map(spark.sparkContext._jvm, spark._jsparkSession.conf().getAllAsJava())
+    """The options ``SET spark.paimon.*`` gives ``table`` (:mod:`paimon_sql.spark.session_options`)."""
+    return spark_session_options(session.spark, table.name, session.current_database)
 
 
 # table-valued functions of Paimon's Spark integration → the option they set
 TABLE_FUNCTIONS = {"paimon_incremental_query": "incremental-between",
-                   "paimon_incremental_between_timestamp": "incremental-between-timestamp"}
+                   "paimon_incremental_between_timestamp": "incremental-between-timestamp",
+                   "paimon_incremental_to_auto_tag": "incremental-to-auto-tag"}
 
 
 def resolve(session, node: exp.Table):

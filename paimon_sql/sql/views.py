@@ -198,7 +198,7 @@ def _replacement(node: exp.Table, view: View):
     parts = node.parts
     span = parts[0].meta["start"], parts[-1].meta["end"] + 1
     name = "`" + node.name.replace("`", "``") + "`"
-    body = f"({view.text}\n)"  # a line comment ending the query ends before the parenthesis
+    body = f"(/* {query.VIEW_BODY} */ {view.text}\n)"  # a line comment ending the query ends before the parenthesis
     if view.columns:
         columns = ", ".join("`" + c.replace("`", "``") + "`" for c in view.columns)
         body = f"(SELECT * FROM {body} AS {name}({columns}))"

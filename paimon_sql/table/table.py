@@ -44,10 +44,12 @@ from paimon_sql.snapshot.time_travel import TRAVEL_KEYS, travel_snapshot
 from paimon_sql.table.branch_manager import BranchManager
 from paimon_sql.table.consumer_manager import ConsumerManager
 from paimon_sql.table.unserved_features import check_read, check_write
-from paimon_sql.tag.tag_auto_creation import tags_after_commit
+from paimon_sql.tag.tag_auto_creation import tags_after_commit, to_auto_tag
 from paimon_sql.tag.tag_manager import TagManager
 from paimon_sql.write.row_delete import delete_where
 from paimon_sql.write.table_write import TableWrite
+
+TO_AUTO_TAG = "incremental-to-auto-tag"
 
 # What every commit of a table is followed by, in Paimon's order: the commit callbacks (Iceberg
 # metadata), then automatic tags and tag expiry (its maintain()), then partition expiry, then
@@ -115,7 +117,11 @@ class FileStoreTable:
     def travel(self, dynamic_options: Optional[dict]) -> "FileStoreTable":
         """:meth:`copy`, and when the options travel in time (``scan.snapshot-id``, ``scan.tag-name``,
         ``scan.version``, ``scan.timestamp[-millis]``, ``scan.watermark``), pinned to that snapshot
-        (``scan.snapshot-id``) and read through the schema it was written with, as Paimon does."""
+        (``scan.snapshot-id``) and read through the schema it was written with, as Paimon does.
+        ``incremental-to-auto-tag`` becomes the incremental read between two tags it means."""
+        if (dynamic_options or {}).get(TO_AUTO_TAG):
+            rest = {k: v for k, v in dynamic_options.items() if k != TO_AUTO_TAG}
+            dynamic_options = {**rest, **to_auto_tag(self.copy(rest), str(dynamic_options[TO_AUTO_TAG]))}
         table = self.copy(dynamic_options)
         if not any(k in (dynamic_options or {}) for k in TRAVEL_KEYS):
             return table

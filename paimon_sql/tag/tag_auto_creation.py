@@ -123,6 +123,22 @@ def _checked(p: Period, options) -> Period:
     return p
 
 
+def to_auto_tag(table: FileStoreTable, end_tag: str) -> dict:
+    """``incremental-to-auto-tag = end_tag`` as the options of the read it means (Paimon's
+    ``IncrementalDiffStartingScanner.toEndAutoTag``): the diff from the latest automatic tag
+    before ``end_tag`` to it, or an empty read when the tag or an earlier one is missing."""
+    p = period(table.options)
+    end = p.time(end_tag)
+    if end is None:
+        raise TagError(f"Specified tag '{end_tag}' is not an auto-created tag.")
+    latest = table.snapshot_manager.latest_id() or 0
+    tm = table.tag_manager
+    earlier = [(t, tag.name) for tag in tm.tags() for t in [p.time(tag.name)] if t is not None and t < end]
+    if not tm.exists(end_tag) or not earlier:
+        return {"incremental-between": f"{latest},{latest}"}
+    return {"incremental-between": f"{max(earlier)[1]},{end_tag}", "incremental-between-tag-to-snapshot": "false"}
+
+
 # -- automatic creation --------------------------------------------------------------------------
 
 def _mode(options) -> str:

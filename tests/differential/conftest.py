@@ -14,11 +14,12 @@ statement is marked ``-- differs:`` (docs/compatibility.md), and on both PySpark
 
 import json
 import os
+from functools import partial
 from typing import Dict, List
 
 import pytest
 from differential import corpus
-from differential.engine import run
+from differential.engine import dataframe_operation, run
 from oracles.paimon_spark import jar, python
 from support import LineProcess
 
@@ -85,9 +86,11 @@ class Differential:
 
     def ours(self, name: str, also: bool = False) -> List[dict]:
         import paimon_sql
-        session = paimon_sql.connect(self.warehouse("ours-also" if also else "ours", name), spark=self.spark.newSession())
+        warehouse = self.warehouse("ours-also" if also else "ours", name)
+        session = paimon_sql.connect(warehouse, spark=self.spark.newSession())
         try:
-            return run(session.sql, self.cases[name].ours(also))
+            return run(session.sql, self.cases[name].ours(also),
+                       partial(dataframe_operation, session.spark, session.sql, warehouse))
         finally:
             session.release()
 

@@ -1,8 +1,9 @@
 """The differential suite's cases: scripts of statements run on paimon-sql and on paimon-spark, each
 on a warehouse of its own, answers compared statement by statement.
 
-A case is a script; a statement ends with ``;`` at the end of a line. Comment lines just above a
-statement say more of it:
+A case is a script; a statement ends with ``;`` at the end of a line. A statement starting with
+``%`` is a DataFrame API operation (``% read t scan.snapshot-id=1``: engine.dataframe_operation).
+Comment lines just above a statement say more of it:
 
 - ``-- theirs: <statement>``: paimon-spark runs this spelling instead (a form only one accepts).
 - ``-- also: <statement>``: our other spelling of the same thing (Flink's ``WITH``, a hint, ...): the

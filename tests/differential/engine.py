@@ -17,7 +17,7 @@ import decimal
 import json
 import math
 import re
-from typing import Callable, List
+from typing import Callable, List, Optional
 
 _CONDITION = re.compile(r"^\[([A-Z_]+(?:\.[A-Z_]+)*)\]")
 
@@ -60,13 +60,54 @@ def answer(df) -> dict:
     return {"columns": columns, "rows": [[value(x) for x in row] for row in df.collect()]}
 
 
-def run(sql: Callable, statements: List[str]) -> List[dict]:
+def run(sql: Callable, statements: List[str], dataframe: Optional[Callable] = None) -> List[dict]:
     """Each statement's answer, in order; a failing statement does not stop the ones after it
-    (a case states what each engine does after a failure too)."""
+    (a case states what each engine does after a failure too). A statement starting with ``%`` is
+    a DataFrame API operation, run by ``dataframe`` (:func:`dataframe_operation`)."""
     answers = []
     for text in statements:
         try:
-            answers.append(answer(sql(text)))
+            if text.startswith("%"):
+                df = dataframe(text[1:])
+                answers.append(answer(df) if df is not None else {"columns": [], "rows": []})
+            else:
+                answers.append(answer(sql(text)))
         except Exception as e:  # noqa: BLE001 - any failure is an answer
             answers.append(error(e))
     return answers
+
+
+def dataframe_operation(spark, sql: Callable, warehouse: str, text: str):
+    """One DataFrame API operation of a case, written ``% <op> <table> [word] [k=v ...] [AS <query>]``
+    (the same user code on both engines; a table is loaded and saved by its path in the warehouse):
+
+    - ``read T k=v...``: ``spark.read.format("paimon").options(k=v).load(<path of T>)``
+    - ``table T``: ``spark.table(T)``
+    - ``save T [mode] k=v... AS q``: ``sql(q).write.format("paimon").mode(mode).options(k=v).save(<path of T>)``
+    - ``writeTo T method k=v +p=v... AS q``: ``sql(q).writeTo(T)``, ``.option(k, v)``, ``.tableProperty(p, v)``,
+      then ``.method()`` (append, overwritePartitions, create, replace, createOrReplace)
+
+    Answers the DataFrame read, or None for a write."""
+    head, _, query = text.partition(" AS ")
+    op, target, *rest = head.split()
+    words = [w for w in rest if "=" not in w]
+    options = dict(w.split("=", 1) for w in rest if "=" in w and not w.startswith("+"))
+    properties = dict(w[1:].split("=", 1) for w in rest if w.startswith("+"))
+    db, _, name = target.rpartition(".")
+    path = f"{warehouse}/{db or 'default'}.db/{name}"
+    if op == "read":
+        return spark.read.format("paimon").options(**options).load(path)
+    if op == "table":
+        return spark.table(target)
+    if op == "save":
+        sql(query).write.format("paimon").mode(words[0] if words else "errorifexists").options(**options).save(path)
+        return None
+    if op == "writeTo":
+        writer = sql(query).writeTo(target)
+        for k, v in options.items():
+            writer = writer.option(k, v)
+        for k, v in properties.items():
+            writer = writer.tableProperty(k, v)
+        getattr(writer, words[0])()
+        return None
+    raise ValueError(f"unknown DataFrame operation: % {text}")

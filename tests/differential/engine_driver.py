@@ -16,9 +16,10 @@ import json
 import os
 import sys
 import traceback
+from functools import partial
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from engine import run  # noqa: E402
+from engine import dataframe_operation, run  # noqa: E402
 
 PAIMON_SPARK_CONF = {
     "spark.sql.extensions": "org.apache.paimon.spark.extensions.PaimonSparkSessionExtensions",
@@ -48,11 +49,11 @@ def run_case(engine: str, spark, case: dict) -> list:
         session.conf.set(key, v)
     if engine == "paimon-spark":
         session.conf.set("spark.sql.catalog.paimon.warehouse", "file://" + case["warehouse"])
-        return run(session.sql, case["statements"])
+        return run(session.sql, case["statements"], partial(dataframe_operation, session, session.sql, case["warehouse"]))
     import paimon_sql
     ours = paimon_sql.connect(case["warehouse"], spark=session)
     try:
-        return run(ours.sql, case["statements"])
+        return run(ours.sql, case["statements"], partial(dataframe_operation, session, ours.sql, case["warehouse"]))
     finally:
         ours.release()
 

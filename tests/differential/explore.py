@@ -12,10 +12,11 @@ import json
 import logging
 import sys
 import tempfile
+from functools import partial
 
 from differential import corpus
 from differential.conftest import EngineProcess
-from differential.engine import run
+from differential.engine import dataframe_operation, run
 from oracles.paimon_spark import jar
 
 
@@ -39,7 +40,7 @@ def main() -> int:
         session = paimon_sql.connect(f"{base}/ours", conf={"spark.master": "local[2]", "spark.ui.enabled": "false"})
         session.spark.sparkContext.setLogLevel("OFF")
         logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)  # PySpark's JSON record of each failure
-        ours = run(session.sql, case.ours())
+        ours = run(session.sql, case.ours(), partial(dataframe_operation, session.spark, session.sql, f"{base}/ours"))
     if not args.ours_only:
         theirs = engine.answers()[0]
         engine.close()

@@ -100,13 +100,13 @@ def test_session_options_as_paimon_spark_reads_them(session):
     try:
         session.sql("SET `spark.paimon.scan.snapshot-id`=1")
         assert ids() == [1]
-        session.sql("SET `spark.paimon.db.s.scan.snapshot-id`=2")  # the per-table form wins
+        session.sql("SET `spark.paimon.*.db.s.scan.snapshot-id`=2")  # the per-table form wins
         assert ids() == [1, 2]
-        session.sql("RESET `spark.paimon.db.s.scan.snapshot-id`")
+        session.sql("RESET `spark.paimon.*.db.s.scan.snapshot-id`")
         assert ids() == [1]
         assert result(session.sql("SELECT id FROM db.s VERSION AS OF 2 ORDER BY id")) == [(1,), (2,)]
     finally:
         session.sql("RESET `spark.paimon.scan.snapshot-id`")
-        session.sql("RESET `spark.paimon.db.s.scan.snapshot-id`")
+        session.sql("RESET `spark.paimon.*.db.s.scan.snapshot-id`")
     assert ids() == [1, 2]
     session.sql("RESET spark.sql.caseSensitive")  # Spark's RESET, which sqlglot cannot read, is Spark's

@@ -158,11 +158,11 @@ def test_time_travel_by_expression_and_table_function(session, pair):
 
 
 def test_session_options_apply_to_writes(session, pair):
-    session.sql("SET spark.paimon.default.p.file.format=orc")
+    session.sql("SET `spark.paimon.*.default.p.file.format`=orc")
     try:
         session.sql("INSERT INTO p VALUES (8, 'h')")
     finally:
-        session.sql("RESET spark.paimon.default.p.file.format")
+        session.sql("RESET `spark.paimon.*.default.p.file.format`")
     formats = {r[0] for r in session.sql("SELECT file_format FROM `p$files`").collect()}
     assert formats == {"parquet", "orc"}
     assert rows(session.sql("SELECT name FROM p WHERE id = 8")) == [("h",)]
