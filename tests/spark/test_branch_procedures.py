@@ -117,7 +117,8 @@ def test_rename_and_delete_branches(tagged):
     ("create_branch('db.t', ' ')", "must not be blank"),
     ("create_branch('db.t', 'b')", "branch 'b' already exists"),
     ("create_branch('db.t', 'n', 'nope')", "tag 'nope' of table db.t does not exist"),
-    ("create_branch('db.t', 'n', 'v1', 'maybe')", "ignoreIfExists must be true or false, got 'maybe'"),
+    ("create_branch('db.t', 'b', 'v1', 'maybe')", "branch 'b' already exists"),  # as Java: 'maybe' is false
+    ("create_branch('db.t', 'n', '')", "tag must not be blank"),
     ("delete_branch('db.t', 'b,nope')", "branch 'nope' does not exist"),
     ("delete_branch('db.t', 'main')", "the main branch cannot be dropped"),
     ("rename_branch('db.t', 'b', 'e')", "branch 'e' already exists"),
