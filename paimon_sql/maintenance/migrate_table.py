@@ -219,7 +219,7 @@ def copy_into(source, target, partitions: Optional[List[bytes]] = None) -> Optio
                                f"{target.name}")
     entries = _entries_to_copy(source, partitions)
     for e in entries:
-        if e.file.schema_id != dst.id and source.schema_at(e.file.schema_id).fields != dst.fields:
+        if source.schema_at(e.file.schema_id).fields != dst.fields:
             raise MigrateError(f"file {e.file.file_name} of {source.name} was written with columns other than "
                                f"{target.name}'s: copying it into that table is not supported")
     part_types = [f.type for f in src.fields_of(src.partition_keys)]

@@ -75,40 +75,42 @@ SELECT * FROM a;
 """,
     "expire_snapshots": APPEND + """
 INSERT INTO a VALUES (6, 'f', 3);
-CALL sys.expire_snapshots(table => 'default.a', retain_max => 3);
+CALL sys.expire_snapshots(table => 'default.a', retain_max => 3, retain_min => 1);
 SELECT snapshot_id FROM `a$snapshots`;
-CALL sys.expire_snapshots(table => 'default.a', retain_max => 3);
-CALL sys.expire_snapshots(table => 'default.a', retain_max => 0);
+CALL sys.expire_snapshots(table => 'default.a', retain_max => 3, retain_min => 1);
+CALL sys.expire_snapshots(table => 'default.a', retain_max => 2);
 CALL sys.expire_snapshots(table => 'default.a', retain_min => 0);
+CALL sys.expire_snapshots(table => 'default.a', retain_min => 0, older_than => '2999-01-01 00:00:00');
 CALL sys.expire_snapshots(table => 'default.a', retain_min => 3, retain_max => 2);
 CALL sys.expire_snapshots(table => 'default.a', older_than => 'xyz');
+CALL sys.expire_snapshots(table => 'default.a', retain_max => 'x');
 CALL sys.expire_snapshots(table => 'default.a', options => 'snapshot.num-retained.max=x');
-CALL sys.expire_snapshots(table => 'default.a', max_deletes => 1, options => 'snapshot.num-retained.min=1');
+CALL sys.expire_snapshots(table => 'default.a', max_deletes => 0, retain_min => 1, older_than => '2999-01-01 00:00:00');
+CALL sys.expire_snapshots(table => 'default.a', max_deletes => 1, options => 'snapshot.num-retained.min=1,snapshot.time-retained=1 ms');
 SELECT snapshot_id FROM `a$snapshots`;
 CALL sys.expire_snapshots('default.a', 5, 1, '2999-01-01 00:00:00');
-SELECT snapshot_id FROM `a$snapshots`;
+SELECT snapshot_id, commit_kind FROM `a$snapshots`;
 SELECT * FROM a;
 SELECT count(*) FROM `a$files`;
 CALL sys.expire_snapshots(table => 'default.nope');
 """,
     "remove_orphan_files": APPEND + """
-CALL sys.compact(table => 'default.a');
-CALL sys.expire_snapshots(table => 'default.a', retain_max => 1);
+CALL sys.create_tag(table => 'default.a', tag => 't1', snapshot => 1);
+CALL sys.create_branch(table => 'default.a', branch => 'b', tag => 't1');
+INSERT INTO `a$branch_b` VALUES (7, 'g', 1);
+CALL sys.fast_forward(table => 'default.a', branch => 'b');
 CALL sys.remove_orphan_files(table => 'default.a');
-CALL sys.remove_orphan_files(table => 'default.a', older_than => '2999-01-01 00:00:00', dry_run => true);
+CALL sys.remove_orphan_files(table => 'default.a', dry_run => true);
+CALL sys.remove_orphan_files('default.a', '2024-01-01 00:00:00', false, 2, 'local');
+CALL sys.remove_orphan_files(table => 'default.*', older_than => '2024-01-01 00:00:00', mode => 'DISTRIBUTED');
+CALL sys.remove_orphan_files(table => 'default.a', older_than => '2999-01-01 00:00:00');
 CALL sys.remove_orphan_files(table => 'default.a', mode => 'bogus');
 CALL sys.remove_orphan_files(table => 'default.a', older_than => 'soon');
+CALL sys.remove_orphan_files(table => 'default.a', parallelism => 'two');
 CALL sys.remove_orphan_files(table => 'default.nope');
-CALL sys.remove_orphan_files(table => 'default.a', older_than => '2999-01-01 00:00:00', mode => 'local');
-CALL sys.remove_orphan_files(table => 'default.a', older_than => '2999-01-01 00:00:00');
-CREATE TABLE b (id INT);
-INSERT INTO b VALUES (1);
-INSERT OVERWRITE b VALUES (2);
-CALL sys.expire_snapshots(table => 'default.b', retain_max => 1);
-CALL sys.remove_orphan_files('default.*', '2999-01-01 00:00:00', false, 2, 'distributed');
-CALL sys.remove_orphan_files(table => 'default.*', older_than => '2999-01-01 00:00:00');
+CALL sys.remove_orphan_files(table => 'nope.*');
 SELECT * FROM a;
-SELECT * FROM b;
+SELECT snapshot_id, commit_kind FROM `a$snapshots`;
 """,
     "rollback": APPEND + """
 CALL sys.create_tag(table => 'default.a', tag => 'two', snapshot => 2);
@@ -145,7 +147,9 @@ CALL sys.expire_partitions(table => 'default.t');
 CALL sys.expire_partitions(table => 'default.t', expiration_time => '1 d', expire_strategy => 'bogus');
 CALL sys.expire_partitions(table => 'default.t', expiration_time => 'soon');
 CALL sys.expire_partitions(table => 'default.t', expiration_time => '1 d', expire_strategy => 'update-time');
+CALL sys.expire_partitions(table => 'default.t', expiration_time => '1 d', options => 'partition.timestamp-formatter=yyyyMMdd', expire_strategy => 'values-time');
 CALL sys.mark_partition_done(table => 'default.t', partitions => 'p=20990101');
+CALL sys.mark_partition_done(table => 'default.t', partitions => 'p=20990101;p=20990102');
 CALL sys.mark_partition_done(table => 'default.t', partitions => 'x=1');
 CALL sys.mark_partition_done(table => 'default.t');
 CALL sys.reset_consumer(table => 'default.t', consumerId => 'c1', nextSnapshotId => 1);
@@ -226,12 +230,12 @@ SELECT DISTINCT total_buckets FROM `k$partitions`;
 CREATE TABLE ix (id INT, v STRING, p INT) PARTITIONED BY (p) TBLPROPERTIES ('file-index.bloom-filter.columns' = 'v');
 INSERT INTO ix VALUES (1, 'a', 1);
 INSERT INTO ix VALUES (2, 'b', 1), (3, 'c', 2);
-SELECT partition, embedded_index IS NULL, size(extra_files) FROM `ix$files`;
+SELECT partition, level, record_count, file_source FROM `ix$files`;
 CALL sys.rewrite_file_index(table => 'default.ix');
 CALL sys.rewrite_file_index('default.ix', 'p = 2');
 CALL sys.rewrite_file_index(table => 'default.ix', where => 'p = 5');
 CALL sys.rewrite_file_index(table => 'default.ix', where => 'v = 1');
-SELECT partition, extra_files FROM `ix$files`;
+SELECT partition, level, record_count, file_source FROM `ix$files`;
 SELECT snapshot_id, commit_kind FROM `ix$snapshots`;
 SELECT * FROM ix WHERE v = 'b';
 CREATE TABLE u (id INT, v STRING);
@@ -240,7 +244,7 @@ CALL sys.rewrite_file_index(table => 'default.u');
 ALTER TABLE u SET TBLPROPERTIES ('file-index.bloom-filter.columns' = 'v', 'file-index.in-manifest-threshold' = '100 kb');
 CALL sys.rewrite_file_index(table => 'default.u');
 CALL sys.rewrite_file_index(table => 'default.u');
-SELECT embedded_index IS NULL, extra_files FROM `u$files`;
+SELECT level, record_count, file_source FROM `u$files`;
 SELECT snapshot_id, commit_kind FROM `u$snapshots`;
 """,
     "refused_everywhere": """
@@ -257,6 +261,24 @@ CALL sys.migrate_database(source_type => 'hive', database => 'nope');
 CALL sys.alter_view_dialect(view => 'default.v', action => 'add');
 CALL sys.drop_function(function => 'default.f');
 SELECT * FROM r;
+""",
+    "calling_conventions": """
+CREATE TABLE m (id INT, v STRING);
+INSERT INTO m VALUES (1, 'a');
+INSERT INTO m VALUES (2, 'b');
+CALL paimon.sys.create_tag(table => 'default.m', tag => 'cat');
+CALL SYS.CREATE_TAG(TABLE => 'm', TAG => 'upper');
+CALL sys.create_tag(table => 'm', tag => 'nodb', snapshot => '1');
+CALL sys.create_tag(table => 'default.m', tag => upper('x'));
+CALL sys.create_tag(table => 'default.m', tag => 'n', snapshot => NULL);
+CALL sys.create_tag(table => 'default.m', tag => 7, snapshot => 1);
+CALL other.create_tag(table => 'default.m', tag => 'o');
+CALL sys.create_tag('default.m', 'p', 1, '1 d', 'extra');
+SELECT tag_name, snapshot_id FROM `m$tags`;
+CALL sys.compact_database(including_databases => 'default', including_tables => 'default.m');
+CALL sys.compact_database(including_databases => 'def.*', excluding_tables => '.*');
+CALL sys.repair_earliest_snapshot(table => 'default.m', snapshot_id => 2);
+SELECT snapshot_id FROM `m$snapshots`;
 """,
     "procedure_listing": """
 -- differs: show-procedures

@@ -89,15 +89,18 @@ CALL sys.expire_tags(table => 'default.t', older_than => 'yesterday');
 CALL sys.expire_tags(table => 'default.t', older_than => '2999-01-01 00:00:00');
 SELECT tag_name FROM `t$tags`;
 CALL sys.create_tag(table => 'default.t', tag => 'keep1', snapshot => 1);
-CALL sys.expire_snapshots(table => 'default.t', retain_max => 1);
+CALL sys.expire_snapshots(table => 'default.t', retain_max => 1, retain_min => 1);
+SELECT snapshot_id FROM `t$snapshots`;
 SELECT * FROM t VERSION AS OF 'keep1';
+SELECT * FROM t VERSION AS OF 1;
 CALL sys.create_tag(table => 'default.t', tag => 'again', snapshot => 1);
 ALTER TABLE t CREATE TAG again2 AS OF VERSION 1;
 SELECT tag_name, snapshot_id FROM `t$tags`;
 CALL sys.delete_tag(table => 'default.t', tag => 'keep1,again');
-CALL sys.remove_orphan_files(table => 'default.t', older_than => '2999-01-01 00:00:00', dry_run => true);
+SELECT * FROM t VERSION AS OF 'again2';
 CALL sys.delete_tag(table => 'default.t', tag => 'again2');
-CALL sys.remove_orphan_files(table => 'default.t', older_than => '2999-01-01 00:00:00', dry_run => true);
+SELECT tag_name FROM `t$tags`;
+SELECT * FROM t VERSION AS OF 1;
 SELECT * FROM t;
 """,
     "tag_automatic_creation": """
@@ -160,6 +163,23 @@ CALL sys.delete_branch(table => 'default.t', branch => 'main');
 -- differs: delete-main-branch
 SELECT count(*) FROM t;
 """,
+    "merge_branch": """
+CREATE TABLE m (id INT, v STRING);
+INSERT INTO m VALUES (1, 'a');
+CALL sys.create_tag(table => 'default.m', tag => 't1');
+CALL sys.create_branch(table => 'default.m', branch => 'dev', tag => 't1');
+INSERT INTO `m$branch_dev` VALUES (2, 'b');
+CALL sys.merge_branch(table => 'default.m', source_branch => 'dev');
+SELECT * FROM m;
+SELECT snapshot_id, commit_kind FROM `m$snapshots`;
+INSERT INTO m VALUES (3, 'c');
+CALL sys.merge_branch(table => 'default.m', source_branch => 'main', target_branch => 'dev');
+SELECT * FROM `m$branch_dev`;
+CALL sys.merge_branch(table => 'default.m', source_branch => 'nope');
+ALTER TABLE m CREATE BRANCH b9;
+ALTER TABLE m DROP BRANCH dev;
+SELECT branch_name FROM `m$branches`;
+""",
     "branch_reads_and_writes": """
 CREATE TABLE t (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1');
 INSERT INTO t VALUES (1, 'a');
@@ -188,7 +208,7 @@ CALL sys.compact(table => 'default.`t$branch_b1`');
 SELECT snapshot_id, commit_kind FROM `t$branch_b1$snapshots`;
 CALL sys.rollback(table => 'default.`t$branch_b1`', snapshot => 2);
 SELECT * FROM `t$branch_b1`;
-CALL sys.expire_snapshots(table => 'default.`t$branch_b1`', retain_max => 1);
+CALL sys.expire_snapshots(table => 'default.`t$branch_b1`', retain_max => 1, retain_min => 1);
 SELECT snapshot_id FROM `t$branch_b1$snapshots`;
 CALL sys.reset_consumer(table => 'default.`t$branch_b1`', consumerId => 'k', nextSnapshotId => 2);
 SELECT * FROM `t$branch_b1$consumers`;

@@ -182,7 +182,7 @@ def test_merge_branch_adds_the_files_a_branch_has_and_main_lacks(appended):
     ("INSERT OVERWRITE db.a VALUES (9, 'z')", "has 'branch-merge.enabled': its history stays append-only"),
     ("DELETE FROM db.a WHERE id = 1", "so a commit removing files"),
     ("UPDATE db.a SET name = 'z' WHERE id = 3", "so a commit removing files"),
-    ("CALL sys.compact(table => 'db.a')", "so a commit removing files"),
+    ("CALL sys.compact(table => 'db.a', options => 'compaction.min.file-num=2')", "so a commit removing files"),
     ("ALTER TABLE db.a SET TBLPROPERTIES ('deletion-vectors.enabled'='true')",
      "'branch-merge.enabled' cannot be used with 'deletion-vectors.enabled'"),
     ("ALTER TABLE db.a SET TBLPROPERTIES ('partition.expiration-time'='1 d')",
