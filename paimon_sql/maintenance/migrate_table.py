@@ -229,7 +229,8 @@ def copy_into(source, target, partitions: Optional[List[bytes]] = None) -> Optio
             pvals = binary_row.from_bytes(e.partition, part_types)
             name = target.paths.new_data_file_name()
             copied = _copy_files(source, target, pvals, e, name)
-            message = messages.setdefault((e.partition, e.bucket), CommitMessage(e.partition, e.bucket, e.total_buckets))
+            key = (e.partition, e.bucket)
+            message = messages.setdefault(key, CommitMessage(e.partition, e.bucket, e.total_buckets))
             message.new_files.append(copied)
         return target.new_commit().overwrite(list(messages.values())) if messages else None
     except BaseException:
@@ -282,7 +283,8 @@ def copy_table(source, target_path: str, partitions: Optional[List[bytes]] = Non
         target = type(source)(io, target_path, source.schema, source.name)  # a table of the source's kind
         messages: Dict[Tuple[bytes, int], CommitMessage] = {}
         for e in entries:
-            message = messages.setdefault((e.partition, e.bucket), CommitMessage(e.partition, e.bucket, e.total_buckets))
+            key = (e.partition, e.bucket)
+            message = messages.setdefault(key, CommitMessage(e.partition, e.bucket, e.total_buckets))
             message.new_files.append(_copy_files(source, target, binary_row.from_bytes(e.partition, part_types), e))
         return target.new_commit().overwrite(list(messages.values())) if messages else None
     except BaseException:
