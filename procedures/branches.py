@@ -25,16 +25,17 @@ class CreateBranchProcedure(Procedure):
     description = "Create a branch: empty (the table's schema only) or holding a tag's snapshot."
 
     def call(self, session, args):
-        ignore = (args["ignoreIfExists"] or "false").strip().lower()
-        if ignore not in ("true", "false"):
-            raise self.fail(f"ignoreIfExists must be true or false, got '{args['ignoreIfExists']}'")
+        # as Java's Boolean.parseBoolean: 'true' in any case is true, any other text false
+        ignore = (args["ignoreIfExists"] or "").lower() == "true"
         table = self.table(session, args["table"])
-        if ignore == "true" and table.branch_manager.exists(args["branch"]):  # as Java: nothing else is checked
+        if ignore and table.branch_manager.exists(args["branch"]):  # as Java: nothing else is checked
             return [(True,)]
-        tag = args["tag"] if args["tag"] and args["tag"].strip() else None
+        tag = args["tag"]
+        if tag is not None and not tag.strip():
+            raise self.fail("tag must not be blank (leave it out for an empty branch)")
         if tag is not None and not table.tag_manager.exists(tag):
             raise self.fail(f"tag '{tag}' of table {table.name} does not exist")
-        table.branch_manager.create(args["branch"], table, tag=tag, ignore_if_exists=ignore == "true")
+        table.branch_manager.create(args["branch"], table, tag=tag, ignore_if_exists=ignore)
         return [(True,)]
 
 

@@ -38,7 +38,7 @@ class CompactProcedure(Procedure):
         strategy = (args["compact_strategy"] or "full").strip().lower()
         if strategy not in STRATEGIES:
             raise self.fail(f"compact_strategy must be 'full' or 'minor', got '{args['compact_strategy']}'")
-        order = self.sort_order(args, strategy)
+        order = self.sort_order(args)
         if args["partitions"] and args["where"]:
             raise self.fail("partitions and where cannot be used together")
         table = self.table(session, args["table"]).copy(self.dynamic_options(args["options"]))
@@ -64,7 +64,7 @@ class CompactProcedure(Procedure):
         compact(session.spark, table, predicate, strategy == "full", chosen)
         return [(True,)]
 
-    def sort_order(self, args, strategy: str) -> Optional[str]:
+    def sort_order(self, args) -> Optional[str]:
         """The sort compaction ``order_strategy`` asks for (None: ``none``, plain compaction), its
         arguments checked as paimon-spark checks them."""
         order = (args["order_strategy"] or "none").strip().lower()
@@ -80,10 +80,7 @@ class CompactProcedure(Procedure):
         for arg in ("partition_idle_time", "buckets"):
             if args[arg]:
                 raise self.fail(f"sort compaction (order_strategy '{order}') does not support {arg}")
-        if strategy != "full":
-            raise self.fail(f"sort compaction (order_strategy '{order}') rewrites every file of the partitions: "
-                            f"compact_strategy must be 'full', got '{args['compact_strategy']}'")
-        return order
+        return order  # it rewrites every file of the partitions, whatever compact_strategy says (as paimon-spark)
 
     def sort_columns(self, table, order: str, text: str) -> List[str]:
         """``order_by`` as the table's column names; as paimon-spark, only append tables without

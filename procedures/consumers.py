@@ -26,9 +26,12 @@ class ResetConsumerProcedure(Procedure):
         consumer, nxt = args["consumerId"], args["nextSnapshotId"]
         if not consumer.strip():
             raise self.fail("consumerId must not be blank")
-        if nxt is not None and nxt < 1:
-            raise self.fail(f"nextSnapshotId must be a snapshot id (1 or more), got {nxt}")
-        manager = self.table(session, args["table"]).consumer_manager
+        table = self.table(session, args["table"])
+        sm = table.snapshot_manager
+        if nxt is not None and (nxt < 1 or not sm.io.exists(sm.paths.snapshot_path(nxt))):
+            # as Java, which reads the snapshot first: it must exist (not expired, not beyond the latest)
+            raise self.fail(f"nextSnapshotId {nxt}: table '{args['table']}' has no such snapshot")
+        manager = table.consumer_manager
         if nxt is None:
             manager.delete(consumer)  # as Java: deleting a consumer that is not there is no error
         else:

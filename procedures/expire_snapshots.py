@@ -25,8 +25,8 @@ class ExpireSnapshotsProcedure(Procedure):
     def call(self, session, args):
         older_than = self.timestamp(args["older_than"])
         for key in ("retain_max", "retain_min", "max_deletes"):
-            if args[key] is not None and args[key] < 1:
-                raise self.fail(f"{key} must be at least 1, got {args[key]}")
+            if args[key] is not None and args[key] < 0:
+                raise self.fail(f"{key} must not be negative, got {args[key]}")
         if None not in (args["retain_max"], args["retain_min"]) and args["retain_max"] < args["retain_min"]:
             raise self.fail(f"retain_max ({args['retain_max']}) must not be less than retain_min ({args['retain_min']})")
         table = self.table(session, args["table"]).copy(self.dynamic_options(args["options"]))

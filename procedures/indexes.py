@@ -7,6 +7,11 @@ one COMPACT snapshot (:mod:`paimon_sql.maintenance.rewrite_file_index`). It retu
 files whose index changed (paimon-spark counts every file it visited, changed or not; a file whose
 index is already right is not rewritten here, so a second run writes nothing and returns 0, 0).
 
+``drop_global_index`` counts a column's global index files (Java 2.0's indexes over row-tracking
+tables, which paimon-sql does not build) as paimon-spark does: ``dry_run`` or none found answers
+``true`` and the count; dropping files it found is refused, as paimon-sql does not commit to tables
+with global indexes.
+
 ``materialize_deletion_vectors`` is, as in paimon-spark, for unaware-bucket data-evolution tables
 with deletion vectors: each row id group with deleted rows is rewritten without them, its rows
 given new row ids, one COMPACT snapshot (:func:`paimon_sql.spark.compact.materialize_deletion_vectors`).
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from paimon_sql.data import binary_row
 from paimon_sql.data.partition_names import specs_predicate
 from paimon_sql.maintenance.rewrite_file_index import rewrite
 from paimon_sql.read import data_evolution
@@ -51,6 +57,45 @@ class RewriteFileIndexProcedure(Procedure):
         predicate = None if specs is None else specs_predicate(table.schema, specs)
         _, partitions, files = rewrite(table, predicate, run=in_tasks)
         return [(partitions, files)]
+
+
+@register
+class DropGlobalIndexProcedure(Procedure):
+    name = "drop_global_index"
+    parameters = (required("table", "STRING"), required("index_column", "STRING"), required("index_type", "STRING"),
+                  optional("partitions", "STRING"), optional("dry_run", "BOOLEAN"))
+    output = columns("result BOOLEAN", "dropped_file_count BIGINT")
+    description = "Drop a column's global index files (found none: nothing to do; dropping some is not supported)."
+
+    def call(self, session, args):
+        names = [c.strip() for c in args["index_column"].split(",") if c.strip()]
+        if not names:
+            raise self.fail("index_column must name at least one column")
+        table = self.table(session, args["table"])
+        schema = table.schema
+        missing = [n for n in names if n not in schema.field_names]
+        if missing:
+            raise self.fail(f"column '{missing[0]}' does not exist in table '{args['table']}'")
+        specs = self.partition_specs(table, args["partitions"]) if (args["partitions"] or "").strip() else None
+        latest = table.snapshot_manager.latest()
+        if latest is None:
+            raise self.fail(f"table '{args['table']}' has no snapshot")
+        ids = [schema.field(n).id for n in names]
+        types = [f.type for f in schema.fields_of(schema.partition_keys)]
+
+        def chosen(partition: bytes) -> bool:
+            values = dict(zip(schema.partition_keys, binary_row.from_bytes(partition, types)))
+            return specs is None or any(all(values[k] == v for k, v in spec.items()) for spec in specs)
+        index_type = args["index_type"].strip().lower()
+        found = [e for e in (table.index_manifest_entries(latest.index_manifest) if latest.index_manifest else [])
+                 if e.index_type == index_type and e.global_index is not None
+                 and [e.global_index.index_field_id, *(e.global_index.extra_field_ids or ())] == ids
+                 and chosen(e.partition)]
+        if found and not args["dry_run"]:
+            raise self.fail(f"table '{args['table']}' has {len(found)} {index_type} global index file(s) on "
+                            f"{', '.join(names)}: dropping them is not supported by paimon-sql, which does not "
+                            "commit to tables with global indexes")
+        return [(True, len(found))]
 
 
 @register

@@ -219,13 +219,13 @@ def _local(location: str) -> str:
 class CopyProcedure(Procedure):
     name = "copy"
     parameters = (required("source_table", "STRING"), required("target_table", "STRING"), optional("where", "STRING"))
-    description = "Copy a Paimon table's latest data files (those of the partitions where selects) into a new table."
+    description = ("Copy a Paimon table's latest data files (those of the partitions where selects) into a new "
+                   "table, or over an existing compatible one.")
 
     def call(self, session, args):
         source = self.table(session, args["source_table"])
         ident = session.identifier_text(args["target_table"])
-        if session.catalog.table_exists(ident):
-            raise self.fail(f"target_table '{ident}' exists already: copy creates it")
+        target = self.table(session, args["target_table"]) if session.catalog.table_exists(ident) else None
         specs = self.partition_selection(session, source, None, args["where"])
         partitions = None
         if specs is not None:
@@ -234,7 +234,10 @@ class CopyProcedure(Procedure):
             partitions = [binary_row.to_bytes([s[k] for k in keys], types) for s in specs]
         session.catalog.create_database(ident.database, ignore_if_exists=True)
         try:
-            core.copy_table(source, session.catalog.table_path(ident), partitions)
+            if target is not None:
+                core.copy_into(source, target, partitions)
+            else:
+                core.copy_table(source, session.catalog.table_path(ident), partitions)
         except PaimonError as e:
             raise self.fail(str(e)) from None
         return [(True,)]

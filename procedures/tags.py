@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import datetime as dt
 
-from paimon_sql.exceptions import TagError
+from paimon_sql.exceptions import SnapshotNotFoundError, TagError
 from paimon_sql.options.core_options import parse_duration_ms
 from paimon_sql.procedures.base import Procedure, columns, optional, register, required
 from paimon_sql.tag import tag_auto_creation as auto
-from paimon_sql.tag.tag_manager import check_tag_name
+from paimon_sql.tag.tag_manager import check_tag_name, find_snapshot
 
 RESULT = columns("result BOOLEAN")
 TAG_PARAMETERS = (required("table", "STRING"), required("tag", "STRING"), optional("snapshot", "BIGINT"),
@@ -37,19 +37,10 @@ class _TagProcedure(Procedure):
             raise self.fail(str(e)) from None
 
     def snapshot_of(self, table, snapshot_id):
-        """The latest snapshot, or ``snapshot_id`` (when expired, the snapshot a tag keeps of it)."""
-        sm = table.snapshot_manager
-        if snapshot_id is None:
-            snap = sm.latest()
-            if snap is None:
-                raise self.fail(f"table {table.name} has no snapshot to tag yet")
-            return snap
-        if sm.io.exists(sm.paths.snapshot_path(snapshot_id)):
-            return sm.snapshot(snapshot_id)
-        for tag in table.tag_manager.tags():
-            if tag.snapshot.id == snapshot_id:
-                return tag.snapshot
-        raise self.fail(f"snapshot {snapshot_id} of table {table.name} does not exist")
+        try:
+            return find_snapshot(table, snapshot_id)
+        except SnapshotNotFoundError as e:
+            raise self.fail(str(e)) from None
 
 
 @register

@@ -7,7 +7,7 @@ needs, instead of ``unknown procedure``. Nothing is changed.
 
 from __future__ import annotations
 
-from paimon_sql.procedures.base import Procedure, columns, optional, register, required
+from paimon_sql.procedures.base import Procedure, optional, register, required
 
 
 class Refused(Procedure):
@@ -67,16 +67,6 @@ class CreateGlobalIndexProcedure(Refused):
     parameters = (required("table", "STRING"), required("index_column", "STRING"), required("index_type", "STRING"),
                   optional("partitions", "STRING"), optional("options", "STRING"))
     description = "Build a global index on a column (needs row tracking)."
-    needs = _GLOBAL_INDEX
-
-
-@register
-class DropGlobalIndexProcedure(Refused):
-    name = "drop_global_index"
-    parameters = (required("table", "STRING"), required("index_column", "STRING"), required("index_type", "STRING"),
-                  optional("partitions", "STRING"), optional("dry_run", "BOOLEAN"))
-    output = columns("result BOOLEAN", "dropped_file_count BIGINT")
-    description = "Drop a column's global index files (needs row tracking)."
     needs = _GLOBAL_INDEX
 
 

@@ -202,13 +202,27 @@ def _type_of(file_schema, index_name: str):
 
 
 def write_index(table: FileStoreTable, rows: pa.Table, data_path: str, file_schema=None,
-                name_in_file: Callable[[str], Optional[str]] = lambda c: c) -> Tuple[Optional[bytes], Tuple[str, ...]]:
+                name_in_file: Callable[[str], Optional[str]] = lambda c: c,
+                index_path: Optional[str] = None) -> Tuple[Optional[bytes], Tuple[str, ...]]:
     """Index ``rows`` (one data file's, of ``file_schema``, default the current one) as the table's
-    options ask: (embedded bytes, extra files)."""
+    options ask: (embedded bytes, extra files). An index too big for the manifest goes to
+    ``index_path`` (default ``<data file>.index``)."""
     blob = build(file_schema or table.schema, table.schema.options, rows, name_in_file)
     if blob is None:
         return None, ()
     if len(blob) <= table.options.get("file-index.in-manifest-threshold"):
         return blob, ()
-    table.io.write_bytes(data_path + INDEX_SUFFIX, blob)
-    return None, (data_path.rsplit("/", 1)[-1] + INDEX_SUFFIX,)
+    index_path = index_path or data_path + INDEX_SUFFIX
+    table.io.write_bytes(index_path, blob)
+    return None, (index_path.rsplit("/", 1)[-1],)
+
+
+def next_index_name(name: str) -> str:
+    """The name a rewritten index file takes, as Java's ``createNewFileIndexFilePath``: a counter
+    after the last ``-`` goes up by one (``data-<uuid>-0.parquet-1.index`` → ``...-2.index``), else
+    ``-1`` is added before the suffix (``data-<uuid>-0.parquet.index`` → ``...parquet-1.index``)."""
+    stem = name[:name.rfind(".")]
+    head, dash, counter = stem.rpartition("-")
+    if dash and counter.isdigit():
+        return f"{head}-{int(counter) + 1}{INDEX_SUFFIX}"
+    return f"{stem}-1{INDEX_SUFFIX}"

@@ -77,12 +77,12 @@ def expire_snapshots(table: FileStoreTable, retain_max: Optional[int] = None, re
     now = int(dt.datetime.now().timestamp() * 1000) if now_millis is None else now_millis
     time_retained = opts.get("snapshot.time-retained")
     cutoff = now - time_retained if older_than is None else _millis(older_than)
-    if retain_min < 1:
-        raise PaimonError(f"retain_min must be at least 1, got {retain_min}")
+    if retain_min < 0:
+        raise PaimonError(f"retain_min must not be negative, got {retain_min}")
     if retain_max < retain_min:
         raise PaimonError(f"retain_max ({retain_max}) must not be less than retain_min ({retain_min})")
-    if max_deletes < 1:
-        raise PaimonError(f"max_deletes must be at least 1, got {max_deletes}")
+    if max_deletes < 0:
+        raise PaimonError(f"max_deletes must not be negative, got {max_deletes}")
 
     sm = table.snapshot_manager
     latest, earliest = sm.latest_id(), sm.earliest_id()
@@ -102,7 +102,9 @@ def expire_snapshots(table: FileStoreTable, retain_max: Optional[int] = None, re
                 break
         except SnapshotNotFoundError:
             continue
-    expired = _expire_until(table, earliest, end)
+    # retain_min 0 may reach past the latest: as in Paimon, whose expiry then finds no end snapshot
+    # and expires none (it keeps the latest either way)
+    expired = _expire_until(table, earliest, end) if end <= latest else 0
     changelog_lifecycle.expire_changelogs(table, now, max_deletes)
     return expired
 

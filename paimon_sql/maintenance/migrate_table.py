@@ -34,7 +34,7 @@ from paimon_sql.data.partition_names import spec_values
 from paimon_sql.exceptions import MigrateError, PaimonError
 from paimon_sql.format.file_format import parquet_footer_stats
 from paimon_sql.manifest.manifest_file import FILE_SOURCE_APPEND, DataFileMeta
-from paimon_sql.write.commit_message import CommitMessage
+from paimon_sql.write.commit_message import CommitMessage, delete_files
 
 if TYPE_CHECKING:
     from paimon_sql.table.table import FileStoreTable
@@ -200,13 +200,47 @@ def _check_columns(path: str, file_schema: pa.Schema, fields) -> None:
                                f"the table's is {f.type}") from None
 
 
-def copy_table(source, target_path: str, partitions: Optional[List[bytes]] = None) -> Optional[int]:
-    """Paimon's ``copy`` (CopyFilesProcedure): a new table at ``target_path`` holding a byte copy of
-    ``source``'s latest data files (only those of ``partitions``, binary partition rows, when given)
-    and every schema version they were written with, committed as one OVERWRITE snapshot with the
-    same file metadata (partition, bucket, level, sequence numbers, stats). The snapshot id (None:
-    no file to copy). A failure deletes the new table's directory."""
-    io = source.io
+def copy_into(source, target, partitions: Optional[List[bytes]] = None) -> Optional[int]:
+    """Paimon's ``copy`` into an existing table: checked as Java's CopySchemaOperator checks it
+    (same bucket, file format, primary and partition keys; the target has every column of the
+    source), then the source's latest data files (of ``partitions``) are copied under new names
+    and replace the whole target in one OVERWRITE snapshot, as paimon-spark commits them. Each file
+    is labelled with the target's schema, so one written with columns other than the target's is
+    refused (Java would mislabel it). The snapshot id; None when there is no file to copy."""
+    src, dst = source.schema, target.schema
+    checks = [("bucket", source.options.bucket == target.options.bucket),
+              ("format", source.options.get("file.format") == target.options.get("file.format")),
+              ("primary keys", set(src.primary_keys) == set(dst.primary_keys)),
+              ("partition keys", set(src.partition_keys) == set(dst.partition_keys)),
+              ("fields", set(src.fields) <= set(dst.fields))]
+    for what, ok in checks:
+        if not ok:
+            raise MigrateError(f"source table {source.name} {what} is not compatible with the existing table "
+                               f"{target.name}")
+    entries = _entries_to_copy(source, partitions)
+    for e in entries:
+        if source.schema_at(e.file.schema_id).fields != dst.fields:
+            raise MigrateError(f"file {e.file.file_name} of {source.name} was written with columns other than "
+                               f"{target.name}'s: copying it into that table is not supported")
+    part_types = [f.type for f in src.fields_of(src.partition_keys)]
+    messages: Dict[Tuple[bytes, int], CommitMessage] = {}
+    try:
+        for e in entries:
+            pvals = binary_row.from_bytes(e.partition, part_types)
+            name = target.paths.new_data_file_name()
+            copied = _copy_files(source, target, pvals, e, name)
+            key = (e.partition, e.bucket)
+            message = messages.setdefault(key, CommitMessage(e.partition, e.bucket, e.total_buckets))
+            message.new_files.append(copied)
+        return target.new_commit().overwrite(list(messages.values())) if messages else None
+    except BaseException:
+        delete_files(target, list(messages.values()))
+        raise
+
+
+def _entries_to_copy(source, partitions: Optional[List[bytes]]):
+    """The source's live entries (of ``partitions``) in its latest snapshot; a table with index
+    files (deletion vectors, a dynamic-bucket index) is refused."""
     snapshot = source.snapshot_manager.latest()
     if snapshot is not None and snapshot.index_manifest and source.index_manifest_entries(snapshot.index_manifest):
         raise MigrateError(f"table '{source.name}' has index files (deletion vectors or a dynamic-bucket index): "
@@ -215,6 +249,31 @@ def copy_table(source, target_path: str, partitions: Optional[List[bytes]] = Non
     if partitions is not None:
         chosen = set(partitions)
         entries = [e for e in entries if e.partition in chosen]
+    return entries
+
+
+def _copy_files(source, target, pvals, e, name: Optional[str] = None) -> DataFileMeta:
+    """Copy a data file (as ``name``, default its own) and its extra files into ``target``'s
+    bucket directory; its metadata there."""
+    io = source.io
+    origin = source.paths.data_file_path(pvals, e.bucket, e.file.file_name, e.file.external_path)
+    folder = posixpath.dirname(target.paths.data_file_path(pvals, e.bucket, e.file.file_name))
+    io.mkdirs(folder)
+    for old, new in [(e.file.file_name, name or e.file.file_name)] + [(x, x) for x in e.file.extra_files]:
+        io.fs.copy_file(io.arrow_path(f"{posixpath.dirname(origin)}/{old}"), io.arrow_path(f"{folder}/{new}"))
+    if name is None:
+        return replace(e.file, external_path=None)
+    return replace(e.file, file_name=name, schema_id=target.schema.id, external_path=None)
+
+
+def copy_table(source, target_path: str, partitions: Optional[List[bytes]] = None) -> Optional[int]:
+    """Paimon's ``copy`` (CopyFilesProcedure): a new table at ``target_path`` holding a byte copy of
+    ``source``'s latest data files (only those of ``partitions``, binary partition rows, when given)
+    and every schema version they were written with, committed as one OVERWRITE snapshot with the
+    same file metadata (partition, bucket, level, sequence numbers, stats). The snapshot id (None:
+    no file to copy). A failure deletes the new table's directory."""
+    io = source.io
+    entries = _entries_to_copy(source, partitions)
     if io.exists(target_path):
         raise MigrateError(f"{target_path} exists already")
     part_types = [f.type for f in source.schema.fields_of(source.schema.partition_keys)]
@@ -224,16 +283,9 @@ def copy_table(source, target_path: str, partitions: Optional[List[bytes]] = Non
         target = type(source)(io, target_path, source.schema, source.name)  # a table of the source's kind
         messages: Dict[Tuple[bytes, int], CommitMessage] = {}
         for e in entries:
-            pvals = binary_row.from_bytes(e.partition, part_types)
-            origin = source.paths.data_file_path(pvals, e.bucket, e.file.file_name, e.file.external_path)
-            copied = target.paths.data_file_path(pvals, e.bucket, e.file.file_name)
-            io.mkdirs(posixpath.dirname(copied))
-            for name in (e.file.file_name,) + tuple(e.file.extra_files):
-                io.fs.copy_file(io.arrow_path(f"{posixpath.dirname(origin)}/{name}"),
-                                io.arrow_path(f"{posixpath.dirname(copied)}/{name}"))
             key = (e.partition, e.bucket)
             message = messages.setdefault(key, CommitMessage(e.partition, e.bucket, e.total_buckets))
-            message.new_files.append(replace(e.file, external_path=None))
+            message.new_files.append(_copy_files(source, target, binary_row.from_bytes(e.partition, part_types), e))
         return target.new_commit().overwrite(list(messages.values())) if messages else None
     except BaseException:
         io.delete(target_path)

@@ -3,9 +3,11 @@
 Each live data file of the current schema is read (only the indexed columns) and indexed as a
 new file would be; the snapshot replaces each file's manifest entry by one with the new
 ``_EMBEDDED_FILE_INDEX`` / ``_EXTRA_FILES`` (a COMPACT commit: same data file, new identifier), as
-Paimon's ``rewrite_file_index`` procedure does. A new ``.index`` file takes the old one's name (an
-index of the same data either way), so older snapshots stay readable. Files of an older schema
-are indexed under their own column names (matched by field id); columns they predate are skipped.
+Paimon's ``rewrite_file_index`` procedure does. As in Java (FileIndexProcessor), an index kept in
+a ``.index`` file is written to a new file each time (``...-1.index``, ``...-2.index``: older
+snapshots keep reading theirs), so such a file is always rewritten and counted; a file whose
+embedded index comes out the same is left alone. Files of an older schema are indexed under their
+own column names (matched by field id); columns they predate are skipped.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import TYPE_CHECKING, Callable, Dict, Optional, Tuple
 from paimon_sql.data import binary_row
 from paimon_sql.data.predicate import Predicate
 from paimon_sql.format.file_format import read_file
-from paimon_sql.index.file_index import INDEX_SUFFIX, indexed_columns, write_index
+from paimon_sql.index.file_index import INDEX_SUFFIX, indexed_columns, next_index_name, write_index
 from paimon_sql.manifest.manifest_file import DataFileMeta
 from paimon_sql.read.file_skipping import names_in_file
 from paimon_sql.write.commit_message import CommitMessage
@@ -67,9 +69,11 @@ def reindex(table: FileStoreTable, item) -> DataFileMeta:
                                       f.external_path)
     name_of = names_in_file(table, f)
     in_file = [name_of(c) for c in columns if name_of(c) is not None]
+    old_index = next((x for x in f.extra_files if x.endswith(INDEX_SUFFIX)), None)
+    index_path = None if old_index is None else f"{path.rsplit('/', 1)[0]}/{next_index_name(old_index)}"
     if in_file:
         rows = read_file(table.io, path, f.file_name.rsplit(".", 1)[-1], in_file)
-        embedded, extra = write_index(table, rows, path, table.schema_at(f.schema_id), name_of)
+        embedded, extra = write_index(table, rows, path, table.schema_at(f.schema_id), name_of, index_path)
     else:
         embedded, extra = None, ()
     kept = tuple(x for x in f.extra_files if not x.endswith(INDEX_SUFFIX))

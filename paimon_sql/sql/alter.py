@@ -27,6 +27,7 @@ from paimon_sql.table import format_table
 from paimon_sql.table import materialized_table as mt
 from paimon_sql.table.object_table import ObjectTable
 from paimon_sql.tag.tag_auto_creation import delete_tag
+from paimon_sql.tag.tag_manager import find_snapshot
 
 # -- exp.Alter actions -> schema changes ------------------------------------------------------
 
@@ -188,7 +189,7 @@ def _spec_literal(value: exp.Expression):
 _IDENT = r"`(?:[^`]|``)+`|[\w.\-]+"
 _PATH = r"(?:`(?:[^`]|``)+`|[\w\-]+)(?:\.(?:`(?:[^`]|``)+`|[\w\-]+))*"
 _COLUMN = rf"(?:ALTER|CHANGE)\s+(?:COLUMN\s+)?(?P<col>{_PATH})"
-_UNITS = {"DAY": "days", "HOUR": "hours", "MINUTE": "minutes", "SECOND": "seconds"}
+_UNITS = {"DAYS": "days", "HOURS": "hours", "MINUTES": "minutes"}  # paimon-spark's timeUnit
 
 
 def _unquote(name: str) -> str:
@@ -196,35 +197,26 @@ def _unquote(name: str) -> str:
 
 
 def _retain(amount, unit):
-    return None if amount is None else dt.timedelta(**{_UNITS[unit.upper().rstrip("S")]: int(amount)})
-
-
-def _tag_snapshot(table, version):
-    if version is None:
-        snap = table.snapshot_manager.latest()
-        if snap is None:
-            raise PaimonError(f"table {table.name} has no snapshot to tag yet")
-        return snap
-    return table.snapshot_manager.snapshot(int(version))
+    return None if amount is None else dt.timedelta(**{_UNITS[unit.upper()]: int(amount)})
 
 
 def _create_tag(session, table, m):
-    """CREATE TAG fails on an existing tag (IF NOT EXISTS: keeps it), REPLACE TAG on a missing
-    one, CREATE OR REPLACE TAG on neither."""
+    """As paimon-spark's CreateOrReplaceTagExec: a missing tag is created (CREATE, REPLACE, CREATE
+    OR REPLACE alike), an existing one replaced by REPLACE, kept by IF NOT EXISTS, else an error.
+    ``AS OF VERSION n`` may name an expired snapshot a tag still keeps."""
     name = _unquote(m.group("tag"))
     replace = bool(m.group("or")) or m.group("verb").upper() == "REPLACE"
-    if m.group("verb").upper() == "REPLACE" and not table.tag_manager.exists(name):
-        raise TagError(f"tag '{name}' does not exist, it cannot be replaced")
-    snapshot = _tag_snapshot(table, m.group("version"))
+    version = m.group("version")
+    snapshot = find_snapshot(table, None if version is None else int(version))
     table.tag_manager.create(name, snapshot, _retain(m.group("amount"), m.group("unit")), replace=replace,
                              ignore_if_exists=bool(m.group("ine")))
 
 
 def _delete_tag(session, table, m):
-    """As CALL sys.delete_tag: the files only the tag still named go with it (Paimon's TagDeletion)."""
+    """As CALL sys.delete_tag: the files only the tag still named go with it (Paimon's TagDeletion);
+    a missing tag is passed over, with or without IF EXISTS, as in paimon-spark."""
     for name in _unquote(m.group("tags")).split(","):
-        if not delete_tag(table, name.strip()):
-            table.tag_manager.delete(name.strip(), ignore_if_missing=bool(m.group("ie")))  # missing: its error
+        delete_tag(table, name.strip())
 
 
 def _rename_tag(session, table, m):
@@ -284,7 +276,7 @@ def _commit(table, changes: List[sc.SchemaChange]) -> None:
 _COMMANDS = [
     (re.compile(r"(?P<verb>CREATE|REPLACE)(?P<or>\s+OR\s+REPLACE)?\s+TAG(?P<ine>\s+IF\s+NOT\s+EXISTS)?\s+"
                 rf"(?P<tag>{_IDENT})(?:\s+AS\s+OF\s+VERSION\s+(?P<version>\d+))?"
-                r"(?:\s+RETAIN\s+(?P<amount>\d+)\s+(?P<unit>DAYS?|HOURS?|MINUTES?|SECONDS?))?", re.I | re.S),
+                r"(?:\s+RETAIN\s+(?P<amount>\d+)\s+(?P<unit>DAYS|HOURS|MINUTES))?", re.I | re.S),
      _create_tag),
     (re.compile(r"DELETE\s+TAG(?P<ie>\s+IF\s+EXISTS)?\s+(?P<tags>`[^`]+`|[\w,.\-\s]+?)", re.I | re.S), _delete_tag),
     (re.compile(rf"RENAME\s+TAG\s+(?P<old>{_IDENT})\s+TO\s+(?P<new>{_IDENT})", re.I | re.S), _rename_tag),
@@ -341,9 +333,9 @@ def alter_command(session, text: str):
 
 
 def show_tags(session, text: str):
-    """``SHOW TAGS t``: tag names, ordered as ``$tags``."""
+    """``SHOW TAGS t``: tag names in name order, as paimon-spark's ShowTagsExec."""
     target = parse.table_reference(text)
     table = session.find_table(target)
     if table is None:
         raise PaimonError(f"SHOW TAGS: table {text.strip()} is not a Paimon table")
-    return session.rows([(t.name,) for t in table.tag_manager.tags()], ["tag"])
+    return session.rows([(n,) for n in sorted(table.tag_manager.names())], ["tag"])

@@ -329,7 +329,7 @@ def _travel_options(session, travel) -> dict:
     kind, expression = travel
     value = session.spark_sql(f"SELECT {expression}").collect()[0][0]
     if kind == "VERSION":
-        return {"scan.snapshot-id": str(value)} if isinstance(value, int) else {"scan.version": str(value)}
+        return {"scan.version": str(value)}  # a tag named by digits first, as paimon-spark's loadTable
     if isinstance(value, dt.datetime):
         return {"scan.timestamp-millis": str(int(value.timestamp() * 1000))}
     if isinstance(value, (int, float)):
@@ -446,8 +446,8 @@ def scan_options(node: exp.Table) -> dict:
         value = version.expression
         is_number = not value.is_string
         text = value.this
-        if version.this.upper() == "VERSION":
-            options["scan.snapshot-id" if is_number else "scan.version"] = str(text)
+        if version.this.upper() == "VERSION":  # Spark hands paimon-spark the version as text, number or not
+            options["scan.version"] = str(text)
         elif is_number:  # TIMESTAMP AS OF <epoch seconds>
             options["scan.timestamp-millis"] = str(int(float(text) * 1000))
         else:

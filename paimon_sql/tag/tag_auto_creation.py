@@ -201,7 +201,7 @@ def create_period_tags(table: FileStoreTable) -> List[str]:
             else p.previous_start(t)
         name = p.name(this_tag)
         if not tm.exists(name):
-            tm.create(name, snap, retained, automatic=True)
+            tm.create(name, snap, retained)
             created.append(name)
         next_tag = this_tag + p.length
         _retain_auto_tags(table, p)

@@ -54,13 +54,29 @@ class Tag:
 
 
 def check_tag_name(name: str) -> str:
-    """Paimon's rules for a new tag: not blank, not a number. Whether it is safe as a file name
-    is the path guard's to say, when its path is built (:meth:`PathFactory.tag_path`)."""
+    """Paimon 2.0's rule for a new tag: not blank. A name of digits is allowed (``VERSION AS OF 5``
+    then reads tag ``5`` before snapshot 5, as Paimon's TimeTravelUtil). Whether it is safe as a
+    file name is the path guard's to say, when its path is built (:meth:`PathFactory.tag_path`)."""
     if not name or not name.strip():
         raise TagError("tag name must not be blank")
-    if name.isdigit():
-        raise TagError(f"tag name cannot be a number (it would read as a snapshot id): '{name}'")
     return name
+
+
+def find_snapshot(table, snapshot_id: Optional[int]) -> Snapshot:
+    """The snapshot a new tag points at, as Java's ``findSnapshot``: the latest (``snapshot_id``
+    None), the snapshot ``snapshot_id``, or, once that expired, the copy a tag keeps of it."""
+    sm = table.snapshot_manager
+    if snapshot_id is None:
+        snap = sm.latest()
+        if snap is None:
+            raise SnapshotNotFoundError(f"table {table.name} has no snapshot to tag yet")
+        return snap
+    if sm.io.exists(sm.paths.snapshot_path(snapshot_id)):
+        return sm.snapshot(snapshot_id)
+    for tag in table.tag_manager.tags():
+        if tag.snapshot.id == snapshot_id:
+            return tag.snapshot
+    raise SnapshotNotFoundError(f"snapshot {snapshot_id} of table {table.name} does not exist")
 
 
 class TagManager:
@@ -93,17 +109,16 @@ class TagManager:
         return sorted((self.get(n) for n in self.names()), key=lambda t: (t.snapshot.id, t.name))
 
     def create(self, name: str, snapshot: Snapshot, time_retained: Optional[dt.timedelta] = None,
-               replace: bool = False, ignore_if_exists: bool = False, automatic: bool = False) -> Tag:
+               replace: bool = False, ignore_if_exists: bool = False) -> Tag:
         """Tag ``snapshot`` as ``name``; an existing tag is kept (``ignore_if_exists``), overwritten
-        (``replace``) or an error. An ``automatic`` tag's name is one Java formats from a period,
-        digits only for some formatters (``20240501``), so the number rule does not apply to it."""
-        if not automatic:
-            check_tag_name(name)
+        (``replace``) or an error. As Java's TagManager, the creation time is written only with a
+        ``time_retained`` (a tag without one is the snapshot's JSON, which Paimon 0.7 still reads)."""
+        check_tag_name(name)
         if self.exists(name) and not replace:
             if ignore_if_exists:
                 return self.get(name)
             raise TagError(f"tag '{name}' already exists")
-        tag = Tag(name, snapshot, dt.datetime.now(), time_retained)
+        tag = Tag(name, snapshot, None if time_retained is None else dt.datetime.now(), time_retained)
         self.io.write_bytes(self.paths.tag_path(name), tag.to_json().encode("utf-8"))
         self._notify(name, snapshot)
         return tag

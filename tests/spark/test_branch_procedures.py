@@ -117,7 +117,8 @@ def test_rename_and_delete_branches(tagged):
     ("create_branch('db.t', ' ')", "must not be blank"),
     ("create_branch('db.t', 'b')", "branch 'b' already exists"),
     ("create_branch('db.t', 'n', 'nope')", "tag 'nope' of table db.t does not exist"),
-    ("create_branch('db.t', 'n', 'v1', 'maybe')", "ignoreIfExists must be true or false, got 'maybe'"),
+    ("create_branch('db.t', 'b', 'v1', 'maybe')", "branch 'b' already exists"),  # as Java: 'maybe' is false
+    ("create_branch('db.t', 'n', '')", "tag must not be blank"),
     ("delete_branch('db.t', 'b,nope')", "branch 'nope' does not exist"),
     ("delete_branch('db.t', 'main')", "the main branch cannot be dropped"),
     ("rename_branch('db.t', 'b', 'e')", "branch 'e' already exists"),
@@ -181,7 +182,7 @@ def test_merge_branch_adds_the_files_a_branch_has_and_main_lacks(appended):
     ("INSERT OVERWRITE db.a VALUES (9, 'z')", "has 'branch-merge.enabled': its history stays append-only"),
     ("DELETE FROM db.a WHERE id = 1", "so a commit removing files"),
     ("UPDATE db.a SET name = 'z' WHERE id = 3", "so a commit removing files"),
-    ("CALL sys.compact(table => 'db.a')", "so a commit removing files"),
+    ("CALL sys.compact(table => 'db.a', options => 'compaction.min.file-num=2')", "so a commit removing files"),
     ("ALTER TABLE db.a SET TBLPROPERTIES ('deletion-vectors.enabled'='true')",
      "'branch-merge.enabled' cannot be used with 'deletion-vectors.enabled'"),
     ("ALTER TABLE db.a SET TBLPROPERTIES ('partition.expiration-time'='1 d')",

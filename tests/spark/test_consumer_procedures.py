@@ -57,17 +57,19 @@ def test_clear_consumers_by_whole_id_regexes(table):
 
 
 def test_consumers_of_a_branch_are_its_own(table):
-    call(table, "create_branch('db.t', 'b')")
+    call(table, "create_tag('db.t', 'v3', 3)")
+    call(table, "create_branch('db.t', 'b', 'v3')")
     call(table, "reset_consumer('db.t', 'job', 2)")
-    call(table, "reset_consumer('db.t$branch_b', 'job', 7)")
-    assert consumers(table, "t$branch_b") == [("job", 7)]
+    call(table, "reset_consumer('db.t$branch_b', 'job', 3)")
+    assert consumers(table, "t$branch_b") == [("job", 3)]
     call(table, "clear_consumers('db.t$branch_b')")
     assert consumers(table, "t$branch_b") == [] and consumers(table) == [("job", 2)]
 
 
 @pytest.mark.parametrize("text, message", [
     ("reset_consumer('db.t', ' ', 2)", "consumerId must not be blank"),
-    ("reset_consumer('db.t', 'job1', 0)", "nextSnapshotId must be a snapshot id (1 or more), got 0"),
+    ("reset_consumer('db.t', 'job1', 0)", "nextSnapshotId 0: table 'db.t' has no such snapshot"),
+    ("reset_consumer('db.t', 'job1', 5)", "nextSnapshotId 5: table 'db.t' has no such snapshot"),
     ("reset_consumer('db.nope', 'job1', 2)", "table 'db.nope' not found"),
     ("clear_consumers('db.t', 'job(')", "includingConsumers is not a regular expression: 'job('"),
     ("clear_consumers('db.t', '.*', '[')", "excludingConsumers is not a regular expression: '['"),

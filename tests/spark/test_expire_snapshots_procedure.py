@@ -54,7 +54,7 @@ def test_defaults_come_from_the_table_options_and_options_argument(session):
 @pytest.mark.parametrize("call, message", [
     ("retain_max => 1, retain_min => 2", r"retain_max \(1\) must not be less than retain_min \(2\)"),
     ("retain_max => 2", r"retain_max \(2\) must not be less than retain_min \(10\)"),  # as Paimon's check
-    ("retain_min => 0", "retain_min must be at least 1"),
+    ("retain_min => -1", "retain_min must not be negative"),
     ("older_than => 'yesterday'", "older_than must be a timestamp"),
 ])
 def test_bad_arguments_fail_in_one_line_and_change_nothing(session, call, message):

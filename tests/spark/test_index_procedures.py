@@ -35,11 +35,18 @@ def test_rewrite_file_index_indexes_the_chosen_partitions_in_one_compact_snapsho
     assert rows(session, "CALL sys.rewrite_file_index(table => 't', where => 'p = 2')") == [(1, files[two][1])]
     assert indexed(session) == {one: (0, files[one][1]), two: (files[two][1],) * 2}
     assert kinds(session) == ["APPEND", "COMPACT"]
-    assert rows(session, "CALL sys.rewrite_file_index('t')") == [(1, files[one][1])]  # p=2 is already right
+    everything = [(2, files[one][1] + files[two][1])]
+    assert rows(session, "CALL sys.rewrite_file_index('t')") == everything
     assert indexed(session) == {one: (files[one][1],) * 2, two: (files[two][1],) * 2}
-    assert rows(session, "CALL sys.rewrite_file_index('t')") == [(0, 0)]  # nothing to do, no snapshot
-    assert kinds(session) == ["APPEND", "COMPACT", "COMPACT"]
-    assert rows(session, "SELECT file_path FROM t$files ORDER BY file_path") == before  # same data files
+    # as in Paimon, an index kept in its own file is written anew (data-...-1.index) on every run
+    assert rows(session, "CALL sys.rewrite_file_index('t')") == everything
+    assert kinds(session) == ["APPEND", "COMPACT", "COMPACT", "COMPACT"]
+    # each index file is named after its data file, counting the runs that indexed it: p=2's files one more
+    entries = session.catalog.get_table("default.t").new_scan().plan_entries()
+    extra = {e.file.file_name: e.file.extra_files for e in entries}
+    assert sorted(extra) == sorted(p.rsplit("/", 1)[-1] for (p,) in before)
+    runs = sorted(x[len(n) + 1:] for n, (x,) in extra.items())
+    assert runs == ["1.index"] * files[one][1] + ["2.index"] * files[two][1]
     assert rows(session, "SELECT id FROM t WHERE v = 'b'") == [(2,)]
     assert rows(session, "SELECT count(*) FROM t") == [(3,)]
 

@@ -195,6 +195,21 @@ def test_copy_makes_an_independent_table_of_the_latest_files(session):
     assert rows(session, "SELECT * FROM src ORDER BY dt, id") == before
 
 
+def test_copy_over_an_existing_compatible_table_replaces_it(session):
+    """As paimon-spark: the files are copied under new names and overwrite the whole target."""
+    session.sql("CREATE TABLE s (id INT, v STRING) TBLPROPERTIES ('bucket' = '1', 'bucket-key' = 'id')")
+    session.sql("CREATE TABLE d (id INT, v STRING) TBLPROPERTIES ('bucket' = '1', 'bucket-key' = 'id')")
+    session.sql("INSERT INTO s VALUES (1, 'a'), (2, 'b')")
+    session.sql("INSERT INTO d VALUES (9, 'old')")
+    assert rows(session, "CALL sys.copy('s', 'd')") == [(True,)]
+    session.sql("INSERT INTO s VALUES (3, 'c')")
+    assert rows(session, "CALL sys.copy('s', 'd')") == [(True,)]
+    assert rows(session, "SELECT * FROM d ORDER BY id") == [(1, "a"), (2, "b"), (3, "c")]
+    assert rows(session, "SELECT commit_kind FROM d$snapshots ORDER BY snapshot_id") == \
+        [("APPEND",), ("OVERWRITE",), ("OVERWRITE",)]
+    assert not set(rows(session, "SELECT file_path FROM d$files")) & set(rows(session, "SELECT file_path FROM s$files"))
+
+
 def test_copy_where_takes_the_chosen_partitions(session):
     copy_source(session)
     session.sql("CALL sys.copy('src', 'db2.dst', 'dt = \"a\"')")
@@ -203,7 +218,10 @@ def test_copy_where_takes_the_chosen_partitions(session):
 
 
 @pytest.mark.parametrize("setup, call, problem", [
-    ("CREATE TABLE dst (id INT)", "'src', 'dst'", "target_table 'default.dst' exists already: copy creates it"),
+    ("CREATE TABLE dst (id INT)", "'src', 'dst'", "source table default.src bucket is not compatible with "
+     "the existing table default.dst"),
+    ("CREATE TABLE dst (id INT, v STRING, dt STRING, w INT) PARTITIONED BY (dt) TBLPROPERTIES "
+     "('primary-key' = 'id,dt', 'bucket' = '2')", "'src', 'dst'", "was written with columns other than default.dst's"),
     ("CREATE TABLE u (id INT)", "'u', 'dst', 'id = 1'",
      "table 'default.u' is not partitioned: partitions/where select nothing"),
     ("CREATE TABLE dyn (id INT, dt STRING) PARTITIONED BY (dt) TBLPROPERTIES ('primary-key' = 'id,dt', "

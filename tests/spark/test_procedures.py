@@ -166,19 +166,21 @@ def test_buckets_restricts_compaction_to_those_buckets(session):
     assert sorted(levels[0]) == [0, 0] and levels[1] == [5]
 
 
-def test_append_table_full_and_minor(session):
+def test_unaware_bucket_append_table_compacts_as_paimons_coordinator(session):
+    """bucket = -1: full or minor alike, small files are compacted once a partition has
+    compaction.min.file-num (5) of them, or they reach twice the target size together."""
     session.sql("CREATE TABLE a (id INT, p INT) PARTITIONED BY (p)")
     for i in range(3):
         session.sql(f"INSERT INTO a VALUES ({i}, 1), ({i}, 2)")
     data = rows(session, "SELECT * FROM a ORDER BY p, id")
-    session.sql("CALL sys.compact(table => 'a', compact_strategy => 'minor')")  # 3 files < min.file-num 5
+    for strategy in ("full", "minor"):
+        session.sql(f"CALL sys.compact(table => 'a', compact_strategy => '{strategy}')")  # 3 files < 5
     assert kinds(session, "a") == ["APPEND"] * 3
-    session.sql("CALL sys.compact(table => 'a', partitions => 'p=1', compact_strategy => 'minor', "
-                "options => 'compaction.min.file-num=2, target-file-size=1kb')")  # files of ~700 bytes
+    session.sql("CALL sys.compact(table => 'a', partitions => 'p=1', options => 'compaction.min.file-num=3')")
     assert kinds(session, "a") == ["APPEND"] * 3 + ["COMPACT"]
     assert sorted(rows(session, "SELECT partition, record_count FROM a$files")) == \
-        [("{1}", 1), ("{1}", 2), ("{2}", 1), ("{2}", 1), ("{2}", 1)]  # the first two small files of p=1 merged
-    session.sql("CALL sys.compact(table => 'a')")
+        [("{1}", 3), ("{2}", 1), ("{2}", 1), ("{2}", 1)]  # p=2 untouched
+    session.sql("CALL sys.compact(table => 'a', options => 'compaction.min.file-num=3')")
     assert files(session, "a") == {"{1}": [0], "{2}": [0]}
     assert rows(session, "SELECT * FROM a ORDER BY p, id") == data
 

@@ -221,9 +221,8 @@ def test_hilbert_keys_are_what_the_files_are_sorted_by(session):
     (None, "order_strategy => 'zorder', order_by => 'tags'",
      "order_by column 'tags' of type ARRAY<STRING> cannot be sorted by"),
     (None, "order_strategy => 'hilbert', order_by => 'v'", "order_strategy 'hilbert' needs at least two order_by columns"),
-    (None, "order_strategy => 'order', order_by => 'v', compact_strategy => 'minor'",
-     "sort compaction (order_strategy 'order') rewrites every file of the partitions: compact_strategy must be "
-     "'full', got 'minor'"),
+    (None, "order_strategy => 'order', order_by => 'v', compact_strategy => 'major'",
+     "compact_strategy must be 'full' or 'minor', got 'major'"),
     (None, "order_strategy => 'order', order_by => 'v', partition_idle_time => '1 d'",
      "sort compaction (order_strategy 'order') does not support partition_idle_time"),
     (None, "order_strategy => 'order', order_by => 'v', buckets => '0'",

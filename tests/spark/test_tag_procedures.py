@@ -176,7 +176,7 @@ def test_batch_tag_replaced_by_each_write(session):
 @pytest.mark.parametrize("call, message", [
     ("create_tag(table => 't', tag => 'a')", "tag 'a' already exists"),
     ("create_tag(table => 't', tag => 'b', snapshot => 9)", "snapshot 9 of table .* does not exist"),
-    ("create_tag(table => 't', tag => '12')", "tag name cannot be a number"),
+    ("create_tag(table => 't', tag => ' ')", "tag name must not be blank"),
     ("create_tag(table => 't', tag => 'b', time_retained => 'soon')", "time_retained must be a duration"),
     ("replace_tag(table => 't', tag => 'b')", "tag 'b' does not exist"),
     ("rename_tag(table => 't', tag => 'b', target_tag => 'c')", "tag 'b' does not exist"),

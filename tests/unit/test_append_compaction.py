@@ -52,3 +52,25 @@ def test_minor_compaction_picks_a_window_of_small_files():
     assert pick(files, {}, 100, 5, full=False) == []  # never five small files reaching the target
     assert [f.file_name for f in pick(files, {}, 100, 3, full=True)] == ["a", "b", "c", "d", "e"]
     assert [f.file_name for f in pick(files[:2], {"big": 1}, 100, 3, full=True)] == ["big", "a"]
+
+
+def test_unaware_bucket_compaction_plans_as_paimons_coordinator(catalog):
+    """bucket = -1: small files packed smallest first into groups of twice the target size; a last
+    group waits for compaction.min.file-num files; big files stay; the strategy does not matter."""
+    from paimon_sql.compact.append_compact import pick_unaware
+
+    class F:
+        def __init__(self, name, size, rows=10):
+            self.file_name, self.file_size, self.row_count = name, size, rows
+    options = catalog.create_table_from_arrow("db.u", SCHEMA, options={
+        "target-file-size": "100 b", "source.split.open-file-cost": "0 b"}).options
+    names = lambda groups: [[f.file_name for f in g] for g in groups]  # noqa: E731
+    files = [F("big", 90), F("a", 60), F("b", 10), F("c", 65), F("d", 69), F("e", 66)]
+    # big: not below 0.7 of the target; the rest by size until twice the target; d alone waits
+    assert names(pick_unaware(files, {}, {}, options)) == [["b", "a", "c", "e"]]
+    assert pick_unaware(files[:3], {}, {}, options) == []  # two small files: fewer than five, too small
+    assert names(pick_unaware([F(str(i), 1) for i in range(5)], {}, {}, options)) == [["0", "1", "2", "3", "4"]]
+    # files with deletion vectors are compacted whatever their number; a big one with many deleted rows too
+    vectors = {"big": list(range(5)), "a": [1]}
+    assert names(pick_unaware(files, vectors, {"big": "i1", "a": "i1"}, options)) == \
+        [["big", "a"], ["b", "c", "e", "d"]]

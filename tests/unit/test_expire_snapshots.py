@@ -164,8 +164,16 @@ def test_bad_bounds_fail_in_one_line(catalog):
     t.write_arrow(batch([1]))
     with pytest.raises(PaimonError, match=r"retain_max \(1\) must not be less than retain_min \(2\)"):
         expire_snapshots(t, retain_max=1, retain_min=2)
-    with pytest.raises(PaimonError, match="max_deletes must be at least 1"):
-        expire_snapshots(t, max_deletes=0)
+    with pytest.raises(PaimonError, match="max_deletes must not be negative"):
+        expire_snapshots(t, max_deletes=-1)
+    with pytest.raises(PaimonError, match="retain_min must not be negative"):
+        expire_snapshots(t, retain_min=-1)
+    t.write_arrow(batch([2]))
+    assert expire_snapshots(t, max_deletes=0, now_millis=FAR_FUTURE) == 0  # as Paimon: 0 is a bound too
+    # as Paimon: retain_min 0 reaches past the latest snapshot, where its expiry finds no end and stops
+    assert expire_snapshots(t, retain_min=0, now_millis=FAR_FUTURE) == 0
+    assert expire_snapshots(t, retain_min=0, now_millis=0) == 0  # the time bound stops it first: as usual
+    assert t.snapshot_manager.earliest_id() == 1
 
 
 # -- what protects files ---------------------------------------------------------------------------

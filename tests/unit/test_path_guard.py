@@ -100,11 +100,12 @@ def test_tags_never_leave_the_table(catalog, outside):
 
 
 def test_tag_names_follow_paimon():
-    """Blank and numeric-only tag names are refused as Paimon does (a number reads as a snapshot id)."""
+    """Blank tag names are refused as Paimon does; a name of digits is Paimon 2.0's too."""
     from paimon_sql.tag.tag_manager import check_tag_name
-    for bad in ["", "  ", "12"]:
+    for bad in ["", "  "]:
         with pytest.raises(TagError):
             check_tag_name(bad)
+    assert check_tag_name("12") == "12"
 
 
 def test_branches_never_leave_the_table(catalog, outside):
