@@ -130,6 +130,8 @@ class Session:
         self.cached_tables: dict = {}  # CACHE TABLE of Paimon tables (sql/cache.py)
         self.access = None  # a server session's AccessControl (paimon_sql/access/): checked before each statement
         self.last_access = None  # what the last statement needed (its tables read and written), when checked
+        # Spark checks the name against the active session's sources: this one's, not another's of the context
+        spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
         spark.dataSource.register(PaimonDataSource)
 
     # -- the public surface ------------------------------------------------------------------

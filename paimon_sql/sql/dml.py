@@ -31,6 +31,7 @@ from sqlglot import exp
 
 from paimon_sql.data import row_kind
 from paimon_sql.data.types import RowType
+from paimon_sql.commit.table_commit import OPERATION
 from paimon_sql.exceptions import PaimonError, SchemaError
 from paimon_sql.read import data_evolution, fallback_read
 from paimon_sql.read.metadata_columns import row_tracking
@@ -201,6 +202,12 @@ def check_assignments(table, columns: List[str]) -> None:
         raise SchemaError(f"cannot update primary-key or partition column(s) {', '.join(keys)} of {table.name}")
 
 
+def statement_table(table, operation: str):
+    """``table`` for the writes of one statement, which its snapshots record as their ``operation``
+    (Paimon's Snapshot.Operation: UPDATE, DELETE, MERGE, ...), as paimon-spark records them."""
+    return table if isinstance(table, format_table.FormatTable) else table.copy({OPERATION: operation})
+
+
 def write_changes(session, table, df) -> None:
     """Write a DataFrame of the table's columns plus a row-kind column (one snapshot)."""
     session.write(with_table_types(table, df, F.col(ROWKIND_COLUMN).cast("tinyint").alias(ROWKIND_COLUMN)), table)
@@ -268,6 +275,7 @@ def assignments(table, target: exp.Table, node) -> Dict[str, exp.Expression]:
 def update(session, node: exp.Update):
     table = session.find_table(node.this)
     format_table.refuse(table, "UPDATE")
+    table = statement_table(table, "UPDATE")
     fallback_read.check_own_rows(table, "UPDATE")
     sets = assignments(table, node.this, node)
     if not table.schema.is_primary_key_table:
@@ -284,8 +292,9 @@ def delete(session, node: exp.Delete):
     format_table.refuse(table, "DELETE")
     fallback_read.check_own_rows(table, "DELETE")
     if where is None:
-        table.new_commit().overwrite([])
+        table.new_commit().overwrite([])  # a truncation, as paimon-spark's
         return None
+    table = statement_table(table, "DELETE")
     if not table.schema.is_primary_key_table:
         return change_append_rows(session, node.this, table, where, None)
     check_row_changes(table, {"DELETE"})

@@ -30,7 +30,8 @@ from paimon_sql.read import data_evolution, fallback_read
 from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
 from paimon_sql.spark.columns import ROWKIND_COLUMN
 from paimon_sql.sql.dml import (check_assignments, check_row_changes, commit_append_changes,
-                                group_tasks, located_columns, located_rows, with_table_types, write_changes)
+                                group_tasks, located_columns, located_rows, statement_table, with_table_types,
+                                write_changes)
 from paimon_sql.write import data_evolution_write
 from paimon_sql.write.row_delete import delete_messages, positions_of
 
@@ -39,7 +40,7 @@ _T, _S = "__paimon_target_row", "__paimon_source_row"
 
 def merge_into(session, node: exp.Merge):
     target = node.this
-    table = session.find_table(target)
+    table = statement_table(session.find_table(target), "MERGE")
     fallback_read.check_own_rows(table, "MERGE INTO")
     if table.schema.is_primary_key_table:
         check_row_changes(table, {_verb(w.args["then"]) for w in node.args["whens"].expressions} - {"INSERT"})

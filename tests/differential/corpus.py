@@ -29,7 +29,7 @@ COMPATIBILITY = Path(__file__).resolve().parent.parent.parent / "docs" / "compat
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _COUNTER = re.compile(r"<uuid>-\d+")
 _TIME_COLUMN = re.compile(r"(^|_)(time|timestamp|time_retained)$|^(create|commit|update|creation)_time")
-_SIZE_COLUMN = re.compile(r"(^|_)(file_size|size_in_bytes|file_size_in_bytes|total_size|bytes)$")
+_SIZE_COLUMN = re.compile(r"(^|_)(file_size|size_in_bytes|file_size_in_bytes|total_size|bytes|mergedrecordsize)$")
 _TIME_LABELS = {"Created Time", "Last Access", "Created By"}  # DESCRIBE EXTENDED's rows of this run's moment
 _ORDER_BY = re.compile(r"\border\s+by\b[^()]*$", re.I | re.S)
 
