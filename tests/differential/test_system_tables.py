@@ -185,10 +185,12 @@ CREATE TABLE t (id INT) TBLPROPERTIES ('bucket' = '1', 'bucket-key' = 'id', 'del
 -- differs: schema-options-order
 SELECT options FROM `t$schemas`;
 """,
+    # the columns' names fall in distinct buckets of Java's HashMap: ties are ordered by the JVM's expression
+    # ids in paimon-spark (docs/compatibility.md#statistics-column-order)
     "aggregation_fields_and_statistics": """
-CREATE TABLE t (id INT, total BIGINT COMMENT 'sum', mx INT, s STRING, d DATE, dec DECIMAL(10, 2), f DOUBLE, z BOOLEAN)
+CREATE TABLE t (id INT, total BIGINT COMMENT 'sum', m INT, s STRING, d DATE, a DECIMAL(10, 2), f DOUBLE, z BOOLEAN)
 TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1', 'merge-engine' = 'aggregation',
-'fields.total.aggregate-function' = 'sum', 'fields.mx.aggregate-function' = 'max');
+'fields.total.aggregate-function' = 'sum', 'fields.m.aggregate-function' = 'max');
 SELECT * FROM `t$aggregation_fields`;
 ANALYZE TABLE t COMPUTE STATISTICS;
 SELECT * FROM `t$statistics`;
