@@ -12,19 +12,18 @@ import pytest
 
 # a primary-key table partitioned and bucketed, two writes (one an upsert)
 PK = """
-CREATE TABLE t (id INT, v STRING, dt STRING) PARTITIONED BY (dt) TBLPROPERTIES ('primary-key' = 'id,dt', 'bucket' = '2');
+CREATE TABLE t (id INT, v STRING, dt STRING) PARTITIONED BY (dt)
+TBLPROPERTIES ('primary-key' = 'id,dt', 'bucket' = '2');
 INSERT INTO t VALUES (1, 'a', 'x'), (2, 'b', 'y'), (3, 'c', 'x');
 INSERT INTO t VALUES (1, 'c', 'x');
 """
 
 CASES = {
     "primary_key_table": PK + """
--- also: SELECT * FROM t$snapshots
 SELECT * FROM `t$snapshots`;
 SELECT snapshot_id, delta_record_count FROM `t$snapshots` WHERE snapshot_id > 1;
 SELECT schema_id, fields, partition_keys, primary_keys, from_json(options, 'map<string,string>'), comment, update_time
 FROM `t$schemas` WHERE schema_id = 0;
--- also: SELECT * FROM default.t$options
 SELECT * FROM `t$options`;
 SELECT * FROM `t$files`;
 SELECT partition, bucket, level, record_count FROM `t$files` WHERE partition IN ('{x}', '{z}') AND level = 0;
@@ -61,22 +60,20 @@ DELETE FROM t WHERE id = 1;
 UPDATE t SET v = 'z' WHERE id = 2;
 MERGE INTO t USING (SELECT 5 AS id, 'e' AS v) s ON t.id = s.id WHEN NOT MATCHED THEN INSERT *;
 INSERT OVERWRITE t VALUES (7, 'g');
-DELETE FROM t;
-INSERT INTO t VALUES (8, 'h');
 TRUNCATE TABLE t;
 SELECT snapshot_id, schema_id, commit_kind, total_record_count, delta_record_count, changelog_record_count,
 next_row_id, operation FROM `t$snapshots`;
 """,
     "statements_recorded_as_operations": """
-CREATE TABLE p (id INT, v STRING, dt STRING) PARTITIONED BY (dt) TBLPROPERTIES ('primary-key' = 'id,dt', 'bucket' = '1');
+CREATE TABLE p (id INT, v STRING, dt STRING) PARTITIONED BY (dt)
+TBLPROPERTIES ('primary-key' = 'id,dt', 'bucket' = '1');
 INSERT INTO p VALUES (1, 'a', 'x'), (2, 'b', 'y');
 DELETE FROM p WHERE id = 1;
 UPDATE p SET v = 'u' WHERE id = 2;
-MERGE INTO p USING (SELECT 2 AS id, 'm' AS v, 'y' AS dt) s ON p.id = s.id AND p.dt = s.dt WHEN MATCHED THEN UPDATE SET *;
+MERGE INTO p USING (SELECT 2 AS id, 'm' AS v, 'y' AS dt) s ON p.id = s.id AND p.dt = s.dt
+WHEN MATCHED THEN UPDATE SET *;
 INSERT OVERWRITE p PARTITION (dt = 'y') VALUES (3, 'c');
 ALTER TABLE p DROP PARTITION (dt = 'y');
-INSERT INTO p VALUES (4, 'd', 'z');
-TRUNCATE TABLE p PARTITION (dt = 'z');
 SELECT snapshot_id, commit_kind, total_record_count, delta_record_count, operation FROM `p$snapshots`;
 CREATE TABLE c AS SELECT 1 AS id;
 CREATE OR REPLACE TABLE c AS SELECT 2 AS id;
@@ -95,12 +92,13 @@ SELECT min_partition_stats, max_partition_stats FROM `t$manifests`;
 SELECT * FROM sys.partitions;
 """,
     "deletion_vectors_on_a_primary_key_table": """
-CREATE TABLE t (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1', 'deletion-vectors.enabled' = 'true',
-'compaction.size-ratio' = '0');
+CREATE TABLE t (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1',
+'deletion-vectors.enabled' = 'true', 'compaction.size-ratio' = '0');
 INSERT INTO t SELECT CAST(id AS INT), 'v' FROM range(50);
 DELETE FROM t WHERE id = 3;
 UPDATE t SET v = 'w' WHERE id = 4;
-SELECT snapshot_id, commit_kind, total_record_count, delta_record_count, changelog_record_count, operation FROM `t$snapshots`;
+SELECT snapshot_id, commit_kind, total_record_count, delta_record_count, changelog_record_count, operation
+FROM `t$snapshots`;
 SELECT * FROM `t$table_indexes`;
 SELECT partition, bucket, level, record_count, deleteRowCount, file_source, min_sequence_number, max_sequence_number
 FROM `t$files`;
@@ -110,7 +108,8 @@ SELECT count(*), min(id), max(id), count_if(v = 'w') FROM `t$ro`;
 SELECT * FROM `t$audit_log` WHERE id BETWEEN 2 AND 5;
 SELECT * FROM `t$table_indexes` VERSION AS OF 3;
 CALL sys.compact(table => 't');
-SELECT snapshot_id, commit_kind, total_record_count, delta_record_count, operation FROM `t$snapshots` WHERE snapshot_id > 5;
+SELECT snapshot_id, commit_kind, total_record_count, delta_record_count, operation FROM `t$snapshots`
+WHERE snapshot_id > 5;
 SELECT * FROM `t$table_indexes`;
 SELECT partition, level, record_count, deleteRowCount, file_source FROM `t$files`;
 SELECT count(*), count_if(v = 'w') FROM `t$ro`;
@@ -151,9 +150,7 @@ SELECT * FROM `t$branch_b1$snapshots`;
 INSERT INTO `t$branch_b1` VALUES (9, 'z', 'z');
 SELECT * FROM `t$branch_b1$partitions`;
 SELECT * FROM `t$branch_b1$audit_log`;
--- also: SELECT * FROM `t$files` /*+ OPTIONS('scan.snapshot-id' = '1') */
 SELECT * FROM `t$files` VERSION AS OF 1;
--- also: SELECT * FROM `t$manifests` /*+ OPTIONS('scan.tag-name' = 't1') */
 SELECT * FROM `t$manifests` VERSION AS OF 't1';
 SELECT * FROM `t$partitions` VERSION AS OF 1;
 SELECT * FROM `t$audit_log` VERSION AS OF 1;
@@ -161,6 +158,18 @@ SELECT * FROM `t$ro` VERSION AS OF 1;
 SELECT snapshot_id FROM `t$snapshots` VERSION AS OF 1;
 CALL sys.reset_consumer(table => 't', consumer_id => 'c1', next_snapshot_id => 2);
 SELECT * FROM `t$consumers`;
+""",
+    # our other spellings: unquoted names, a database before the quoted name, Flink's hints for time travel
+    "other_spellings": PK + """
+CALL sys.create_tag(table => 't', tag => 't1', snapshot => 1, time_retained => '2 d');
+-- also: SELECT * FROM t$snapshots
+SELECT * FROM `t$snapshots`;
+-- also: SELECT * FROM default.t$options
+SELECT * FROM `default`.`t$options`;
+-- also: SELECT * FROM `t$files` /*+ OPTIONS('scan.snapshot-id' = '1') */
+SELECT * FROM `t$files` VERSION AS OF 1;
+-- also: SELECT * FROM `t$manifests` /*+ OPTIONS('scan.tag-name' = 't1') */
+SELECT * FROM `t$manifests` VERSION AS OF 't1';
 """,
     "time_travel_paimon_spark_gets_wrong": PK + """
 INSERT OVERWRITE t VALUES (4, 'd', 'x');
@@ -174,7 +183,8 @@ SELECT partition, record_count FROM `t$partitions` VERSION AS OF 2;
 ALTER TABLE t ADD COLUMN w INT COMMENT 'new';
 ALTER TABLE t SET TBLPROPERTIES ('snapshot.num-retained.max' = '20');
 INSERT INTO t VALUES (5, 'e', 'x', 7);
-SELECT schema_id, fields, partition_keys, primary_keys, from_json(options, 'map<string,string>'), comment FROM `t$schemas`;
+SELECT schema_id, fields, partition_keys, primary_keys, from_json(options, 'map<string,string>'), comment
+FROM `t$schemas`;
 SELECT partition, schema_id, null_value_counts, min_value_stats, max_value_stats FROM `t$files`;
 SELECT * FROM `t$options`;
 SELECT snapshot_id, schema_id FROM `t$snapshots`;
@@ -194,7 +204,8 @@ TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1', 'merge-engine' = 'aggregati
 SELECT * FROM `t$aggregation_fields`;
 ANALYZE TABLE t COMPUTE STATISTICS;
 SELECT * FROM `t$statistics`;
-INSERT INTO t VALUES (1, 10, 3, 'abc', DATE '2024-01-02', 1.50, 2.5, true), (2, NULL, 1, 'de', NULL, -2.25, NULL, false);
+INSERT INTO t VALUES (1, 10, 3, 'abc', DATE '2024-01-02', 1.50, 2.5, true),
+(2, NULL, 1, 'de', NULL, -2.25, NULL, false);
 INSERT INTO t VALUES (1, 5, 9, 'x', NULL, NULL, NULL, NULL);
 ANALYZE TABLE t COMPUTE STATISTICS;
 SELECT * FROM `t$statistics`;
