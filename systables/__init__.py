@@ -48,4 +48,7 @@ def load_global(catalog, name: str) -> SystemTable:
     cls = GLOBAL_TABLES.get(name.lower())
     if cls is None:
         raise SystemTableNotFoundError(f"unknown system table 'sys.{name}' (known: {', '.join(sorted(GLOBAL_TABLES))})")
+    if not cls.supports(catalog):
+        raise SystemTableNotFoundError(f"system table 'sys.{cls.name}' is not served by this catalog: it needs the "
+                                       f"catalog option '{catalog_options.CatalogOptionsTable.ENABLED}' = 'true'")
     return cls(catalog)

@@ -1,4 +1,6 @@
-"""``sys.partitions``: every partition of every partitioned table at its latest snapshot."""
+"""``sys.partitions``: every partition of every partitioned table at its latest snapshot, named as
+its directory is (Paimon's catalog partition specs: ``partition.legacy-name`` spells a DATE as its
+epoch day)."""
 
 from collections import defaultdict
 
@@ -19,7 +21,7 @@ class AllPartitionsTable(GlobalSystemTable):
         for db, name, t in self.tables(predicate):
             if not t.schema.partition_keys or isinstance(t, FormatTable):  # a format table's are directories
                 continue
-            spec = partition_spec_renderer(t)
+            spec = partition_spec_renderer(t, legacy=None)  # the catalog's specs: the directories' spelling
             groups = defaultdict(list)
             for e in t.new_scan().plan_entries():
                 groups[spec(e.partition)].append(e)

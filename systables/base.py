@@ -16,6 +16,7 @@ from typing import Callable, ClassVar, Dict, FrozenSet, List, Optional, Sequence
 import pyarrow as pa
 
 from paimon_sql.data import binary_row
+from paimon_sql.data.partition_names import cast_text
 from paimon_sql.data.predicate import Predicate, and_, equal, or_
 from paimon_sql.data.types import DataField, parse_type
 from paimon_sql.snapshot.time_travel import travel_snapshot
@@ -110,30 +111,32 @@ def value_text(v) -> str:
     return str(v)
 
 
-def partition_renderer(table) -> Callable[[bytes], Optional[str]]:
-    """Partition bytes → ``{v1, v2}`` (Paimon's cast of the partition row to a string)."""
+def partition_renderer(table) -> Callable[[bytes], str]:
+    """Partition bytes → ``{v1, v2}`` (Paimon's cast of the partition row to a string; ``{}`` for
+    an unpartitioned table's empty row)."""
     types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
-    cache: Dict[bytes, Optional[str]] = {}
+    cache: Dict[bytes, str] = {}
 
-    def render(part: bytes) -> Optional[str]:
-        if not types:
-            return None
+    def render(part: bytes) -> str:
         if part not in cache:
-            cache[part] = "{" + ", ".join(value_text(v) for v in binary_row.from_bytes(part, types)) + "}"
+            values = binary_row.from_bytes(part, types)
+            cache[part] = "{" + ", ".join(cast_text(v, t) for v, t in zip(values, types)) + "}"
         return cache[part]
     return render
 
 
-def partition_spec_renderer(table) -> Callable[[bytes], Optional[str]]:
+def partition_spec_renderer(table, legacy: Optional[bool] = False) -> Callable[[bytes], str]:
     """Partition bytes → ``k1=v1/k2=v2`` as Java's ``$partitions`` shows it: each value cast to
-    STRING, unescaped, whatever ``partition.legacy-name`` names the directories."""
+    STRING, unescaped, whatever ``partition.legacy-name`` names the directories (an unpartitioned
+    table's one row: empty text). ``legacy`` None: spelled as the table names its directories
+    (``sys.partitions``, from the catalog's partition specs)."""
     keys = table.schema.partition_keys
     types = [f.type for f in table.schema.fields_of(keys)]
     paths = table.paths
 
-    def render(part: bytes) -> Optional[str]:
-        spec = paths.partition_spec(binary_row.from_bytes(part, types), legacy=False)
-        return "/".join(f"{k}={text}" for k, text in spec) if keys else None
+    def render(part: bytes) -> str:
+        spec = paths.partition_spec(binary_row.from_bytes(part, types), legacy=legacy) if keys else []
+        return "/".join(f"{k}={text}" for k, text in spec)
     return render
 
 

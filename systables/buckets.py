@@ -1,4 +1,5 @@
-"""``t$buckets``: per (partition, bucket) of a snapshot, its records, bytes and files."""
+"""``t$buckets``: per (partition, bucket) of a snapshot, its records, bytes and files; the partition
+as ``{v1, v2}`` (as ``$files`` shows it), sorted by that text, then bucket."""
 
 from paimon_sql.systables.base import SnapshotMetadataTable, columns, register
 from paimon_sql.systables.partitions import group_files
@@ -13,9 +14,10 @@ class BucketsTable(SnapshotMetadataTable):
     pushdown = frozenset({"partition", "bucket"})
 
     def rows(self, predicate=None):
-        groups = group_files(self, predicate, lambda e: (e.partition, e.bucket))
+        entries = [(e, part) for e, part, _ in self.live_entries(predicate)]
+        groups = group_files(entries, lambda e: (e.partition, e.bucket))
         out = []
-        for (_, bucket), g in sorted(groups.items(), key=lambda kv: (kv[1]["partition"] or "", kv[0][1])):
+        for (_, bucket), g in sorted(groups.items(), key=lambda kv: (kv[1]["partition"], kv[0][1])):
             out.append({"partition": g["partition"], "bucket": bucket, "record_count": g["records"],
                         "file_size_in_bytes": g["bytes"], "file_count": g["files"],
                         "last_update_time": g["last"]})

@@ -32,7 +32,11 @@ class FilesTable(SnapshotMetadataTable):
                 "write_cols": None if f.write_cols is None else list(f.write_cols)}
 
     def _stats(self, f):
+        """(null counts, mins, maxs) texts over the current columns, as Java's stats evolution: a
+        column the file does not hold (added later, or not among a partial file's ``write_cols``)
+        counts every row as null; one it holds without stats is ``null`` throughout."""
         file_schema = self.table.schema_at(f.schema_id)
+        held = {x.id for x in file_schema.fields if f.write_cols is None or x.name in f.write_cols}
         stat_fields = (file_schema.fields if f.value_stats_cols is None
                        else [file_schema.field(c) for c in f.value_stats_cols])
         decoded = f.value_stats.decode([x.type for x in stat_fields])
@@ -41,7 +45,8 @@ class FilesTable(SnapshotMetadataTable):
         for cur in sorted(self.table.schema.fields, key=lambda x: x.name):
             i = by_id.get(cur.id)
             known = i is not None and decoded.mins is not None
-            nulls.append(f"{cur.name}={value_text(decoded.null_counts[i]) if known else 'null'}")
+            count = f.row_count if cur.id not in held else (decoded.null_counts[i] if known else None)
+            nulls.append(f"{cur.name}={value_text(count)}")
             mins.append(f"{cur.name}={value_text(decoded.mins[i]) if known else 'null'}")
             maxs.append(f"{cur.name}={value_text(decoded.maxs[i]) if known else 'null'}")
         return "{" + ", ".join(nulls) + "}", "{" + ", ".join(mins) + "}", "{" + ", ".join(maxs) + "}"

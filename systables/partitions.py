@@ -4,8 +4,7 @@
 is what deletion vectors mark deleted. Pushed down: a ``partition`` conjunct (``k=v/...`` text).
 """
 
-from collections import defaultdict
-
+from paimon_sql.index.deletion_vector import INDEX_TYPE as DV_INDEX_TYPE
 from paimon_sql.systables.base import (
     SnapshotMetadataTable,
     columns,
@@ -16,25 +15,23 @@ from paimon_sql.systables.base import (
 
 
 def deleted_counts(table, snapshot) -> dict:
-    """Rows marked deleted by deletion vectors, per (partition bytes, bucket)."""
-    out = defaultdict(int)
-    if snapshot is not None and snapshot.index_manifest:
-        for e in table.index_manifest_entries(snapshot.index_manifest):
-            if e.index_type == "DELETION_VECTORS":
-                out[(e.partition, e.bucket)] += sum(r.cardinality or 0 for r in e.dv_ranges or ())
+    """Rows marked deleted by deletion vectors, per partition bytes (None where a vector's count is
+    unknown, as Java's); none counted unless the table has deletion vectors."""
+    out: dict = {}
+    if snapshot is None or not snapshot.index_manifest or not table.options.get("deletion-vectors.enabled"):
+        return out
+    for e in table.index_manifest_entries(snapshot.index_manifest):
+        if e.index_type == DV_INDEX_TYPE and e.dv_ranges and out.get(e.partition, 0) is not None:
+            counts = [r.cardinality for r in e.dv_ranges]
+            out[e.partition] = None if None in counts else out.get(e.partition, 0) + sum(counts)
     return out
 
 
-def group_files(sys_table, predicate, key):
-    """Live files grouped by ``key(entry)``: record count, bytes, files, last creation, buckets."""
-    spec = partition_spec_renderer(sys_table.table)
-    wanted = pushed_value_test(predicate, ["partition", "bucket"])
+def group_files(entries, key) -> dict:
+    """``(entry, partition text)`` pairs grouped by ``key(entry)``: the partition's text, record
+    count, bytes, files, last creation and buckets of each group."""
     groups = {}
-    snap = sys_table.snapshot()
-    for e in sys_table.table.new_scan().with_snapshot(snap.id).plan_entries() if snap else []:
-        part = spec(e.partition)
-        if not wanted({"partition": part, "bucket": e.bucket}):
-            continue
+    for e, part in entries:
         g = groups.setdefault(key(e), {"partition": part, "records": 0, "bytes": 0, "files": 0, "last": None,
                                        "total_buckets": e.total_buckets})
         g["records"] += e.file.row_count
@@ -56,13 +53,18 @@ class PartitionsTable(SnapshotMetadataTable):
     pushdown = frozenset({"partition"})
 
     def rows(self, predicate=None):
-        groups = group_files(self, predicate, lambda e: e.partition)
-        deleted = deleted_counts(self.table, self.snapshot())
+        spec = partition_spec_renderer(self.table)
+        wanted = pushed_value_test(predicate, ["partition"])
+        snap = self.snapshot()
+        entries = [(e, spec(e.partition)) for e in (self.table.new_scan().with_snapshot(snap.id).plan_entries()
+                                                      if snap else [])]
+        groups = group_files([(e, part) for e, part in entries if wanted({"partition": part})], lambda e: e.partition)
+        deleted = deleted_counts(self.table, snap)
         out = []
-        for part, g in sorted(groups.items(), key=lambda kv: kv[1]["partition"] or ""):
+        for part, g in sorted(groups.items(), key=lambda kv: kv[1]["partition"]):
             out.append({"partition": g["partition"], "record_count": g["records"], "file_size_in_bytes": g["bytes"],
                         "file_count": g["files"], "last_update_time": g["last"],
                         "created_at": None, "created_by": None, "updated_by": None,
                         "options": None, "total_buckets": g["total_buckets"], "done": False,
-                        "deleted_record_count": sum(n for (p, _), n in deleted.items() if p == part)})
+                        "deleted_record_count": deleted.get(part, 0)})
         return self.from_rows(out)

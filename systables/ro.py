@@ -1,6 +1,6 @@
-"""``t$ro``: read-optimized rows — a primary-key table's fully compacted files only (max level;
-level > 0 with deletion vectors), read with no merge: fast, and as fresh as the last full
-compaction. Append tables read as they are."""
+"""``t$ro``: read-optimized rows — a primary-key table's fully compacted files only (the max level,
+its deletion vectors applied, as Paimon's ``withLevel``), read with no merge: fast, and as fresh as
+the last full compaction. Append tables read as they are."""
 
 from paimon_sql.systables.base import SystemTable, register
 

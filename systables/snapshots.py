@@ -13,7 +13,7 @@ class SnapshotsTable(SystemTable):
                      "commit_time TIMESTAMP(3) NOT NULL", "base_manifest_list STRING NOT NULL",
                      "delta_manifest_list STRING NOT NULL", "changelog_manifest_list STRING",
                      "total_record_count BIGINT", "delta_record_count BIGINT", "changelog_record_count BIGINT",
-                     "watermark BIGINT", "next_row_id BIGINT", "operation STRING", "writer_version STRING")
+                     "watermark BIGINT", "next_row_id BIGINT", "operation STRING")
     pushdown = frozenset({"snapshot_id"})
 
     def rows(self, predicate=None):
@@ -34,5 +34,5 @@ class SnapshotsTable(SystemTable):
             "delta_record_count": [s.delta_record_count for s in snaps],
             "changelog_record_count": [s.changelog_record_count for s in snaps],
             "watermark": [s.watermark for s in snaps], "next_row_id": [s.next_row_id for s in snaps],
-            "operation": [s.operation for s in snaps], "writer_version": [None] * len(snaps),
+            "operation": [s.operation for s in snaps],
         })

@@ -20,4 +20,10 @@ class StatisticsTable(SnapshotMetadataTable):
         return self.from_rows([{"snapshot_id": stats["snapshotId"], "schema_id": stats["schemaId"],
                                 "mergedRecordCount": stats.get("mergedRecordCount"),
                                 "mergedRecordSize": stats.get("mergedRecordSize"),
-                                "colstat": json.dumps(stats.get("colStats") or {}, sort_keys=True)}])
+                                "colstat": _pretty_json(stats.get("colStats") or {})}])
+
+
+def _pretty_json(value: dict) -> str:
+    """``value`` as Java's ``JsonSerdeUtil.toJson`` prints it (Jackson's default pretty printer:
+    two-space indents, ``" : "`` between key and value, ``{ }`` when empty)."""
+    return json.dumps(value, indent=2, separators=(",", " : "), ensure_ascii=False) if value else "{ }"

@@ -62,9 +62,9 @@ SNAPSHOT_PROPERTIES = "paimon-sql.snapshot-properties"
 # a write's own option: the snapshot id (0: none) the write was planned on. Its commit fails, never
 # retried, once another commit came after it (an incremental refresh appends what it read since then)
 BASE_SNAPSHOT = "paimon-sql.commit.base-snapshot"
-# a write's own option: the statement its snapshots record as their ``operation`` (Paimon 2.0's
-# Snapshot.Operation: WRITE, OVERWRITE, DELETE, UPDATE, MERGE, TRUNCATE), as paimon-spark sets it
-SNAPSHOT_OPERATION = "paimon-sql.snapshot-operation"
+# paimon-spark's write option (PaimonWriteOptions.OPERATION_OPTION): the statement a snapshot records
+# as its ``operation`` (Snapshot.Operation: WRITE, OVERWRITE, DELETE, UPDATE, MERGE, TRUNCATE, ...)
+OPERATION = "__paimon.operation"
 
 
 def _entries(kind: int, messages, files_of) -> List[ManifestEntry]:
@@ -87,15 +87,27 @@ class TableCommit:
         self.compression = table.options.manifest_compression
         self.attempts = 0  # snapshot publish attempts of this committer so far (Paimon's lastCommitAttempts metric)
         self._part_fields = table.schema.fields_of(table.schema.partition_keys)
+        self.operation: Optional[str] = table.dynamic_options.get(OPERATION)
 
     # -- public ---------------------------------------------------------------------------
 
+    def with_operation(self, operation: str) -> "TableCommit":
+        """Name the statement this commit's snapshots record (Paimon's ``withOperation``), unless
+        the table's write option ``__paimon.operation`` named it already (paimon-spark's precedence).
+        Commits nobody names (compaction, ANALYZE) record none, as Paimon's."""
+        self.operation = self.operation or operation
+        return self
+
     def commit(self, messages: List[CommitMessage], commit_identifier: int = BATCH_COMMIT_IDENTIFIER) -> Optional[int]:
-        """Append the messages' files; returns the new snapshot id (None when nothing to commit)."""
+        """Add the messages' files; returns the new snapshot id (None when nothing to commit). A
+        commit that also removes files or changes deletion vectors (a DELETE rewriting files) is an
+        OVERWRITE snapshot, as Paimon's ``shouldBeOverwriteCommit`` makes it."""
         messages = [m for m in messages if not m.is_empty()]
         if not messages:
             return None
-        return self._commit_all(messages, "APPEND", commit_identifier, overwrite=None)
+        removes = any(m.deleted_files or any(e.index_type == dv.INDEX_TYPE for e in m.index_changes)
+                      for m in messages)
+        return self._commit_all(messages, "OVERWRITE" if removes else "APPEND", commit_identifier, overwrite=None)
 
     def overwrite(self, messages: List[CommitMessage], partition: Optional[Dict[str, object]] = None,
                   dynamic: bool = False, commit_identifier: int = BATCH_COMMIT_IDENTIFIER) -> int:
@@ -108,11 +120,15 @@ class TableCommit:
         messages = [m for m in messages if not m.is_empty()]
         if dynamic and not messages:  # Paimon: a dynamic overwrite writing nothing deletes nothing
             return None
+        if not messages:  # nothing written: a truncation (Paimon's truncateTable/Partitions)
+            self.with_operation("TRUNCATE")
         return self._commit_all(messages, "OVERWRITE", commit_identifier, overwrite=(partition or {}, dynamic))
 
     def drop_partitions(self, specs: List[Dict[str, object]], commit_identifier: int = BATCH_COMMIT_IDENTIFIER) -> int:
         """Paimon's dropPartitions: one OVERWRITE snapshot deleting every file of the partitions
-        ``specs`` name (each a prefix of the partition keys)."""
+        ``specs`` name (each a prefix of the partition keys), a TRUNCATE as Paimon's
+        ``truncatePartitions`` records it."""
+        self.with_operation("TRUNCATE")
         return self._commit_all([], "OVERWRITE", commit_identifier, overwrite=(list(specs), False))
 
     def abort(self, messages: List[CommitMessage]) -> None:
@@ -454,7 +470,7 @@ class TableCommit:
             return None  # compact_manifest with nothing to merge: no snapshot
         base = merged
         snapshot_id = (latest.id + 1) if latest else 1
-        next_row_id = latest.next_row_id if latest else None
+        next_row_id = (latest.next_row_id if latest else None) or 0  # Paimon 2.0 records it on every snapshot
         if table.options.get("row-tracking.enabled"):
             entries, next_row_id = row_tracking.assign(entries, snapshot_id, next_row_id,
                                                        table.options.get("row-tracking.partition-group-on-commit"))
@@ -475,16 +491,15 @@ class TableCommit:
             base_manifest_list=base_name, delta_manifest_list=delta_name,
             commit_user=self.commit_user, commit_identifier=identifier, commit_kind=kind,
             time_millis=int(time.time() * 1000), total_record_count=previous_total + added - removed,
-            delta_record_count=added - removed,  # no changelog files: no count (Java's nullableRecordCount)
+            delta_record_count=added - removed,
             changelog_record_count=sum(e.file.row_count for e in changelog) if changelog else None,
             changelog_manifest_list=changelog_name, changelog_manifest_list_size=changelog_size,
-            index_manifest=index_manifest,
+            index_manifest=index_manifest, operation=self.operation,
             base_manifest_list_size=base_size, delta_manifest_list_size=delta_size,
             watermark=latest.watermark if latest else None,
             statistics=statistics or (latest.statistics if latest else None),
             properties=json.loads(table.dynamic_options[SNAPSHOT_PROPERTIES]) if kind != "COMPACT"
-            and SNAPSHOT_PROPERTIES in table.dynamic_options else None,
-            operation=table.dynamic_options.get(SNAPSHOT_OPERATION))
+            and SNAPSHOT_PROPERTIES in table.dynamic_options else None)
 
     def _write_manifests(self, entries: List[ManifestEntry], written: List[str]) -> List[ManifestFileMeta]:
         """``entries`` as manifests rolled as Paimon's rolling writer rolls them: a manifest ends at

@@ -159,11 +159,12 @@ def bucket_vectors(table: FileStoreTable, unit) -> Tuple[List[IndexManifestEntry
 
 def with_vectors(table: FileStoreTable, unit, message: CommitMessage, dv_entries: List[IndexManifestEntry],
                  kept: Dict[str, object]) -> CommitMessage:
-    """``message`` replacing the bucket's vector index files by one holding ``kept``. A failure
-    deletes what the message wrote."""
+    """``message`` replacing the bucket's vector index files by one holding ``kept`` (on a table of
+    fixed buckets an empty one when none is kept, as Java's bucketed maintainer writes it). A
+    failure deletes what the message wrote."""
     message.compact_index_changes = [replace(e, kind=DELETE) for e in dv_entries]
     try:
-        if kept:
+        if kept or table.options.get("bucket") != -1:
             message.compact_index_changes.append(dv.write_index_file(table, unit.partition, unit.bucket, kept))
     except BaseException:
         delete_files(table, [message])

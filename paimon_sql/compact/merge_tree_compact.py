@@ -101,14 +101,14 @@ class BucketCompactor:
 
     def index_changes(self) -> List[IndexManifestEntry]:
         """Merge-on-write: the index manifest changes since the last call — the bucket's old
-        deletion vector files out, one file with its current vectors in."""
+        deletion vector files out, one file with its current vectors in (an empty one when the
+        last vectors went, as Java's maintainer writes it)."""
         if not self._vectors_changed:
             return []
         live = {f.file_name for f in self.levels.files}
         self.vectors = {name: v for name, v in self.vectors.items() if name in live and len(v)}
         changes = [replace(e, kind=DELETE) for e in self.dv_entries]
-        self.dv_entries = [dv.write_index_file(self.table, self.partition, self.bucket, self.vectors)] \
-            if self.vectors else []
+        self.dv_entries = [dv.write_index_file(self.table, self.partition, self.bucket, self.vectors)]
         self._vectors_changed = False
         return changes + self.dv_entries
 
@@ -141,10 +141,12 @@ class BucketCompactor:
             self.discard(task.result)
             raise
         levels.update(result.before, result.after)
-        if self.mow:
+        if self.mow:  # changed, as Java's maintainer is modified: rows newly deleted, or rewritten files' vectors gone
+            live = {f.file_name for f in levels.files}
+            self._vectors_changed |= any(len(p) for p in result.deleted_rows.values()) or any(
+                f.file_name in self.vectors and f.file_name not in live for f in result.before)
             for name, positions in result.deleted_rows.items():
                 self.vectors.setdefault(name, BitMap()).update(positions.astype(np.uint32))
-            self._vectors_changed = True
         return result
 
     # -- reading and writing -----------------------------------------------------------------
@@ -201,11 +203,25 @@ class _Task:
     def _upgrade(self, f: DataFileMeta) -> None:
         if f.level == self.output:
             return
+        if self._lookup_mode([f]) and not self.c.first_row:  # Java's LookupMergeTreeCompactRewriter
+            self._rewrite_files([f], keep=not self._upgrade_rewrites(f))
+            return
         if self._changelog_needs_rows([f]) or (self.output == self.max_level and self.c.has_deletes(f)):
             self._rewrite_files([f])
             return
         self.result.before.append(f)
         self.result.after.append(replace(f, level=self.output))
+
+    def _upgrade_rewrites(self, f: DataFileMeta) -> bool:
+        """Java's upgrade strategy for a level-0 file moving up in lookup mode: its rows are looked up
+        (deletion vectors, changelog) either way, and the file is written anew only when it has
+        deletes to drop (merge-on-write; an unknown count counts) or when lookups may change its rows
+        (below the top level, a merge engine other than deduplicate or a sequence field)."""
+        if self.c.mow and (f.delete_row_count is None or f.delete_row_count > 0):
+            return True
+        options = self.c.table.options
+        return not (self.output == self.max_level
+                    or (options.merge_engine == "deduplicate" and not options.get("sequence.field")))
 
     def _rewrite(self, candidate: List[tuple]) -> None:
         files = [f for section in candidate for f in section]
@@ -214,8 +230,9 @@ class _Task:
         elif files:
             self._rewrite_files(files)
 
-    def _rewrite_files(self, files: List[DataFileMeta]) -> None:
-        """Merge the files' rows (deletes dropped if allowed) into new files at the output level."""
+    def _rewrite_files(self, files: List[DataFileMeta], keep: bool = False) -> None:
+        """Merge the files' rows (deletes dropped if allowed) into new files at the output level;
+        ``keep``: one file whose merge leaves its rows as they are, moved up as it is instead."""
         c = self.c
         lookup = self._lookup_files(files) if self._lookup_mode(files) else []
         # older rows first, so a tie in sequence goes to the newer row, as in every read (merge_order)
@@ -235,7 +252,9 @@ class _Task:
             kinds = merged.column(VALUE_KIND).to_numpy()
             merged = merged.filter(pa.array((kinds == row_kind.INSERT) | (kinds == row_kind.UPDATE_AFTER)))
         self.result.before += files
-        if merged.num_rows:
+        if keep:
+            self.result.after += [replace(f, level=self.output) for f in files]
+        elif merged.num_rows:
             self.result.after += c.write(merged, self.output)
         self._changelog(merge, g, levels, files)
 

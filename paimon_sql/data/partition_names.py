@@ -47,6 +47,12 @@ def value_text(value: Any, dtype, legacy: bool) -> Optional[str]:
     return text
 
 
+def cast_text(value: Any, dtype) -> str:
+    """A value as Paimon's cast to STRING spells it (``null`` for NULL): how ``{v1, v2}`` renderings
+    of a partition row (``$files``, ``$buckets``) show each value."""
+    return "null" if value is None else _text(value, dtype, False)
+
+
 def _text(v: Any, dtype, legacy: bool) -> str:
     name = dtype.name
     if name == "BOOLEAN":

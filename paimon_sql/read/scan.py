@@ -131,7 +131,7 @@ class TableScan:
         return replace(self, snapshot_id=snapshot_id, tag=None)
 
     def with_read_optimized(self, read_optimized: bool = True) -> "TableScan":
-        """Read only what needs no merge: max-level files (level > 0 with deletion vectors)."""
+        """Read only what needs no merge: a primary-key table's max-level files (Paimon's ``$ro``)."""
         return replace(self, read_optimized=read_optimized)
 
     def with_row_kind(self, keep: bool = True) -> "TableScan":
@@ -216,11 +216,11 @@ class TableScan:
         entries = real_buckets(self.table, self._entries(snap, stats) if snap is not None else [])
         pk = self.table.schema.is_primary_key_table
         merge_on_write = pk and bool(self.table.options.get("deletion-vectors.enabled"))
-        if pk and (merge_on_write or self.table.options.merge_engine == "first-row"):
-            entries = [e for e in entries if e.file.level > 0]  # as Paimon: level 0 counts once compacted
-        elif pk and self.read_optimized:
+        if pk and self.read_optimized:  # ``$ro``: the top level only, deletion vectors or not (Paimon's withLevel)
             top = num_levels(self.table.options) - 1
             entries = [e for e in entries if e.file.level == top]
+        elif pk and (merge_on_write or self.table.options.merge_engine == "first-row"):
+            entries = [e for e in entries if e.file.level > 0]  # as Paimon: level 0 counts once compacted
         groups: Dict[Tuple[bytes, int], List[DataFileMeta]] = {}
         for e in entries:
             groups.setdefault((e.partition, e.bucket), []).append(e.file)

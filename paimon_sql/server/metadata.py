@@ -217,7 +217,7 @@ def _system_tables(session, db: str, pattern: re.Pattern) -> Iterator[Relation]:
 
 
 def _global_system_tables(session, pattern: re.Pattern) -> Iterator[Relation]:
-    for name in _matching(pattern, sorted(GLOBAL_TABLES)):
+    for name in _matching(pattern, sorted(n for n, cls in GLOBAL_TABLES.items() if cls.supports(session.catalog))):
         system = GLOBAL_TABLES[name](session.catalog)
         yield Relation(SYSTEM_DATABASE, name, SYSTEM_TABLE, "", lambda s=system: _paimon_columns(s.fields))
 

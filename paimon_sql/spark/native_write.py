@@ -74,7 +74,7 @@ def write(df: DataFrame, table, overwrite: bool, partition_spec: Optional[dict],
     try:
         out.parquet(staging)
         messages = _adopt(table, staging, moved)
-        commit = table.new_commit()
+        commit = table.new_commit().with_operation("OVERWRITE" if overwrite else "WRITE")
         if overwrite:
             dyn = dynamic and not partition_spec and bool(keys)
             commit.overwrite(messages, partition=partition_spec, dynamic=dyn)
@@ -89,15 +89,12 @@ def write(df: DataFrame, table, overwrite: bool, partition_spec: Optional[dict],
 
 
 def _adopt(table, staging: str, moved: List[str]) -> List[CommitMessage]:
-    """Each staged Parquet file → a data file of its partition (footer stats, sequence numbers)."""
+    """Each staged Parquet file → a data file of its partition (footer stats, sequence numbers).
+    Each Spark task is a writer of its own, which counts from 0 as Java's unaware-bucket append
+    writer does (it ignores earlier files; with row tracking the commit stamps the snapshot id)."""
     schema = table.schema
     part_fields = schema.fields_of(schema.partition_keys)
     part_types = [f.type for f in part_fields]
-    next_seq: Dict[bytes, int] = {}
-    tracking = table.options.get("row-tracking.enabled")
-    restored = [] if tracking else table.new_scan().plan_entries()
-    for e in restored:  # a row-tracking table's writes count from 0: the commit stamps the snapshot id
-        next_seq[e.partition] = max(next_seq.get(e.partition, 0), e.file.max_sequence_number + 1)
     messages: Dict[bytes, CommitMessage] = {}
     mode = table.options.stats_mode
     for root, _, names in os.walk(staging):
@@ -116,8 +113,6 @@ def _adopt(table, staging: str, moved: List[str]) -> List[CommitMessage]:
                     raise PaimonError(f"staged file {name} holds several partitions of {table.name}")
                 pvals.append(None if n == meta.num_rows else lo)
             pbytes = binary_row.to_bytes(pvals, part_types)
-            first = 0 if tracking else next_seq.get(pbytes, 0)  # each task a writer of its own, as Java's
-            next_seq[pbytes] = first + meta.num_rows
             file_name = table.paths.new_data_file_name()
             target = table.paths.data_file_path(pvals, 0, file_name)
             table.io.mkdirs(target.rsplit("/", 1)[0])
@@ -128,7 +123,7 @@ def _adopt(table, staging: str, moved: List[str]) -> List[CommitMessage]:
                 file_name=file_name, file_size=os.path.getsize(target), row_count=meta.num_rows,
                 min_key=binary_row.empty_row(), max_key=binary_row.empty_row(), key_stats=stats.EMPTY_STATS,
                 value_stats=stats.encode(schema.fields, mins, maxs, nulls, mode),
-                min_sequence_number=first, max_sequence_number=first + meta.num_rows - 1, schema_id=schema.id,
+                min_sequence_number=0, max_sequence_number=meta.num_rows - 1, schema_id=schema.id,
                 level=0, extra_files=(), creation_time=dt.datetime.now(dt.timezone.utc).replace(microsecond=0),
                 delete_row_count=0, embedded_index=None, file_source=FILE_SOURCE_APPEND, value_stats_cols=None,
                 external_path=None))

@@ -73,6 +73,7 @@ class PaimonStreamWriter(DataSourceStreamArrowWriter):
                 self.table.new_commit().abort(flat)  # a replay of a batch this query committed: drop its files
                 return
             commit = committing_table(self.table, self.catalog).new_commit(user)
+            commit.with_operation("OVERWRITE" if self.overwrite else "WRITE")
             if self.overwrite:
                 commit.overwrite(flat, commit_identifier=batchId)
             else:

@@ -73,6 +73,7 @@ class PaimonWriter(DataSourceArrowWriter):
     def commit(self, messages: List[PaimonCommitMessage]) -> None:
         flat = flat_messages(messages)
         commit = committing_table(self.table, self.catalog).new_commit()
+        commit.with_operation("OVERWRITE" if self.overwrite else "WRITE")  # the statement's own, if it set one
         try:
             if self.overwrite:
                 dynamic = self.dynamic and not self.partition_spec and bool(self.table.schema.partition_keys)

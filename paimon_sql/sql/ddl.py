@@ -19,6 +19,7 @@ from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
 from paimon_sql.catalog.base import DEFAULT_DATABASE
+from paimon_sql.commit.table_commit import OPERATION
 from paimon_sql.data.types import DataField, paimon_type_from_sql
 from paimon_sql.exceptions import (DatabaseAlreadyExistsError, DatabaseNotEmptyError, DatabaseNotFoundError,
                                    InvalidOptionError, PaimonError, SchemaError, TableAlreadyExistsError,
@@ -205,8 +206,9 @@ def _create_as_select(session, ident: Identifier, query: exp.Expression, layout,
     if existing and (ident.database.lower(), ident.table.lower()) in named:
         df = df.localCheckpoint()  # its rows before the table is emptied
     table = session.catalog.replace_table(ident, schema) if existing else session.catalog.create_table(ident, schema)
-    try:
-        session.write(df, table)
+    operation = "CREATE_OR_REPLACE_TABLE_AS_SELECT" if replace else "CREATE_TABLE_AS_SELECT"
+    try:  # a replacing write overwrites (an OVERWRITE snapshot), as paimon-spark's, the table new or not
+        session.write(df, table.copy({OPERATION: operation}), overwrite=replace)
     except BaseException:
         if not existing:
             session.catalog.drop_table(ident, ignore_if_not_exists=True)

@@ -32,8 +32,8 @@ import pyarrow as pa
 from pyspark.sql import functions as F
 from sqlglot import exp
 
+from paimon_sql.commit.table_commit import OPERATION
 from paimon_sql.data import binary_row, row_kind
-from paimon_sql.commit.table_commit import SNAPSHOT_OPERATION
 from paimon_sql.data.types import RowType
 from paimon_sql.exceptions import PaimonError, SchemaError
 from paimon_sql.read import data_evolution, fallback_read
@@ -247,7 +247,7 @@ def assignments(table, target: exp.Table, node) -> Dict[str, exp.Expression]:
 def recording(table, operation: str):
     """``table`` whose commits record ``operation`` in their snapshots, as paimon-spark's do (a
     format table has no snapshots)."""
-    return table if isinstance(table, format_table.FormatTable) else table.copy({SNAPSHOT_OPERATION: operation})
+    return table if isinstance(table, format_table.FormatTable) else table.copy({OPERATION: operation})
 
 
 def update(session, node: exp.Update):

@@ -4,7 +4,9 @@ As Paimon 2.0's ``ObjectTable``: a read-only table of fixed columns (:data:`FIEL
 under its location, made when the table is read: no snapshots, no refresh, no time travel; writes
 are refused. The location is the table's directory: Java 2.0's filesystem and JDBC catalogs give an
 object table its ``path`` when they load it, and ObjectTableImpl lists that. Files put under the
-directory are the table's rows (its own ``schema/`` files among them, as Java lists them).
+directory are the table's rows; the table's own schema files (``schema/schema-N``, which the catalog
+keeps there) are not: the listing holds only the user's objects. Java 2.0 lists them too (its
+filesystem catalog makes no object tables; its JDBC catalog keeps their schema there as well).
 
 Paimon 1.0's object tables (a data table whose rows ``ObjectRefresh`` wrote from an ``object-location``)
 are read the same way, as Java 2.0 reads them: their stored rows and ``object-location`` are not used.
@@ -40,6 +42,7 @@ FIELDS = [DataField(i, name, parse_type(text), description) for i, (name, text, 
     ("atime", "BIGINT NOT NULL", "Access time of object"), ("owner", "STRING", "Owner of object"),
 ])]
 ARROW_SCHEMA = arrow_schema(FIELDS)
+OWN_SCHEMA_FILES = "schema/schema-"  # + the schema id: the table's own files under its location, not objects
 
 
 class ObjectTable(FileStoreTable):
@@ -91,13 +94,15 @@ def refuse_write(table) -> None:
 
 
 def listing(io: FileIO, location: str) -> pa.Table:
-    """The files under the directory ``location`` (recursively) as rows of
-    :data:`FIELDS`, ordered by path. The listing is the only per-file Python; the columns are
-    computed on its arrays."""
+    """The files under the directory ``location`` (recursively) but the table's own schema files,
+    as rows of :data:`FIELDS`, ordered by path. The listing is the only per-file Python; the columns
+    are computed on its arrays."""
     root = io.arrow_path(location)
     root = os.path.abspath(root) if io.scheme == "" else root.rstrip("/")
     infos = io.fs.get_file_info(pafs.FileSelector(root, recursive=True, allow_not_found=True))
-    files = sorted((i.path, i.size, i.mtime_ns) for i in infos if i.type == pafs.FileType.File)
+    schema_files = f"{root}/{OWN_SCHEMA_FILES}"
+    files = sorted((i.path, i.size, i.mtime_ns) for i in infos if i.type == pafs.FileType.File
+                   and not (i.path.startswith(schema_files) and i.path[len(schema_files):].isdigit()))
     paths, sizes, mtimes = (list(c) for c in zip(*files)) if files else ([], [], [])
     path = pc.utf8_slice_codeunits(pa.array(paths, pa.string()), len(root) + 1)  # below the root, no separator
     columns = {

@@ -258,8 +258,11 @@ class TableWrite:
                 self._next_seq[key] = max(self._next_seq.get(key, 0), e.file.max_sequence_number + 1)
                 self._restored_files.setdefault(key, []).append(e.file)
                 self._bucket_counts[e.partition] = e.total_buckets
-            if self.options.get("row-tracking.enabled"):  # as Java's unaware-bucket writer: from 0,
-                self._next_seq = {}  # which the commit turns into the snapshot id (commit/row_tracking.py)
+            # Java's unaware-bucket append writer ignores earlier files: it counts from 0 (which, with row
+            # tracking, the commit turns into the snapshot id: commit/row_tracking.py)
+            if self.options.get("row-tracking.enabled") or (self.options.bucket == -1
+                                                            and not self.schema.is_primary_key_table):
+                self._next_seq = {}
         return self._next_seq
 
     def _check_bucket_count(self, partitions) -> None:

@@ -133,10 +133,19 @@ def test_append_table_dml_and_compact(catalog_session, catalog_options):
     assert sorted(r["id"] for r in table.to_arrow().to_pylist()) == [0, 2]
 
 
-def test_catalog_options_shown_with_secrets_masked(catalog_session, catalog_options):
+def test_catalog_options_shown_with_secrets_masked(spark, catalog_options):
     """Each catalog's options as ``sys.catalog_options`` shows them, secret values (``jdbc.password``,
-    ``s3.secret-key``, ...) masked."""
-    shown = dict(rows(catalog_session, "SELECT key, value FROM sys.catalog_options"))
+    ``s3.secret-key``, ...) masked; the table is served where the catalog option
+    ``catalog-options-table.enabled`` asks for it, as Paimon's catalogs serve it."""
+    import paimon_sql
+    from spark.conftest import release
+    catalog_options = {**catalog_options, "catalog-options-table.enabled": "true"}
+    rest = dict(catalog_options)
+    session = paimon_sql.connect(rest.pop("warehouse"), spark=spark, catalog_options=rest)
+    try:
+        shown = dict(rows(session, "SELECT key, value FROM sys.catalog_options"))
+    finally:
+        release(session)
     assert shown == {k: MASK if SECRET_KEY.search(k) else v for k, v in catalog_options.items()}
     secrets = {v for k, v in catalog_options.items() if SECRET_KEY.search(k)}
     assert not secrets & set(shown.values())

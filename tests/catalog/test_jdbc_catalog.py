@@ -271,7 +271,7 @@ def test_without_uri_the_catalog_is_an_sqlite_file_in_the_warehouse(warehouse):
 def jdbc_session(spark, options, warehouse):
     """A paimon Session on the JDBC catalog (torn down as tests/spark's session)."""
     import paimon_sql
-    s = paimon_sql.connect(warehouse, spark=spark, catalog_options=options)
+    s = paimon_sql.connect(warehouse, spark=spark, catalog_options={**options, "catalog-options-table.enabled": "true"})
     spark_databases = {d.name for d in spark.catalog.listDatabases()}
     yield s
     paimon_sql.session.route(spark, None)

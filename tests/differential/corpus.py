@@ -31,7 +31,7 @@ COMPATIBILITY = Path(__file__).resolve().parent.parent.parent / "docs" / "compat
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _COUNTER = re.compile(r"<uuid>-\d+")
 _TIME_COLUMN = re.compile(r"(^|_)(time|timestamp|time_retained)$|^(create|commit|update|creation)_time")
-_SIZE_COLUMN = re.compile(r"(^|_)(file_size|size_in_bytes|file_size_in_bytes|total_size|bytes)$|inbytes$")
+_SIZE_COLUMN = re.compile(r"(^|_)(file_size|size_in_bytes|file_size_in_bytes|total_size|bytes|mergedrecordsize)$|inbytes$")
 _TIME_LABELS = {"Created Time", "Last Access", "Created By"}  # DESCRIBE EXTENDED's rows of this run's moment
 # a partition's figures in SHOW TABLE EXTENDED ... PARTITION's text: its files' bytes and newest file's time
 _PARTITION_FIGURES = re.compile(r"(fileSizeInBytes=|\d+ rows, )\d+|(lastFileCreationTime=)\d+")

@@ -3,7 +3,8 @@ them, and wins: an object table is a read-only listing, made at each read, of th
 (the table's directory in a filesystem catalog), with 2.0's columns (path relative to the location, name,
 length, mtime and atime as epoch millis, owner); no refresh, no snapshots.
 
-- Java 2.0 reads the object table we created and we read the same rows; its filesystem catalog creates none.
+- Java 2.0 reads the object table we created and lists the same rows, and the table's own schema file beside
+  them, which our listing leaves out (only the user's objects); its filesystem catalog creates none.
 - Java 1.0 (the 1.0-SNAPSHOT jar tests/oracles fetches, which predates 1.0.0's ObjectTable class) sees ours as
   a data table of 2.0's columns without snapshots: no rows, where 1.0 needed a refresh that 2.0 dropped. An
   object table Java 1.0 created and refreshed (1.0's 13 columns, rows from its ``object-location``) reads
@@ -53,7 +54,7 @@ def test_java_reads_our_object_table(java, session, paimon_version):
     location = Path(session.warehouse.removeprefix("file:")) / "db.db" / "obj"
     fill(location, ["a.txt", "b/c.bin", "b/d/e.json", "f g.txt"])
     mine = ours(session, "db.obj")
-    assert [r[0] for r in mine] == ["a.txt", "b/c.bin", "b/d/e.json", "f g.txt", "schema/schema-0"]
+    assert [r[0] for r in mine] == ["a.txt", "b/c.bin", "b/d/e.json", "f g.txt"]
     assert mine[1][1:] == ["c.bin", 8, (location / "b" / "c.bin").stat().st_mtime_ns // 1_000_000, 0, None]
 
     schema, read = java(session.warehouse, [{"op": "schema", "table": "db.obj"}, {"op": "read", "table": "db.obj"}])
@@ -63,7 +64,9 @@ def test_java_reads_our_object_table(java, session, paimon_version):
         assert read == []
         return
     assert schema["class"] == "ObjectTableImpl"
-    assert read == mine  # Java 2.0's listing of the table's location is ours
+    assert [r for r in read if r[0] != "schema/schema-0"] == mine  # Java 2.0's listing, less the schema file
+    assert [r[:3] for r in read if r[0] == "schema/schema-0"] == [["schema/schema-0", "schema-0",
+                                                                  (location / "schema" / "schema-0").stat().st_size]]
 
 
 def test_we_read_an_object_table_java_created(java, session, tmp_path, paimon_version):
@@ -80,9 +83,11 @@ def test_we_read_an_object_table_java_created(java, session, tmp_path, paimon_ve
     mine = ours(session, "db.jobj")
     root = Path(session.warehouse.removeprefix("file:")) / "db.db" / "jobj"
     table_files = sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
-    assert [r[0] for r in mine] == table_files and "schema/schema-0" in table_files
-    with Driver(driver_command(SOURCE, version="2.0")) as java2:
-        assert java2.on(session.warehouse, [{"op": "read", "table": "db.jobj"}]) == [mine]  # as Java 2.0 reads it
+    assert "schema/schema-0" in table_files and [r[0] for r in mine] == [f for f in table_files
+                                                                         if not f.startswith("schema/schema-")]
+    with Driver(driver_command(SOURCE, version="2.0")) as java2:  # as Java 2.0 reads it, less its schema files
+        read, = java2.on(session.warehouse, [{"op": "read", "table": "db.jobj"}])
+        assert [r for r in read if not r[0].startswith("schema/schema-")] == mine
     with pytest.raises(PaimonError, match="^object table db.jobj does not support write"):
         session.sql("INSERT INTO db.jobj VALUES ('x', 'x', 1, 1, 1, NULL)")
     with pytest.raises(PaimonError, match="^CALL sys.refresh_object_table: not supported by paimon-sql"):

@@ -35,7 +35,7 @@ def thousand(session):
 def test_a_thousand_files_answer_count_and_filters_as_they_are_now(session, thousand):
     s, location = session, thousand
     assert rows(s, "SELECT count(*) FROM db.files WHERE path LIKE 'd%'") == [(1000,)]
-    assert rows(s, "SELECT count(*) FROM db.files") == [(1001,)]  # and the table's own schema/schema-0
+    assert rows(s, "SELECT count(*) FROM db.files") == [(1000,)]  # not the table's own schema/schema-0
     assert rows(s, "SELECT count(*), sum(length) FROM db.files WHERE name LIKE '%.png'") == \
         [(250, sum(i % 50 for i in range(0, 1000, 4)))]
     assert rows(s, "SELECT count(*) FROM db.files WHERE length >= 40 AND path LIKE 'd3/%'") == \
@@ -47,7 +47,7 @@ def test_a_thousand_files_answer_count_and_filters_as_they_are_now(session, thou
     for i in range(0, 1000, 100):  # 10 files go, 5 come: the next read lists them, no refresh
         os.remove(f"{location}/d{i % 10}/file-{i:04d}.png")
     fill(location, [f"new/n{i}.bin" for i in range(5)], size=lambda i: 1000)
-    assert rows(s, "SELECT count(*), count_if(path LIKE 'new/%') FROM db.files WHERE name <> 'schema-0'") == [(995, 5)]
+    assert rows(s, "SELECT count(*), count_if(path LIKE 'new/%') FROM db.files") == [(995, 5)]
     assert rows(s, "SELECT count(*) FROM db.files WHERE name = 'file-0100.png'") == [(0,)]
     assert rows(s, "SELECT count(*) FROM db.`files$snapshots`") == [(0,)]  # nothing was ever committed
     for travel in ("VERSION AS OF 1", "/*+ OPTIONS('scan.snapshot-id' = '1') */"):
@@ -65,9 +65,13 @@ def test_columns_are_paimon_2_0s(session):
     assert table.schema.highest_field_id == 5
     assert table.schema.options == {"type": "object-table", "owner": session.spark.sparkContext.sparkUser()}
     assert rows(session, "DESCRIBE db.o")[0] == ("path", "string", "Relative path of object")
-    # the same columns given through the catalog API are accepted; an empty directory lists its schema file
+    # the same columns given through the catalog API are accepted; an empty directory lists nothing (its
+    # schema file is the table's, no object), a user's file under schema/ is listed
     session.catalog.create_table("db.o2", TableSchema.create(FIELDS, options={"type": "object-table"}))
-    assert rows(session, "SELECT path FROM db.o2") == [("schema/schema-0",)]
+    assert rows(session, "SELECT path FROM db.o2") == []
+    location = session.catalog.get_table("db.o2").path.removeprefix("file:")
+    fill(location, ["schema/schema-0.png", "schema/schema-x"])
+    assert rows(session, "SELECT path FROM db.o2 ORDER BY path") == [("schema/schema-0.png",), ("schema/schema-x",)]
 
 
 def test_show_create_table_gives_the_statement_back(session):
@@ -89,7 +93,7 @@ def test_alter_changes_options_not_columns(session):
         session.sql("ALTER TABLE db.o ADD COLUMN extra INT")
     session.sql("ALTER TABLE db.o SET TBLPROPERTIES ('comment' = 'pictures')")
     assert session.catalog.get_table("db.o").schema.comment == "pictures"
-    assert rows(session, "SELECT count(*) FROM db.o") == [(2,)]  # schema-0 and schema-1
+    assert rows(session, "SELECT count(*) FROM db.o") == [(0,)]  # schema-0 and schema-1 are not objects
 
 
 @pytest.mark.parametrize("statement", [
@@ -106,13 +110,13 @@ def test_writes_are_refused_naming_the_table(session, thousand, statement):
     with pytest.raises(PaimonError, match=r"^object table db\.files does not support write: its rows are the files "
                                           r"under .*db\.db/files, listed at each read$"):
         session.sql(statement)
-    assert rows(session, "SELECT count(*) FROM db.files") == [(1001,)]
+    assert rows(session, "SELECT count(*) FROM db.files") == [(1000,)]
     assert session.catalog.get_table("db.files").snapshot_manager.latest_id() is None
 
 
 def test_dataframe_reads_list_and_writes_are_refused(session, thousand):
     df = session.spark.read.format("paimon").option("warehouse", session.warehouse).load("db.files")
-    assert df.count() == 1001
+    assert df.count() == 1000
     with pytest.raises(Exception, match=r"object table db\.files does not support write"):
         df.write.format("paimon").option("warehouse", session.warehouse).mode("append").save("db.files")
     assert session.catalog.get_table("db.files").snapshot_manager.latest_id() is None
@@ -159,6 +163,6 @@ def test_an_object_table_on_s3(spark, s3_server):
                 f.write(data)
         assert rows(s, "SELECT path, name, length FROM db.o WHERE path LIKE 'pics/%' ORDER BY path") == [
             ("pics/3.txt", "3.txt", 0), ("pics/a/1.txt", "1.txt", 3), ("pics/a/b/2.txt", "2.txt", 4)]
-        assert rows(s, "SELECT count(*) FROM db.o WHERE mtime > 0") == [(4,)]
+        assert rows(s, "SELECT count(*) FROM db.o WHERE mtime > 0") == [(3,)]  # the schema file is not an object
     finally:
         release(s)

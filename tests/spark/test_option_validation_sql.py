@@ -79,7 +79,7 @@ def test_hints_are_validated(db):
 def test_secret_values_are_masked_everywhere(spark, warehouse):
     from paimon_sql.session import Session
     secrets = {"s3.secret-key": "SECRET1", "s3.access-key": "ACCESS1", "s3.endpoint": "http://e"}
-    s = Session(spark, warehouse, secrets)
+    s = Session(spark, warehouse, {**secrets, "catalog-options-table.enabled": "true"})
     s.sql("CREATE DATABASE db")
     s.sql("CREATE TABLE db.t (id INT) TBLPROPERTIES ('fs.oss.accessKeySecret' = 'SECRET2', "
           "'jdbc.password' = 'SECRET3', 'my.token' = 'SECRET4', 'bucket' = '-1')")

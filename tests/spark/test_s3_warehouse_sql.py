@@ -14,7 +14,8 @@ def s3_session(spark, s3_server):
     endpoint = s3_server["s3.endpoint"].split("//")[1]
     pafs.S3FileSystem(access_key="test", secret_key="test", endpoint_override=endpoint, scheme="http",
                       allow_bucket_creation=True).create_dir("sqllake")
-    s = paimon_sql.connect("s3://sqllake/wh", spark=spark, catalog_options=s3_server)
+    s = paimon_sql.connect("s3://sqllake/wh", spark=spark,
+                           catalog_options={**s3_server, "catalog-options-table.enabled": "true"})
     yield s
     paimon_sql.session.route(spark, None)
     paimon_sql.session.hooks.uninstall(spark)
