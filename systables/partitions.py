@@ -6,6 +6,7 @@ is what deletion vectors mark deleted. Pushed down: a ``partition`` conjunct (``
 
 from collections import defaultdict
 
+from paimon_sql.read.postpone import real_buckets
 from paimon_sql.systables.base import (
     SnapshotMetadataTable,
     columns,
@@ -31,7 +32,8 @@ def group_files(sys_table, predicate, key):
     wanted = pushed_value_test(predicate, ["partition", "bucket"])
     groups = {}
     snap = sys_table.snapshot()
-    for e in sys_table.table.new_scan().with_snapshot(snap.id).plan_entries() if snap else []:
+    for e in real_buckets(sys_table.table, sys_table.table.new_scan().with_snapshot(snap.id).plan_entries()
+                          if snap else []):
         part = spec(e.partition)
         if not wanted({"partition": part, "bucket": e.bucket}):
             continue
