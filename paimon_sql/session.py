@@ -130,7 +130,7 @@ class Session:
         self.cached_tables: dict = {}  # CACHE TABLE of Paimon tables (sql/cache.py)
         self.access = None  # a server session's AccessControl (paimon_sql/access/): checked before each statement
         self.last_access = None  # what the last statement needed (its tables read and written), when checked
-        spark.dataSource.register(PaimonDataSource)
+        _register(spark)
 
     # -- the public surface ------------------------------------------------------------------
 
@@ -338,6 +338,15 @@ class Session:
             return cache.refresh(self, table)
         write_dataframe(df, table, self.warehouse, overwrite, partition_spec, dynamic,
                         {**self.catalog_options, **table.dynamic_options})
+
+
+def _register(spark: SparkSession) -> None:
+    """The ``paimon`` Python data source in ``spark``, made the JVM's active session of this thread
+    first: Spark looks a Python data source up (and judges a registration a duplicate) in the
+    active session, not in the session a plan belongs to, so a second session of one Spark
+    (``newSession()``) would otherwise be refused it, or not find it."""
+    spark._jvm.SparkSession.setActiveSession(spark._jsparkSession)
+    spark.dataSource.register(PaimonDataSource)
 
 
 def spark_error(e: BaseException, text: str = "") -> PaimonError:

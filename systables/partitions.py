@@ -26,14 +26,15 @@ def deleted_counts(table, snapshot) -> dict:
     return out
 
 
-def group_files(sys_table, predicate, key):
-    """Live files grouped by ``key(entry)``: record count, bytes, files, last creation, buckets."""
+def group_files(sys_table, predicate, key, batch_scan: bool = False):
+    """Live files grouped by ``key(entry)``: record count, bytes, files, last creation, buckets;
+    ``batch_scan``: only those Paimon's batch scan plans (a postpone table's real buckets)."""
     spec = partition_spec_renderer(sys_table.table)
     wanted = pushed_value_test(predicate, ["partition", "bucket"])
     groups = {}
     snap = sys_table.snapshot()
-    for e in real_buckets(sys_table.table, sys_table.table.new_scan().with_snapshot(snap.id).plan_entries()
-                          if snap else []):
+    entries = sys_table.table.new_scan().with_snapshot(snap.id).plan_entries() if snap else []
+    for e in real_buckets(sys_table.table, entries) if batch_scan else entries:
         part = spec(e.partition)
         if not wanted({"partition": part, "bucket": e.bucket}):
             continue
@@ -58,7 +59,7 @@ class PartitionsTable(SnapshotMetadataTable):
     pushdown = frozenset({"partition"})
 
     def rows(self, predicate=None):
-        groups = group_files(self, predicate, lambda e: e.partition)
+        groups = group_files(self, predicate, lambda e: e.partition, batch_scan=True)
         deleted = deleted_counts(self.table, self.snapshot())
         out = []
         for part, g in sorted(groups.items(), key=lambda kv: kv[1]["partition"] or ""):
