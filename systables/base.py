@@ -19,6 +19,7 @@ from paimon_sql.data import binary_row
 from paimon_sql.data.partition_names import cast_text
 from paimon_sql.data.predicate import Predicate, and_, equal, or_
 from paimon_sql.data.types import DataField, parse_type
+from paimon_sql.read.postpone import real_buckets
 from paimon_sql.snapshot.time_travel import travel_snapshot
 from paimon_sql.spark.types import spark_ddl, to_spark_arrow
 
@@ -210,7 +211,7 @@ class SnapshotMetadataTable(SystemTable):
         types = [f.type for f in self.table.schema.fields_of(self.table.schema.partition_keys)]
         scan = self.table.new_scan().with_snapshot(snap.id).filter(partition_values_predicate(self.table, predicate))
         out = []
-        for e in scan.plan_entries():
+        for e in real_buckets(self.table, scan.plan_entries()):
             text = part_text(e.partition)
             if wanted({"partition": text, "bucket": e.bucket, "level": e.file.level}):
                 out.append((e, text, self.table.paths.bucket_dir(binary_row.from_bytes(e.partition, types), e.bucket)))

@@ -5,6 +5,7 @@ is what deletion vectors mark deleted. Pushed down: a ``partition`` conjunct (``
 """
 
 from paimon_sql.index.deletion_vector import INDEX_TYPE as DV_INDEX_TYPE
+from paimon_sql.read.postpone import real_buckets
 from paimon_sql.systables.base import (
     SnapshotMetadataTable,
     columns,
@@ -56,8 +57,8 @@ class PartitionsTable(SnapshotMetadataTable):
         spec = partition_spec_renderer(self.table)
         wanted = pushed_value_test(predicate, ["partition"])
         snap = self.snapshot()
-        entries = [(e, spec(e.partition)) for e in (self.table.new_scan().with_snapshot(snap.id).plan_entries()
-                                                      if snap else [])]
+        planned = self.table.new_scan().with_snapshot(snap.id).plan_entries() if snap else []
+        entries = [(e, spec(e.partition)) for e in real_buckets(self.table, planned)]  # as Paimon's batch scan
         groups = group_files([(e, part) for e, part in entries if wanted({"partition": part})], lambda e: e.partition)
         deleted = deleted_counts(self.table, snap)
         out = []

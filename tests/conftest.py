@@ -116,6 +116,17 @@ def pypaimon():
     process.close()
 
 
+@pytest.fixture(scope="session")
+def paimon_spark_process():
+    """paimon-spark (Apache Paimon 2.0's Spark connector) in a child process on PySpark 4.1.2, one for the run:
+    the interop modules that exchange tables with it (tests/interop/relay.py) send it their batches."""
+    from differential.conftest import EngineProcess
+    from oracles.paimon_spark import jar
+    engine = EngineProcess("paimon-spark", ["paimon-spark", str(jar())])
+    yield engine
+    engine.close()
+
+
 # moto's server, single-threaded: moto honours ``If-None-Match: *`` but checks and stores in two
 # steps, which its usual threaded server may interleave between two requests (a real store decides
 # atomically); one request at a time makes the check exact, so concurrent commits are tested truly

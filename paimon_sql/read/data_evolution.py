@@ -9,8 +9,10 @@ Taken from Java Paimon 2.0's ``DataEvolutionSplitRead`` (``mergeRangesAndSort``,
   written for the whole range of the file it updates); a group where they differ is refused.
 - Each column of a row is read from the newest file of its group that holds it: files ordered by
   ``max_sequence_number``, newest first; a file holds the columns of its ``_WRITE_COLS`` (all of its
-  schema's when it has none). A column no file holds reads NULL. ``_ROW_ID`` and
-  ``_SEQUENCE_NUMBER`` come from the newest file.
+  schema's when it has none). A column no file holds reads NULL. A read opens only the files holding
+  a column it reads (``DataEvolutionFileStoreScan.pruneByReadType``, :func:`read_files`), and
+  ``_ROW_ID`` and ``_SEQUENCE_NUMBER`` come from the newest of those: a row's sequence number is that
+  of the last write of a column the query reads.
 - A group's deletion vector is its *anchor*'s: the oldest normal file (least max sequence number,
   then file name). Its positions are the group's, so it applies to every file of the group.
 - ``.blob`` files (BLOB columns, Paimon 2.0) are not normal files: they never anchor, and a column
@@ -90,6 +92,21 @@ def anchor(group: Group) -> DataFileMeta:
     if not normal:
         raise PaimonError(f"row id group of {group[0].file_name} has only blob files")
     return min(normal, key=lambda f: (f.max_sequence_number, f.file_name))
+
+
+def read_files(table: FileStoreTable, group: Group, fields: Sequence[DataField]) -> Group:
+    """The files of ``group`` a read of ``fields`` opens, as Java's scan prunes a group by its read
+    type: the normal files holding one of ``fields`` (with deletion vectors, the anchor too, which
+    keys them), else the newest; then the blob files. A read of no column (only ``_ROW_ID`` or
+    ``_SEQUENCE_NUMBER``) opens them all."""
+    if not fields or len(group) <= 1:
+        return group
+    wanted = {x.id for x in fields}
+    normal = [f for f in group if not is_blob(f)]
+    kept = [f for f in normal if held_ids(table.schema_at(f.schema_id), f) & wanted]
+    if table.options.get("deletion-vectors.enabled") and anchor(group) not in kept:
+        kept.append(anchor(group))
+    return tuple((kept or normal[:1]) + [f for f in group if is_blob(f)])
 
 
 def held_ids(file_schema: TableSchema, f: DataFileMeta) -> Set[int]:

@@ -22,5 +22,6 @@ def postpone_table(table) -> bool:
 def real_buckets(table, entries: List[ManifestEntry]) -> List[ManifestEntry]:
     """What a batch read of ``table`` reads: a postpone table's real buckets only, as Paimon's batch
     scan (``onlyReadRealBuckets``): rows in ``bucket-postpone`` are invisible until compaction
-    assigns them a bucket. System tables list every file (they use ``TableScan.plan_entries``)."""
+    assigns them a bucket. So are their files to what Paimon plans with that scan: ``$files``,
+    ``$file_key_ranges``, ``$partitions`` and SHOW PARTITIONS (``$buckets`` lists them)."""
     return [e for e in entries if e.bucket >= 0] if postpone_table(table) else entries

@@ -196,9 +196,10 @@ class SplitReader:
         its positions and deletion vector belong to). Files are not skipped by their stats or
         indexes: an older file's values of a column a newer file rewrote are stale."""
         anchor = data_evolution.anchor(group)
+        group = data_evolution.read_files(self.table, group, self.read_fields)
         newest = group[0]
         if len(group) == 1:
-            return self._read_file(split, newest, False, with_position, tracked), anchor
+            return self._read_file(split, newest, False, with_position, tracked, vector_of=anchor.file_name), anchor
         claims = data_evolution.claims(self.table, group, self.read_fields)
         partition = set(self.schema.partition_keys)
         claimed = {x.id for fields in claims.values() for x in fields if x.name not in partition}

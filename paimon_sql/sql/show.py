@@ -21,6 +21,7 @@ from paimon_sql.exceptions import PaimonError, SchemaError
 from paimon_sql.io.paths import partition_value_text, shown_partition
 from paimon_sql.maintenance.migrate_table import HIVE_DEFAULT_PARTITION
 from paimon_sql.options.core_options import redact
+from paimon_sql.read.postpone import real_buckets
 from paimon_sql.spark.format_table import partition_values
 from paimon_sql.sql import describe, parse
 from paimon_sql.sql.catalog_views import target
@@ -205,7 +206,7 @@ def _partitions(table) -> List[List[Tuple[str, object]]]:
     if isinstance(table, FormatTable):  # its k=v/ directories, values as their names say
         return [list(zip(keys, values)) for values in partition_values(table)]
     types = [f.type for f in table.schema.fields_of(keys)]
-    seen = {e.partition for e in table.new_scan().plan_entries()}
+    seen = {e.partition for e in real_buckets(table, table.new_scan().plan_entries())}
     return sorted((list(zip(keys, binary_row.from_bytes(p, types))) for p in seen),
                   key=lambda kv: [partition_value_text(v) if v is not None else "" for _, v in kv])
 

@@ -27,6 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_sql.data import binary_row, row_kind
+from paimon_sql.data.arrow_offsets import with_offsets
 from paimon_sql.exceptions import PaimonError, SchemaError, SnapshotNotFoundError
 from paimon_sql.io.paths import POSTPONE_BUCKET
 from paimon_sql.manifest.manifest_file import DataFileMeta
@@ -47,6 +48,7 @@ _GROUP = "__paimon_group"  # (partition, bucket) code of a buffered row while it
 def conform(data: pa.Table, schema) -> pa.Table:
     """The input as the table's Arrow schema: same columns, safe casts, NOT NULL checked."""
     target = schema.arrow_schema()
+    data = with_offsets(data)  # Spark's input, as PySpark 4.1 hands it over
     names = data.column_names
     missing = [n for n in target.names if n not in names]
     extra = [n for n in names if n not in target.names]

@@ -1,10 +1,12 @@
 """The paimon-sql binary as a user runs it (subprocess): -e, -f, output formats, errors, exit codes; and the
 example scripts of sql_examples/ (all but one through the shell's statement loop in this process, see
-``run_in_process``: a shell start costs more than most of them)."""
+``run_in_process``: a shell start costs more than most of them), and all of them again in a shell of
+paimon-sql on PySpark 4.1.2, the oldest Spark pyproject promises, which must answer alike."""
 
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from contextlib import redirect_stderr, redirect_stdout
@@ -12,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from jvm_archive import spark_jvm_options
+from oracles import paimon_spark
 
 BIN = str(Path(sys.executable).parent / "paimon-sql")
 
@@ -134,24 +137,75 @@ def _sections(proc, names):
 
 
 class Examples:
-    """Every example script's results (``examples[name]``) over ``warehouse``: IN_PROCESS's, then IN_SHELL's."""
+    """Every example script's results (``examples[name]``) over ``warehouse``: IN_PROCESS's, then IN_SHELL's;
+    and ``on_pyspark_4_1[name]``, all of them in one shell on PySpark 4.1.2, run beside them."""
 
     def __init__(self, tmp, spark):
         self.warehouse = str(tmp / "warehouse")
+        old = _shell_on_pyspark_4_1(tmp)
         self.results = _sections(run_in_process(spark, self.warehouse, _examples_script(IN_PROCESS)), IN_PROCESS)
         script = tmp / "shell.sql"
         script.write_text(_examples_script(IN_SHELL))
         self.shell = run(self.warehouse, "-f", str(script), "--output", "json")
         self.results.update(_sections(self.shell, IN_SHELL))
+        self.on_pyspark_4_1 = _sections(old(), IN_PROCESS + IN_SHELL)
 
     def __getitem__(self, name):
         assert not isinstance(self.results[name], str), self.results[name]
         return self.results[name]
 
 
+def _shell_on_pyspark_4_1(tmp):
+    """Starts every example script in one shell (``-f``, JSON) of paimon-sql on PySpark 4.1.2 (its venv,
+    tests/oracles/paimon_spark.py, holds this checkout), over a warehouse of its own; returns the function
+    that waits for it and gives its CompletedProcess."""
+    python = paimon_spark.python()
+    script, out, err = tmp / "pyspark-4.1.sql", tmp / "pyspark-4.1.out", tmp / "pyspark-4.1.err"
+    script.write_text(_examples_script(IN_PROCESS + IN_SHELL))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYSPARK") and k != "SPARK_HOME"}
+    env["PYSPARK_PYTHON"] = python
+    command = [str(Path(python).parent / "paimon-sql"), "--warehouse", str(tmp / "warehouse-4.1"), "--master",
+               "local[2]", "--conf", "spark.sql.shuffle.partitions=2", "--conf", "spark.sql.codegen.wholeStage=false",
+               "-f", str(script), "--output", "json"]  # the run's session's settings (EXPLAIN shows them)
+    with open(out, "w") as stdout, open(err, "w") as stderr:
+        proc = subprocess.Popen(command, stdout=stdout, stderr=stderr, env=env)
+
+    def wait():
+        proc.wait(timeout=1800)
+        return subprocess.CompletedProcess(command, proc.returncode, out.read_text(), err.read_text())
+    return wait
+
+
+# what differs between two runs by nature: the warehouse's path, uuids, and in EXPLAIN's plans Spark's
+# expression and plan ids and the file names a FileScan lists (cut at a length that depends on the path)
+_RUN_SPECIFIC = [(re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"), "<uuid>"),
+                 (re.compile(r"#\d+"), "#<n>"), (re.compile(r"plan_id=\d+"), "plan_id=<n>"),
+                 (re.compile(r"\[file:[^\]]*?\.\.\.,"), "[<files>,")]
+
+
+def _comparable(results, warehouse: str) -> str:
+    text = json.dumps(results, sort_keys=True).replace(warehouse, "<warehouse>")
+    for pattern, replacement in _RUN_SPECIFIC:
+        text = pattern.sub(replacement, text)
+    return text
+
+
 @pytest.fixture(scope="module")
 def examples(tmp_path_factory, spark):
     return Examples(tmp_path_factory.mktemp("examples"), spark)
+
+
+@pytest.mark.parametrize("name", IN_PROCESS + IN_SHELL)
+def test_example_scripts_answer_alike_on_pyspark_4_1(examples, name):
+    """Each example script's every result on PySpark 4.1.2 is this PySpark's (the answers the tests below
+    assert), but for what differs between two runs by nature."""
+    old = examples.on_pyspark_4_1[name]
+    assert not isinstance(old, str), old
+    ours, theirs = examples[name], old
+    assert len(theirs) == len(ours)
+    for i, (mine, other) in enumerate(zip(ours, theirs)):
+        assert _comparable(other, str(Path(examples.warehouse).parent / "warehouse-4.1")) == \
+            _comparable(mine, examples.warehouse), f"{name}, result {i}"
 
 
 def test_lsm_example_script(examples):

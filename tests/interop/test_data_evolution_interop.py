@@ -3,13 +3,18 @@ ways: a column update one side writes (a file of that column beside the rows, sa
 the other reads, through deletion vectors and our compaction.
 
 Not in Java Paimon 1.0 (no row tracking there): the Java cases run against 2.0 only, through
-tests/interop/java/RowTrackingDriver.java (its ``update`` op writes a column as paimon-spark 2.0 does).
+tests/interop/java/RowTrackingDriver.java (its ``update`` op writes a column as paimon-spark 2.0 does);
+and against paimon-spark itself (relay.py): its UPDATE, MERGE INTO and compaction of a data-evolution
+table and ours in turn, each reading the other's column files (paimon-spark 2.0 cannot UPDATE a column
+added after a file was written, docs/compatibility.md#data-evolution-update-added-column: that case is
+tests/differential/test_written_by_both.py's).
 """
 
 from pathlib import Path
 
 import pytest
 from java_paimon import Driver, driver_command
+from relay import ENGINES, Relay, relays  # noqa: F401  (fixture)
 from spark.conftest import rows, session, spark  # noqa: F401  (fixtures: one SparkSession per run)
 
 pytestmark = pytest.mark.interop
@@ -87,3 +92,23 @@ def test_java_reads_our_column_update(java, session):
     assert java(session.warehouse, [{"op": "read", "table": t}])[0] == expected
     session.sql(f"CALL sys.compact(table => '{t}')")
     assert java(session.warehouse, [{"op": "read", "table": t}])[0] == ours(session, t, JAVA_TRACKED) == expected
+
+
+EVOLVED = "SELECT id, name, value, dt, _ROW_ID, _SEQUENCE_NUMBER FROM de;\n"
+RELAYS = {"data_evolution": Relay(steps=[
+    f"""CREATE TABLE de (id BIGINT, name STRING, value DOUBLE, dt STRING) PARTITIONED BY (dt) TBLPROPERTIES ({DE});
+        INSERT INTO de VALUES (1, 'a', 1.0, 'x'), (2, 'b', 2.0, 'x'), (3, 'c', 3.0, 'y');
+        UPDATE de SET name = concat(name, '!') WHERE id >= 2;""",
+    """UPDATE de SET value = value * 10 WHERE dt = 'x';
+       MERGE INTO de USING (SELECT 3 AS id, 'C' AS name) s ON de.id = s.id WHEN MATCHED THEN UPDATE SET de.name = s.name;
+       ALTER TABLE de ADD COLUMNS (note STRING);
+       INSERT INTO de VALUES (4, 'd', 4.0, 'y', 'n4'), (5, 'e', 5.0, 'x', NULL);
+       UPDATE de SET note = 'four' WHERE id = 4;""",
+    """CALL sys.compact(table => 'de');
+       UPDATE de SET name = upper(name), value = -value WHERE id IN (1, 4);"""],
+    reads=[EVOLVED, EVOLVED + "SELECT id, note, _ROW_ID FROM de;"])}
+
+
+@pytest.mark.parametrize("first", ENGINES)
+def test_column_updates_between_paimon_spark_and_us(relays, first):
+    relays.check("data_evolution", first)

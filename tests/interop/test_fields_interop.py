@@ -4,7 +4,8 @@ value stats over some columns, column default values, a snapshot's ``uuid``, sta
 retention — we read; what we write in those places Java 2.0 and 1.0 read.
 
 Java 2.0-only writers run through tests/interop/java/FieldsDriver.java; the tag and statistics
-readers through PaimonDriver on both 1.0 and 2.0 (the ``java`` fixture of java_paimon.py).
+readers through PaimonDriver on both 1.0 and 2.0 (the ``java`` fixture of java_paimon.py). Statistics
+are also exchanged with paimon-spark itself (relay.py): each engine's ANALYZE TABLE read by the other.
 """
 
 import datetime as dt
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from java_paimon import Driver, driver_command, java, ok, paimon_version  # noqa: F401  (fixtures)
+from relay import ENGINES, Relay, relays  # noqa: F401  (fixture)
 from spark.conftest import rows, session, spark  # noqa: F401  (fixtures: one SparkSession per run)
 
 from paimon_sql.exceptions import PaimonError
@@ -134,3 +136,22 @@ def test_tags_with_retention_both_ways(java, session):
     assert (sid, retained) == (2, 7200) and created  # tagCreateTime, tagTimeRetained as Java parses them
     assert ok(snapshots)["ids"] == [1, 2]  # our snapshot (with uuid) parses on 1.0 and 2.0
     assert sorted(r[0] for r in ok(tagged)) == [1, 2]
+
+
+RELAYS = {"analyze": Relay(steps=[
+    """CREATE TABLE st (id BIGINT, name STRING, dt STRING) PARTITIONED BY (dt);
+       INSERT INTO st VALUES (1, 'a', 'x'), (2, NULL, 'x'), (3, 'c', 'y');
+       ANALYZE TABLE st COMPUTE STATISTICS FOR ALL COLUMNS;""",
+    """INSERT INTO st VALUES (4, 'dd', 'y');
+       ANALYZE TABLE st COMPUTE STATISTICS;""",
+    """ANALYZE TABLE st COMPUTE STATISTICS FOR COLUMNS id, name;"""],
+    # colstat parsed: the JSON text is each writer's (key order, layout), its content the same
+    reads="""SELECT snapshot_id, schema_id, mergedRecordCount, mergedRecordSize, from_json(colstat, 'map<string,
+               struct<colId: int, distinctCount: bigint, min: string, max: string, nullCount: bigint, avgLen: int,
+               maxLen: int>>') AS colstat FROM `st$statistics`;
+             SELECT snapshot_id, commit_kind, total_record_count FROM `st$snapshots`;""")}
+
+
+@pytest.mark.parametrize("first", ENGINES)
+def test_statistics_between_paimon_spark_and_us(relays, first):
+    relays.check("analyze", first)

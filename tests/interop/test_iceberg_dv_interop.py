@@ -12,7 +12,9 @@ Java's IcebergCommitCallback (IcebergDriver.java for primary-key tables, Bitmap6
 an append table's deletes) writes the same commits: metadata and manifests agree field by field
 where both are deterministic (row lineage aside: Java 2.0 writes none, we write it as Paimon's
 master after 2.0 does), and each writer extends the other's metadata (ours after Java's written
-again, to restore the row lineage Java dropped).
+again, to restore the row lineage Java dropped). And paimon-spark itself (relay.py) deletes and updates an
+append table's rows by SQL, its vectors published to Iceberg by its callback, with ours in turn: every
+snapshot reads through Iceberg as through Paimon.
 """
 
 import json
@@ -30,12 +32,14 @@ from java_paimon import Driver, driver_command
 from oracles import iceberg_java
 from pyiceberg.table import StaticTable
 from pyiceberg.table.deletion_vector import DeletionVector, _extract_vector_payload
+from relay import ENGINES, Relay, relays  # noqa: F401  (fixture)
 from spark.conftest import rows, session, spark  # noqa: F401  (fixtures: one SparkSession per run)
 from test_iceberg_interop import _comparable, latest_metadata, metadata_dir, ours
 
 from paimon_sql.data import predicate as P
 from paimon_sql.data.row_kind import DELETE
 from paimon_sql.exceptions import UnservedFeatureError
+from paimon_sql.catalog import load_catalog
 from paimon_sql.iceberg.commit_callback import iceberg_after_commit
 from paimon_sql.maintenance.expire_snapshots import expire_snapshots
 
@@ -341,3 +345,34 @@ def test_each_writer_extends_the_others_vectors(java, iceberg, catalog, warehous
     assert [r[:3] for r in lineage] == expected
     assert len({r[3] for r in lineage}) == 3 and all(handed_out <= r[3] < healed["next-row-id"] for r in lineage)
     assert sorted(map(tuple, java(warehouse, [{"op": "read", "table": "db.t"}])[0])) == expected
+
+
+# -- paimon-spark itself ---------------------------------------------------------------------------
+
+RELAYS = {"append_vectors": Relay(steps=[
+    """CREATE DATABASE db;
+       CREATE TABLE db.t (id BIGINT, name STRING, dt STRING) TBLPROPERTIES ('bucket' = '1', 'bucket-key' = 'id',
+         'metadata.iceberg.storage' = 'table-location', 'metadata.iceberg.format-version' = '3',
+         'deletion-vectors.enabled' = 'true', 'deletion-vectors.bitmap64' = 'true');
+       INSERT INTO db.t VALUES (1, 'a', 'x'), (2, 'b', 'x'), (3, 'c', 'x');
+       DELETE FROM db.t WHERE id = 2;""",
+    """INSERT INTO db.t VALUES (4, 'd', 'y');
+       DELETE FROM db.t WHERE id IN (3, 4);""",
+    """UPDATE db.t SET name = 'A' WHERE id = 1;
+       INSERT INTO db.t VALUES (5, 'e', 'y');"""],
+    reads="SELECT * FROM db.t;")}
+
+
+@pytest.mark.parametrize("first", ENGINES)
+def test_append_table_vectors_between_paimon_spark_and_us(relays, first):
+    """Each engine's DELETE vectors read by the other; every snapshot's Iceberg rows are Paimon's."""
+    relays.check("append_vectors", first)
+    table = load_catalog(relays.warehouse("append_vectors", first)).get_table("db.t")
+    d = metadata_dir(table)
+    # the last two commits are the first writer's (its callback extends the other's metadata; ours writes
+    # it afresh after paimon-spark's, to restore the row lineage paimon-spark drops)
+    snapshots = [s["snapshot-id"] for s in json.load(open(latest_metadata(d)))["snapshots"]]
+    assert snapshots[-2:] == [5, 6] and int(_summary(d)["total-position-deletes"]) > 0
+    for sid in snapshots:
+        assert iceberg_rows(d, sid) == ours(table, sid), sid
+    assert iceberg_rows(d) == [(1, "A", "x"), (5, "e", "y")]

@@ -6,7 +6,11 @@ needs to be greater than 0"), so there is nothing to compare with 1.0.
 Java's core batch write on a postpone table writes the postpone bucket (Flink's postpone writer,
 what a Java or pypaimon writer may leave for us); the driver's ``compact`` is paimon-spark 2.0's
 SparkPostponeCompactProcedure run with Paimon's own classes. Each side reads what the other wrote
-and compacted: the same rows, postpone rows invisible until a compaction assigns them buckets."""
+and compacted: the same rows, postpone rows invisible until a compaction assigns them buckets.
+
+And the real thing (relay.py): paimon-spark writes postpone rows and fixed buckets and runs its
+``CALL sys.compact``, paimon-sql reads, writes and compacts, paimon-spark reads again, and the other
+way round: the same rows and the same buckets per partition."""
 
 from pathlib import Path
 
@@ -15,6 +19,7 @@ import pytest
 from java_paimon import Driver, ok
 from oracles import OracleUnavailable
 from oracles.paimon_java import driver_command
+from relay import ENGINES, Relay, relays  # noqa: F401  (fixture)
 
 from paimon_sql.catalog import load_catalog
 
@@ -97,3 +102,31 @@ def test_our_postpone_table_read_and_compacted_by_java(command, warehouse):
     java(command, warehouse, "compact", "2")
     rows = [[0, "new0", 0]] + rows[1:] + [[10, "v10", 2]]
     assert java(command, warehouse, "read") == ours(warehouse) == rows
+
+
+RELAYS = {"postpone": Relay(steps=[
+    """CREATE TABLE pp (k INT, v STRING, pt INT) PARTITIONED BY (pt) TBLPROPERTIES ('primary-key' = 'pt,k',
+         'bucket' = '-2', 'postpone.batch-write-fixed-bucket' = 'false');
+       INSERT INTO pp VALUES (1, 'a', 0), (2, 'b', 0), (3, 'c', 1);
+       INSERT INTO pp VALUES (1, 'a2', 0), (4, 'd', 1);
+       CREATE TABLE pf (k INT, v STRING) TBLPROPERTIES ('primary-key' = 'k', 'bucket' = '-2',
+         'postpone.default-bucket-num' = '2');
+       INSERT INTO pf VALUES (1, 'a'), (2, 'b'), (3, 'c');""",
+    """CALL sys.compact(table => 'pp');
+       INSERT INTO pp VALUES (5, 'e', 0), (3, 'c2', 1), (6, 'f', 2);
+       INSERT INTO pf VALUES (2, 'B'), (4, 'd');""",
+    """ALTER TABLE pp SET TBLPROPERTIES ('postpone.default-bucket-num' = '3');
+       CALL sys.compact(table => 'pp');
+       CALL sys.compact(table => 'pf');"""],
+    reads="""SELECT * FROM pp;
+             SELECT * FROM pf;
+             SELECT partition, bucket, count(*) AS files, sum(record_count) AS records FROM `pp$files`
+               GROUP BY partition, bucket;
+             SELECT bucket, sum(record_count) AS records FROM `pf$files` GROUP BY bucket;
+             SELECT partition, record_count, file_count FROM `pp$partitions`;
+             SHOW PARTITIONS pp;""")}
+
+
+@pytest.mark.parametrize("first", ENGINES)
+def test_postpone_tables_between_paimon_spark_and_us(relays, first):
+    relays.check("postpone", first)

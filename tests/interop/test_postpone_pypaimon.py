@@ -86,7 +86,7 @@ def test_sql_select_on_a_pypaimon_postpone_table(pypaimon, warehouse, session): 
     expected = [(r["id"], r["name"], r["dt"]) for r in
                 _sorted(pypaimon(op="read", warehouse=warehouse, table="db.postpone"))]
     assert rows(session, select) == expected == [(4, "d", "x"), (5, "e", "z")]
-    assert -2 in {b for (b,) in rows(session, "SELECT bucket FROM db.`postpone$files`")}
+    assert -2 in {b for (b,) in rows(session, "SELECT bucket FROM db.`postpone$buckets`")}
     session.sql("CALL sys.compact(table => 'db.postpone')")
     assert rows(session, select) == POSTPONE_ROWS_AFTER_COMPACTION
     assert [(r["id"], r["name"], r["dt"]) for r in

@@ -3,7 +3,8 @@ row ids (``_ROW_ID``) and sequence numbers (``_SEQUENCE_NUMBER``) one side assig
 compaction are the ones the other reads.
 
 Row tracking is not in Java Paimon 1.0 (its CoreOptions has no ``row-tracking.enabled``): the Java cases run
-against 2.0 only, through tests/interop/java/RowTrackingDriver.java.
+against 2.0 only, through tests/interop/java/RowTrackingDriver.java; and against paimon-spark itself
+(relay.py): its INSERT, UPDATE, DELETE and compaction and ours in turn, each reading the other's ids.
 """
 
 from pathlib import Path
@@ -12,6 +13,7 @@ import pyarrow as pa
 import pytest
 from java_paimon import Driver, driver_command
 from spark.conftest import rows, session, spark  # noqa: F401  (fixtures: one SparkSession per run)
+from relay import ENGINES, Relay, relays  # noqa: F401  (fixture)
 from support import SCHEMA
 
 pytestmark = pytest.mark.interop
@@ -130,3 +132,24 @@ def test_java_reads_our_row_ids(java, session):
     assert sorted((r[0], r[1], r[3]) for r in ours) == [(1, "a", ids[1]), (2, "B", ids[2]), (4, "d", ids[4]),
                                                         (5, "E", ids[5])]
     assert java(session.warehouse, [{"op": "read", "table": t}])[0] == ours
+
+
+RELAYS = {"row_tracking": Relay(steps=[
+    """CREATE TABLE rt (id BIGINT, name STRING, dt STRING) PARTITIONED BY (dt)
+         TBLPROPERTIES ('row-tracking.enabled' = 'true');
+       INSERT INTO rt VALUES (1, 'a', 'x'), (2, 'b', 'y');
+       INSERT INTO rt VALUES (3, 'c', 'x');
+       UPDATE rt SET name = upper(name) WHERE id IN (1, 3);""",
+    """INSERT INTO rt VALUES (4, 'd', 'y');
+       DELETE FROM rt WHERE id = 2;
+       UPDATE rt SET name = 'dd' WHERE id = 4;
+       CALL sys.compact(table => 'rt');""",
+    """INSERT INTO rt VALUES (5, 'e', 'x');
+       UPDATE rt SET name = 'A!' WHERE id = 1;"""],
+    reads="""SELECT id, name, dt, _ROW_ID, _SEQUENCE_NUMBER FROM rt;
+             SELECT id, _ROW_ID FROM rt WHERE _ROW_ID >= 2;""")}
+
+
+@pytest.mark.parametrize("first", ENGINES)
+def test_row_ids_between_paimon_spark_and_us(relays, first):
+    relays.check("row_tracking", first)
