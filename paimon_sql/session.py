@@ -360,15 +360,6 @@ class Session:
                         {**self.catalog_options, **table.dynamic_options})
 
 
-def _register(spark: SparkSession) -> None:
-    """The ``paimon`` Python data source in ``spark``, made the JVM's active session of this thread
-    first: Spark looks a Python data source up (and judges a registration a duplicate) in the
-    active session, not in the session a plan belongs to, so a second session of one Spark
-    (``newSession()``) would otherwise be refused it, or not find it."""
-    spark._jvm.SparkSession.setActiveSession(spark._jsparkSession)
-    spark.dataSource.register(PaimonDataSource)
-
-
 def spark_error(e: BaseException, text: str = "") -> PaimonError:
     """Spark's exception for the statement ``text`` as our one-line error. Spark raises it while it
     analyses the statement, or later, in a task, while the rows of the DataFrame ``Session.sql``

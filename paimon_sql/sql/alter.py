@@ -18,7 +18,7 @@ from typing import List, Tuple
 from sqlglot import exp
 
 from paimon_sql.data.types import paimon_type_from_sql
-from paimon_sql.exceptions import DatabaseNotFoundError, PaimonError, TableAlreadyExistsError, TagError
+from paimon_sql.exceptions import DatabaseNotFoundError, PaimonError, TableAlreadyExistsError
 from paimon_sql.iceberg import alter as iceberg_alter
 from paimon_sql.schema import schema_change as sc
 from paimon_sql.sql import describe, parse, show

@@ -222,7 +222,7 @@ def reserved_property(key: str) -> Optional[str]:
 
 def show_create_table(table) -> str:
     """Spark's v2 SHOW CREATE TABLE of a Paimon table (ShowCreateTableExec), as paimon-spark answers."""
-    s, props = table.schema, table_properties(table)
+    s = table.schema
     db, _, name = table.name.rpartition(".")
     text = f"CREATE TABLE {_quoted_name(CATALOG, db, name)} "
     if not isinstance(table, ObjectTable):  # an object table is created without its columns
