@@ -241,25 +241,25 @@ def bind(cls, positional: Sequence[Any], named: Sequence[Tuple[str, Any]]) -> Di
 
 
 def cast(cls, p: Parameter, value: Any) -> Any:
-    """``value`` as parameter ``p``'s type. As Spark's implicit cast of a CALL argument: integers
-    and booleans are accepted for STRING, digit strings for INT/BIGINT, 'true'/'false' for BOOLEAN;
-    anything else is a mistyped argument."""
+    """``value`` as parameter ``p``'s type, as paimon-spark's PaimonProcedureResolver casts a CALL
+    argument: only where Spark's ``Cast.canUpCast`` allows it (an integer or a boolean for a STRING,
+    an INT for a BIGINT). A string for a number or a boolean fails as there: ``Cannot cast
+    StringType to LongType of snapshot.``"""
     t = p.type
     if t == "STRING" and isinstance(value, (str, int)):
         return ("true" if value else "false") if isinstance(value, bool) else str(value)
-    if t in ("INT", "BIGINT"):
-        if isinstance(value, int) and not isinstance(value, bool):
-            return _in_range(cls, p, value)
-        if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
-            return _in_range(cls, p, int(value))
-    if t == "BOOLEAN":
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, str) and value.strip().lower() in ("true", "false"):
-            return value.strip().lower() == "true"
+    if t in ("INT", "BIGINT") and isinstance(value, int) and not isinstance(value, bool):
+        return _in_range(cls, p, value)
+    if t == "BOOLEAN" and isinstance(value, bool):
+        return value
     if t.startswith("MAP") and isinstance(value, dict):
         return value
+    if isinstance(value, str) and t in _SPARK_TYPES:
+        raise cls.fail(f"Cannot cast StringType to {_SPARK_TYPES[t]} of {p.name}.")
     raise cls.fail(f"argument '{p.name}' must be {t}, got {_literal_text(value)}")
+
+
+_SPARK_TYPES = {"INT": "IntegerType", "BIGINT": "LongType", "BOOLEAN": "BooleanType"}
 
 
 def _in_range(cls, p: Parameter, v: int) -> int:

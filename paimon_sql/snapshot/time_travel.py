@@ -23,7 +23,7 @@ TRAVEL_KEYS = ("scan.snapshot-id", "scan.tag-name", "scan.version", "scan.timest
 
 def travel_snapshot(table: FileStoreTable) -> Optional[Snapshot]:
     """The snapshot the table's options point at; the latest when they point nowhere."""
-    raw = table.options.raw
+    raw = _adapted_version(table, table.options.raw)
     given = [k for k in TRAVEL_KEYS if raw.get(k) not in (None, "")]
     if len(given) > 1:
         raise InvalidOptionError(f"time travel options conflict: {', '.join(given)} (give one)")
@@ -38,28 +38,36 @@ def travel_snapshot(table: FileStoreTable) -> Optional[Snapshot]:
         return sm.snapshot(_number(key, value))
     if key == "scan.tag-name":
         return table.tag_manager.get(value).snapshot
-    if key == "scan.version":
-        return version_snapshot(table, value)
     if key == "scan.watermark":
         return watermark_snapshot(table, _number(key, value))
     millis = _number(key, value) if key == "scan.timestamp-millis" else timestamp_millis(value)
     return snapshot_at(table, millis)
 
 
+def _adapted_version(table: FileStoreTable, raw: dict) -> dict:
+    """``scan.version`` replaced by the option it means (Paimon's ``TimeTravelUtil.adaptScanVersion``):
+    ``scan.tag-name`` for a tag, ``scan.snapshot-id`` for digits, ``scan.watermark`` for
+    ``watermark-<millis>``. That option is overwritten, so ``VERSION AS OF 3`` wins over a session's
+    ``scan.snapshot-id`` but conflicts with its ``scan.tag-name``, as in Paimon."""
+    version = raw.get("scan.version")
+    if version in (None, ""):
+        return raw
+    version = str(version).strip()
+    out = {k: v for k, v in raw.items() if k != "scan.version"}
+    if table.tag_manager.exists(version):
+        out["scan.tag-name"] = version
+    elif version.startswith("watermark-") and version[len("watermark-"):].isdigit():
+        out["scan.watermark"] = version[len("watermark-"):]
+    elif version.isdigit():
+        out["scan.snapshot-id"] = version
+    else:
+        raise SnapshotNotFoundError(f"table {table.name} has no tag or snapshot '{version}'")
+    return out
+
+
 # batch scan modes that name their snapshot by another option
 _MODE_NEEDS = {"from-snapshot": "scan.snapshot-id", "from-snapshot-full": "scan.snapshot-id",
                "from-timestamp": "scan.timestamp-millis"}
-
-
-def version_snapshot(table: FileStoreTable, version: str) -> Snapshot:
-    """``VERSION AS OF``: a tag name first, then a snapshot id, then ``watermark-<millis>``."""
-    if table.tag_manager.exists(version):
-        return table.tag_manager.get(version).snapshot
-    if version.isdigit():
-        return table.snapshot_manager.snapshot(int(version))
-    if version.startswith("watermark-") and version[len("watermark-"):].isdigit():
-        return watermark_snapshot(table, int(version[len("watermark-"):]))
-    raise SnapshotNotFoundError(f"table {table.name} has no tag or snapshot '{version}'")
 
 
 def snapshot_at(table: FileStoreTable, millis: int) -> Snapshot:

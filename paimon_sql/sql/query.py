@@ -73,7 +73,7 @@ def pushed_predicate(session, tree: exp.Expression):
     hidden = star.wanted(tree)
     spliced = apply_edits(text, _edits(session, tree, refs, hidden))
     try:
-        needs = _needs(session, tree, text, spliced, refs, refs, {r.view: _fields(r.ref, hidden) for r in refs})
+        needs = _needs(session, tree, text, [], spliced, refs, refs, {r.view: _fields(r.ref, hidden) for r in refs})
     finally:
         _drop_relations(session, refs)
     return needs[0].predicate

@@ -47,8 +47,10 @@ def value(v):
 
 
 def error(e: BaseException) -> dict:
-    """An exception as an answer: its first line and, where it has one, Spark's condition."""
-    text = str(e).strip()
+    """An exception as an answer: its first line and, where it has one, Spark's condition. A
+    Py4JJavaError's own first line names only the call: the Java exception's is the answer."""
+    java = getattr(e, "java_exception", None)
+    text = (str(java.toString()) if java is not None else str(e)).strip()
     first = text.splitlines()[0] if text else type(e).__name__
     match = _CONDITION.match(first)
     return {"error": first[:500], "condition": match.group(1) if match else None, "kind": type(e).__name__}

@@ -178,7 +178,7 @@ CASES = {
         TRUNCATE TABLE t2;
         SELECT count(*) FROM t2;
         SHOW PARTITIONS t2;
-        SELECT snapshot_id, commit_kind FROM t2$snapshots;
+        SELECT snapshot_id, commit_kind FROM `t2$snapshots`;
     """,
 }
 

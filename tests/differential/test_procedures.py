@@ -270,7 +270,9 @@ CALL paimon.sys.create_tag(table => 'default.m', tag => 'cat');
 CALL SYS.CREATE_TAG(TABLE => 'm', TAG => 'upper');
 CALL sys.create_tag(table => 'm', tag => 'nodb', snapshot => '1');
 CALL sys.create_tag(table => 'default.m', tag => upper('x'));
+-- differs: procedure-null-argument
 CALL sys.create_tag(table => 'default.m', tag => 'n', snapshot => NULL);
+CALL sys.delete_tag(table => 'default.m', tag => 'n');
 CALL sys.create_tag(table => 'default.m', tag => 7, snapshot => 1);
 CALL other.create_tag(table => 'default.m', tag => 'o');
 CALL sys.create_tag('default.m', 'p', 1, '1 d', 'extra');

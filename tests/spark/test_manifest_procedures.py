@@ -63,7 +63,7 @@ def test_primary_key_table_and_dry_run(session):
     ("table => 't', manifest_sort_partition_field => 'p'", "is not supported yet"),
     ("table => 't', options => 'nokeyvalue'", "options must be 'key=value,...'"),
     ("table => 'nope'", "not found"),
-    ("table => 't', dry_run => 'maybe'", "argument 'dry_run' must be BOOLEAN"),
+    ("table => 't', dry_run => 'maybe'", "Cannot cast StringType to BooleanType of dry_run"),
 ])
 def test_bad_arguments_fail_in_one_line_and_change_nothing(session, call, message):
     table_with_manifests(session)

@@ -33,9 +33,10 @@ def test_null_means_not_given():
     assert bound("table => 'db.t', n => NULL")["n"] == 7
 
 
-def test_spark_implicit_casts_of_literals():
-    got = bound("table => 5, n => '12', flag => 'FALSE'")
+def test_up_casts_of_literals_as_paimon_spark():
+    got = bound("table => 5, n => 12, flag => FALSE")
     assert got["table"] == "5" and got["n"] == 12 and got["flag"] is False
+    assert bound("table => true")["table"] == "true"
 
 
 @pytest.mark.parametrize("text, problem", [
@@ -45,7 +46,9 @@ def test_spark_implicit_casts_of_literals():
     ("table => 'a', TABLE => 'b'", "argument 'table' given twice"),
     ("'a', n => 1", "named and positional arguments cannot be mixed"),
     ("'a', 1, 2, true, map(), 6", "6 positional arguments given, at most 5 accepted"),
-    ("table => 'a', n => 'x'", "argument 'n' must be INT, got 'x'"),
+    ("table => 'a', n => 'x'", "Cannot cast StringType to IntegerType of n."),
+    ("table => 'a', n => '12'", "Cannot cast StringType to IntegerType of n."),
+    ("table => 'a', flag => 'FALSE'", "Cannot cast StringType to BooleanType of flag."),
     ("table => 'a', n => 3000000000", "argument 'n' = 3000000000 is out of range for INT"),
     ("table => 'a', flag => 1", "argument 'flag' must be BOOLEAN, got 1"),
     ("table => 1.5", "argument 'table' must be STRING, got 1.5"),
