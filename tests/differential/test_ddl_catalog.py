@@ -83,6 +83,18 @@ CASES = {
         SHOW TBLPROPERTIES t;
         -- differs: rename-into-missing-database
         ALTER TABLE t RENAME TO nodb.t3;
+        -- differs: object-and-format-tables
+        CREATE TABLE o TBLPROPERTIES ('type' = 'object-table');
+        -- differs: object-and-format-tables
+        SELECT count(*) FROM o;
+        DROP TABLE IF EXISTS o;
+        -- differs: object-and-format-tables
+        CREATE TABLE f (a INT, b STRING) TBLPROPERTIES ('type' = 'format-table', 'file.format' = 'csv');
+        -- differs: object-and-format-tables
+        INSERT INTO f VALUES (1, 'x');
+        -- differs: object-and-format-tables
+        SELECT * FROM f;
+        DROP TABLE IF EXISTS f;
     """,
     "catalog_views": """
         CREATE TABLE t (id INT, v STRING);
