@@ -32,11 +32,13 @@ INSERT INTO events VALUES (1, 'click', '2024-06-01');
 INSERT INTO events VALUES (2, 'view', '2024-06-01');
 INSERT INTO events VALUES (3, 'click', '2024-06-01');
 INSERT INTO events VALUES (4, 'view', '2024-06-02');
--- Minor compaction merges only what the table's trigger picks: at least compaction.min.file-num
--- small files that together reach target-file-size (options => applies to this run only; tiny
--- here to fit the example). 2024-06-01's three files merge into one, 2024-06-02's one file stays.
+-- Compaction of an append table merges what Paimon's planner picks: files smaller than
+-- target-file-size, in groups of at least compaction.min.file-num (5 by default: options =>
+-- applies to this run only), a group closing once it holds twice target-file-size (each file
+-- counted with source.split.open-file-cost, 4mb). 2024-06-01's three files merge into one,
+-- 2024-06-02's one file stays.
 CALL sys.compact(table => 'events', compact_strategy => 'minor',
-                 options => 'compaction.min.file-num=3,target-file-size=3kb');
+                 options => 'compaction.min.file-num=3,target-file-size=8mb');
 SELECT partition, count(*) AS files, sum(record_count) AS records FROM events$files GROUP BY partition ORDER BY partition;
 
 -- Expire old snapshots: keep only the latest two (retain_min must not exceed retain_max).

@@ -43,8 +43,10 @@ SHOW CREATE TABLE fmt_events;
 CREATE DATABASE IF NOT EXISTS obj_demo;
 CREATE TABLE obj_demo.obj_files WITH ('type' = 'object-table');
 DESCRIBE obj_demo.obj_files;
+-- Empty until files are put under <warehouse>/obj_demo.db/obj_files/ (the table's own schema/ files
+-- are not objects); then, e.g.:
 SELECT path, name, length FROM obj_demo.obj_files ORDER BY path;
-SELECT count(*) AS files, sum(length) AS bytes FROM obj_demo.obj_files WHERE path LIKE 'schema/%';
+SELECT count(*) AS files, sum(length) AS bytes FROM obj_demo.obj_files WHERE name LIKE '%.png';
 
 -- == Materialized tables ==
 -- A table that keeps a query's result (Flink's statements; refreshed by Spark batch runs).

@@ -200,9 +200,11 @@ class SnapshotMetadataTable(SystemTable):
     def snapshot(self):
         return travel_snapshot(self.table)
 
-    def live_entries(self, predicate: Optional[Predicate] = None):
+    def live_entries(self, predicate: Optional[Predicate] = None, postpone: bool = False):
         """The snapshot's live data files, narrowed by the pushed ``partition``/``bucket``/``level``
-        conjuncts before any stats are decoded: ``(entry, partition text, bucket directory)``."""
+        conjuncts before any stats are decoded: ``(entry, partition text, bucket directory)``. A
+        postpone table's unassigned files (bucket -2) only with ``postpone``: Java's ``$files`` plans
+        with the batch scan, which reads real buckets only, its ``$buckets`` with a snapshot reader."""
         snap = self.snapshot()
         if snap is None:
             return []
@@ -211,7 +213,8 @@ class SnapshotMetadataTable(SystemTable):
         types = [f.type for f in self.table.schema.fields_of(self.table.schema.partition_keys)]
         scan = self.table.new_scan().with_snapshot(snap.id).filter(partition_values_predicate(self.table, predicate))
         out = []
-        for e in real_buckets(self.table, scan.plan_entries()):
+        entries = scan.plan_entries()
+        for e in entries if postpone else real_buckets(self.table, entries):
             text = part_text(e.partition)
             if wanted({"partition": text, "bucket": e.bucket, "level": e.file.level}):
                 out.append((e, text, self.table.paths.bucket_dir(binary_row.from_bytes(e.partition, types), e.bucket)))

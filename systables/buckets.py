@@ -14,7 +14,7 @@ class BucketsTable(SnapshotMetadataTable):
     pushdown = frozenset({"partition", "bucket"})
 
     def rows(self, predicate=None):
-        entries = [(e, part) for e, part, _ in self.live_entries(predicate)]
+        entries = [(e, part) for e, part, _ in self.live_entries(predicate, postpone=True)]
         groups = group_files(entries, lambda e: (e.partition, e.bucket))
         out = []
         for (_, bucket), g in sorted(groups.items(), key=lambda kv: (kv[1]["partition"], kv[0][1])):

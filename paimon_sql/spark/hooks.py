@@ -31,6 +31,7 @@ from pyspark.sql.readwriter import DataFrameReader, DataFrameWriter
 from pyspark.sql.streaming.readwriter import DataStreamWriter
 
 from paimon_sql.catalog import Identifier
+from paimon_sql.catalog.base import SYSTEM_TABLE_SPLITTER
 from paimon_sql.exceptions import PaimonError, TableAlreadyExistsError
 from paimon_sql.spark import jvm
 from paimon_sql.spark.session_options import session_options
@@ -106,11 +107,18 @@ def _load(self: DataFrameReader, path=None, format=None, schema=None, **options)
     if session is not None and _is_paimon(self._jreader):
         given = {k.lower(): v for k, v in _options(self._spark, self._jreader).items()}
         name = path if isinstance(path, str) else given.get("path")
-        named = None if not name or is_location(name) else str(Identifier.parse(name, session.current_database))
+        named = None if not name or is_location(name) else _qualified(name, session.current_database)
         for k, v in session_options(self._spark, named, session.current_database).items():
             if k.lower() not in given:
                 self.option(k, v)
     return _ORIGINAL["load"](self, path, None, schema)
+
+
+def _qualified(name: str, database: str) -> str:
+    """``name`` (``t``, ``db.t``, ``db.t$ro``) qualified by ``database`` when it has none: a system
+    table keeps its suffix, so per-table session options name it as paimon-spark's do (``t$ro``)."""
+    base, dollar, suffix = name.partition(SYSTEM_TABLE_SPLITTER)
+    return str(Identifier.parse(base, database)) + dollar + suffix
 
 
 # -- df.write ... save ------------------------------------------------------------------------------

@@ -58,7 +58,7 @@ def _merge(session, node: exp.Merge, text: str):
     if table is None:
         return None
     return f"merge into paimon table {table.name} (rows with their row kind)", \
-        session.query_dataframe(merge_into._query(node, table, node.this, located=False))
+        session.query_dataframe(merge_into._query(node, table, node.this, None, located=False))
 
 
 def _query(session, node, text: str):

@@ -68,7 +68,8 @@ def test_tables_create_list_alter_rename_drop(catalog_session, catalog_options):
     again = open_catalog(catalog_options)
     assert again.list_tables("db") == ["a", "k2"] and not again.table_exists("db.k")
     a, k = again.get_table("db.a"), again.get_table("db.k2")
-    assert a.schema.options == {"k1": "v2", "snapshot.num-retained.max": "50"}
+    owner = s.spark.sparkContext.sparkUser()  # CREATE TABLE records it, as Spark's does
+    assert a.schema.options == {"k1": "v2", "snapshot.num-retained.max": "50", "owner": owner}
     assert [f.name for f in a.schema.fields] == ["id", "v", "dt", "n"] and a.schema.partition_keys == ["dt"]
     assert a.schema.id == 3  # create, SET, UNSET, ADD COLUMN: each one schema
     assert (a.schema.comment, a.schema.fields[0].description) == ("tc", "the id")

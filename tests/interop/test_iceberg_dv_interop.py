@@ -363,7 +363,15 @@ RELAYS = {"append_vectors": Relay(steps=[
     reads="SELECT * FROM db.t;")}
 
 
-@pytest.mark.parametrize("first", ENGINES)
+# Known bug (docs/iceberg.md, "Known gaps"): paimon-sql's Iceberg manifests name local files without a
+# scheme (/tmp/...), Java Paimon's with one (file:/tmp/...). When paimon-spark's commit callback extends
+# metadata paimon-sql wrote and adds a vector for one of paimon-sql's data files, the vector names
+# file:/tmp/... while the data file's entry says /tmp/...: an Iceberg reader matches them by text and
+# leaves the vector unapplied. Strict: the test fails as soon as it passes.
+_SCHEMES_DIFFER = pytest.mark.xfail(strict=True, reason="Iceberg file paths: ours without file:, Java's with it")
+
+
+@pytest.mark.parametrize("first", [pytest.param("paimon-spark", marks=_SCHEMES_DIFFER), "paimon-sql"])
 def test_append_table_vectors_between_paimon_spark_and_us(relays, first):
     """Each engine's DELETE vectors read by the other; every snapshot's Iceberg rows are Paimon's."""
     relays.check("append_vectors", first)

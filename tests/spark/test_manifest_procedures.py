@@ -84,7 +84,8 @@ def test_remove_unexisting_files_drops_lost_files_in_one_snapshot(session):
     assert [r.fileName.endswith(os.path.basename(paths[0])) for r in df.collect()] == [True]
     assert rows(session, "SELECT count(*) FROM t$snapshots") == [(5,)]
     assert len(rows(session, "CALL sys.remove_unexisting_files(table => 't', parallelism => 2)")) == 1
-    assert rows(session, "SELECT commit_kind FROM t$snapshots ORDER BY snapshot_id DESC LIMIT 1") == [("APPEND",)]
+    # a commit that deletes files is an OVERWRITE snapshot (Paimon's shouldBeOverwriteCommit)
+    assert rows(session, "SELECT commit_kind FROM t$snapshots ORDER BY snapshot_id DESC LIMIT 1") == [("OVERWRITE",)]
     assert rows(session, "SELECT count(*) FROM t$files") == [(2,)]
     assert len(rows(session, "SELECT * FROM t")) == 2  # the lost file's row is gone, the others read
 

@@ -41,10 +41,10 @@ def test_target_row_num_per_bucket_sizes_new_partitions_only(session):
     session.sql(f"CREATE TABLE t (k INT, v STRING, pt INT) PARTITIONED BY (pt) TBLPROPERTIES ({POSTPONE}, "
                 "'postpone.target-row-num-per-bucket' = '200')")
     session.sql("INSERT INTO t SELECT id, CAST(id AS STRING), IF(id < 100, 0, 1) FROM range(0, 550)")
-    assert buckets(session, where="WHERE partition = 'pt=0'") == [0]
-    assert buckets(session, where="WHERE partition = 'pt=1'") == [0, 1, 2]
+    assert buckets(session, where="WHERE partition = '{0}'") == [0]
+    assert buckets(session, where="WHERE partition = '{1}'") == [0, 1, 2]
     session.sql("INSERT INTO t SELECT id, CAST(id AS STRING), 0 FROM range(1000, 2000)")
-    assert buckets(session, where="WHERE partition = 'pt=0'") == [0]  # a partition keeps its count
+    assert buckets(session, where="WHERE partition = '{0}'") == [0]  # a partition keeps its count
     assert rows(session, "SELECT count(*) FROM t") == [(1550,)]
 
 
@@ -67,7 +67,7 @@ def test_postpone_writes_are_invisible_until_compaction(session):
     # a fixed-bucket write after it keeps the partitions' 3 buckets
     session.sql("ALTER TABLE t SET TBLPROPERTIES ('postpone.batch-write-fixed-bucket' = 'true')")
     session.sql("INSERT INTO t VALUES (2000, 'x', 0)")
-    assert buckets(session, where="WHERE partition = 'pt=0'") == [0, 1, 2]
+    assert buckets(session, where="WHERE partition = '{0}'") == [0, 1, 2]
     assert rows(session, "SELECT count(*) FROM t") == [(1001,)]
 
 
