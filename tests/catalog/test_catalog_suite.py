@@ -74,7 +74,7 @@ def test_tables_create_list_alter_rename_drop(catalog_session, catalog_options):
     assert a.schema.id == 3  # create, SET, UNSET, ADD COLUMN: each one schema
     assert (a.schema.comment, a.schema.fields[0].description) == ("tc", "the id")
     assert (k.schema.primary_keys, k.schema.partition_keys) == (["id", "dt"], ["dt"])
-    assert k.schema.options == {"bucket": "2", "changelog-producer": "input"}
+    assert k.schema.options == {"bucket": "2", "changelog-producer": "input", "owner": owner}
     assert k.path.endswith("/db.db/k2") and a.path.endswith("/db.db/a")  # Paimon's layout on every metastore
 
     s.sql("INSERT INTO db.k2 VALUES (2, 'y', 'p')")  # its rows and snapshots moved with it
