@@ -364,7 +364,7 @@ RELAYS = {"append_vectors": Relay(steps=[
 
 
 # Known bug (docs/iceberg.md, "Known gaps"): paimon-sql's Iceberg manifests name local files without a
-# scheme (/tmp/...), Java Paimon's with one (file:/tmp/...). When paimon-spark's commit callback extends
+# scheme (/tmp/...), paimon-spark's with one (file:/tmp/...). When paimon-spark's commit callback extends
 # metadata paimon-sql wrote and adds a vector for one of paimon-sql's data files, the vector names
 # file:/tmp/... while the data file's entry says /tmp/...: an Iceberg reader matches them by text and
 # leaves the vector unapplied. Strict: the test fails as soon as it passes.
