@@ -61,14 +61,7 @@ SELECT snapshot_id FROM `t$snapshots`;
 SELECT count(*) FROM `t$files`;
 CREATE TEMPORARY VIEW v AS SELECT * FROM t;
 SELECT * FROM v;
-% read default.t;
-% table t;
-% read default.t scan.snapshot-id=2;
-RESET;
-SET `spark.paimon.*.default.t.scan.snapshot-id` = 1;
-% table t;
-% read default.t;
-""",
+""",  # the same options reaching spark.read and spark.table: test_dataframe_api.py::session_options
     "writes": _NO_CACHE + _THREE + """
 SET `spark.paimon.file.format` = orc;
 INSERT INTO t VALUES (4, 'd');
