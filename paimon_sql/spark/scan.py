@@ -29,7 +29,7 @@ from paimon_sql.data.types import MAX_LENGTH, AtomicType
 from paimon_sql.format.file_format import check_size
 from paimon_sql.io.paths import MAIN_BRANCH
 from paimon_sql.mergetree.levels import num_levels
-from paimon_sql.read import data_evolution, fallback_read, file_skipping, metadata_columns
+from paimon_sql.read import data_evolution, fallback_read, file_skipping, merge_vectors, metadata_columns
 from paimon_sql.read.scan import PlanStats
 from paimon_sql.schema.table_schema import VALUE_KIND
 from paimon_sql.spark.types import spark_ddl, to_spark_arrow
@@ -38,15 +38,20 @@ from paimon_sql.table.object_table import ObjectTable
 
 
 def native_readable(table, split) -> bool:
-    """Whether Spark's Parquet reader can read this split as it stands on disk. A file whose stats
-    leave out a partition column may not hold it (one migrate_table adopted from a Hive layout):
-    the paimon source reads it, filling the column from the partition."""
-    keys = set(table.schema.partition_keys)
+    """Whether Spark's Parquet reader can read this split as it stands on disk."""
     if data_evolution.enabled(table) and len(data_evolution.row_id_groups(split.files, table.name)) < len(split.files):
         return False  # row id groups of several files are merged column by column
-    return (split.raw_convertible and table.io.scheme == ""
-            and all(f.file_name.endswith(".parquet") and f.schema_id == table.schema.id and f.external_path is None
-                    and (f.value_stats_cols is None or keys <= set(f.value_stats_cols)) for f in split.files))
+    return split.raw_convertible and _files_readable(table, split.files)
+
+
+def _files_readable(table, files) -> bool:
+    """Whether Spark's Parquet reader can read these files as they are. A file whose stats leave
+    out a partition column may not hold it (one migrate_table adopted from a Hive layout): the
+    paimon source reads it, filling the column from the partition."""
+    keys = set(table.schema.partition_keys)
+    return table.io.scheme == "" and all(
+        f.file_name.endswith(".parquet") and f.schema_id == table.schema.id and f.external_path is None
+        and (f.value_stats_cols is None or keys <= set(f.value_stats_cols)) for f in files)
 
 
 # deleted positions (and files with vectors) the native read's anti-join may take in all; splits past
@@ -66,6 +71,28 @@ def native_splits(table, splits, cap: Optional[int] = None) -> list:
             continue
         n = sum(len(dv) for _, dv in s.deletion_vectors)
         if n and (positions + n > cap or files + len(s.deletion_vectors) > _BROADCAST_FILES):
+            continue
+        positions += n
+        files += len(s.deletion_vectors)
+        out.append(s)
+    return out
+
+
+def merged_natively(table, splits, native) -> list:
+    """Merge splits Spark's Parquet reader takes too, as deletion vectors of the rows merging drops
+    (:mod:`paimon_sql.read.merge_vectors`), while the anti-join's budget lasts beside ``native``'s
+    own vectors. The paimon source is told their buckets (``paimon.merged-natively``)."""
+    positions = sum(len(dv) for s in native for _, dv in s.deletion_vectors)
+    files = sum(len(s.deletion_vectors) for s in native)
+    candidates = [s for s in splits if merge_vectors.applies(table, s) and _files_readable(table, s.files)]
+    if not candidates:
+        return []
+    with ThreadPoolExecutor(max_workers=4) as pool:  # Arrow reads and sorts release the GIL
+        vectored = list(pool.map(partial(merge_vectors.as_vectors, table), candidates))
+    out = []
+    for s in vectored:
+        n = sum(len(dv) for _, dv in s.deletion_vectors)
+        if positions + n > _BROADCAST_POSITIONS or files + len(s.deletion_vectors) > _BROADCAST_FILES:
             continue
         positions += n
         files += len(s.deletion_vectors)
@@ -240,8 +267,11 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
     if metadata_columns.LOCATED & set(read_meta):
         metadata_columns.check_located(table, splits)
     # row ids come from each file's manifest entry (or the ids a compacted file holds): our reader
-    native = native_splits(table, splits) if _no_time_columns(fields) and \
-        not set(metadata_columns.TRACKED) & set(read_meta) else []
+    native_ok = _no_time_columns(fields) and not set(metadata_columns.TRACKED) & set(read_meta)
+    native = native_splits(table, splits) if native_ok else []
+    # read_meta's row index would be of the stored rows: a merge has none
+    vectored = merged_natively(table, splits, native) if native_ok and not read_meta else []
+    native += vectored
     frames = []
     skipped, native_count = None, len(native)
     if native and file_skipping.applies(table, predicate):
@@ -283,6 +313,9 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
         reader = reader.option("paimon.columns", json.dumps(data_columns)).option("paimon.filter", P.to_json(predicate))
         if native_count:
             reader = reader.option("paimon.skip-native", str(_BROADCAST_POSITIONS))
+        if vectored:
+            reader = reader.option("paimon.merged-natively", json.dumps([[s.partition.hex(), s.bucket]
+                                                                         for s in vectored]))
         if read_optimized:
             reader = reader.option("paimon.read-optimized", "true")
         if read_meta:

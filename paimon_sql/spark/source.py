@@ -194,8 +194,10 @@ class PaimonDataSource(DataSource):
             return ObjectListingReader(self.table, self.table.schema.fields_of(self._columns()))
         skip = self.options.get("paimon.skip-native")  # the deleted-positions cap the driver used
         skip_native = int(skip) if skip and skip.isdigit() else None
+        vectored = self.options.get("paimon.merged-natively")  # buckets the driver read as deletion vectors
+        merged = {(bytes.fromhex(p), b) for p, b in json.loads(vectored)} if vectored else set()
         return PaimonReader(build_scan(self.table, self.options), self.table.schema.fields_of(self._columns()),
-                            skip_native, self._positions(), self._row_kinds(), self._metadata())
+                            skip_native, self._positions(), self._row_kinds(), self._metadata(), merged)
 
     def streamReader(self, schema):
         table = load_table(self.options, travel=False)
@@ -226,19 +228,21 @@ class _SplitPartition(InputPartition):
 
 class PaimonReader(DataSourceReader):
     def __init__(self, scan, fields, skip_native: Optional[int] = None, positions: bool = False,
-                 row_kinds: Optional[str] = None, metadata: Sequence[str] = ()):
+                 row_kinds: Optional[str] = None, metadata: Sequence[str] = (), merged_natively=frozenset()):
         self.scan = scan
         self.fields = fields
         self.skip_native = skip_native  # None, or the cap by which the front layer chose its native splits
         self.positions = positions
         self.row_kinds = row_kinds  # None, "audit_log" or "binlog"
         self.metadata = list(metadata)  # metadata columns after the table's
+        self.merged_natively = merged_natively  # (partition, bucket) of merge splits Spark's reader took
 
     def partitions(self):
         splits = self.scan.plan().splits
         if self.skip_native is not None:
             native = {split_key(s) for s in native_splits(self.scan.table, splits, self.skip_native)}
             splits = [s for s in splits if split_key(s) not in native]
+        splits = [s for s in splits if (s.partition, s.bucket) not in self.merged_natively]
         return [_SplitPartition(s) for s in splits] or [InputPartition(None)]
 
     def read(self, partition) -> Iterator[pa.RecordBatch]:
