@@ -145,14 +145,16 @@ def _needs_shaping(t: pa.DataType) -> bool:
     return pa.types.is_struct(t) and any(_needs_shaping(f.type) for f in t)
 
 
-def avro_bytes(table: pa.Table, compression: str) -> bytes:
-    """A whole Avro data file of ``table`` (zstd, snappy or deflate blocks; else uncompressed)."""
+def avro_bytes(table: pa.Table, compression: str, zstd_level: int) -> bytes:
+    """A whole Avro data file of ``table`` (zstd at ``zstd_level``, snappy or deflate blocks; else
+    uncompressed)."""
     schema = fastavro.parse_schema(avro_schema(table.schema))
     columns = [pa.chunked_array([_entries_shape(c) for c in col.chunks], type=None) if _needs_shaping(col.type)
                and col.num_chunks else col for col in table.columns]
     shaped = pa.Table.from_arrays(columns, names=table.column_names)
     buf = _io.BytesIO()
-    fastavro.writer(buf, schema, shaped.to_pylist(maps_as_pydicts="strict"), codec=_CODECS.get(compression, "null"))
+    fastavro.writer(buf, schema, shaped.to_pylist(maps_as_pydicts="strict"), codec=_CODECS.get(compression, "null"),
+                    codec_compression_level=zstd_level if compression == "zstd" else None)
     return buf.getvalue()
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from typing import List, Optional
+from typing import List, Mapping, Optional
 
 import numpy as np
 import pyarrow as pa
@@ -23,6 +23,7 @@ import pyarrow.orc as paorc
 import pyarrow.parquet as pq
 
 from paimon_sql.exceptions import CorruptDataFileError, SchemaError
+from paimon_sql.format import writer_settings
 from paimon_sql.format.avro_data import avro_bytes, avro_table
 from paimon_sql.io import FileIO
 
@@ -40,32 +41,46 @@ def check_format(fmt: str) -> str:
 
 
 class RollingFileWriter:
-    """Writes one Arrow schema to a file, reporting bytes written so callers can roll at a size."""
+    """Writes one Arrow schema to a file, reporting bytes written so callers can roll at a size.
+
+    ``options`` (the table's) set the writer as Paimon sets its own (``writer_settings``). A
+    Parquet writer opens at the first write: that batch's first rows decide which columns get a
+    dictionary."""
 
     def __init__(self, io: FileIO, path: str, schema: pa.Schema, fmt: str, compression: str,
-                 bloom_filter_options: Optional[dict] = None):
+                 bloom_filter_options: Optional[dict] = None, options: Optional[Mapping[str, str]] = None):
         self.io, self.path, self.schema, self.fmt = io, path, schema, check_format(fmt)
+        self.options = options or {}
         self.rows = 0
         self.metadata = None  # a Parquet file's footer (FileMetaData) once closed
         self._tables: List[pa.Table] = []
+        self._writer = None
+        if self.fmt == "parquet":  # settings first: an option refused leaves no file behind
+            codec = _PARQUET_CODECS.get(compression, "zstd")
+            self._parquet = dict(writer_settings.parquet_writer_args(self.options, codec), compression=codec,
+                                 write_statistics=True, bloom_filter_options=bloom_filter_options,
+                                 store_decimal_as_integer=True, store_schema=False)
         io.mkdirs(path.rsplit("/", 1)[0])
         if self.fmt == "parquet":
             self._sink = io.fs.open_output_stream(io.arrow_path(path), buffer_size=_BUFFER)
-            self._writer = pq.ParquetWriter(self._sink, schema, compression=_PARQUET_CODECS.get(compression, "zstd"),
-                                            write_statistics=True, bloom_filter_options=bloom_filter_options,
-                                            store_decimal_as_integer=True)
         elif self.fmt == "orc":
             self._sink = io.fs.open_output_stream(io.arrow_path(path), buffer_size=_BUFFER)
             self._writer = paorc.ORCWriter(self._sink, compression=compression if compression != "none"
                                            else "uncompressed")
         self.compression = compression
 
+    def _open_parquet(self, first: pa.Table) -> None:
+        self._writer = pq.ParquetWriter(self._sink, self.schema, **self._parquet,
+                                        use_dictionary=writer_settings.dictionary_columns(self.options, first))
+
     def write(self, table: pa.Table) -> None:
         self.rows += table.num_rows
         if self.fmt == "avro":
             self._tables.append(table)
-        else:
-            self._writer.write(table)
+            return
+        if self._writer is None:
+            self._open_parquet(table)
+        self._writer.write(table)
 
     @property
     def bytes_written(self) -> int:
@@ -77,8 +92,11 @@ class RollingFileWriter:
         """Finish the file; returns its size in bytes."""
         if self.fmt == "avro":
             table = pa.concat_tables(self._tables) if self._tables else self.schema.empty_table()
-            self.io.write_bytes(self.path, avro_bytes(table, self.compression))
+            level = writer_settings.zstd_level(self.options)
+            self.io.write_bytes(self.path, avro_bytes(table, self.compression, level))
         else:
+            if self._writer is None:
+                self._open_parquet(self.schema.empty_table())
             self._writer.close()
             self._sink.close()
             if self.fmt == "parquet":
@@ -88,7 +106,8 @@ class RollingFileWriter:
     def abort(self) -> None:
         try:
             if self.fmt != "avro":
-                self._writer.close()
+                if self._writer is not None:
+                    self._writer.close()
                 self._sink.close()
         finally:
             self.io.delete(self.path)

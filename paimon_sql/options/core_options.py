@@ -203,6 +203,23 @@ class Codec:
         return f"must be one of the {fmt} codecs {', '.join(codecs)}"
 
 
+@dataclass(frozen=True)
+class ZstdLevel:
+    """A zstd level within ``levels`` for Parquet and Avro files; ORC files keep Paimon's default
+    (1), as pyarrow's ORC writer takes no level."""
+    levels: Range
+
+    @staticmethod
+    def of(arg: str) -> "ZstdLevel":
+        return ZstdLevel(Range.of(arg))
+
+    def problem(self, value, ctx: _Context) -> Optional[str]:
+        fmt = str(ctx.options.get("file.format", registry()["file.format"].default)).lower()
+        if fmt == "orc" and value != 1:
+            return "must be 1 for orc files (pyarrow's ORC writer takes no zstd level)"
+        return self.levels.problem(value, ctx)
+
+
 def _names(text: str) -> List[str]:
     return [n.strip() for n in str(text).split(",")]
 
@@ -227,7 +244,7 @@ def _unknown_columns(names: List[str], ctx: _Context) -> Optional[str]:
     return f"names unknown column(s) {', '.join(missing)} (columns: {', '.join(ctx.columns)})" if missing else None
 
 
-_RULE_KINDS = {"range": Range.of, "one-of": OneOf.of, "codec": Codec.of,
+_RULE_KINDS = {"range": Range.of, "one-of": OneOf.of, "codec": Codec.of, "zstd-level": ZstdLevel.of,
                "column": lambda arg: Columns(False), "columns": lambda arg: Columns(True)}
 
 

@@ -66,7 +66,9 @@ def write(df: DataFrame, table, overwrite: bool, partition_spec: Optional[dict],
     # decimals as Java Paimon stores them (INT32 / INT64 up to precision 18), whatever the session's
     # spark.sql.parquet.writeLegacyFormat says: Spark reads this write option before the session's
     out = out.option("spark.sql.parquet.writeLegacyFormat", "false")
-    # parquet-mr reads its own keys (bloom filters, dictionary...) from the write options, as in Paimon
+    # parquet-mr reads its own keys (bloom filters, dictionary...) from the write options, and zstd's
+    # level from file.compression.zstd-level unless they give one, as in Paimon (parquet-mr's own default is 3)
+    out = out.option("parquet.compression.codec.zstd.level", str(table.options.get("file.compression.zstd-level")))
     out = out.options(**{k: v for k, v in table.schema.options.items() if k.startswith("parquet.")})
     if keys:
         out = out.partitionBy(_PARTITION_DIR)

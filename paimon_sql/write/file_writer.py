@@ -120,7 +120,7 @@ def write_files(table: FileStoreTable, file_table: pa.Table, partition_values, b
             name = table.paths.new_data_file_name(prefix)
             path = table.paths.data_file_path(partition_values, bucket, name)
             writer = RollingFileWriter(table.io, path, file_schema, options.file_format,
-                                       options.file_compression, blooms)
+                                       options.file_compression, blooms, table.schema.options)
             start = pos
             try:
                 while pos < total and (pos == start or writer.bytes_written < target):
