@@ -10,7 +10,9 @@ share; every bucket-key column needs values and their combinations are at most
 :data:`MAX_VALUES`. Each combination is hashed as the writer hashes rows
 (:func:`paimon_sql.data.binary_row.hash_rows` over Arrow columns of the key's types), and an entry
 is kept when its bucket is one of the combinations' buckets modulo the entry's own
-``total_buckets`` (after a rescale, partitions differ in bucket count).
+``total_buckets`` (after a rescale, partitions differ in bucket count). A filter naming partition
+columns is first bound to each partition's values (Paimon's ``PartitionValuePredicateVisitor``), so
+``(dt = 'a' AND id = 1) OR (dt = 'b' AND id = 2)`` reads one bucket of each partition.
 
 Where Paimon converts nothing, a literal is taken only when it is exactly a value of its column's
 type — an ``int`` within an integer type's range, a ``Decimal`` or ``int`` with no digits beyond the
@@ -46,26 +48,64 @@ _EXACT = Context(prec=80)  # a DECIMAL(38) literal quantized without rounding
 
 
 class BucketSelector:
-    """The buckets a filter's bucket-key values hash to, per total bucket count."""
+    """Which entries may hold rows of the filter: per partition (its values bound into the filter)
+    and total bucket count, the buckets of the bucket-key values."""
 
-    def __init__(self, table: FileStoreTable, hashes: np.ndarray):
-        self._table = table
-        self._hashes = hashes
-        self._ids = [f.id for f in table.schema.fields_of(table.schema.bucket_keys)]
-        self._types = [table.schema.field(n).type for n in table.schema.bucket_keys]
-        self._buckets: Dict[int, FrozenSet[int]] = {}
-        self._same_keys: Dict[int, bool] = {table.schema.id: True}
-
-    def buckets(self, total_buckets: int) -> FrozenSet[int]:
-        if total_buckets not in self._buckets:
-            self._buckets[total_buckets] = frozenset(binary_row.bucket_of(self._hashes, total_buckets).tolist())
-        return self._buckets[total_buckets]
+    def __init__(self, table: FileStoreTable, predicate: Predicate):
+        schema = table.schema
+        self._table, self._predicate = table, predicate
+        self._keys = schema.bucket_keys
+        self._types = [f.type for f in schema.fields_of(self._keys)]
+        self._ids = [f.id for f in schema.fields_of(self._keys)]
+        # partition values are bound only into a filter that names partition columns
+        self._parts = schema.partition_keys if predicate.columns() & set(schema.partition_keys) else []
+        self._part_types = [f.type for f in schema.fields_of(self._parts)]
+        self._bound: Dict[bytes, Any] = {}  # partition → its filter (or True / False)
+        self._hashes: Dict[Any, Optional[np.ndarray]] = {}  # filter → hashes of its key values
+        self._buckets: Dict[Tuple[int, int], FrozenSet[int]] = {}  # (hashes, total buckets) → buckets
+        self._chosen: Dict[Tuple[bytes, int], Optional[FrozenSet[int]]] = {}  # (partition, total) → buckets
+        self._same_keys: Dict[int, bool] = {schema.id: True}
 
     def keep(self, entries: List[ManifestEntry]) -> List[ManifestEntry]:
         """Entries in a selected bucket, and those this cannot judge (no bucket count recorded, a
-        file of a schema with other bucket-key types)."""
-        return [e for e in entries if e.total_buckets <= 0 or not self._same_key_types(e.file.schema_id)
-                or e.bucket in self.buckets(e.total_buckets)]
+        file of a schema with other bucket-key types, a partition whose filter pins no key)."""
+        return [e for e in entries if self._may_hold(e)]
+
+    def _may_hold(self, e: ManifestEntry) -> bool:
+        if e.total_buckets <= 0 or not self._same_key_types(e.file.schema_id):
+            return True
+        key = (e.partition, e.total_buckets)
+        if key not in self._chosen:
+            hashes = self._key_hashes(self._bound_filter(e.partition))
+            self._chosen[key] = None if hashes is None else self._buckets_of(hashes, e.total_buckets)
+        chosen = self._chosen[key]
+        return chosen is None or e.bucket in chosen
+
+    def _buckets_of(self, hashes: np.ndarray, total_buckets: int) -> FrozenSet[int]:
+        key = (id(hashes), total_buckets)  # the arrays live in ``_hashes``: partitions share them
+        if key not in self._buckets:
+            self._buckets[key] = frozenset(binary_row.bucket_of(hashes, total_buckets).tolist())
+        return self._buckets[key]
+
+    def _bound_filter(self, partition: bytes):
+        if not self._parts:
+            return self._predicate
+        if partition not in self._bound:
+            values = dict(zip(self._parts, binary_row.from_bytes(partition, self._part_types)))
+            self._bound[partition] = _bind(self._predicate, values)
+        return self._bound[partition]
+
+    def _key_hashes(self, bound) -> Optional[np.ndarray]:
+        """The bucket hashes of the key values ``bound`` allows (None: it selects nothing)."""
+        if bound not in self._hashes:
+            values = None if isinstance(bound, bool) else _key_values(bound, self._keys, self._types)
+            if not values:
+                self._hashes[bound] = None
+            else:
+                combos = list(product(*(values[k] for k in self._keys)))
+                columns = [pa.array([c[i] for c in combos], type=t.to_arrow()) for i, t in enumerate(self._types)]
+                self._hashes[bound] = binary_row.hash_rows(columns, self._types)
+        return self._hashes[bound]
 
     def _same_key_types(self, schema_id: int) -> bool:
         if schema_id not in self._same_keys:
@@ -75,18 +115,25 @@ class BucketSelector:
 
 
 def selector(table: FileStoreTable, predicate: Optional[Predicate]) -> Optional[BucketSelector]:
-    """A selector for ``predicate`` on ``table``, or None when it cannot narrow the buckets."""
-    schema = table.schema
-    if predicate is None or table.options.bucket <= 0:
+    """A selector for ``predicate`` on ``table``, or None when it cannot narrow the buckets (as
+    Paimon's converter: a fixed-bucket table, a filter naming every bucket-key column)."""
+    if predicate is None or table.options.bucket <= 0 or not set(table.schema.bucket_keys) <= predicate.columns():
         return None
-    keys = schema.bucket_keys
-    types = [schema.field(k).type for k in keys]
-    values = _key_values(predicate, keys, types)
-    if not values:
-        return None
-    combos = list(product(*(values[k] for k in keys)))
-    columns = [pa.array([c[i] for c in combos], type=t.to_arrow()) for i, t in enumerate(types)]
-    return BucketSelector(table, binary_row.hash_rows(columns, types))
+    return BucketSelector(table, predicate)
+
+
+def _bind(p: Predicate, values: dict):
+    """``p`` with its leaves on partition columns decided by one partition's ``values`` (Paimon's
+    PartitionValuePredicateVisitor): True, False or what is left. Only through AND and OR, where a
+    leaf that cannot be decided counts as True and so only widens; a NOT stays whole."""
+    if p.op in ("and", "or"):
+        absorbing = p.op == "or"  # True decides an OR, False an AND
+        kids = [_bind(c, values) for c in p.children]
+        if any(k is absorbing for k in kids):
+            return absorbing
+        rest = [k for k in kids if not isinstance(k, bool)]
+        return (not absorbing) if not rest else rest[0] if len(rest) == 1 else Predicate(p.op, children=tuple(rest))
+    return bool(p.test_values(values)) if p.column in values else p
 
 
 def _key_values(predicate: Predicate, keys: Sequence[str], types: Sequence[DataType]) -> Optional[Dict[str, list]]:

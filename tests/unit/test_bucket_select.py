@@ -76,6 +76,21 @@ def test_other_conjuncts_keep_the_selection_but_an_or_across_columns_does_not(pk
         same_rows(pk, wide)
 
 
+def test_partition_values_bind_into_the_filter(pk):
+    a, b = (P.and_(P.equal("dt", "a"), P.equal("id", 13)), P.and_(P.equal("dt", "b"), P.is_in("id", [14, 16])))
+    _, chosen = planned(pk, P.or_(a, b))
+    by_part = {}
+    for p, bk in chosen:
+        by_part.setdefault(binary_row.from_bytes(p, [from_arrow(pa.string())])[0], set()).add(bk)
+    assert by_part == {"a": {bucket(13, pa.int64(), 4)}, "b": {bucket(14, pa.int64(), 4), bucket(16, pa.int64(), 4)}}
+    assert same_rows(pk, P.or_(a, b)).column("id").to_pylist() == [13, 14, 16]
+    # a NOT over a partition column is not bound (it cannot be decided safely): no selection there
+    wide = P.or_(P.and_(P.not_(P.equal("dt", "a")), P.equal("id", 14)), P.equal("value", 3.0))
+    plan, _ = planned(pk, wide)
+    assert plan.stats.files_after_buckets == plan.stats.files_after_partition
+    same_rows(pk, wide)
+
+
 def test_too_many_combinations_select_nothing(pk):
     plan, _ = planned(pk, P.is_in("id", list(range(1001))))
     assert plan.stats.files_after_buckets == plan.stats.files_after_partition
