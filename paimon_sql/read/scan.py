@@ -1,9 +1,10 @@
 """TableScan: a value you narrow (filter, select, with_snapshot) and then plan or materialize.
 
 Planning reads the snapshot's manifest lists once, skips manifests whose partition stats cannot
-match, merges the entries into live files, drops files by partition values and by stats (key
-stats for primary-key tables, value stats for append tables), and groups what is left into
-splits:
+match, merges the entries into live files, drops files by partition values, by bucket (a filter
+pinning the bucket key reads the buckets its values hash to: :mod:`paimon_sql.read.bucket_select`)
+and by stats (key stats for primary-key tables, value stats for append tables), and groups what
+is left into splits:
 
 - append tables: files bin-packed by size (``source.split.target-size``, ``source.split.open-file-cost``);
 - primary-key tables: one split per bucket, its files cut into *sections* of overlapping key
@@ -30,7 +31,7 @@ from paimon_sql.manifest import manifest_file
 from paimon_sql.manifest.manifest_file import DataFileMeta, ManifestEntry, ManifestFileMeta
 from paimon_sql.mergetree.interval_partition import sections
 from paimon_sql.mergetree.levels import num_levels
-from paimon_sql.read import data_evolution, file_skipping, incremental
+from paimon_sql.read import bucket_select, data_evolution, file_skipping, incremental
 from paimon_sql.read.postpone import real_buckets
 from paimon_sql.read.split import Split
 from paimon_sql.read.split_read import TRACKING, SplitReader
@@ -90,6 +91,7 @@ class PlanStats:
     manifests_read: int = 0
     files_total: int = 0
     files_after_partition: int = 0
+    files_after_buckets: int = 0  # in the buckets the filter's bucket-key values hash to
     files_after_stats: int = 0
     files_planned: int = 0  # after the file indexes embedded in manifests
 
@@ -172,6 +174,10 @@ class TableScan:
         if part_pred is not None and part_types:
             entries = in_partitions(entries, part_pred, schema)
         stats.files_after_partition = len(entries)
+        selector = bucket_select.selector(table, self.predicate)
+        if selector is not None:
+            entries = selector.keep(entries)
+        stats.files_after_buckets = len(entries)
         # a data-evolution file's stats can be stale for columns a newer file of its group rewrote
         evolving = data_evolution.enabled(table)
         if self.predicate is not None and not evolving:

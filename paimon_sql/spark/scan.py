@@ -211,7 +211,8 @@ class ScanReport:
                 f"  pushed filter: {self.predicate.describe() if self.predicate else 'none'}",
                 f"  manifests read: {s.manifests_read} of {s.manifests_total}",
                 f"  files: {s.files_planned} planned of {s.files_total} "
-                f"({s.files_after_partition} after partition pruning, {s.files_after_stats} after stats, "
+                f"({s.files_after_partition} after partition pruning, {s.files_after_buckets} in the selected "
+                f"buckets, {s.files_after_stats} after stats, "
                 f"{s.files_planned} after file indexes in manifests{at_read})",
                 f"  splits: {self.native_splits} read by Spark's Parquet reader, {self.merge_splits} merged"]
 
