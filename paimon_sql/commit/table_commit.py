@@ -48,6 +48,7 @@ from paimon_sql.read import data_evolution
 from paimon_sql.read.scan import in_partitions
 from paimon_sql.snapshot.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot
 from paimon_sql.write.commit_message import CommitMessage, delete_files
+from paimon_sql.write.restore import live_entries
 from paimon_sql.write.row_delete import rebase_vectors
 from paimon_sql.write.sequence_rebase import shift_sequences
 
@@ -236,12 +237,10 @@ class TableCommit:
             kind = "OVERWRITE"  # Paimon's rule: an append that removes files or changes deletion vectors
         self._check_append_only(kind, deletes)
         entries = list(deletes)
-        if overwrite is not None or entries:
-            live = self._live_entries(latest)
-            if overwrite is not None:
-                entries += self._overwrite_deletes(live, overwrite, messages)
-                self._check_last_safe_snapshot(entries, latest)
-            self._check_deletes(live, entries)
+        if overwrite is not None:
+            entries += self._overwrite_deletes(latest, overwrite, messages)
+            self._check_last_safe_snapshot(entries, latest)
+        self._check_deletes(latest, deletes)  # an overwrite's own deletes are live: it just read them
         entries = adds + entries
         return self._build_snapshot(latest, entries, index_changes, changelog, kind, identifier, written,
                                     statistics, merge_all), entries
@@ -341,7 +340,7 @@ class TableCommit:
             return
         changes = self._changes_since(m.base_snapshot, latest, m.partition, m.bucket)
         if changes is None:  # history expired: any live file of the bucket may be a concurrent commit's
-            changes = [e for e in self._live_entries(latest) if (e.partition, e.bucket) == (m.partition, m.bucket)]
+            changes = self._live_entries(latest, {m.partition}, {m.bucket})
         theirs = [e.file.max_sequence_number for e in changes if e.kind == ADD]
         first = min(f.min_sequence_number for f in ours)
         if not theirs or max(theirs) < first:
@@ -384,8 +383,7 @@ class TableCommit:
             changes = self._changes_since(m.base_snapshot, latest, m.partition, m.bucket)
             removed = changes is None or any(e.kind == DELETE for e in changes)
             if removed or self._index_stale(m.index_changes, current):
-                live = [e.file.file_name for e in self._live_entries(latest)
-                        if (e.partition, e.bucket) == (m.partition, m.bucket)]
+                live = [e.file.file_name for e in self._live_entries(latest, {m.partition}, {m.bucket})]
                 rebase_vectors(self.table, m, [e for e in current if (e.partition, e.bucket, e.index_type)
                                                == (m.partition, m.bucket, dv.INDEX_TYPE)], live)
 
@@ -413,19 +411,22 @@ class TableCommit:
         for name in names:
             self.table.io.delete(self.table.paths.manifest_path(name))
 
-    def _live_entries(self, latest: Optional[Snapshot]) -> List[ManifestEntry]:
+    def _live_entries(self, latest: Optional[Snapshot], partitions=None, buckets=None) -> List[ManifestEntry]:
+        """The live files of ``latest``; given ``partitions`` (and ``buckets``), of those only, read
+        from the manifests that may hold them (as Paimon's commit reads only the changed partitions)."""
+        if partitions is not None:
+            return live_entries(self.table, latest, partitions, buckets)
         return [] if latest is None else self.table.new_scan().with_snapshot(latest.id).plan_entries()
 
-    def _overwrite_deletes(self, live, overwrite, messages) -> List[ManifestEntry]:
+    def _overwrite_deletes(self, latest: Optional[Snapshot], overwrite, messages) -> List[ManifestEntry]:
         spec, dynamic = overwrite
         if dynamic:
-            touched = {m.partition for m in messages}
-            selected = [e for e in live if e.partition in touched]
+            selected = self._live_entries(latest, {m.partition for m in messages})
         elif spec:  # one spec, or several (dropped partitions)
             pred = specs_predicate(self.table.schema, spec if isinstance(spec, list) else [spec])
-            selected = in_partitions(live, pred, self.table.schema)
+            selected = in_partitions(self._live_entries(latest), pred, self.table.schema)
         else:
-            selected = live
+            selected = self._live_entries(latest)
         return [ManifestEntry(DELETE, e.partition, e.bucket, e.total_buckets, e.file) for e in selected]
 
     def _check_last_safe_snapshot(self, entries: List[ManifestEntry], latest: Optional[Snapshot]) -> None:
@@ -452,9 +453,13 @@ class TableCommit:
                     f"table {self.table.name}: snapshot {sid} ({snap.commit_kind}) of another writer changed the "
                     f"partitions this overwrite replaces after snapshot {safe}, which it read; nothing was committed")
 
-    def _check_deletes(self, live: List[ManifestEntry], entries: List[ManifestEntry]) -> None:
-        alive = {e.identifier() for e in live}
-        gone = [e.file.file_name for e in entries if e.kind == DELETE and e.identifier() not in alive]
+    def _check_deletes(self, latest: Optional[Snapshot], deletes: List[ManifestEntry]) -> None:
+        """Every file ``deletes`` removes is still live in ``latest`` (its partitions are read, no others)."""
+        if not deletes:
+            return
+        alive = {e.identifier() for e in self._live_entries(latest, {e.partition for e in deletes},
+                                                             {e.bucket for e in deletes})}
+        gone = [e.file.file_name for e in deletes if e.kind == DELETE and e.identifier() not in alive]
         if gone:
             raise CommitConflictError(f"table {self.table.name}: file(s) to delete were already removed by a "
                                       f"concurrent commit: {', '.join(gone[:3])}")

@@ -71,7 +71,7 @@ def _full_compaction(metas, read: Read, write: Write, target_size: int, trigger:
     if sum(m.file_size for m in metas if must_change(m)) < trigger:
         return None
     deleted = {e.identifier() for m in metas if m.num_deleted_files for e in read(m) if e.kind == DELETE}
-    may_hold = _may_hold_partitions({key[0] for key in deleted}, partition_types)
+    may_hold = may_hold_partitions({key[0] for key in deleted}, partition_types)
     kept = [m for m in metas if not must_change(m) and not may_hold(m)]
     candidates = [m for m in metas if must_change(m) or may_hold(m)]
     if len(candidates) <= 1:
@@ -87,8 +87,9 @@ def _full_compaction(metas, read: Read, write: Write, target_size: int, trigger:
     return kept + (write(rewrite) if rewrite else [])
 
 
-def _may_hold_partitions(partitions: Set[bytes], types: Sequence) -> Callable[[ManifestFileMeta], bool]:
-    """Whether a manifest's partition stats admit one of ``partitions`` (those of deleted files)."""
+def may_hold_partitions(partitions: Set[bytes], types: Sequence) -> Callable[[ManifestFileMeta], bool]:
+    """Whether a manifest's partition stats admit one of ``partitions`` (here those of deleted files;
+    a write's restore asks it of the partitions it writes)."""
     if not partitions:
         return lambda meta: False
     if not types:

@@ -25,7 +25,7 @@ from pyroaring import FrozenBitMap
 from paimon_sql.data import binary_row
 from paimon_sql.data.types import DataField, parse_type
 from paimon_sql.data.predicate import FieldStats, Predicate, and_
-from paimon_sql.exceptions import CorruptMetadataError, SchemaError
+from paimon_sql.exceptions import CorruptMetadataError, MissingMetadataFileError, SchemaError
 from paimon_sql.index.deletion_vector import bucket_vectors
 from paimon_sql.manifest import manifest_file
 from paimon_sql.manifest.manifest_file import DataFileMeta, ManifestEntry, ManifestFileMeta
@@ -56,8 +56,8 @@ def _check_list_size(io, path: str, size: int) -> None:
     """Once per process for a file that passes: metadata files are never rewritten under their name
     (a failure is not cached: a restored file reads again)."""
     name, actual = path.rsplit("/", 1)[-1], io.file_size(path)
-    if actual is None:
-        raise CorruptMetadataError(f"manifest list {name} is missing")
+    if actual is None:  # gone, as an expired snapshot's are: callers that race expiry catch FileNotFoundError
+        raise MissingMetadataFileError(f"manifest list {name} is missing")
     if actual != size:
         raise CorruptMetadataError(f"manifest list {name} has {actual} bytes, its snapshot says {size}")
 
@@ -77,7 +77,7 @@ def _entries_of(table: FileStoreTable, meta: ManifestFileMeta) -> List[ManifestE
     try:
         entries = table.manifest_entries(meta.file_name)
     except FileNotFoundError:
-        raise CorruptMetadataError(f"manifest {meta.file_name} is missing") from None
+        raise MissingMetadataFileError(f"manifest {meta.file_name} is missing") from None
     expected = meta.num_added_files + meta.num_deleted_files
     if len(entries) != expected:
         raise CorruptMetadataError(f"manifest {meta.file_name} holds {len(entries)} entries, "

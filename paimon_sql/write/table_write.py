@@ -6,7 +6,8 @@ turns the buffer into files, one group of files per (partition, bucket):
 1. conform the input to the table schema (names, casts, NOT NULL), derive row kinds;
 2. code each row's partition (dictionary indices) and bucket (Paimon's BinaryRow hash), so that
    one stable argsort groups rows;
-3. assign sequence numbers in arrival order, continuing the bucket's highest one;
+3. assign sequence numbers in arrival order, continuing the bucket's highest one (restored from the
+   live files of the partitions written, and only those: :mod:`paimon_sql.write.restore`);
 4. primary-key tables: sort by (group, key, sequence.field, sequence) and fold each key's rows
    by the table's merge engine (so one file holds one row per key); append tables keep input order;
 5. write ``data-<uuid>-<n>.<format>`` files rolled at ``target-file-size``, with stats.
@@ -20,7 +21,7 @@ from __future__ import annotations
 import os
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Set, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -37,6 +38,7 @@ from paimon_sql.write.commit_message import CommitMessage, delete_files
 from paimon_sql.write.cross_partition import CrossPartitionAssigner
 from paimon_sql.write.dynamic_bucket import DynamicBucketAssigner
 from paimon_sql.write.file_writer import delete_data_files, kv_table, write_files
+from paimon_sql.write.restore import live_entries
 
 if TYPE_CHECKING:
     from paimon_sql.compact.merge_tree_compact import BucketCompactor
@@ -100,8 +102,10 @@ class TableWrite:
         self._buffer: List[Tuple[pa.Table, Optional[pa.Array]]] = []
         self._buffer_bytes = 0
         self._messages: Dict[Tuple[bytes, int], CommitMessage] = {}
-        self._next_seq: Optional[Dict[Tuple[bytes, int], int]] = None
+        self._next_seq: Dict[Tuple[bytes, int], int] = {}
+        self._restored: Set[bytes] = set()  # the partitions whose buckets were restored
         self._base: Optional[int] = None  # the snapshot sequences and levels were restored from
+        self._base_snapshot = None  # ... as read when pinned (restored lazily, partition by partition)
         self._restored_files: Dict[Tuple[bytes, int], List[DataFileMeta]] = {}
         self._bucket_counts: Dict[bytes, int] = {}  # each partition's bucket count in the restored snapshot
         self._compactors: Dict[Tuple[bytes, int], object] = {}
@@ -244,28 +248,32 @@ class TableWrite:
     def _restore_base(self) -> int:
         """The snapshot this write builds on, pinned once: sequences, levels and vectors all come from it."""
         if self._base is None:
-            latest = self.table.snapshot_manager.latest_id()
-            self._base = latest or 0
+            self._base_snapshot = self.table.snapshot_manager.latest()
+            self._base = self._base_snapshot.id if self._base_snapshot else 0
         return self._base
 
-    def _restore_sequences(self) -> Dict[Tuple[bytes, int], int]:
-        """Each bucket's next sequence number (and, for compaction, its files), read once."""
-        if self._next_seq is None:
-            self._next_seq = {}
-            base = self._restore_base()
-            for e in ([] if self._overwrite or not base else self.table.new_scan().with_snapshot(base).plan_entries()):
-                if e.bucket < 0:  # a postpone writer starts its own sequence, as Paimon's ignores earlier files
-                    continue
-                key = (e.partition, e.bucket)
+    def _restore(self, partitions) -> None:
+        """Restore the buckets of ``partitions`` not restored yet, from the live files of those
+        partitions only (:mod:`paimon_sql.write.restore`), as Paimon's writers restore each bucket
+        they write: every bucket's next sequence number, its files (for compaction) and the
+        partition's bucket count. Java's unaware-bucket append writer ignores earlier files (it
+        counts from 0; with row tracking the commit turns that into the snapshot id:
+        commit/row_tracking.py), so such a table restores nothing."""
+        base = self._restore_base()
+        todo = set(partitions) - self._restored
+        self._restored |= todo
+        unaware_append = self.options.bucket == -1 and not self.is_pk
+        if not todo or self._overwrite or unaware_append or not base:
+            return
+        counts_sequences = not self.options.get("row-tracking.enabled")
+        for e in live_entries(self.table, self._base_snapshot, todo):
+            if e.bucket < 0:  # a postpone writer starts its own sequence, as Paimon's ignores earlier files
+                continue
+            key = (e.partition, e.bucket)
+            if counts_sequences:
                 self._next_seq[key] = max(self._next_seq.get(key, 0), e.file.max_sequence_number + 1)
-                self._restored_files.setdefault(key, []).append(e.file)
-                self._bucket_counts[e.partition] = e.total_buckets
-            # Java's unaware-bucket append writer ignores earlier files: it counts from 0 (which, with row
-            # tracking, the commit turns into the snapshot id: commit/row_tracking.py)
-            if self.options.get("row-tracking.enabled") or (self.options.bucket == -1
-                                                            and not self.schema.is_primary_key_table):
-                self._next_seq = {}
-        return self._next_seq
+            self._restored_files.setdefault(key, []).append(e.file)
+            self._bucket_counts[e.partition] = e.total_buckets
 
     def _check_bucket_count(self, partitions) -> None:
         """A fixed-bucket partition is written with the bucket count its files have, as Paimon
@@ -301,17 +309,19 @@ class TableWrite:
         group = pcodes if buckets is None else pcodes * (int(buckets.max()) + 1) + buckets
         # sequence numbers in arrival order within each group, after the bucket's last one
         part_types = [f.type for f in self.schema.fields_of(self.schema.partition_keys)]
-        next_seq = self._restore_sequences()
-        seq = np.empty(n, dtype=np.int64) if self.is_pk else None
-        groups = []
+        unbucketed = POSTPONE_BUCKET if self._postpone == "bucket" else 0
+        located = []
         for g, idx in _group_rows(group):
             first_row = int(idx[0])
             pvals = pvalues[int(pcodes[first_row])]
-            unbucketed = POSTPONE_BUCKET if self._postpone == "bucket" else 0
             bucket = unbucketed if buckets is None else int(buckets[first_row])
-            pbytes = binary_row.to_bytes(pvals, part_types)
-            first = next_seq.get((pbytes, bucket), 0)
-            next_seq[(pbytes, bucket)] = first + len(idx)
+            located.append((g, idx, pvals, binary_row.to_bytes(pvals, part_types), bucket))
+        self._restore({pbytes for _, _, _, pbytes, _ in located})
+        seq = np.empty(n, dtype=np.int64) if self.is_pk else None
+        groups = []
+        for g, idx, pvals, pbytes, bucket in located:
+            first = self._next_seq.get((pbytes, bucket), 0)
+            self._next_seq[(pbytes, bucket)] = first + len(idx)
             group_seq = first + np.arange(len(idx))
             if seq is not None:
                 seq[idx] = group_seq
@@ -368,7 +378,7 @@ class TableWrite:
 
     def _compactor(self, key: Tuple[bytes, int]):
         if key not in self._compactors:
-            self._restore_sequences()
+            self._restore({key[0]})
             self._compactors[key] = self._new_compactor(self.table, key[0], key[1], self._restored_files.get(key, []),
                                                     self._restore_base())
         return self._compactors[key]
