@@ -298,17 +298,23 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
         reader = spark.read.schema(ddl).options(**_FAIL_ON_DAMAGE)
         if any(_has_floats(f.type.to_arrow()) for f in fields):
             reader = reader.options(**_NO_ROW_GROUP_SKIPPING)
-        df = reader.parquet(*paths)
-        if kind_filter:
-            df = df.where(f"`{VALUE_KIND}` IN (0, 2)")
-        deletes = any(s.deletion_vectors for s in native)
-        if deletes or read_meta:
-            df = _located(df)
-        if deletes:
-            df = _without_deleted(spark, df, native)
-        if read_meta:
-            df = _with_metadata(spark, df, native, paths, read_meta)
-        frames.append(df.select(*[f"`{c}`" for c in data_columns + read_meta]))
+        marked = {name for s in native for name, _ in s.deletion_vectors}
+        names = [f.file_name for s in native for f in s.files]
+        # files without deleted rows are read apart: no row locations, no anti-join for their rows
+        for deletes in (False, True):
+            part = [p for p, name in zip(paths, names) if (name in marked) == deletes]
+            if not part:
+                continue
+            df = reader.parquet(*part)
+            if kind_filter:
+                df = df.where(f"`{VALUE_KIND}` IN (0, 2)")
+            if deletes or read_meta:
+                df = _located(df)
+            if deletes:
+                df = _without_deleted(spark, df, native)
+            if read_meta:
+                df = _with_metadata(spark, df, native, paths, read_meta)
+            frames.append(df.select(*[f"`{c}`" for c in data_columns + read_meta]))
     if native_count < len(splits) or not frames:
         reader = source_reader(spark, table, warehouse, catalog_options, snapshot)
         reader = reader.option("paimon.columns", json.dumps(data_columns)).option("paimon.filter", P.to_json(predicate))
