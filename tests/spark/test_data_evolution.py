@@ -45,7 +45,8 @@ def test_update_writes_only_the_assigned_columns(session):
     # the newest file of the row's group among those the read opens (Java prunes a group's files to
     # those holding a column it reads): the last write of a column the query reads
     seq = {r[0]: r[-1] for r in rows(session, "SELECT id, score, _SEQUENCE_NUMBER FROM db.t")}
-    assert (seq[1], seq[2], seq[4]) == (4, 3, 3)
+    shared = any(first <= 0 and 1 < first + n for first, n, _ in before)  # ids 1 and 2 in one group
+    assert (seq[1], seq[2], seq[4]) == (4, 4 if shared else 3, 3)
     seq = dict(rows(session, "SELECT id, _SEQUENCE_NUMBER FROM db.t"))  # only the inserts' files hold id
     assert (seq[1], seq[2], seq[4]) == (1, 1, 2)
     assert rows(session, "SELECT count(*) FROM db.t WHERE name = 'B' AND score > 10") == [(1,)]

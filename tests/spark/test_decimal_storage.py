@@ -33,8 +33,10 @@ def data_files(table):
 def test_spark_native_write_stores_decimals_as_java(session, legacy):
     session.sql("CREATE DATABASE db")
     session.sql(f"CREATE TABLE db.t (id INT, {DECIMALS}, dt STRING) PARTITIONED BY (dt)")
-    session.sql("INSERT INTO db.t VALUES (1, -1.25, 123456789012345.678, -12345678901234567890123456.7890, 'x'), "
-                "(2, NULL, NULL, NULL, 'y')")
+    # rows Spark computes (VALUES alone would be written by the driver: spark/local_write.py)
+    session.sql("INSERT INTO db.t SELECT /*+ REPARTITION(2) */ * FROM VALUES "
+                "(1, -1.25, 123456789012345.678, -12345678901234567890123456.7890, 'x'), "
+                "(2, NULL, NULL, NULL, 'y') AS v(id, a, b, c, dt)")
     table = session.catalog.get_table("db.t")
     paths = data_files(table)
     assert len(paths) == 2
