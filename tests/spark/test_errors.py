@@ -48,7 +48,8 @@ def test_a_failed_write_job_is_its_tasks_error(t):
 
 
 def test_a_paimon_scan_failing_in_a_task_raises_our_error(session, warehouse):
-    session.sql("CREATE TABLE t (id BIGINT, s STRING, PRIMARY KEY (id) NOT ENFORCED) TBLPROPERTIES ('bucket' = '1')")
+    session.sql("CREATE TABLE t (id BIGINT, s STRING, PRIMARY KEY (id) NOT ENFORCED) "
+                "TBLPROPERTIES ('bucket' = '1', 'merge-engine' = 'partial-update')")
     session.sql("INSERT INTO t VALUES (1, 'a'), (2, 'a')")
     session.sql("INSERT INTO t VALUES (2, 'b'), (3, 'b')")  # overlapping files: the paimon source merges them
     path = sorted(glob.glob(f"{warehouse}/default.db/t/bucket-0/data-*"))[0]
