@@ -62,7 +62,7 @@ def postpone_messages(table: FileStoreTable, default_parallelism: int) -> Tuple[
         plan.setdefault(p, postpone.compaction_buckets(table.options, rows.get(p, 0), default_parallelism))
     real = table.copy({"write-only": "false"})
     write = TableWrite(real, BucketCompactor, postpone_plan=plan)
-    write._base = base
+    write.pin_base(base)  # its buckets continue from the snapshot compacted
     reader = table.new_scan().reader()
     names = table.schema.field_names
     try:

@@ -245,6 +245,13 @@ class TableWrite:
 
     # -- the flush ------------------------------------------------------------------------
 
+    def pin_base(self, snapshot_id: int) -> None:
+        """Build on snapshot ``snapshot_id`` (0: none) rather than the latest one when first needed:
+        a compaction pins the snapshot it planned, so the buckets it writes continue from that one.
+        The snapshot itself is pinned with the id: the lazy restore reads its files."""
+        self._base = snapshot_id or 0
+        self._base_snapshot = self.table.snapshot_manager.snapshot(snapshot_id) if snapshot_id else None
+
     def _restore_base(self) -> int:
         """The snapshot this write builds on, pinned once: sequences, levels and vectors all come from it."""
         if self._base is None:
@@ -266,6 +273,8 @@ class TableWrite:
         if not todo or self._overwrite or unaware_append or not base:
             return
         counts_sequences = not self.options.get("row-tracking.enabled")
+        if self._base_snapshot is None or self._base_snapshot.id != base:  # pinned by id alone
+            self._base_snapshot = self.table.snapshot_manager.snapshot(base)
         for e in live_entries(self.table, self._base_snapshot, todo):
             if e.bucket < 0:  # a postpone writer starts its own sequence, as Paimon's ignores earlier files
                 continue

@@ -97,3 +97,18 @@ def test_compaction_keeps_write_order_and_deletes(catalog):
     assert sorted((r["k"], r["v"]) for r in t.to_arrow().to_pylist()) == [(1, "b1"), (3, "a3")]
     assert {n for _, n in totals(t)} == {2} and min(b for b, _ in totals(t)) == 0
     assert t.compact() is None  # nothing postponed, no level-0 file left that a compaction would take
+
+
+def test_a_second_compaction_continues_the_real_buckets_sequences(catalog):
+    """Rows compacted later win over rows compacted before: the compaction's writer restores the
+    real buckets it writes into (their highest sequence number) from the snapshot it compacts, as
+    Paimon's merge-tree writer does; numbering them from 0 again let the older row win."""
+    t = table(catalog, **{"postpone.default-bucket-num": "1"})
+    late = t.copy(POSTPONED)
+    late.write_arrow(data([1, 2], v="n"))
+    t.compact()
+    late.write_arrow(data([1], v="late"))
+    t.compact()
+    assert sorted((r["k"], r["v"]) for r in t.to_arrow().to_pylist()) == [(1, "late1"), (2, "n2")]
+    files = [e.file for e in t.new_scan().plan_entries()]
+    assert len({(f.min_sequence_number, f.max_sequence_number) for f in files}) == len(files)
