@@ -33,7 +33,7 @@ def write_afresh(pub: Publisher, snap: Snapshot, row_floor: int, table_uuid: Opt
     changes: Changes = {}
     found = dvs.vectors(table, snap) if pub.dv else {}
     deletes = []
-    for e in raw_convertible(table, table.new_scan().with_snapshot(sid).plan_entries()):
+    for e in raw_convertible(table, table.new_scan().with_snapshot(sid).plan_entries(), pub.dv):
         values = tuple(binary_row.from_bytes(e.partition, pub.part_types))
         path = pub.path(values, e.bucket, e.file)
         changes[path] = (values, e.file)
@@ -66,14 +66,24 @@ def write_afresh(pub: Publisher, snap: Snapshot, row_floor: int, table_uuid: Opt
         expiry.delete_puffin_files(pub, snapshots[0])
 
 
-def raw_convertible(table: FileStoreTable, entries: List[ManifestEntry]) -> List[ManifestEntry]:
+def raw_convertible(table: FileStoreTable, entries: List[ManifestEntry], vectors: bool = False) -> List[ManifestEntry]:
     """The files a fresh metadata exposes: Paimon reads a snapshot's rawConvertible splits
     (MergeTreeSplitGenerator.splitForBatch): an append table's every file; in a primary-key
     bucket, every file when all sit above level 0 without deleted rows and in one level (any
     levels with deletion vectors), else each file that is alone in its split (one key section,
-    packed by ``source.split.*`` as Paimon packs)."""
+    packed by ``source.split.*`` as Paimon packs).
+
+    With its deletion ``vectors`` published, a primary-key table's level-0 files are left out
+    first, as Paimon's batch scan of such a table leaves them out (they hold no row it reads
+    until compacted): metadata written afresh then names the files metadata extended from a base
+    names (``Publisher.exposed``: every level above 0). Otherwise a level-0 file overlapping its
+    bucket's compacted files hid them all, and every later metadata extending this one lost
+    them for good (a commit that only adds a level-0 file after Java Paimon's metadata, which is
+    written again afresh for want of row lineage)."""
     if not table.schema.is_primary_key_table:
         return entries
+    if vectors:
+        entries = [e for e in entries if e.file.level > 0]
     buckets: Dict[Tuple[bytes, int], List[ManifestEntry]] = {}
     for e in entries:
         buckets.setdefault((e.partition, e.bucket), []).append(e)
