@@ -73,17 +73,15 @@ def raw_convertible(table: FileStoreTable, entries: List[ManifestEntry], vectors
     levels with deletion vectors), else each file that is alone in its split (one key section,
     packed by ``source.split.*`` as Paimon packs).
 
-    With its deletion ``vectors`` published, a primary-key table's level-0 files are left out
-    first, as Paimon's batch scan of such a table leaves them out (they hold no row it reads
-    until compacted): metadata written afresh then names the files metadata extended from a base
-    names (``Publisher.exposed``: every level above 0). Otherwise a level-0 file overlapping its
-    bucket's compacted files hid them all, and every later metadata extending this one lost
-    them for good (a commit that only adds a level-0 file after Java Paimon's metadata, which is
-    written again afresh for want of row lineage)."""
+    With its deletion ``vectors`` published, a primary-key table's every file above level 0 is
+    named too, as metadata extended from a base names them (``Publisher.exposed``) and as Paimon's
+    batch scan of such a table reads them (level 0 left out): a level-0 file overlapping its
+    bucket's compacted files otherwise hid them all, and every metadata extending this one lost
+    them for good (met after Java Paimon 2.0's metadata, written again afresh for want of row
+    lineage, when our commit added a level-0 file). Where no level-0 file overlaps a compacted
+    one, the files named are Java's (its afresh metadata, compared in the interop tests)."""
     if not table.schema.is_primary_key_table:
         return entries
-    if vectors:
-        entries = [e for e in entries if e.file.level > 0]
     buckets: Dict[Tuple[bytes, int], List[ManifestEntry]] = {}
     for e in entries:
         buckets.setdefault((e.partition, e.bucket), []).append(e)
@@ -108,4 +106,7 @@ def raw_convertible(table: FileStoreTable, entries: List[ManifestEntry], vectors
             weight += w
         splits.append(current)
         out += [by_name[s[0].file_name] for s in splits if len(s) == 1 and not s[0].delete_row_count]
+    if vectors:
+        named = {(e.partition, e.bucket, e.file.file_name) for e in out}
+        out += [e for e in entries if e.file.level > 0 and (e.partition, e.bucket, e.file.file_name) not in named]
     return out
