@@ -155,6 +155,22 @@ def test_metadata_written_afresh_carries_the_vectors(catalog):
     assert (_summary(d)["total-delete-files"], _summary(d)["total-position-deletes"]) == ("2", "3")
 
 
+def test_metadata_written_afresh_names_every_level_above_0(catalog):
+    """A level-0 file (read by no one until compacted) does not hide its bucket's other files from
+    metadata written afresh: it names what metadata extended from a base names, and the commits
+    extending it keep them (it once named none, for good)."""
+    t = catalog.create_table_from_arrow("db.pk", SCHEMA, primary_keys=["id", "dt"], partition_keys=["dt"],
+                                        options={**V3_DV, "bucket": "1"})
+    d = metadata_dir(t)
+    t.write_arrow(_rows([1, 2, 3]))  # compacted above level 0
+    shutil.rmtree(d)  # metadata lost: the next commit writes it afresh
+    t.copy({"write-only": "true"}).write_arrow(_rows([3], name="u"))  # level 0, overlapping 1..3
+    assert [s["snapshot-id"] for s in json.load(open(latest_metadata(d)))["snapshots"]] == [3]  # afresh
+    assert iceberg_rows(d) == ours(t) == [(1, "n1", "x"), (2, "n2", "x"), (3, "n3", "x")]
+    t.write_arrow(_rows([7]))  # extends it, compacting the level-0 file
+    assert iceberg_rows(d) == ours(t) == [(1, "n1", "x"), (2, "n2", "x"), (3, "u3", "x"), (7, "n7", "x")]
+
+
 def test_primary_key_table_exposes_every_level_above_0_with_its_vectors(catalog):
     t = catalog.create_table_from_arrow("db.pk", SCHEMA, primary_keys=["id", "dt"], partition_keys=["dt"],
                                         options={**V3_DV, "bucket": "1"})
