@@ -33,7 +33,7 @@ def data_files(table):
 def test_spark_native_write_stores_decimals_as_java(session, legacy):
     session.sql("CREATE DATABASE db")
     session.sql(f"CREATE TABLE db.t (id INT, {DECIMALS}, dt STRING) PARTITIONED BY (dt)")
-    # rows Spark computes (VALUES alone would be written by the driver: spark/local_write.py)
+    # rows Spark computes, in a job of its own
     session.sql("INSERT INTO db.t SELECT /*+ REPARTITION(2) */ * FROM VALUES "
                 "(1, -1.25, 123456789012345.678, -12345678901234567890123456.7890, 'x'), "
                 "(2, NULL, NULL, NULL, 'y') AS v(id, a, b, c, dt)")
