@@ -24,7 +24,7 @@ from array import array
 from collections import OrderedDict
 from dataclasses import replace
 from threading import Lock
-from typing import TYPE_CHECKING, Dict, List, Optional
+from typing import TYPE_CHECKING, Dict, Optional
 
 import numpy as np
 import pyarrow as pa
