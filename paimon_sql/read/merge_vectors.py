@@ -58,8 +58,9 @@ def as_vectors(table: FileStoreTable, split: Split) -> Optional[Split]:
     of the vectors its files have); None when :func:`applies` says no."""
     if not applies(table, split):
         return None
-    key = (table.path, table.schema.id, split.partition, split.bucket, tuple(f.file_name for f in split.files),
-           split.deletion_vectors)
+    # the options too: a read's own (``/*+ OPTIONS('ignore-delete' = 'true') */``) change what merging keeps
+    key = (table.path, table.schema.id, tuple(sorted(table.schema.options.items())), split.partition, split.bucket,
+           tuple(f.file_name for f in split.files), split.deletion_vectors)
     with _LOCK:
         vectors = _CACHE.get(key)
         if vectors is not None:

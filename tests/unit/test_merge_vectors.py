@@ -81,3 +81,13 @@ def test_partial_update_is_merged_as_before(catalog):
     split = table.new_scan().plan().splits[0]
     assert not split.raw_convertible and merge_vectors.as_vectors(table, split) is None
 
+
+
+def test_a_read_with_its_own_options_is_not_served_another_reads_vectors(catalog):
+    """``ignore-delete`` given for one read keeps rows a plain read drops: the cache tells them apart."""
+    table = catalog.create_table_from_arrow("db.t", SCHEMA, primary_keys=["id"],
+                                            options={"bucket": "1", "write-only": "true"})
+    _write(table, list(range(10)), "a")
+    _write(table, list(range(0, 10, 2)), "d", kinds=[row_kind.DELETE] * 5)
+    assert _check(table) == 1
+    assert _check(table.copy({"ignore-delete": "true"})) == 1
