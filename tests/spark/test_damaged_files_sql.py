@@ -49,27 +49,29 @@ def test_undecodable_file_fails_even_when_the_session_ignores_corrupt_files(sess
         spark.conf.unset("spark.sql.files.ignoreCorruptFiles")
 
 
-def test_damaged_file_fails_the_paimon_source(session, warehouse):
-    """Overlapping primary-key files of a partial-update table are merged by the paimon source."""
+def _overlapping_files_one_emptied(session, warehouse, options: str = "") -> str:
+    """A primary-key table of two overlapping files, the first emptied; its file name."""
     session.sql("CREATE TABLE t (id BIGINT, s STRING, PRIMARY KEY (id) NOT ENFORCED) "
-                "TBLPROPERTIES ('bucket' = '1', 'merge-engine' = 'partial-update')")
+                f"TBLPROPERTIES ('bucket' = '1'{options})")
     session.sql("INSERT INTO t VALUES " + ", ".join(f"({i}, 'a')" for i in range(10)))
     session.sql("INSERT INTO t VALUES " + ", ".join(f"({i}, 'b')" for i in range(5, 15)))
     path = data_files(warehouse)[0]
     open(path, "wb").close()
-    with pytest.raises(Exception, match=f"CorruptDataFileError.*{os.path.basename(path)}"):
+    return os.path.basename(path)
+
+
+def test_damaged_file_fails_the_paimon_source(session, warehouse):
+    """Overlapping primary-key files of a partial-update table are merged by the paimon source."""
+    name = _overlapping_files_one_emptied(session, warehouse, ", 'merge-engine' = 'partial-update'")
+    with pytest.raises(Exception, match=f"CorruptDataFileError.*{name}"):
         rows(session, "SELECT count(*) FROM t")
 
 
 def test_damaged_file_fails_the_merge_planned_by_the_driver(session, warehouse):
     """Overlapping files of a deduplicate table: the driver reads their keys to find the rows the
     merge drops (read/merge_vectors.py), and a damaged one fails the query there, named."""
-    session.sql("CREATE TABLE t (id BIGINT, s STRING, PRIMARY KEY (id) NOT ENFORCED) TBLPROPERTIES ('bucket' = '1')")
-    session.sql("INSERT INTO t VALUES " + ", ".join(f"({i}, 'a')" for i in range(10)))
-    session.sql("INSERT INTO t VALUES " + ", ".join(f"({i}, 'b')" for i in range(5, 15)))
-    path = data_files(warehouse)[0]
-    open(path, "wb").close()
-    with pytest.raises(CorruptDataFileError, match=f"{os.path.basename(path)} has 0 bytes"):
+    name = _overlapping_files_one_emptied(session, warehouse)
+    with pytest.raises(CorruptDataFileError, match=f"{name} has 0 bytes"):
         rows(session, "SELECT count(*) FROM t")
 
 
