@@ -4,9 +4,12 @@
 branches (they share the data, manifest, index and statistics directories); :class:`References`
 answers the same for single snapshots (what expiry and rollback weigh before deleting).
 
-Speed: the snapshots of a branch are consecutive, so the data files live in any of them are those
-live in the first plus those each later delta adds: one whole read, then one delta per snapshot.
-Manifests come through the table's cache, so each manifest list and manifest is read once.
+Speed: a snapshot committed on top of the one before it lives on that one's files plus what its
+delta adds: one whole read, then one delta per snapshot. That holds only within one lineage: after
+a fast-forward main's ids go on with the branch's snapshots, built on the branch's, so a snapshot
+is read through its predecessor only when every manifest its base names was in that predecessor's
+base or delta (manifest names are unique); else (a fast-forward, or manifests merged) it is read
+whole. Manifests come through the table's cache, so each manifest list and manifest is read once.
 
 Safety, the rules of Paimon issue #7710 (orphan cleanup lost data when every snapshot it read had
 expired meanwhile): a caller lists what it may delete first and calls this after; snapshots
@@ -128,7 +131,7 @@ class References:
         latest is stable; a snapshot right after one read adds only its delta's files."""
         sm = self.table.snapshot_manager
         out: Set[str] = set()
-        previous = None
+        previous: Optional[Snapshot] = None
         while True:
             pending = [i for i in sm.listed_ids() if i not in done]
             latest = sm.latest_id()
@@ -140,14 +143,24 @@ class References:
                 done.add(sid)
                 try:
                     snap = sm.snapshot(sid)
-                    data = self.added_data(snap) if previous == sid - 1 else self.live_data(snap)
+                    data = self.added_data(snap) if self._follows(previous, snap) else self.live_data(snap)
                     out |= self.metadata(snap) | self.changelog(snap) | data
                 except _MISSING as e:
                     if sid >= (sm.latest_id() or 0):
                         raise CorruptMetadataError(f"latest snapshot {sid} of table {self.table.name} cannot be "
                                                    f"read whole ({e}); nothing was deleted") from None
                     continue
-                previous = sid
+                previous = snap
+
+    def _follows(self, previous: Optional[Snapshot], snap: Snapshot) -> bool:
+        """Whether ``snap`` was committed on top of ``previous``: the id before it, and every
+        manifest of its base one of ``previous``'s base or delta."""
+        if previous is None or previous.id != snap.id - 1:
+            return False
+        lists = self.table.manifest_list
+        before = {m.file_name for name in (previous.base_manifest_list, previous.delta_manifest_list)
+                  for m in self._read(lists, name)}
+        return all(m.file_name in before for m in self._read(lists, snap.base_manifest_list))
 
     def _kept(self, read, exists, what: str) -> Set[str]:
         try:

@@ -474,3 +474,27 @@ def test_random_programs_never_lose_a_live_file(kind):
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]))
     assert PROGRAMS[kind] >= EXAMPLES_PER_KIND
     print(kind, PROGRAMS[kind], {k[1]: n for k, n in STEPS.items() if k[0] == kind})
+
+
+def test_a_branch_expiring_keeps_what_main_fast_forwarded_to():
+    """Found by the programs above: after a fast-forward main's snapshots go on with the branch's,
+    built on the branch's, not on main's own before them. A later commit on the branch expired a
+    branch snapshot and deleted a file main's copy of the next one still read, because main's
+    references took each snapshot as its predecessor plus its delta."""
+    s = machine_for("pk-batch-tags-at-commit")()
+    steps = [lambda: s.first_insert(ids=[0], v=0), lambda: s.update(b=0, pick=0, v=100),
+             lambda: s.create_branch(drop_tag=True, pick=1),  # b1 from main's 2, the tag gone
+             lambda: s.delete(b=1, pick=0),  # main's 3
+             lambda: s.update(b=0, pick=0, v=101),  # b1's 3: a file main's 3 does not have
+             lambda: s.delete(b=0, pick=0), lambda: s.insert(b=0, dt="a", ids=[0], v=0),
+             lambda: s.fast_forward(pick=0),  # main's 4.. are b1's, built on b1's 3
+             lambda: s.update(b=0, pick=0, v=102),
+             lambda: s.compact(b=0, full=True)]  # b1 expires its 5 (retained max 3)
+    try:
+        for step in steps:
+            step()
+            s.every_kept_version_reads_its_rows()
+        assert s.table().snapshot_manager.listed_ids() == [1, 2, 3, 4, 5, 6]
+        assert s.table("b1").snapshot_manager.listed_ids() == [6, 7, 8]
+    finally:
+        s.teardown()
