@@ -26,7 +26,7 @@ from paimon_sql.catalog import Identifier, load_catalog
 from paimon_sql.catalog.base import DEFAULT_DATABASE
 from paimon_sql.exceptions import PaimonError, SparkSqlError, TableNotFoundError, UnsupportedStatementError
 from paimon_sql.options.core_options import scrub
-from paimon_sql.spark import format_table, hooks
+from paimon_sql.spark import format_table, hooks, jvm_classes
 from paimon_sql.spark.scan import scan_dataframe
 from paimon_sql.spark.source import PaimonDataSource
 from paimon_sql.spark.write import write_dataframe
@@ -60,7 +60,7 @@ def connect(warehouse: Optional[str] = None, spark: Optional[SparkSession] = Non
         builder = SparkSession.builder.master(conf.pop("spark.master", "local[*]")).appName("paimon-sql")
         progress = "true" if sys.stderr.isatty() else "false"  # bars only where a user watches them
         defaults = {"spark.ui.showConsoleProgress": progress, "spark.sql.shuffle.partitions": "8"}
-        for k, v in {**defaults, **conf}.items():
+        for k, v in jvm_classes.with_jar({**defaults, **conf}).items():
             builder = builder.config(k, v)
         spark = builder.getOrCreate()
     else:

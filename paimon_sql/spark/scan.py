@@ -4,7 +4,8 @@ Splits that need no merge (append files; primary-key buckets whose files do not 
 Parquet of the current schema on a local warehouse are read by Spark's native Parquet reader —
 with its own projection and filter pushdown — keeping only +I/+U rows of primary-key files (a
 filter needless when every file sits at the max level, where compaction dropped retractions) and
-dropping rows deleted by deletion vectors (an anti-join on file name and row index). The
+dropping rows deleted by deletion vectors (by file and row index: paimon-sql's JVM class in the
+scan's stage, else an anti-join). The
 other splits go through the ``paimon`` Python data source. The two halves are unioned.
 """
 
@@ -32,6 +33,7 @@ from paimon_sql.mergetree.levels import num_levels
 from paimon_sql.read import data_evolution, fallback_read, file_skipping, merge_vectors, metadata_columns
 from paimon_sql.read.scan import PlanStats
 from paimon_sql.schema.table_schema import VALUE_KIND
+from paimon_sql.spark import jvm_classes
 from paimon_sql.spark.types import spark_ddl, to_spark_arrow
 from paimon_sql.table import unserved_features
 from paimon_sql.table.object_table import ObjectTable
@@ -107,16 +109,23 @@ def split_key(split) -> tuple:
 def _located(df: DataFrame) -> DataFrame:
     """A native read with each row's file name and row index (Spark's ``_metadata`` of the
     Parquet relation, which no projection above it passes on)."""
-    return df.select("*", F.col("_metadata.file_name").alias(_FILE_NAME), F.col("_metadata.row_index").alias(_ROW))
+    return df.select("*", F.col("_metadata.file_name").alias(_FILE_NAME), F.col("_metadata.file_size").alias(_FILE_SIZE),
+                     F.col("_metadata.row_index").alias(_ROW))
 
 
 def _without_deleted(spark: SparkSession, df: DataFrame, splits) -> DataFrame:
-    """Deletion vectors applied to a native Parquet read (:func:`_located`): an anti-join against
-    the deleted positions, broadcast (they are few next to the rows), on one BIGINT key — the
-    file's number in this read shifted left 40 bits plus the row index — for Spark's long-keyed
-    hash join is much cheaper per row than one keyed on (file name, row index) (1.8x vs 2.6x a
-    plain scan at 1% deleted)."""
+    """Deletion vectors applied to a native Parquet read (:func:`_located`): in the scan's own stage by
+    paimon-sql's JVM class (:func:`jvm_classes.without_deleted`, each row's file known by its size),
+    else by an anti-join against the deleted positions, broadcast (they are few next to the rows), on
+    one BIGINT key — the file's number in this read shifted left 40 bits plus the row index — for
+    Spark's long-keyed hash join is much cheaper per row than one keyed on (file name, row index)
+    (1.8x vs 2.6x a plain scan at 1% deleted)."""
+    sizes = {f.file_name: f.file_size for s in splits for f in s.files}
     vectors = [(name, bitmap) for s in splits for name, bitmap in s.deletion_vectors]
+    inside = jvm_classes.without_deleted(spark, df, F.col(_FILE_SIZE), F.col(_ROW),
+                                         [(sizes[name], bitmap) for name, bitmap in vectors])
+    if inside is not None:
+        return inside
     file_name = F.col(_FILE_NAME)
     number = F.when(file_name == vectors[0][0], F.lit(0))
     for i, (name, _) in enumerate(vectors[1:], 1):
@@ -140,7 +149,7 @@ def _with_metadata(spark: SparkSession, df: DataFrame, splits, paths: List[str],
     return out
 
 
-_FILE_NAME, _ROW = "__paimon_file_name", "__paimon_row"
+_FILE_NAME, _FILE_SIZE, _ROW = "__paimon_file_name", "__paimon_file_size", "__paimon_row"
 _KEY, _ROW_BITS = "__paimon_dv_key", 40  # row positions below 2^40 per file
 
 

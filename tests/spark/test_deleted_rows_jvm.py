@@ -1,0 +1,87 @@
+"""Deleted rows dropped inside Spark's native Parquet read by paimon-sql's JVM class (issue 46):
+``paimon_deleted_row`` in the scan's stage instead of a broadcast anti-join, the same rows either
+way; the jar committed is the one its Java sources build."""
+
+import hashlib
+import zipfile
+
+import pytest
+from pyroaring import BitMap
+
+from paimon_sql.spark import jvm_classes
+
+ROWS = "SELECT id, CAST(id % 7 AS INT) AS c, CAST(id AS STRING) AS s FROM range(3000)"
+QUERY = "SELECT count(*), sum(id), sum(c), count(DISTINCT s) FROM db.t"
+KINDS = {  # deleted rows as merges the driver makes vectors of, or as deletion vectors
+    "primary-key": "'primary-key' = 'id', 'bucket' = '2', 'write-only' = 'true'",
+    "append-deletion-vectors": "'deletion-vectors.enabled' = 'true'",
+}
+
+
+def _plan(session, text: str) -> str:
+    return session.sql(text)._jdf.queryExecution().executedPlan().toString()
+
+
+def _setup(session, options: str) -> tuple:
+    """The table after a DELETE and an UPDATE; the answer to QUERY, from Spark alone."""
+    session.sql("CREATE DATABASE db")
+    session.sql(f"CREATE TABLE db.t (id BIGINT, c INT, s STRING) TBLPROPERTIES ({options})")
+    session.sql(f"INSERT INTO db.t {ROWS}")
+    session.sql("DELETE FROM db.t WHERE c = 3")
+    session.sql("UPDATE db.t SET s = 'new' WHERE id % 10 = 1")
+    expected = session.spark.sql(f"SELECT count(*), sum(id), sum(c), count(DISTINCT IF(id % 10 = 1, 'new', s)) "
+                                 f"FROM ({ROWS}) WHERE c <> 3").collect()[0]
+    return tuple(expected)
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_deleted_rows_are_dropped_in_the_scan(session, kind):
+    expected = _setup(session, KINDS[kind])
+    plan = _plan(session, QUERY)
+    assert "paimon_deleted_row" in plan and "LeftAnti" not in plan and "paimon[" not in plan, plan
+    assert tuple(session.sql(QUERY).collect()[0]) == expected
+    assert [tuple(r) for r in session.sql("SELECT id, s FROM db.t WHERE id IN (21, 23, 24) ORDER BY id").collect()] \
+        == [(21, "new"), (23, "23")]  # 24 % 7 == 3: deleted
+
+
+def test_without_the_class_an_anti_join_gives_the_same_rows(session):
+    expected = _setup(session, KINDS["primary-key"])
+    loaded = jvm_classes._deleted_row(session.spark)
+    assert loaded is not None
+    jvm_classes._udfs[session.spark] = None  # as when the jar cannot be loaded
+    try:
+        plan = _plan(session, QUERY)
+        assert "LeftAnti" in plan and "paimon_deleted_row" not in plan, plan
+        assert tuple(session.sql(QUERY).collect()[0]) == expected
+    finally:
+        jvm_classes._udfs[session.spark] = loaded
+
+
+def test_files_of_one_size_cannot_be_told_apart():
+    """The UDF knows a row's file by its size: two files of a read with one size go to the join."""
+    assert jvm_classes.without_deleted(None, None, None, None, [(100, BitMap([1])), (100, BitMap([2]))]) is None
+
+
+def test_vectors_literal_layout():
+    blob = jvm_classes.vectors_literal([(300, BitMap([5])), (200, BitMap([1, 2]))])
+    first, second = BitMap([1, 2]).serialize(), BitMap([5]).serialize()
+    assert blob[:4] == (2).to_bytes(4, "big")
+    assert blob[4:16] == (200).to_bytes(8, "big") + len(first).to_bytes(4, "big")  # sorted by size
+    assert blob[16:28] == (300).to_bytes(8, "big") + len(second).to_bytes(4, "big")
+    assert blob[28:] == first + second
+
+
+def test_the_committed_jar_is_built_from_the_sources():
+    """scripts/build_jvm.sh records the sources' digest in the jar: a Java edit without a rebuild fails here."""
+    with zipfile.ZipFile(jvm_classes.JAR) as jar:
+        recorded = jar.read("META-INF/paimon-sql/sources.sha256").decode().strip()
+        classes = {n for n in jar.namelist() if n.endswith(".class")}
+    assert recorded == jvm_classes.sources_digest()
+    assert "paimon_sql/spark/DeletedRow.class" in classes
+    assert len(recorded) == len(hashlib.sha256().hexdigest())
+
+
+def test_new_sessions_get_the_jar_beside_the_users():
+    conf = jvm_classes.with_jar({"spark.jars": "/x/a.jar", "k": "v"})
+    assert conf == {"spark.jars": f"/x/a.jar,{jvm_classes.JAR}", "k": "v"}
+    assert jvm_classes.with_jar({})["spark.jars"] == str(jvm_classes.JAR)
