@@ -34,7 +34,7 @@ from paimon_sql.read import data_evolution, fallback_read, file_skipping, merge_
 from paimon_sql.read.scan import PlanStats
 from paimon_sql.schema.table_schema import VALUE_KIND
 from paimon_sql.spark import jvm_classes
-from paimon_sql.spark.types import spark_ddl, to_spark_arrow
+from paimon_sql.spark.types import spark_ddl, spark_type, to_spark_arrow
 from paimon_sql.table import unserved_features
 from paimon_sql.table.object_table import ObjectTable
 
@@ -175,8 +175,9 @@ _NO_ROW_GROUP_SKIPPING = {"parquet.filter.stats.enabled": "false", "parquet.filt
 
 
 def _has_floats(t: pa.DataType) -> bool:
-    """Whether a column holds doubles or floats: Spark's Parquet reader then must not skip row groups
-    by the Parquet file's own stats, dictionaries or bloom filters."""
+    """Whether a column holds doubles or floats: Spark's Parquet reader must not skip row groups by
+    the file's own stats, dictionaries or bloom filters on them (written without NaN, and -0.0 apart
+    from 0.0, where Spark's comparisons put NaN above every number and -0.0 equal to 0.0)."""
     if pa.types.is_floating(t):
         return True
     if pa.types.is_struct(t):
@@ -305,8 +306,12 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
             and not any(s.keep_retractions for s in native)
         ddl = spark_ddl(list(fields)) + (f", `{VALUE_KIND}` TINYINT" if kind_filter else "")
         reader = spark.read.schema(ddl).options(**_FAIL_ON_DAMAGE)
-        if any(_has_floats(f.type.to_arrow()) for f in fields):
-            reader = reader.options(**_NO_ROW_GROUP_SKIPPING)
+        if any(_has_floats(t) and not pa.types.is_floating(t) for t in (f.type.to_arrow() for f in fields)):
+            reader = reader.options(**_NO_ROW_GROUP_SKIPPING)  # a nested one: no skipping at all
+        # a float column read as itself times one (exact, NaN and -0.0 too), which Spark does not push into
+        # the reader: filters on the other columns still skip row groups
+        unpushed = {f.name: (F.col(f"`{f.name}`") * F.lit(1.0).cast(spark_type(f.type))).alias(f.name)
+                    for f in fields if pa.types.is_floating(f.type.to_arrow())}
         marked = {name for s in native for name, _ in s.deletion_vectors}
         names = [f.file_name for s in native for f in s.files]
         # files without deleted rows are read apart: no row locations, no anti-join for their rows
@@ -323,7 +328,7 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
                 df = _without_deleted(spark, df, native)
             if read_meta:
                 df = _with_metadata(spark, df, native, paths, read_meta)
-            frames.append(df.select(*[f"`{c}`" for c in data_columns + read_meta]))
+            frames.append(df.select(*[unpushed.get(c, f"`{c}`") for c in data_columns + read_meta]))
     if native_count < len(splits) or not frames:
         reader = source_reader(spark, table, warehouse, catalog_options, snapshot)
         reader = reader.option("paimon.columns", json.dumps(data_columns)).option("paimon.filter", P.to_json(predicate))
