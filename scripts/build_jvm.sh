@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Builds paimon_sql/spark/jvm/paimon-sql-spark.jar from the Java sources beside it (JDK 17's javac,
+# Builds paimon_sql/spark/java/paimon-sql-spark.jar from the Java sources beside it (JDK 17's javac,
 # against the jars of the venv's pyspark; Java 17 bytecode, which every Spark 4 runs). The jar is
 # committed: users need no JDK beyond the JRE Spark runs on. It records the SHA-256 of its sources,
 # which tests/unit/test_jvm_jar.py checks, so a source edited without a rebuild fails the suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-.venv/bin/python}
-SRC=paimon_sql/spark/jvm
+SRC=paimon_sql/spark/java
 JARS=$("$PYTHON" -c 'import os, pyspark; print(os.path.join(os.path.dirname(pyspark.__file__), "jars"))')
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT

@@ -1,5 +1,5 @@
 """paimon-sql's own JVM classes for Spark: per-row work that Spark's built-in expressions can do
-only with a join or a Python worker. They are in ``jvm/paimon-sql-spark.jar``, built from the Java
+only with a join or a Python worker. They are in ``java/paimon-sql-spark.jar``, built from the Java
 sources beside it by ``scripts/build_jvm.sh`` and committed, so users need no JDK.
 
 - ``DeletedRow`` (:func:`without_deleted`) applies a read's deletion vectors inside a native Parquet
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
     from pyroaring import AbstractBitMap
 
-_HERE = Path(__file__).parent / "jvm"
+_HERE = Path(__file__).parent / "java"
 JAR = _HERE / "paimon-sql-spark.jar"
 _DELETED_ROW = "paimon_sql.spark.DeletedRow"
 _udfs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # SparkSession -> a DeletedRow, or None
