@@ -60,9 +60,15 @@ def without_deleted(spark: SparkSession, df: DataFrame, file_size: Column, row_i
     if udf is None:
         return None
     from pyspark.sql.classic.column import Column as JColumn, _to_seq
-    read_udf = udf.over(bytearray(vectors_literal(vectors)))
+    # a broadcast variable (no job, unlike a broadcast join's exchange): each executor fetches it once
+    read_udf = udf.over(spark.sparkContext._jsc.broadcast(bytearray(vectors_literal(vectors))))
     deleted = read_udf.apply(_to_seq(spark.sparkContext, [file_size._jc, row_index._jc]))
     return df.where(~JColumn(deleted))
+
+
+def available(spark: SparkSession) -> bool:
+    """Whether ``DeletedRow`` loads in this session."""
+    return _deleted_row(spark) is not None
 
 
 def vectors_literal(vectors: Sequence[Tuple[int, AbstractBitMap]]) -> bytes:

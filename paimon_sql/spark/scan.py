@@ -16,7 +16,7 @@ from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import List, Optional
+from typing import Dict, List, NamedTuple, Optional, Set
 
 import numpy as np
 import pyarrow as pa
@@ -56,23 +56,35 @@ def _files_readable(table, files) -> bool:
         and (f.value_stats_cols is None or keys <= set(f.value_stats_cols)) for f in files)
 
 
-# deleted positions (and files with vectors) the native read's anti-join may take in all; splits past
-# that (a merge-on-write table after many updates) are read by the paimon source, whose Arrow reader
-# drops deleted rows as it decodes
-_BROADCAST_POSITIONS = 500_000
-_BROADCAST_FILES = 64
+class VectorCap(NamedTuple):
+    """How many deleted positions, in how many files with vectors, one native read takes in all;
+    splits past that (a merge-on-write table after many updates) are read by the paimon source,
+    whose Arrow reader drops deleted rows as it decodes."""
+    positions: int
+    files: int
+
+    def text(self) -> str:  # as the paimon source is told it (``paimon.skip-native``)
+        return f"{self.positions},{self.files}"
+
+    @classmethod
+    def parse(cls, text: Optional[str]) -> Optional["VectorCap"]:
+        parts = (text or "").split(",")
+        return cls(int(parts[0]), int(parts[1])) if len(parts) == 2 and all(p.isdigit() for p in parts) else None
 
 
-def native_splits(table, splits, cap: Optional[int] = None) -> list:
+BROADCAST_CAP = VectorCap(500_000, 64)  # the anti-join's broadcast (3M positions ran a 1 GB driver out of heap)
+UDF_CAP = VectorCap(10_000_000, 4096)  # paimon-sql's UDF: a Spark broadcast variable of the Roaring bitmaps
+
+
+def native_splits(table, splits, cap: VectorCap) -> list:
     """The splits Spark's Parquet reader takes; the paimon source reads the others, deciding the same
     way from the same plan and ``cap`` (passed to it as ``paimon.skip-native``)."""
-    cap = _BROADCAST_POSITIONS if cap is None else cap
     out, positions, files = [], 0, 0
     for s in splits:
         if not native_readable(table, s):
             continue
         n = sum(len(dv) for _, dv in s.deletion_vectors)
-        if n and (positions + n > cap or files + len(s.deletion_vectors) > _BROADCAST_FILES):
+        if n and (positions + n > cap.positions or files + len(s.deletion_vectors) > cap.files):
             continue
         positions += n
         files += len(s.deletion_vectors)
@@ -80,10 +92,10 @@ def native_splits(table, splits, cap: Optional[int] = None) -> list:
     return out
 
 
-def merged_natively(table, splits, native) -> list:
+def merged_natively(table, splits, native, cap: VectorCap) -> list:
     """Merge splits Spark's Parquet reader takes too, as deletion vectors of the rows merging drops
-    (:mod:`paimon_sql.read.merge_vectors`), while the anti-join's budget lasts beside ``native``'s
-    own vectors. The paimon source is told their buckets (``paimon.merged-natively``)."""
+    (:mod:`paimon_sql.read.merge_vectors`), while ``cap`` lasts beside ``native``'s own vectors.
+    The paimon source is told their buckets (``paimon.merged-natively``)."""
     positions = sum(len(dv) for s in native for _, dv in s.deletion_vectors)
     files = sum(len(s.deletion_vectors) for s in native)
     candidates = [s for s in splits if merge_vectors.applies(table, s) and _files_readable(table, s.files)]
@@ -94,7 +106,7 @@ def merged_natively(table, splits, native) -> list:
     out = []
     for s in vectored:
         n = sum(len(dv) for _, dv in s.deletion_vectors)
-        if positions + n > _BROADCAST_POSITIONS or files + len(s.deletion_vectors) > _BROADCAST_FILES:
+        if positions + n > cap.positions or files + len(s.deletion_vectors) > cap.files:
             continue
         positions += n
         files += len(s.deletion_vectors)
@@ -107,21 +119,34 @@ def split_key(split) -> tuple:
 
 
 def _located(df: DataFrame) -> DataFrame:
-    """A native read with each row's file name and row index (Spark's ``_metadata`` of the
-    Parquet relation, which no projection above it passes on)."""
+    """A native read with each row's file name, file size and row index (Spark's ``_metadata`` of
+    the Parquet relation, which no projection above it passes on)."""
     return df.select("*", F.col("_metadata.file_name").alias(_FILE_NAME), F.col("_metadata.file_size").alias(_FILE_SIZE),
                      F.col("_metadata.row_index").alias(_ROW))
 
 
-def _without_deleted(spark: SparkSession, df: DataFrame, splits) -> DataFrame:
-    """Deletion vectors applied to a native Parquet read (:func:`_located`): in the scan's own stage by
-    paimon-sql's JVM class (:func:`jvm_classes.without_deleted`, each row's file known by its size),
-    else by an anti-join against the deleted positions, broadcast (they are few next to the rows), on
-    one BIGINT key — the file's number in this read shifted left 40 bits plus the row index — for
-    Spark's long-keyed hash join is much cheaper per row than one keyed on (file name, row index)
-    (1.8x vs 2.6x a plain scan at 1% deleted)."""
+def _distinct_sizes(files: list) -> List[List[str]]:
+    """The (path, file meta) of files with deleted rows as reads whose files all differ in size, for
+    the UDF knows a row's file by its size: the n-th file of each size goes to the n-th read."""
+    reads: List[List[str]] = []
+    seen: Dict[int, int] = {}
+    for path, f in files:
+        n = seen[f.file_size] = seen.get(f.file_size, -1) + 1
+        if n == len(reads):
+            reads.append([])
+        reads[n].append(path)
+    return reads
+
+
+def _without_deleted(spark: SparkSession, df: DataFrame, splits, names: Set[str]) -> DataFrame:
+    """Deletion vectors of the files ``names`` applied to their native Parquet read (:func:`_located`):
+    in the scan's own stage by paimon-sql's JVM class (:func:`jvm_classes.without_deleted`, each
+    row's file known by its size), else by an anti-join against the deleted positions, broadcast
+    (they are few next to the rows), on one BIGINT key — the file's number in this read shifted left
+    40 bits plus the row index — for Spark's long-keyed hash join is much cheaper per row than one
+    keyed on (file name, row index) (1.8x vs 2.6x a plain scan at 1% deleted)."""
     sizes = {f.file_name: f.file_size for s in splits for f in s.files}
-    vectors = [(name, bitmap) for s in splits for name, bitmap in s.deletion_vectors]
+    vectors = [(name, bitmap) for s in splits for name, bitmap in s.deletion_vectors if name in names]
     inside = jvm_classes.without_deleted(spark, df, F.col(_FILE_SIZE), F.col(_ROW),
                                          [(sizes[name], bitmap) for name, bitmap in vectors])
     if inside is not None:
@@ -279,9 +304,11 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
         metadata_columns.check_located(table, splits)
     # row ids come from each file's manifest entry (or the ids a compacted file holds): our reader
     native_ok = _no_time_columns(fields) and not set(metadata_columns.TRACKED) & set(read_meta)
-    native = native_splits(table, splits) if native_ok else []
+    in_scan = jvm_classes.available(spark)  # deleted rows dropped by the UDF, else by an anti-join
+    cap = UDF_CAP if in_scan else BROADCAST_CAP
+    native = native_splits(table, splits, cap) if native_ok else []
     # read_meta's row index would be of the stored rows: a merge has none
-    vectored = merged_natively(table, splits, native) if native_ok and not read_meta else []
+    vectored = merged_natively(table, splits, native, cap) if native_ok and not read_meta else []
     native += vectored
     frames = []
     skipped, native_count = None, len(native)
@@ -313,19 +340,23 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
         unpushed = {f.name: (F.col(f"`{f.name}`") * F.lit(1.0).cast(spark_type(f.type))).alias(f.name)
                     for f in fields if pa.types.is_floating(f.type.to_arrow())}
         marked = {name for s in native for name, _ in s.deletion_vectors}
-        names = [f.file_name for s in native for f in s.files]
-        # files without deleted rows are read apart: no row locations, no anti-join for their rows
-        for deletes in (False, True):
-            part = [p for p, name in zip(paths, names) if (name in marked) == deletes]
+        files = [(p, f) for p, f in zip(paths, (f for s in native for f in s.files))]
+        # files without deleted rows are read apart: no row locations, no vectors for their rows
+        parts = [[p for p, f in files if f.file_name not in marked]]
+        with_deletes = [(p, f) for p, f in files if f.file_name in marked]
+        parts += _distinct_sizes(with_deletes) if in_scan else [[p for p, _ in with_deletes]]
+        for i, part in enumerate(parts):
             if not part:
                 continue
+            deletes = i > 0
             df = reader.parquet(*part)
             if kind_filter:
                 df = df.where(f"`{VALUE_KIND}` IN (0, 2)")
             if deletes or read_meta:
                 df = _located(df)
             if deletes:
-                df = _without_deleted(spark, df, native)
+                here = set(part)
+                df = _without_deleted(spark, df, native, {f.file_name for p, f in with_deletes if p in here})
             if read_meta:
                 df = _with_metadata(spark, df, native, paths, read_meta)
             frames.append(df.select(*[unpushed.get(c, f"`{c}`") for c in data_columns + read_meta]))
@@ -333,7 +364,7 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
         reader = source_reader(spark, table, warehouse, catalog_options, snapshot)
         reader = reader.option("paimon.columns", json.dumps(data_columns)).option("paimon.filter", P.to_json(predicate))
         if native_count:
-            reader = reader.option("paimon.skip-native", str(_BROADCAST_POSITIONS))
+            reader = reader.option("paimon.skip-native", cap.text())
         if vectored:
             reader = reader.option("paimon.merged-natively", json.dumps([[s.partition.hex(), s.bucket]
                                                                          for s in vectored]))

@@ -43,7 +43,7 @@ from paimon_sql.read import fallback_read, metadata_columns
 from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
 from paimon_sql.schema.table_schema import ROW_ID, SEQUENCE_NUMBER
 from paimon_sql.spark.columns import ROW_KIND_OUTPUTS, ROWKIND_NAME
-from paimon_sql.spark.scan import native_splits, split_key
+from paimon_sql.spark.scan import VectorCap, native_splits, split_key
 from paimon_sql.spark.sink import PaimonStreamWriter
 from paimon_sql.spark.stream import PaimonStreamReader
 from paimon_sql.spark.types import spark_ddl, spark_type, to_spark_arrow
@@ -192,8 +192,7 @@ class PaimonDataSource(DataSource):
                               f"(option '{key}' = '' reads branch '{self.table.branch}' alone)")
         if isinstance(self.table, ObjectTable):  # Paimon 2.0's: the files under its location, listed by the task
             return ObjectListingReader(self.table, self.table.schema.fields_of(self._columns()))
-        skip = self.options.get("paimon.skip-native")  # the deleted-positions cap the driver used
-        skip_native = int(skip) if skip and skip.isdigit() else None
+        skip_native = VectorCap.parse(self.options.get("paimon.skip-native"))  # the cap the driver used
         vectored = self.options.get("paimon.merged-natively")  # buckets the driver read as deletion vectors
         merged = {(bytes.fromhex(p), b) for p, b in json.loads(vectored)} if vectored else set()
         return PaimonReader(build_scan(self.table, self.options), self.table.schema.fields_of(self._columns()),
@@ -227,7 +226,7 @@ class _SplitPartition(InputPartition):
 
 
 class PaimonReader(DataSourceReader):
-    def __init__(self, scan, fields, skip_native: Optional[int] = None, positions: bool = False,
+    def __init__(self, scan, fields, skip_native: Optional[VectorCap] = None, positions: bool = False,
                  row_kinds: Optional[str] = None, metadata: Sequence[str] = (), merged_natively=frozenset()):
         self.scan = scan
         self.fields = fields

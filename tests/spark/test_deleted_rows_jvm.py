@@ -57,8 +57,24 @@ def test_without_the_class_an_anti_join_gives_the_same_rows(session):
         jvm_classes._udfs[session.spark] = loaded
 
 
-def test_files_of_one_size_cannot_be_told_apart():
-    """The UDF knows a row's file by its size: two files of a read with one size go to the join."""
+def test_files_of_one_size_are_read_apart(session):
+    """The UDF knows a row's file by its size: two files of one size with deleted rows (the same
+    rows inserted twice) are read by two reads, each with its own vectors."""
+    session.sql("CREATE DATABASE db")
+    session.sql("CREATE TABLE db.t (id BIGINT, c INT) TBLPROPERTIES ('deletion-vectors.enabled' = 'true')")
+    for _ in range(2):
+        session.sql("INSERT INTO db.t SELECT id, CAST(id % 7 AS INT) FROM range(500)")
+    table = session.catalog.get_table("db.t")
+    sizes = [f.file_size for s in table.new_scan().plan().splits for f in s.files]
+    assert len(sizes) == 2 * len(set(sizes))  # each insert's files again, byte for byte
+    session.sql("DELETE FROM db.t WHERE c = 3 OR id = 10")
+    plan = _plan(session, "SELECT count(*), sum(id) FROM db.t")
+    assert plan.count("Filter NOT paimon_deleted_row") == 2 and "LeftAnti" not in plan, plan
+    kept = session.spark.sql("SELECT count(*), sum(id) FROM range(500) WHERE id % 7 <> 3 AND id <> 10").collect()[0]
+    assert tuple(session.sql("SELECT count(*), sum(id) FROM db.t").collect()[0]) == (2 * kept[0], 2 * kept[1])
+
+
+def test_one_read_never_holds_two_files_of_one_size():
     assert jvm_classes.without_deleted(None, None, None, None, [(100, BitMap([1])), (100, BitMap([2]))]) is None
 
 
