@@ -181,6 +181,8 @@ def _shell_on_pyspark_4_1(tmp):
 _RUN_SPECIFIC = [(re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"), "<uuid>"),
                  (re.compile(r"#\d+"), "#<n>"), (re.compile(r"plan_id=\d+"), "plan_id=<n>"),
                  (re.compile(r"\[file:[^\]]*?\.\.\.,"), "[<files>,"),
+                 # a plan's metadata value cut at Spark's maxMetadataStringLength: where depends on the ids' digits
+                 (re.compile(r"\b([A-Z]\w+): (?:(?!, [A-Z]\w+: )[^\n\"\\\\])*?\.\.\.(?=[,\"\\\\]|$)"), r"\1: <cut>"),
                  # Spark 4.3's BroadcastHashJoin prints one more flag than 4.1's (the plan is the same)
                  (re.compile(r"(BroadcastHashJoin [^\n\"]*?, Build(?:Left|Right), (?:true|false)), (?:true|false)"), r"\1")]
 
