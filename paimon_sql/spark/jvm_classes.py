@@ -61,7 +61,7 @@ def without_deleted(spark: SparkSession, df: DataFrame, file_size: Column, row_i
         return None
     from pyspark.sql.classic.column import Column as JColumn, _to_seq
     # a broadcast variable (no job, unlike a broadcast join's exchange): each executor fetches it once
-    read_udf = udf.over(spark.sparkContext._jsc.broadcast(bytearray(vectors_literal(vectors))))
+    read_udf = udf.over(spark.sparkContext._jsc.broadcast(bytearray(encoded_vectors(vectors))))
     deleted = read_udf.apply(_to_seq(spark.sparkContext, [file_size._jc, row_index._jc]))
     return df.where(~JColumn(deleted))
 
@@ -71,7 +71,7 @@ def available(spark: SparkSession) -> bool:
     return _deleted_row(spark) is not None
 
 
-def vectors_literal(vectors: Sequence[Tuple[int, AbstractBitMap]]) -> bytes:
+def encoded_vectors(vectors: Sequence[Tuple[int, AbstractBitMap]]) -> bytes:
     """The vectors as ``DeletedRow`` takes them (its header comment): sorted by file size, each
     bitmap in Roaring's portable format."""
     items: List[Tuple[int, bytes]] = sorted((size, bitmap.serialize()) for size, bitmap in vectors)
@@ -87,15 +87,17 @@ def _deleted_row(spark: SparkSession):
 
 
 def _load(spark: SparkSession):
+    """The class by name; a session without the jar (one given to ``connect()``) gets it by ADD JAR first."""
     from py4j.protocol import Py4JError
-    jvm = spark._jvm
-    for added in (False, True):
-        try:
-            return jvm.org.apache.spark.util.Utils.classForName(_DELETED_ROW, True, False).newInstance()
-        except Py4JError as e:
-            if added:
-                _log.warning("paimon-sql's JVM classes cannot be loaded (%s); deleted rows are dropped by a join",
-                             str(e).splitlines()[0])
-                return None
-            spark._jsparkSession.sql(f"ADD JAR '{JAR}'")
-    return None
+    utils = spark._jvm.org.apache.spark.util.Utils
+    try:
+        return utils.classForName(_DELETED_ROW, True, False).newInstance()
+    except Py4JError:
+        pass
+    try:
+        spark._jsparkSession.sql(f"ADD JAR '{JAR}'")
+        return utils.classForName(_DELETED_ROW, True, False).newInstance()
+    except Py4JError as e:
+        _log.warning("paimon-sql's JVM classes cannot be loaded (%s); deleted rows are dropped by a join",
+                     str(e).splitlines()[0])
+        return None

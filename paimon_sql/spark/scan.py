@@ -340,7 +340,7 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
         unpushed = {f.name: (F.col(f"`{f.name}`") * F.lit(1.0).cast(spark_type(f.type))).alias(f.name)
                     for f in fields if pa.types.is_floating(f.type.to_arrow())}
         marked = {name for s in native for name, _ in s.deletion_vectors}
-        files = [(p, f) for p, f in zip(paths, (f for s in native for f in s.files))]
+        files = list(zip(paths, (f for s in native for f in s.files)))
         # files without deleted rows are read apart: no row locations, no vectors for their rows
         parts = [[p for p, f in files if f.file_name not in marked]]
         with_deletes = [(p, f) for p, f in files if f.file_name in marked]

@@ -78,8 +78,8 @@ def test_one_read_never_holds_two_files_of_one_size():
     assert jvm_classes.without_deleted(None, None, None, None, [(100, BitMap([1])), (100, BitMap([2]))]) is None
 
 
-def test_vectors_literal_layout():
-    blob = jvm_classes.vectors_literal([(300, BitMap([5])), (200, BitMap([1, 2]))])
+def test_encoded_vectors_layout():
+    blob = jvm_classes.encoded_vectors([(300, BitMap([5])), (200, BitMap([1, 2]))])
     first, second = BitMap([1, 2]).serialize(), BitMap([5]).serialize()
     assert blob[:4] == (2).to_bytes(4, "big")
     assert blob[4:16] == (200).to_bytes(8, "big") + len(first).to_bytes(4, "big")  # sorted by size
