@@ -138,3 +138,14 @@ def test_compact_runs_each_bucket_in_an_executor_task(runs):
     assert all(t["Task End Reason"]["Reason"] == "Success" for t in tasks)
     ran_on = {t["Task Info"]["Executor ID"] for t in tasks}
     assert ran_on and ran_on <= executors and "driver" not in ran_on
+
+
+def test_merged_rows_are_dropped_by_the_udf_on_the_executors(runs):
+    """The reads after the overlapping INSERT drop the rows merging drops with paimon-sql's JVM class,
+    shipped to the executors by spark.jars (its jar in the cluster run's session): no join, and the
+    answers above are the local run's."""
+    _, _, log_dir = runs
+    plans = [e.get("physicalPlanDescription", "") for e in _events(log_dir)
+             if e["Event"].endswith("SparkListenerSQLExecutionStart")]
+    used = [p for p in plans if "paimon_deleted_row" in p]
+    assert used and not any("LeftAnti" in p for p in used)
