@@ -16,7 +16,7 @@ from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Dict, List, NamedTuple, Optional, Set
+from typing import Dict, List, NamedTuple, Optional
 
 import numpy as np
 import pyarrow as pa
@@ -125,36 +125,35 @@ def _located(df: DataFrame) -> DataFrame:
                      F.col("_metadata.row_index").alias(_ROW))
 
 
-def _distinct_sizes(files: list) -> List[List[str]]:
-    """The (path, file meta) of files with deleted rows as reads whose files all differ in size, for
-    the UDF knows a row's file by its size: the n-th file of each size goes to the n-th read."""
-    reads: List[List[str]] = []
+def _distinct_sizes(files: list) -> List[list]:
+    """Files with deleted rows, (path, file meta), as reads whose files all differ in size, for the
+    UDF knows a row's file by its size: the n-th file of each size goes to the n-th read."""
+    reads: List[list] = []
     seen: Dict[int, int] = {}
     for path, f in files:
         n = seen[f.file_size] = seen.get(f.file_size, -1) + 1
         if n == len(reads):
             reads.append([])
-        reads[n].append(path)
+        reads[n].append((path, f))
     return reads
 
 
-def _without_deleted(spark: SparkSession, df: DataFrame, splits, names: Set[str]) -> DataFrame:
-    """Deletion vectors of the files ``names`` applied to their native Parquet read (:func:`_located`):
-    in the scan's own stage by paimon-sql's JVM class (:func:`jvm_classes.without_deleted`, each
-    row's file known by its size), else by an anti-join against the deleted positions, broadcast
-    (they are few next to the rows), on one BIGINT key — the file's number in this read shifted left
-    40 bits plus the row index — for Spark's long-keyed hash join is much cheaper per row than one
-    keyed on (file name, row index) (1.8x vs 2.6x a plain scan at 1% deleted)."""
-    sizes = {f.file_name: f.file_size for s in splits for f in s.files}
-    vectors = [(name, bitmap) for s in splits for name, bitmap in s.deletion_vectors if name in names]
+def _without_deleted(spark: SparkSession, df: DataFrame, vectors: List[tuple]) -> DataFrame:
+    """The deletion ``vectors`` ((file meta, bitmap) of each file read) applied to their native
+    Parquet read (:func:`_located`): in the scan's own stage by paimon-sql's JVM class
+    (:func:`jvm_classes.without_deleted`, each row's file known by its size), else by an anti-join
+    against the deleted positions, broadcast (they are few next to the rows), on one BIGINT key — the
+    file's number in this read shifted left 40 bits plus the row index — for Spark's long-keyed hash
+    join is much cheaper per row than one keyed on (file name, row index) (1.8x vs 2.6x a plain scan
+    at 1% deleted)."""
     inside = jvm_classes.without_deleted(spark, df, F.col(_FILE_SIZE), F.col(_ROW),
-                                         [(sizes[name], bitmap) for name, bitmap in vectors])
+                                         [(f.file_size, bitmap) for f, bitmap in vectors])
     if inside is not None:
         return inside
     file_name = F.col(_FILE_NAME)
-    number = F.when(file_name == vectors[0][0], F.lit(0))
-    for i, (name, _) in enumerate(vectors[1:], 1):
-        number = number.when(file_name == name, F.lit(i))
+    number = F.when(file_name == vectors[0][0].file_name, F.lit(0))
+    for i, (f, _) in enumerate(vectors[1:], 1):
+        number = number.when(file_name == f.file_name, F.lit(i))
     key = F.shiftleft(number.otherwise(F.lit(-1)).cast("long"), _ROW_BITS) + F.col(_ROW)
     keys = np.concatenate([(np.int64(i) << _ROW_BITS) + np.asarray(bitmap.to_array(), dtype=np.int64)
                            for i, (_, bitmap) in enumerate(vectors)])
@@ -339,24 +338,23 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
         # the reader: filters on the other columns still skip row groups
         unpushed = {f.name: (F.col(f"`{f.name}`") * F.lit(1.0).cast(spark_type(f.type))).alias(f.name)
                     for f in fields if pa.types.is_floating(f.type.to_arrow())}
-        marked = {name for s in native for name, _ in s.deletion_vectors}
+        marked = {name: bitmap for s in native for name, bitmap in s.deletion_vectors}
         files = list(zip(paths, (f for s in native for f in s.files)))
         # files without deleted rows are read apart: no row locations, no vectors for their rows
-        parts = [[p for p, f in files if f.file_name not in marked]]
+        parts = [[(p, f) for p, f in files if f.file_name not in marked]]
         with_deletes = [(p, f) for p, f in files if f.file_name in marked]
-        parts += _distinct_sizes(with_deletes) if in_scan else [[p for p, _ in with_deletes]]
+        parts += _distinct_sizes(with_deletes) if in_scan else [with_deletes]
         for i, part in enumerate(parts):
             if not part:
                 continue
             deletes = i > 0
-            df = reader.parquet(*part)
+            df = reader.parquet(*[p for p, _ in part])
             if kind_filter:
                 df = df.where(f"`{VALUE_KIND}` IN (0, 2)")
             if deletes or read_meta:
                 df = _located(df)
             if deletes:
-                here = set(part)
-                df = _without_deleted(spark, df, native, {f.file_name for p, f in with_deletes if p in here})
+                df = _without_deleted(spark, df, [(f, marked[f.file_name]) for _, f in part])
             if read_meta:
                 df = _with_metadata(spark, df, native, paths, read_meta)
             frames.append(df.select(*[unpushed.get(c, f"`{c}`") for c in data_columns + read_meta]))
