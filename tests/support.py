@@ -52,6 +52,81 @@ def parquet_leaves(path: str) -> dict:
     return {schema.column(i).path: schema.column(i) for i in range(len(schema))}
 
 
+def _thrift_compact(data: bytes, pos: int, kind: int = 12):
+    """One Thrift compact-protocol value of type ``kind`` at ``pos`` (a struct as {field id: value});
+    returns (value, next position). Enough of the protocol to read Parquet's page headers."""
+    def varint(pos):
+        shift = out = 0
+        while True:
+            b = data[pos]
+            out |= (b & 0x7F) << shift
+            pos, shift = pos + 1, shift + 7
+            if not b & 0x80:
+                return out, pos
+    if kind in (1, 2):
+        return kind == 1, pos
+    if kind == 3:
+        return data[pos], pos + 1
+    if kind in (4, 5, 6):
+        n, pos = varint(pos)
+        return (n >> 1) ^ -(n & 1), pos
+    if kind == 7:
+        return data[pos:pos + 8], pos + 8
+    if kind == 8:
+        n, pos = varint(pos)
+        return data[pos:pos + n], pos + n
+    if kind in (9, 10):
+        head, pos = data[pos], pos + 1
+        size = head >> 4
+        if size == 15:
+            size, pos = varint(pos)
+        items = []
+        for _ in range(size):
+            item, pos = _thrift_compact(data, pos, head & 0x0F)
+            items.append(item)
+        return items, pos
+    if kind == 11:
+        size, pos = varint(pos)
+        if size == 0:
+            return {}, pos
+        types, pos = data[pos], pos + 1
+        out = {}
+        for _ in range(size):
+            k, pos = _thrift_compact(data, pos, types >> 4)
+            out[k], pos = _thrift_compact(data, pos, types & 0x0F)
+        return out, pos
+    fields, last = {}, 0
+    while True:
+        head, pos = data[pos], pos + 1
+        if head == 0:
+            return fields, pos
+        delta, ftype = head >> 4, head & 0x0F
+        if delta:
+            last += delta
+        else:
+            last, pos = _thrift_compact(data, pos, 4)
+        fields[last], pos = _thrift_compact(data, pos, ftype)
+
+
+def parquet_page_rows(path: str, column: str, row_group: int = 0) -> list:
+    """The values of each data page of one column chunk of a Parquet file, read from the page
+    headers (pyarrow has no page-level API)."""
+    import pyarrow.parquet as pq
+    chunk = pq.ParquetFile(path).metadata.row_group(row_group)
+    chunk = next(chunk.column(i) for i in range(chunk.num_columns) if chunk.column(i).path_in_schema == column)
+    start = chunk.dictionary_page_offset if chunk.has_dictionary_page else chunk.data_page_offset
+    with open(path, "rb") as f:
+        f.seek(start)
+        data = f.read(chunk.total_compressed_size)
+    pos, rows = 0, []
+    while pos < len(data):
+        header, pos = _thrift_compact(data, pos)
+        if header[1] in (0, 3):  # DATA_PAGE, DATA_PAGE_V2: num_values is field 1 of either header
+            rows.append(header[5 if header[1] == 0 else 8][1])
+        pos += header[3]
+    return rows
+
+
 def assert_java_decimal(leaf, precision: int, scale: int) -> None:
     """A Parquet leaf holds DECIMAL(precision, scale) as Java Paimon's ParquetSchemaConverter writes
     it: INT32 up to precision 9, INT64 up to 18, else FIXED_LEN_BYTE_ARRAY of the fewest bytes

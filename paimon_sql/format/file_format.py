@@ -55,7 +55,9 @@ class RollingFileWriter:
         self.metadata = None  # a Parquet file's footer (FileMetaData) once closed
         self._tables: List[pa.Table] = []
         self._writer = None
-        if self.fmt == "parquet":  # settings first: an option refused leaves no file behind
+        # settings first: an option refused leaves no file behind
+        self._row_group_bytes = writer_settings.row_group_bytes(self.options)
+        if self.fmt == "parquet":
             codec = _PARQUET_CODECS.get(compression, "zstd")
             self._parquet = dict(writer_settings.parquet_writer_args(self.options, codec), compression=codec,
                                  write_statistics=True, bloom_filter_options=bloom_filter_options,
@@ -66,7 +68,8 @@ class RollingFileWriter:
         elif self.fmt == "orc":
             self._sink = io.fs.open_output_stream(io.arrow_path(path), buffer_size=_BUFFER)
             self._writer = paorc.ORCWriter(self._sink, compression=compression if compression != "none"
-                                           else "uncompressed")
+                                           else "uncompressed",
+                                           stripe_size=writer_settings.orc_stripe_bytes(self.options))
         self.compression = compression
 
     def _open_parquet(self, first: pa.Table) -> None:
@@ -87,6 +90,16 @@ class RollingFileWriter:
         if self.fmt == "avro":
             return sum(t.nbytes for t in self._tables) // 2
         return self._sink.tell()
+
+    def rows_to_write(self, target: float, plain_bytes_per_row: float) -> int:
+        """How many rows the next :meth:`write` (one Parquet row group) should take: enough to bring
+        the file to ``target`` bytes, at most ``parquet.block.size`` of them, as parquet-mr cuts row
+        groups. Rows are counted by the bytes per row written so far; before the first write by
+        ``plain_bytes_per_row``, the rows' size in memory, more than they take in the file, so the
+        first row group stays under both limits."""
+        room = min(target - self.bytes_written, self._row_group_bytes)
+        per_row = self.bytes_written / self.rows if self.rows else plain_bytes_per_row
+        return max(1, int(room / max(per_row, 1.0)))
 
     def close(self) -> int:
         """Finish the file; returns its size in bytes."""

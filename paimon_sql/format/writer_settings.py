@@ -2,7 +2,10 @@
 
 Paimon writes zstd at ``file.compression.zstd-level`` (default 1) in every format; for Parquet
 ``parquet.compression.codec.zstd.level`` wins, as Paimon hands its ``parquet.*`` table options to
-parquet-mr (``RowDataParquetBuilder``). parquet-mr pages hold 1 MB or 20,000 rows, and a
+parquet-mr (``RowDataParquetBuilder``). parquet-mr pages hold 1 MB or 20,000 rows, each column
+chunk carries a page index (column and offset index: each page's min/max and place, which lets a
+reader skip the pages a filter rules out: Spark's, parquet-mr's and Paimon's readers do), and a
+row group is cut at ``parquet.block.size`` (128 MB), so most files are one row group. A
 column's dictionary (``parquet.enable.dictionary``, per column ``parquet.enable.dictionary#<col>``)
 is kept only while it pays: after the first page it falls back to PLAIN unless the dictionary plus
 the indexes are smaller than the plain values (FallbackValuesWriter), and it also falls back once
@@ -27,16 +30,13 @@ from paimon_sql.options.core_options import CoreOptions
 
 _DICTIONARY = "parquet.enable.dictionary"
 _ZSTD_LEVEL = "parquet.compression.codec.zstd.level"
-# parquet-mr's key -> (pyarrow's ParquetWriter argument, the default). Pages are cut at 1 MB, as
-# parquet-mr cuts them, but not also at 20,000 rows (parquet-mr's and pyarrow's row limit) unless
-# the table says so: we write no page index, so smaller pages buy a reader nothing; and zstd packs
-# pages under 256 KB with other parameters than parquet-mr's stream, sometimes into more bytes
+# parquet-mr's key -> (pyarrow's ParquetWriter argument, parquet-mr's default)
 _SIZES = {"parquet.page.size": ("data_page_size", 1 << 20),
           "parquet.dictionary.page.size": ("dictionary_pagesize_limit", 1 << 20),
-          "parquet.page.row.count.limit": ("max_rows_per_page", (1 << 31) - 1)}
+          "parquet.page.row.count.limit": ("max_rows_per_page", 20_000)}
+_BLOCK_SIZE = ("parquet.block.size", 128 << 20)  # a row group's bytes, cut by the file writer's caller
 # parquet-mr's keys pyarrow's writer cannot follow: (parquet-mr's default, why not)
-_REFUSED = {"parquet.block.size": ("134217728", "row groups are cut by rows, not bytes"),
-            "parquet.writer.version": ("v1", "pages are written as parquet-mr's v1 writer writes them")}
+_REFUSED = {"parquet.writer.version": ("v1", "pages are written as parquet-mr's v1 writer writes them")}
 _LEVELS = (-(1 << 17), 22)  # zstd's (ZSTD_minCLevel, ZSTD_maxCLevel)
 _SAMPLE_ROWS = 20_000  # parquet-mr decides on its first page, of at most 20,000 rows
 
@@ -70,6 +70,7 @@ def parquet_writer_args(options: Mapping[str, str], codec: str) -> Dict[str, obj
         raise InvalidOptionError("option 'parquet.compression' is not supported by paimon-sql "
                                  "(data files are written with 'file.compression')")
     out: Dict[str, object] = {arg: _hadoop_int(options, key, default) for key, (arg, default) in _SIZES.items()}
+    out["write_page_index"] = True
     if codec == "zstd":
         level = _hadoop_int(options, _ZSTD_LEVEL, zstd_level(options))
         if not _LEVELS[0] <= level <= _LEVELS[1]:
@@ -77,6 +78,22 @@ def parquet_writer_args(options: Mapping[str, str], codec: str) -> Dict[str, obj
                                      f"got {options[_ZSTD_LEVEL]!r}")
         out["compression_level"] = level
     return out
+
+
+def row_group_bytes(options: Mapping[str, str]) -> int:
+    """The bytes of the file at which a Parquet row group is cut: ``file.block-size`` when set (Paimon
+    sets ``parquet.block.size`` from it), else ``parquet.block.size``."""
+    if "file.block-size" in options:
+        return CoreOptions(options).checked("file.block-size")
+    return _hadoop_int(options, *_BLOCK_SIZE)
+
+
+def orc_stripe_bytes(options: Mapping[str, str]) -> int:
+    """An ORC stripe's bytes: ``file.block-size`` when set (Paimon sets ``orc.stripe.size`` from
+    it), else ORC's 64 MB."""
+    if "file.block-size" in options:
+        return CoreOptions(options).checked("file.block-size")
+    return 64 << 20
 
 
 def _enabled(options: Mapping[str, str], path: str) -> bool:

@@ -29,7 +29,6 @@ from paimon_sql.schema.table_schema import KEY_PREFIX, SEQUENCE_NUMBER, VALUE_KI
 if TYPE_CHECKING:
     from paimon_sql.table.table import FileStoreTable
 
-_CHUNK_ROWS = 256 * 1024
 _INT_MAX = 2 ** 31 - 1
 # Paimon's SpecialFields ids of the system columns a data file may hold
 _SYSTEM_IDS = {SEQUENCE_NUMBER: _INT_MAX - 1, VALUE_KIND: _INT_MAX - 2, "_ROW_ID": _INT_MAX - 5}
@@ -115,6 +114,7 @@ def write_files(table: FileStoreTable, file_table: pa.Table, partition_values, b
     pos, total = 0, file_table.num_rows
     blooms = parquet_bloom.writer_options(table.schema.options, file_table.schema)
     file_schema = with_field_ids(file_table.schema, table.schema)
+    plain_bytes_per_row = file_table.nbytes / max(total, 1)
     try:
         while pos < total:
             name = table.paths.new_data_file_name(prefix)
@@ -124,7 +124,7 @@ def write_files(table: FileStoreTable, file_table: pa.Table, partition_values, b
             start = pos
             try:
                 while pos < total and (pos == start or writer.bytes_written < target):
-                    chunk = file_table.slice(pos, _CHUNK_ROWS)
+                    chunk = file_table.slice(pos, writer.rows_to_write(target, plain_bytes_per_row))
                     writer.write(chunk)
                     pos += chunk.num_rows
                 size = writer.close()

@@ -89,8 +89,8 @@ def test_write_only_then_full_compaction_drops_deletes(catalog):
 
 def test_large_non_overlapping_file_is_upgraded_not_rewritten(catalog):
     t = table(catalog, **{"write-only": "true", "target-file-size": "1 kb"})
-    t.write_arrow(kv(range(0, 200), "a"))
-    f = live(t)[0].file
+    t.copy({"target-file-size": "1 mb"}).write_arrow(kv(range(0, 200), "a"))  # one file, over the target
+    (f,) = [e.file for e in live(t)]
     assert f.file_size > 700  # larger than the compaction file size (70% of target)
     t.compact(full=True)
     (e,) = live(t)

@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from support import parquet_leaves
+from support import parquet_leaves, parquet_page_rows
 
 from paimon_sql.exceptions import InvalidOptionError
 from paimon_sql.format.writer_settings import dictionary_columns
@@ -121,7 +121,44 @@ def test_parquet_page_sizes_are_honoured(catalog):
     assert sizes["small pages"] > sizes["default"] and sizes["few rows a page"] > sizes["default"]
 
 
-@pytest.mark.parametrize("key, value", [("parquet.block.size", "1048576"), ("parquet.writer.version", "v2"),
+def test_pages_of_20k_rows_with_a_page_index_and_one_row_group_as_parquet_mr_writes(catalog):
+    """parquet-mr's defaults, which Paimon's files have: pages of at most 20,000 rows, each column
+    chunk with a column and offset index (readers skip pages by them), a row group per 128 MB."""
+    t = catalog.create_table_from_arrow("db.t", SCHEMA, primary_keys=["id"], options={"bucket": "1"})
+    t.write_arrow(_rows())
+    (path,) = _data_files(t)
+    meta = pq.ParquetFile(path).metadata
+    assert meta.num_row_groups == 1  # rows were written in chunks of 256k rows a row group before
+    chunks = [meta.row_group(0).column(i) for i in range(meta.num_columns)]
+    assert all(c.has_column_index and c.has_offset_index for c in chunks)
+    assert parquet_page_rows(path, "_KEY_id") == [20_000] * 10
+
+
+@pytest.mark.parametrize("options", [{"parquet.block.size": "400000"},
+                                     {"file.block-size": "400000 b", "parquet.block.size": "9"}])  # Paimon's wins
+def test_parquet_block_size_cuts_row_groups_by_bytes(catalog, options):
+    t = catalog.create_table_from_arrow("db.t", SCHEMA, options=options)
+    t.write_arrow(_rows())
+    (path,) = _data_files(t)
+    meta = pq.ParquetFile(path).metadata
+    sizes = [sum(meta.row_group(i).column(c).total_compressed_size for c in range(meta.num_columns))
+             for i in range(meta.num_row_groups)]
+    assert len(sizes) > 3 and max(sizes) < 440_000  # the first row group is cut by its size in memory
+    assert t.to_arrow().equals(_rows())
+
+
+def test_file_block_size_is_the_orc_stripe_size(catalog):
+    import pyarrow.orc as paorc
+    stripes = {}
+    for options in ({}, {"file.block-size": "300 kb"}):
+        t = catalog.create_table_from_arrow(f"db.t{len(stripes)}", SCHEMA, options=dict(options, **{"file.format": "orc"}))
+        t.write_arrow(_rows())
+        (path,) = glob.glob(os.path.join(t.path, "**/data-*.orc"), recursive=True)
+        stripes[len(stripes)] = paorc.ORCFile(path).nstripes
+    assert stripes[0] == 1 and stripes[1] > 2
+
+
+@pytest.mark.parametrize("key, value", [("parquet.block.size", "big"), ("parquet.writer.version", "v2"),
                                         ("parquet.compression", "snappy"), ("parquet.page.size", "big")])
 def test_parquet_keys_the_writer_cannot_follow_fail_the_write(catalog, key, value):
     t = catalog.create_table_from_arrow("db.t", SCHEMA, options={key: value})

@@ -103,13 +103,7 @@ def test_overwrite_modes(catalog):
 
 def test_rolling_at_target_file_size(catalog):
     t = catalog.create_table_from_arrow("db.a", SCHEMA, options={"target-file-size": "1 kb"})
-    from paimon_sql.write import file_writer as write_module
-    old = write_module._CHUNK_ROWS
-    write_module._CHUNK_ROWS = 100
-    try:
-        t.write_arrow(batch(list(range(1000))))
-    finally:
-        write_module._CHUNK_ROWS = old
+    t.write_arrow(batch(list(range(1000))))
     sizes = [e.file.row_count for e in t.new_scan().plan_entries()]
     assert len(sizes) >= 4 and sum(sizes) == 1000  # rolled: no file holds everything
     assert [r["id"] for r in rows(t)] == list(range(1000))
