@@ -50,7 +50,8 @@ def python() -> str:
         return str(exe)
     steps = [[sys.executable, "-m", "venv", str(VENV)],
              [str(exe), "-m", "pip", "install", "-q", "--disable-pip-version-check", f"pyspark=={PYSPARK}"],
-             [str(exe), "-m", "pip", "install", "-q", "--disable-pip-version-check", "-e", str(ROOT)]]
+             [str(exe), "-m", "pip", "install", "-q", "--disable-pip-version-check", "-e", str(ROOT)],
+             [str(exe), "-m", "paimon_sql.spark.compiled_pyspark"]]  # as scripts/install.sh does for ours
     for step in steps[0 if not exe.exists() else 1:]:
         done = subprocess.run(step, capture_output=True, text=True)
         if done.returncode != 0:
