@@ -357,7 +357,7 @@ class Session:
             format_table.write(self.spark, df, table, overwrite, partition_spec, dynamic)
             return cache.refresh(self, table)
         write_dataframe(df, table, self.warehouse, overwrite, partition_spec, dynamic,
-                        {**self.catalog_options, **table.dynamic_options})
+                        {**self.catalog_options, **table.dynamic_options}, local=True)
 
 
 def spark_error(e: BaseException, text: str = "") -> PaimonError:

@@ -31,7 +31,7 @@ from paimon_sql.data.types import (MAX_LENGTH, ArrayType, AtomicType, DataField,
 from paimon_sql.exceptions import SchemaError
 from paimon_sql.io.paths import MAIN_BRANCH
 from paimon_sql.schema.schema_change import AddColumn
-from paimon_sql.spark import native_write
+from paimon_sql.spark import local_write, native_write
 from paimon_sql.spark.columns import BUCKET_COLUMN, ROWKIND_COLUMN
 from paimon_sql.spark.types import can_store_assign, spark_datatype
 from paimon_sql.write import postpone
@@ -217,9 +217,16 @@ def source_name(table, warehouse: Optional[str]) -> str:
 
 
 def write_dataframe(df: DataFrame, table, warehouse: Optional[str], overwrite: bool = False,
-                    partition_spec: Optional[dict] = None, dynamic: bool = False, options: Optional[dict] = None):
+                    partition_spec: Optional[dict] = None, dynamic: bool = False, options: Optional[dict] = None,
+                    local: bool = False):
     """Write ``df`` (columns named and ordered as the table's) into ``table`` as one snapshot;
-    ``warehouse`` None: the table was loaded by its location."""
+    ``warehouse`` None: the table was loaded by its location. ``local``: ``table`` carries every
+    option of the write (``options`` only name its catalog), so a single row already on the driver
+    may be written there (:mod:`paimon_sql.spark.local_write`)."""
+    if local and not postpone.batch_fixed_bucket(table):
+        row = local_write.one_row(df)
+        if row is not None:
+            return local_write.write(merge_schema(table, df.schema), row, overwrite, partition_spec, dynamic)
     if native_write.eligible(table) and ROWKIND_COLUMN not in df.columns:
         return native_write.write(df, table, overwrite, partition_spec, dynamic)
     persisted = None
