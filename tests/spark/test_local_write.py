@@ -9,10 +9,6 @@ from paimon_sql.spark import write as spark_write
 from spark.conftest import rows
 
 
-class _NoJob(Exception):
-    pass
-
-
 @pytest.fixture
 def jobs(monkeypatch):
     """Writes through a Spark job, counted; they still run."""
