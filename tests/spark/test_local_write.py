@@ -74,3 +74,28 @@ def test_an_append_table_without_buckets_too(session, monkeypatch):
     session.sql("INSERT INTO t VALUES (2, 'b'), (3, 'c')")
     assert calls == [1]
     assert rows(session, "SELECT * FROM t ORDER BY id") == [(1, "a"), (2, "b"), (3, "c")]
+
+
+def test_one_row_writes_from_many_threads_lose_nothing(session, spark, warehouse):
+    """The driver commits each one-row INSERT itself: eight sessions on one Spark, as the server's
+    clients are, each in a thread of its own; every row lands once, one APPEND snapshot each."""
+    import paimon_sql
+    from concurrent.futures import ThreadPoolExecutor
+    from spark.conftest import release
+    session.sql("CREATE TABLE k (id BIGINT, v STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '2')")
+    session.sql("CREATE TABLE a (id BIGINT, v STRING)")
+    others = [paimon_sql.connect(warehouse, spark=spark) for _ in range(8)]
+
+    def work(i: int) -> None:
+        for j in range(5):
+            others[i].sql(f"INSERT INTO k VALUES ({i * 100 + j}, 'x')")
+            others[i].sql(f"INSERT INTO a VALUES ({i * 100 + j}, 'y')")
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            list(pool.map(work, range(8)))
+    finally:
+        for s in others:
+            release(s)
+    for t in ("k", "a"):
+        assert rows(session, f"SELECT count(*), count(DISTINCT id) FROM {t}") == [(40, 40)]
+        assert rows(session, f"SELECT count(*) FROM `{t}$snapshots` WHERE commit_kind = 'APPEND'") == [(40,)]
