@@ -88,7 +88,7 @@ def compile_archives() -> int:
 if __name__ == "__main__":
     try:
         n = compile_archives()
-    except OSError as e:  # a read-only PySpark install: its processes compile as they did
+    except (OSError, zipfile.BadZipFile) as e:  # read-only or unreadable: its processes compile as they did
         print(f"paimon-sql: PySpark's archives were not compiled ({e})", file=sys.stderr)
         sys.exit(0)
     print(f"paimon-sql: {n} PySpark modules byte-compiled in their archives" if n else
