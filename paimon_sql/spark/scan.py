@@ -76,42 +76,37 @@ BROADCAST_CAP = VectorCap(500_000, 64)  # the anti-join's broadcast (3M position
 UDF_CAP = VectorCap(10_000_000, 4096)  # paimon-sql's UDF: a Spark broadcast variable of the Roaring bitmaps
 
 
+def _within(cap: VectorCap, splits, before=()) -> list:
+    """``splits`` in order, each taken while the deleted positions and files with vectors of those
+    taken, added to ``before``'s, stay within ``cap``."""
+    positions = sum(len(dv) for s in before for _, dv in s.deletion_vectors)
+    files = sum(len(s.deletion_vectors) for s in before)
+    out = []
+    for s in splits:
+        n, k = sum(len(dv) for _, dv in s.deletion_vectors), len(s.deletion_vectors)
+        if positions + n > cap.positions or files + k > cap.files:
+            continue
+        positions, files = positions + n, files + k
+        out.append(s)
+    return out
+
+
 def native_splits(table, splits, cap: VectorCap) -> list:
     """The splits Spark's Parquet reader takes; the paimon source reads the others, deciding the same
     way from the same plan and ``cap`` (passed to it as ``paimon.skip-native``)."""
-    out, positions, files = [], 0, 0
-    for s in splits:
-        if not native_readable(table, s):
-            continue
-        n = sum(len(dv) for _, dv in s.deletion_vectors)
-        if n and (positions + n > cap.positions or files + len(s.deletion_vectors) > cap.files):
-            continue
-        positions += n
-        files += len(s.deletion_vectors)
-        out.append(s)
-    return out
+    return _within(cap, [s for s in splits if native_readable(table, s)])
 
 
 def merged_natively(table, splits, native, cap: VectorCap) -> list:
     """Merge splits Spark's Parquet reader takes too, as deletion vectors of the rows merging drops
     (:mod:`paimon_sql.read.merge_vectors`), while ``cap`` lasts beside ``native``'s own vectors.
     The paimon source is told their buckets (``paimon.merged-natively``)."""
-    positions = sum(len(dv) for s in native for _, dv in s.deletion_vectors)
-    files = sum(len(s.deletion_vectors) for s in native)
     candidates = [s for s in splits if merge_vectors.applies(table, s) and _files_readable(table, s.files)]
     if not candidates:
         return []
     with ThreadPoolExecutor(max_workers=4) as pool:  # Arrow reads and sorts release the GIL
         vectored = list(pool.map(partial(merge_vectors.as_vectors, table), candidates))
-    out = []
-    for s in vectored:
-        n = sum(len(dv) for _, dv in s.deletion_vectors)
-        if positions + n > cap.positions or files + len(s.deletion_vectors) > cap.files:
-            continue
-        positions += n
-        files += len(s.deletion_vectors)
-        out.append(s)
-    return out
+    return _within(cap, vectored, before=native)
 
 
 def split_key(split) -> tuple:
