@@ -1,7 +1,8 @@
 """TableWrite: Arrow rows in, data files and commit messages out — no per-row Python.
 
-A write buffers input; each flush (at ``write-buffer-size``, and at :meth:`prepare_commit`)
-turns the buffer into files, one group of files per (partition, bucket):
+A write buffers input; each flush (at :meth:`prepare_commit`, and at ``write-buffer-size`` where
+the buffer may not be spilled to local disk: :mod:`paimon_sql.write.spill`) turns the buffer into
+files, one group of files per (partition, bucket):
 
 1. conform the input to the table schema (names, casts, NOT NULL), derive row kinds;
 2. code each row's partition (dictionary indices) and bucket (Paimon's BinaryRow hash), so that
@@ -39,6 +40,7 @@ from paimon_sql.write.cross_partition import CrossPartitionAssigner
 from paimon_sql.write.dynamic_bucket import DynamicBucketAssigner
 from paimon_sql.write.file_writer import delete_data_files, kv_table, write_files
 from paimon_sql.write.restore import live_entries
+from paimon_sql.write.spill import SpillFiles
 
 if TYPE_CHECKING:
     from paimon_sql.compact.merge_tree_compact import BucketCompactor
@@ -137,6 +139,9 @@ class TableWrite:
             self._cross = CrossPartitionAssigner(table)
         elif self.is_pk and bucket == -1:
             self._dynamic = DynamicBucketAssigner(table)
+        # a full buffer goes to local disk, merged into each bucket's run at the flush (as Paimon's)
+        self._spills = SpillFiles(self.options) if self.is_pk and self._postpone != "bucket" and \
+            self.options.get("write-buffer-spillable") else None
 
     # -- input ----------------------------------------------------------------------------
 
@@ -154,20 +159,80 @@ class TableWrite:
         self._buffer.append((data, row_kinds))
         self._buffer_bytes += data.nbytes
         if self._buffer_bytes >= self._buffer_limit:
+            self._buffer_full()
+
+    def _buffer_full(self) -> None:
+        """Spill the buffer to local disk (:mod:`paimon_sql.write.spill`), or write it out as files
+        where it may not be spilled (``write-buffer-spillable`` off, an append or postpone-bucket
+        write, ``write-buffer-spill.max-disk-size`` reached)."""
+        if self._spills is None or not self._spills.fits(self._buffer_bytes):
             self.flush()
+            return
+        located = self._locate(*self._take_buffer())
+        if located is not None:
+            data, kinds, _, seq, groups = located
+            rows = _with_kv_columns(data, kinds, seq)
+            for _, idx, pvals, pbytes, bucket, _ in groups:
+                self._spills.add((pbytes, bucket), pvals, rows.take(pa.array(idx)))
 
     def flush(self) -> None:
+        """Write the buffered (and spilled) rows out as level-0 files, then compact what they reached."""
+        located = self._locate(*self._take_buffer())
+        if self._spills:
+            written = self._write_spilled(located)
+        else:
+            written = self._write_groups(*located) if located is not None else []
+        self._compact(written, full=False)
+
+    def _take_buffer(self) -> Tuple[Optional[pa.Table], Optional[pa.Array]]:
+        """The buffered rows as one table and their row kinds (None: all inserts); the buffer empties."""
         if not self._buffer:
-            return
-        tables = [t for t, _ in self._buffer]
-        data = pa.concat_tables(tables).combine_chunks()
+            return None, None
+        data = pa.concat_tables([t for t, _ in self._buffer]).combine_chunks()
         kinds = None
         if any(k is not None for _, k in self._buffer):
             kinds = pa.concat_arrays([k if k is not None else pa.array(np.zeros(t.num_rows, np.int8))
                                       for t, k in self._buffer])
         self._buffer, self._buffer_bytes = [], 0
-        if data.num_rows:
-            self._compact(self._write_rows(data, kinds), full=False)
+        return data, kinds
+
+    def _write_spilled(self, located) -> List[Tuple[bytes, int]]:
+        """The spilled buckets' rows, with the rows still buffered, written as one sorted run per
+        bucket, as Paimon merges its spilled and in-memory runs at the flush. A few buckets at a
+        time (one per core, written in parallel), so memory holds those buckets, not the spill."""
+        current: Dict[Tuple[bytes, int], tuple] = {}
+        rows = None
+        if located is not None:
+            data, kinds, _, seq, groups = located
+            rows = _with_kv_columns(data, kinds, seq)
+            current = {(pbytes, bucket): (pvals, idx) for _, idx, pvals, pbytes, bucket, _ in groups}
+        keys = self._spills.keys()
+        keys += [k for k in current if k not in set(keys)]
+        step = max(1, os.cpu_count() or 2)
+        written = []
+        try:
+            for start in range(0, len(keys), step):
+                chunk = keys[start:start + step]
+                spilled = self._spills.take(chunk)
+                pieces, groups, first = [], [], 0
+                for code, key in enumerate(chunk):
+                    parts = [spilled[key]] if key in spilled else []
+                    if key in current:
+                        parts.append(rows.take(pa.array(current[key][1])))
+                    piece = pa.concat_tables(parts)
+                    pvals = current[key][0] if key in current else self._spills.partitions[key]
+                    seq = piece.column(SEQUENCE_NUMBER).to_numpy()
+                    groups.append((code, np.arange(first, first + piece.num_rows), pvals, key[0], key[1], seq))
+                    pieces.append(piece)
+                    first += piece.num_rows
+                table = pa.concat_tables(pieces).combine_chunks()
+                group = np.repeat(np.arange(len(chunk)), [len(g[1]) for g in groups])
+                written += self._write_groups(table.drop_columns([SEQUENCE_NUMBER, VALUE_KIND]),
+                                              table.column(VALUE_KIND).combine_chunks(), group,
+                                              table.column(SEQUENCE_NUMBER).to_numpy(), groups)
+        finally:
+            self._spills.close()
+        return written
 
     def prepare_commit(self) -> List[CommitMessage]:
         """Flush and hand over the files written since the last call."""
@@ -188,6 +253,8 @@ class TableWrite:
     def abort(self, messages: Optional[List[CommitMessage]] = None) -> None:
         """Delete the files of ``messages`` (default: of everything not yet handed over)."""
         self._buffer = []
+        if self._spills is not None:
+            self._spills.close()
         delete_files(self.table, messages if messages is not None else list(self._messages.values()))
 
     # -- grouping -------------------------------------------------------------------------
@@ -298,14 +365,18 @@ class TableWrite:
                 raise PaimonError(f"table {self.table.name}: {where} was written with {had} buckets but 'bucket' is "
                                   f"{bucket}; rescale it first (CALL sys.rescale or INSERT OVERWRITE), as Paimon requires")
 
-    def _write_rows(self, data: pa.Table, kinds: Optional[pa.Array]) -> List[Tuple[bytes, int]]:
-        """Write the rows as level-0 files; returns the (partition, bucket)s written."""
+    def _locate(self, data: Optional[pa.Table], kinds: Optional[pa.Array]):
+        """The rows' (partition, bucket) groups and sequence numbers: (rows, kinds, group code per
+        row, sequence numbers (primary-key tables), groups as (code, row indices, partition values,
+        partition bytes, bucket, their sequence numbers)); None when no row is left to write."""
+        if data is None:
+            return None
         kinds = self._row_kinds(data, kinds)
         if kinds is not None and self.options.ignore_delete:
             keep = row_kind.is_add(kinds)
             data, kinds = data.filter(keep), kinds.filter(keep)
         if data.num_rows == 0:
-            return []
+            return None
         pcodes, pvalues = self._partition_codes(data)
         if self._cross is not None:  # a key lives in one partition: rows may be moved, retracted or dropped
             base = None if self._overwrite else self._restore_base()
@@ -314,7 +385,7 @@ class TableWrite:
             buckets = self._buckets(data, pcodes, pvalues)
         n = data.num_rows
         if n == 0:
-            return []
+            return None
         group = pcodes if buckets is None else pcodes * (int(buckets.max()) + 1) + buckets
         # sequence numbers in arrival order within each group, after the bucket's last one
         part_types = [f.type for f in self.schema.fields_of(self.schema.partition_keys)]
@@ -336,6 +407,12 @@ class TableWrite:
                 seq[idx] = group_seq
             groups.append((g, idx, pvals, pbytes, bucket, group_seq))
         self._check_bucket_count({pbytes for _, _, _, pbytes, _, _ in groups})
+        return data, kinds, group, seq, groups
+
+    def _write_groups(self, data: pa.Table, kinds: Optional[pa.Array], group: np.ndarray, seq: Optional[np.ndarray],
+                      groups: list) -> List[Tuple[bytes, int]]:
+        """Write located rows (:meth:`_locate`) as level-0 files; returns the (partition, bucket)s written."""
+        n = data.num_rows
         if self._postpone == "bucket":  # as Paimon's postpone writer: every row in arrival order, unfolded
             all_kinds = kinds if kinds is not None else pa.array(np.zeros(n, np.int8))
             # Paimon 2.0's postpone writer records no sequence: -1 (compaction numbers the rows)
@@ -478,6 +555,12 @@ class TableWrite:
         else:
             files = write_files(self.table, rows, pvals, bucket, first_sequence=int(seq[0]))
         return (pbytes, bucket), files, prefix == "changelog-"
+
+
+def _with_kv_columns(data: pa.Table, kinds: Optional[pa.Array], seq: np.ndarray) -> pa.Table:
+    """Located primary-key rows with their sequence numbers and row kinds (None: all inserts) as columns."""
+    kinds = kinds if kinds is not None else pa.array(np.zeros(data.num_rows, np.int8))
+    return data.append_column(SEQUENCE_NUMBER, pa.array(seq)).append_column(VALUE_KIND, kinds)
 
 
 class _Take:

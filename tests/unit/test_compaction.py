@@ -206,7 +206,8 @@ def test_lookup_changelog_with_aggregation_reports_the_aggregated_value(catalog)
 
 def test_random_order_of_flushes_in_one_write(catalog):
     """Several flushes in one write make several level-0 runs; compaction between them is exact."""
-    t = table(catalog, **{"write-buffer-size": "1 kb", "num-sorted-run.compaction-trigger": "2"})
+    t = table(catalog, **{"write-buffer-size": "1 kb", "write-buffer-spillable": "false",
+                          "num-sorted-run.compaction-trigger": "2"})
     write = t.new_write()
     model = {}
     rnd = random.Random(7)

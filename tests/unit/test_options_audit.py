@@ -396,10 +396,13 @@ def test_a_table_java_writes_under_a_read_scope_option_is_not_read(catalog, ware
                             "and written in 'file.format'): the table cannot be read here")
 
 
-@pytest.mark.parametrize("buffer, many_files", [("1 kb", True), ("256 mb", False)])
-def test_write_buffer_size_flushes_level0_files(catalog, buffer, many_files):
+@pytest.mark.parametrize("buffer, spillable, many_files", [("1 kb", "false", True), ("1 kb", "true", False),
+                                                          ("256 mb", "false", False)])
+def test_write_buffer_size_flushes_level0_files(catalog, buffer, spillable, many_files):
+    """A full buffer is a level-0 file, unless it spills to local disk (tests/unit/test_write_spill.py)."""
     t = catalog.create_table_from_arrow("db.t", SCHEMA, options={"bucket": "1", "write-only": "true",
-                                                                 "write-buffer-size": buffer}, **PK)
+                                                                 "write-buffer-size": buffer,
+                                                                 "write-buffer-spillable": spillable}, **PK)
     write = t.new_write()
     for i in range(5):
         write.write_arrow(_rows(list(range(i * 50, i * 50 + 50))))
