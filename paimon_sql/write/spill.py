@@ -16,8 +16,8 @@ files, one per (partition, bucket) and spill, under Spark's local directories in
 ``lz4``, which Arrow has). When they would pass ``write-buffer-spill.max-disk-size``, the writer
 writes its data files instead, as Paimon's does when its spill disk is full.
 
-Example: ``SpillFiles(options)`` then ``add(key, pvals, rows)`` per bucket slice, ``take(keys)`` at
-the flush, ``close()`` always.
+Example: ``SpillFiles(options)`` then ``add(key, pvals, rows)`` per bucket slice; at the flush
+``read(paths)`` of each of ``runs(limit)``; ``close()`` always.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import os
 import shutil
 import tempfile
 import weakref
-from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 import pyarrow as pa
 
@@ -54,7 +54,7 @@ class SpillFiles:
         self._ipc = pa.ipc.IpcWriteOptions(compression=pa.Codec(codec, level) if codec else None)
         self._dir: Optional[str] = None
         self._cleanup = None
-        self._files: Dict[Key, List[str]] = {}
+        self._files: Dict[Key, List[Tuple[str, int]]] = {}  # (path, bytes in memory) per spill
         self.partitions: Dict[Key, list] = {}  # each spilled bucket's partition values
         self.bytes = 0
 
@@ -75,28 +75,35 @@ class SpillFiles:
         path = os.path.join(self._dir, f"{len(self._files)}-{len(self._files.get(key, ()))}-{os.urandom(4).hex()}.arrow")
         with pa.OSFile(path, "wb") as sink, pa.ipc.new_file(sink, rows.schema, options=self._ipc) as out:
             out.write_table(rows)
-        self._files.setdefault(key, []).append(path)
+        self._files.setdefault(key, []).append((path, rows.nbytes))
         self.partitions[key] = partition_values
         self.bytes += os.path.getsize(path)
 
-    def keys(self) -> List[Key]:
-        return list(self._files)
-
-    def take(self, keys: Iterable[Key]) -> Dict[Key, pa.Table]:
-        """The spilled rows of ``keys``, each bucket's spills in order; their files are removed."""
-        out = {}
-        for key in keys:
-            paths = self._files.pop(key, [])
-            if not paths:
-                continue
-            tables = []
-            for path in paths:
-                with pa.OSFile(path, "rb") as source:
-                    tables.append(pa.ipc.open_file(source).read_all())
-                self.bytes -= os.path.getsize(path)
-                os.remove(path)
-            out[key] = pa.concat_tables(tables)
+    def runs(self, limit: int) -> List[Tuple[Key, List[str], int]]:
+        """Per spilled bucket, its spills in order cut into consecutive runs of at most ``limit``
+        bytes in memory (at least one spill each): (bucket, files, bytes). One run per bucket
+        unless the bucket outgrew the write buffer, so merging a run holds no more than a flush did."""
+        out = []
+        for key, files in self._files.items():
+            paths, size = [], 0
+            for path, nbytes in files:
+                if paths and size + nbytes > limit:
+                    out.append((key, paths, size))
+                    paths, size = [], 0
+                paths.append(path)
+                size += nbytes
+            out.append((key, paths, size))
         return out
+
+    def read(self, paths: List[str]) -> pa.Table:
+        """Spilled rows, in spill order; their files are removed."""
+        tables = []
+        for path in paths:
+            with pa.OSFile(path, "rb") as source:
+                tables.append(pa.ipc.open_file(source).read_all())
+            self.bytes -= os.path.getsize(path)
+            os.remove(path)
+        return pa.concat_tables(tables)
 
     def close(self) -> None:
         """Remove every spilled file (a flush took them, or the write was aborted)."""

@@ -165,9 +165,12 @@ class TableWrite:
         """Spill the buffer to local disk (:mod:`paimon_sql.write.spill`), or write it out as files
         where it may not be spilled (``write-buffer-spillable`` off, an append or postpone-bucket
         write, ``write-buffer-spill.max-disk-size`` reached)."""
-        if self._spills is None or not self._spills.fits(self._buffer_bytes):
+        if self._spills is not None and self._spills.fits(self._buffer_bytes):
+            self._spill_buffer()
+        else:
             self.flush()
-            return
+
+    def _spill_buffer(self) -> None:
         located = self._locate(*self._take_buffer())
         if located is not None:
             data, kinds, _, seq, groups = located
@@ -176,13 +179,16 @@ class TableWrite:
                 self._spills.add((pbytes, bucket), pvals, rows.take(pa.array(idx)))
 
     def flush(self) -> None:
-        """Write the buffered (and spilled) rows out as level-0 files, then compact what they reached."""
+        """Write the buffered and spilled rows out as level-0 files, then compact what they reached.
+        Rows still buffered join the spilled ones when the spill disk has room for them, so each
+        bucket gets one sorted run, as Paimon merges its spilled and in-memory runs at the flush."""
+        if self._spills and self._spills.fits(self._buffer_bytes):
+            self._spill_buffer()
+        written = self._write_spilled() if self._spills else []
         located = self._locate(*self._take_buffer())
-        if self._spills:
-            written = self._write_spilled(located)
-        else:
-            written = self._write_groups(*located) if located is not None else []
-        self._compact(written, full=False)
+        if located is not None:
+            written += self._write_groups(*located)
+        self._compact(list(dict.fromkeys(written)), full=False)
 
     def _take_buffer(self) -> Tuple[Optional[pa.Table], Optional[pa.Array]]:
         """The buffered rows as one table and their row kinds (None: all inserts); the buffer empties."""
@@ -196,43 +202,39 @@ class TableWrite:
         self._buffer, self._buffer_bytes = [], 0
         return data, kinds
 
-    def _write_spilled(self, located) -> List[Tuple[bytes, int]]:
-        """The spilled buckets' rows, with the rows still buffered, written as one sorted run per
-        bucket, as Paimon merges its spilled and in-memory runs at the flush. A few buckets at a
-        time (one per core, written in parallel), so memory holds those buckets, not the spill."""
-        current: Dict[Tuple[bytes, int], tuple] = {}
-        rows = None
-        if located is not None:
-            data, kinds, _, seq, groups = located
-            rows = _with_kv_columns(data, kinds, seq)
-            current = {(pbytes, bucket): (pvals, idx) for _, idx, pvals, pbytes, bucket, _ in groups}
-        keys = self._spills.keys()
-        keys += [k for k in current if k not in set(keys)]
+    def _write_spilled(self) -> List[Tuple[bytes, int]]:
+        """The spilled rows as one sorted run per bucket (:meth:`SpillFiles.runs`: more where a
+        bucket outgrew the write buffer). Runs are written a few at a time, within the write
+        buffer's bytes and one per core (in parallel), so memory holds what a flush would."""
+        runs = self._spills.runs(self._buffer_limit)
         step = max(1, os.cpu_count() or 2)
-        written = []
+        written, chunk, size = [], [], 0
         try:
-            for start in range(0, len(keys), step):
-                chunk = keys[start:start + step]
-                spilled = self._spills.take(chunk)
-                pieces, groups, first = [], [], 0
-                for code, key in enumerate(chunk):
-                    parts = [spilled[key]] if key in spilled else []
-                    if key in current:
-                        parts.append(rows.take(pa.array(current[key][1])))
-                    piece = pa.concat_tables(parts)
-                    pvals = current[key][0] if key in current else self._spills.partitions[key]
-                    seq = piece.column(SEQUENCE_NUMBER).to_numpy()
-                    groups.append((code, np.arange(first, first + piece.num_rows), pvals, key[0], key[1], seq))
-                    pieces.append(piece)
-                    first += piece.num_rows
-                table = pa.concat_tables(pieces).combine_chunks()
-                group = np.repeat(np.arange(len(chunk)), [len(g[1]) for g in groups])
-                written += self._write_groups(table.drop_columns([SEQUENCE_NUMBER, VALUE_KIND]),
-                                              table.column(VALUE_KIND).combine_chunks(), group,
-                                              table.column(SEQUENCE_NUMBER).to_numpy(), groups)
+            for run in runs + [None]:
+                if chunk and (run is None or len(chunk) == step or size + run[2] > self._buffer_limit):
+                    written += self._write_runs(chunk)
+                    chunk, size = [], 0
+                if run is not None:
+                    chunk.append(run)
+                    size += run[2]
         finally:
             self._spills.close()
         return written
+
+    def _write_runs(self, runs: list) -> List[Tuple[bytes, int]]:
+        pieces, groups, first = [], [], 0
+        for code, (key, paths, _) in enumerate(runs):
+            piece = self._spills.read(paths)
+            seq = piece.column(SEQUENCE_NUMBER).to_numpy()
+            groups.append((code, np.arange(first, first + piece.num_rows), self._spills.partitions[key], key[0], key[1],
+                           seq))
+            pieces.append(piece)
+            first += piece.num_rows
+        table = pa.concat_tables(pieces).combine_chunks()
+        group = np.repeat(np.arange(len(runs)), [len(g[1]) for g in groups])
+        return self._write_groups(table.drop_columns([SEQUENCE_NUMBER, VALUE_KIND]),
+                                  table.column(VALUE_KIND).combine_chunks(), group,
+                                  table.column(SEQUENCE_NUMBER).to_numpy(), groups)
 
     def prepare_commit(self) -> List[CommitMessage]:
         """Flush and hand over the files written since the last call."""

@@ -396,8 +396,7 @@ def test_a_table_java_writes_under_a_read_scope_option_is_not_read(catalog, ware
                             "and written in 'file.format'): the table cannot be read here")
 
 
-@pytest.mark.parametrize("buffer, spillable, many_files", [("1 kb", "false", True), ("1 kb", "true", False),
-                                                          ("256 mb", "false", False)])
+@pytest.mark.parametrize("buffer, spillable, many_files", [("1 kb", "false", True), ("256 mb", "false", False)])
 def test_write_buffer_size_flushes_level0_files(catalog, buffer, spillable, many_files):
     """A full buffer is a level-0 file, unless it spills to local disk (tests/unit/test_write_spill.py)."""
     t = catalog.create_table_from_arrow("db.t", SCHEMA, options={"bucket": "1", "write-only": "true",

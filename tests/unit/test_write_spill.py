@@ -9,70 +9,81 @@ import pytest
 from paimon_sql.write import spill
 
 KV = pa.schema([pa.field("id", pa.int64(), False), ("v", pa.string()), ("n", pa.int64())])
+BUCKETS = 16
 
 
-def table(catalog, name, **options):
-    opts = {"bucket": "2", "write-buffer-size": "1 kb", "write-only": "true", **options}
-    return catalog.create_table_from_arrow(f"db.{name}", KV, primary_keys=["id"], options=opts)
-
-
-def batches(rounds=6, keys=40):
+def batches(rounds=4, keys=400):
     """Overlapping keys in every batch: each key's last batch wins (deduplicate)."""
     for r in range(rounds):
-        ids = [(k * 7 + r) % keys for k in range(keys // 2 + r)]
+        ids = [(k * 7 + r) % keys for k in range(keys // 2 + 10 * r)]
         yield pa.table({"id": ids, "v": [f"r{r}-{i}" for i in ids], "n": [r] * len(ids)}, schema=KV), ids, r
 
 
-def write_all(t, spill_dirs=None):
+# each batch fills the buffer (so each is spilled), while a bucket's share of all of them (1/16th
+# of each, with its sequence and kind columns) stays well within it: one run per bucket
+BUFFER = f"{min(b.nbytes for b, _, _ in batches())} b"
+
+
+def table(catalog, name, **options):
+    opts = {"bucket": str(BUCKETS), "write-buffer-size": BUFFER, "write-only": "true", **options}
+    return catalog.create_table_from_arrow(f"db.{name}", KV, primary_keys=["id"], options=opts)
+
+
+def spill_dirs(path):
+    return [d for d in os.listdir(path) if d.startswith("paimon-spill-")]
+
+
+def write_all(t, spills_under=None):
     w = t.new_write()
-    model = {}
+    model, seen = {}, False
     for data, ids, r in batches():
         w.write_arrow(data)
         model.update({i: (f"r{r}-{i}", r) for i in ids})
-        if spill_dirs is not None:
-            spill_dirs.update(d for d in os.listdir(spill_dirs.base) if d.startswith("paimon-spill-"))
+        seen = seen or bool(spills_under and spill_dirs(spills_under))
     messages = w.prepare_commit()
     t.new_commit().commit(messages)
-    return messages, model
+    return messages, model, seen
 
 
 def rows(t):
     return sorted((r["id"], (r["v"], r["n"])) for r in t.new_scan().to_arrow().to_pylist())
 
 
-class _Seen(set):
-    def __init__(self, base):
-        super().__init__()
-        self.base = base
-
-
 def test_a_spilled_write_makes_one_file_per_bucket(catalog, tmp_path, monkeypatch):
     monkeypatch.setenv("SPARK_LOCAL_DIRS", str(tmp_path))  # spills go under Spark's local directories
     t = table(catalog, "spilled")
-    seen = _Seen(str(tmp_path))
-    messages, model = write_all(t, seen)
+    messages, model, seen = write_all(t, tmp_path)
     assert seen, "the buffer never spilled"
-    assert [d for d in os.listdir(tmp_path) if d.startswith("paimon-spill-")] == []  # removed at the flush
-    assert sorted(len(m.new_files) for m in messages) == [1, 1]
+    assert spill_dirs(tmp_path) == []  # removed at the flush
+    assert len(messages) == BUCKETS and {len(m.new_files) for m in messages} == {1}
     files = [f for m in messages for f in m.new_files]
     assert sum(f.row_count for f in files) == len(model)  # each key once: folded across the spills
     assert rows(t) == sorted(model.items())
-    # sequence numbers cover every row written, in arrival order, across spills
+    # sequence numbers count every row written, in arrival order, across the spills
     total = sum(len(ids) for _, ids, _ in batches())
     assert sum(f.max_sequence_number + 1 for f in files) == total
 
 
 def test_without_spilling_each_full_buffer_is_a_file(catalog):
     t = table(catalog, "unspilled", **{"write-buffer-spillable": "false"})
-    messages, model = write_all(t)
-    assert sum(len(m.new_files) for m in messages) > 2
+    messages, model, _ = write_all(t)
+    assert sum(len(m.new_files) for m in messages) > 2 * BUCKETS
     assert rows(t) == sorted(model.items())
 
 
 def test_the_spill_disk_limit_writes_files_instead(catalog):
     t = table(catalog, "limited", **{"write-buffer-spill.max-disk-size": "1 b"})
-    messages, model = write_all(t)
-    assert sum(len(m.new_files) for m in messages) > 2
+    messages, model, _ = write_all(t)
+    assert sum(len(m.new_files) for m in messages) > 2 * BUCKETS
+    assert rows(t) == sorted(model.items())
+
+
+def test_a_bucket_that_outgrows_the_buffer_gets_a_run_per_buffer(catalog):
+    """Merging a bucket's spills holds at most a write buffer of rows (as a flush did): one bucket
+    spilled four times over a buffer the size of one batch makes four runs."""
+    t = table(catalog, "outgrown", bucket="1")
+    messages, model, _ = write_all(t)
+    assert [len(m.new_files) for m in messages] == [4]
     assert rows(t) == sorted(model.items())
 
 
@@ -80,17 +91,23 @@ def test_the_spill_disk_limit_writes_files_instead(catalog):
 def test_partial_update_folds_across_spills(catalog, codec):
     """The final fold sees every row of a key: fields set in an earlier spill survive later ones."""
     schema = pa.schema([pa.field("id", pa.int64(), False), ("a", pa.string()), ("b", pa.string())])
+    ids = list(range(100))
+    writes = [pa.table({"id": ids, "a": [f"a{i}" for i in ids], "b": [None] * 100}, schema=schema),
+              pa.table({"id": ids, "a": [None] * 100, "b": [f"b{i}" for i in ids]}, schema=schema),
+              pa.table({"id": ids, "a": [None] * 100, "b": [None] * 100}, schema=schema)]
     t = catalog.create_table_from_arrow(f"db.pu_{codec}", schema, primary_keys=["id"], options={
-        "bucket": "1", "write-buffer-size": "1 b", "merge-engine": "partial-update", "spill-compression": codec})
+        "bucket": str(BUCKETS), "write-buffer-size": f"{min(w.nbytes for w in writes)} b",
+        "merge-engine": "partial-update", "spill-compression": codec})
     w = t.new_write()
-    w.write_arrow(pa.table({"id": [1, 2], "a": ["a1", "a2"], "b": [None, None]}, schema=schema))
-    w.write_arrow(pa.table({"id": [1, 2], "a": [None, None], "b": ["b1", None]}, schema=schema))
-    w.write_arrow(pa.table({"id": [2], "a": [None], "b": ["b2"]}, schema=schema))
+    for data in writes:
+        w.write_arrow(data)
+        assert not w._buffer  # each write spilled
     messages = w.prepare_commit()
-    assert [len(m.new_files) for m in messages] == [1]
+    assert {len(m.new_files) for m in messages} == {1}
+    assert sum(f.row_count for m in messages for f in m.new_files) == 100
     t.new_commit().commit(messages)
     assert sorted(t.new_scan().to_arrow().to_pylist(), key=lambda r: r["id"]) == [
-        {"id": 1, "a": "a1", "b": "b1"}, {"id": 2, "a": "a2", "b": "b2"}]
+        {"id": i, "a": f"a{i}", "b": f"b{i}"} for i in ids]
 
 
 def test_an_aborted_write_removes_its_spills(catalog, tmp_path, monkeypatch):
@@ -99,9 +116,9 @@ def test_an_aborted_write_removes_its_spills(catalog, tmp_path, monkeypatch):
     w = t.new_write()
     for data, _, _ in batches(rounds=3):
         w.write_arrow(data)
-    assert [d for d in os.listdir(tmp_path) if d.startswith("paimon-spill-")]
+    assert spill_dirs(tmp_path)
     w.abort()
-    assert [d for d in os.listdir(tmp_path) if d.startswith("paimon-spill-")] == []
+    assert spill_dirs(tmp_path) == []
     assert t.snapshot_manager.latest() is None
 
 
