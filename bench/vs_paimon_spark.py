@@ -24,7 +24,11 @@ The sequence (PK table ``t``: 4 partitions, bucket 4, N rows):
     bytes_on_disk  bytes under the warehouse after the sequence (less the commit tables)
 
     .venv/bin/python bench/vs_paimon_spark.py [--rows 1000000] [--runs 2] [--engines paimon-spark,ours,ours@4.1]
-                                              [--commit-files 1000,5000,20000]
+                                              [--commit-files 1000,5000,20000] [--warm]
+
+``--warm`` runs the PK and append steps a second time in each session, on new tables, after the
+rest: ``<step> (warm)`` is a step that is not the first of its kind in the session (its engine's
+JVM and Python workers have run that code before), which tells a warm-up from a steady cost.
 
 Needs ``.venv-paimon-spark`` (``scripts/setup-tests.sh`` makes it) and the paimon-spark jar in
 ``$PAIMON_SPARK_JAR`` (``../shared/oracles/paimon-spark-4.1_2.13-2.0.0.jar`` when unset).
@@ -53,7 +57,7 @@ SOURCE = ("SELECT id, rand(7) AS b, CAST(id % 100 AS INT) AS c, concat('s-', id 
           "element_at(array('2024-01-01', '2024-01-02', '2024-01-03', '2024-01-04'), CAST(id % 4 AS INT) + 1) AS dt "
           "FROM range({lo}, {hi})")
 COLUMNS = "(id BIGINT, b DOUBLE, c INT, s STRING, dt STRING)"
-AGG = "SELECT count(*), sum(b) FROM t"
+AGG = "SELECT count(*), sum(b) FROM {t}"
 
 
 # ---------------------------------------------------------------- child: one engine, the whole sequence
@@ -93,37 +97,43 @@ def _disk_bytes(path: Path, leave_out=()) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not any(p in f.parts for p in leave_out))
 
 
-def child(engine: str, rows: int, warehouse: str, commit_tables: list) -> dict:
+def _sequence(sql, n: int, t: str, a: str, out: dict, suffix: str = "") -> None:
+    """The statements on the PK table ``t`` and the append table ``a``, each step's seconds into
+    ``out`` under its name plus ``suffix``."""
+    def step(name, q):
+        out[name + suffix] = _timed(lambda: sql(q))
+
+    agg = AGG.format(t=t)
+    sql(f"CREATE TABLE {t} {COLUMNS} PARTITIONED BY (dt) TBLPROPERTIES ('primary-key' = 'dt,id', 'bucket' = '4')")
+    step("insert", f"INSERT INTO {t} {SOURCE.format(lo=0, hi=n)}")
+    step("upsert", f"INSERT INTO {t} SELECT id, b + 1, c, s, dt FROM ({SOURCE.format(lo=0, hi=n)}) WHERE id % 10 = 0")
+    step("mor_agg", agg)
+    step("point", f"SELECT * FROM {t} WHERE id = 13")
+    step("filter", f"SELECT * FROM {t} WHERE s = 's-77'")
+    step("update", f"UPDATE {t} SET b = b + 1 WHERE c = 3")
+    step("delete", f"DELETE FROM {t} WHERE c = 5")
+    half = n // 40
+    step("merge", f"MERGE INTO {t} USING ({SOURCE.format(lo=n - half, hi=n + half)}) src "
+                  f"ON {t}.id = src.id AND {t}.dt = src.dt "
+                  "WHEN MATCHED THEN UPDATE SET b = src.b WHEN NOT MATCHED THEN INSERT *")
+    step("scan_dml", agg)
+    step("compact", f"CALL sys.compact(table => '{DB}.{t}', compact_strategy => 'full')")
+    step("scan_compact", agg)
+    step("files", f"SELECT count(*) FROM `{t}$files`")
+    sql(f"CREATE TABLE {a} {COLUMNS} PARTITIONED BY (dt)")
+    step("append_insert", f"INSERT INTO {a} {SOURCE.format(lo=0, hi=2 * n)}")
+    step("append_agg", f"SELECT dt, count(*), sum(b) FROM {a} GROUP BY dt")
+    step("append_filter", f"SELECT * FROM {a} WHERE s = 's-77'")
+
+
+def child(engine: str, rows: int, warehouse: str, commit_tables: list, warm: bool = False) -> dict:
     sql, spark = _session(engine, warehouse)
     spark.sparkContext.setLogLevel("ERROR")
     n = rows
     out = {}
-
-    def step(name, q):
-        out[name] = _timed(lambda: sql(q))
-
     sql(f"CREATE DATABASE IF NOT EXISTS {DB}")
     sql(f"USE {DB}")
-    sql(f"CREATE TABLE t {COLUMNS} PARTITIONED BY (dt) TBLPROPERTIES ('primary-key' = 'dt,id', 'bucket' = '4')")
-    step("insert", f"INSERT INTO t {SOURCE.format(lo=0, hi=n)}")
-    step("upsert", f"INSERT INTO t SELECT id, b + 1, c, s, dt FROM ({SOURCE.format(lo=0, hi=n)}) WHERE id % 10 = 0")
-    step("mor_agg", AGG)
-    step("point", "SELECT * FROM t WHERE id = 13")
-    step("filter", "SELECT * FROM t WHERE s = 's-77'")
-    step("update", "UPDATE t SET b = b + 1 WHERE c = 3")
-    step("delete", "DELETE FROM t WHERE c = 5")
-    half = n // 40
-    step("merge", f"MERGE INTO t USING ({SOURCE.format(lo=n - half, hi=n + half)}) src "
-                  "ON t.id = src.id AND t.dt = src.dt "
-                  "WHEN MATCHED THEN UPDATE SET b = src.b WHEN NOT MATCHED THEN INSERT *")
-    step("scan_dml", AGG)
-    step("compact", f"CALL sys.compact(table => '{DB}.t', compact_strategy => 'full')")
-    step("scan_compact", AGG)
-    step("files", "SELECT count(*) FROM `t$files`")
-    sql(f"CREATE TABLE a {COLUMNS} PARTITIONED BY (dt)")
-    step("append_insert", f"INSERT INTO a {SOURCE.format(lo=0, hi=2 * n)}")
-    step("append_agg", "SELECT dt, count(*), sum(b) FROM a GROUP BY dt")
-    step("append_filter", "SELECT * FROM a WHERE s = 's-77'")
+    _sequence(sql, n, "t", "a", out)
     sql("SELECT * FROM t WHERE id = 13")
     out["warm_point"] = _median(lambda: sql("SELECT * FROM t WHERE id = 13"), 10)
     sql(f"CREATE TABLE k {COLUMNS} TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1')")
@@ -137,6 +147,8 @@ def child(engine: str, rows: int, warehouse: str, commit_tables: list) -> dict:
         sql(f"INSERT INTO {name} VALUES (0, 'x')")  # the table's first statement: loads it
         out[name] = _median(lambda: sql(f"INSERT INTO {name} VALUES (1, 'y')"), 3)
     out["bytes_on_disk"] = _disk_bytes(Path(warehouse), leave_out=tuple(f"{t}" for t in commit_tables))
+    if warm:  # the sequence again in the same session, on new tables: no step is the first of its kind
+        _sequence(sql, n, "t2", "a2", out, " (warm)")
     return out
 
 
@@ -172,12 +184,12 @@ def commit_templates(root: Path, sizes: list) -> list:
     return names
 
 
-def run_child(engine: str, rows: int, templates: Path, names: list, tmp: Path) -> dict:
+def run_child(engine: str, rows: int, templates: Path, names: list, tmp: Path, warm: bool = False) -> dict:
     warehouse = tmp / f"wh-{engine.replace('@', '-')}"
     shutil.rmtree(warehouse, ignore_errors=True)
     shutil.copytree(templates, warehouse)
     args = [str(PYTHONS[engine]), __file__, "--child", engine, "--rows", str(rows), "--warehouse", str(warehouse),
-            "--tables", ",".join(names)]
+            "--tables", ",".join(names)] + (["--warm"] if warm else [])
     env = {**os.environ, "PYSPARK_PYTHON": str(PYTHONS[engine])}
     done = subprocess.run(args, capture_output=True, text=True, env=env)
     shutil.rmtree(warehouse, ignore_errors=True)
@@ -211,12 +223,15 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--engines", default="paimon-spark,ours,ours@4.1")
     ap.add_argument("--commit-files", default="1000,5000,20000")
+    ap.add_argument("--warm", action="store_true",
+                    help="run the sequence a second time in each session, on new tables (steps marked (warm))")
     ap.add_argument("--child")
     ap.add_argument("--warehouse")
     ap.add_argument("--tables", default="")
     args = ap.parse_args()
     if args.child:
-        print(json.dumps(child(args.child, args.rows, args.warehouse, [t for t in args.tables.split(",") if t])))
+        print(json.dumps(child(args.child, args.rows, args.warehouse, [t for t in args.tables.split(",") if t],
+                               args.warm)))
         return
     engines = args.engines.split(",")
     tmp = Path(tempfile.mkdtemp(prefix="bench-vs-paimon-spark-"))
@@ -226,7 +241,7 @@ def main() -> None:
         results = {e: [] for e in engines}
         for run in range(args.runs):
             for engine in engines:
-                results[engine].append(run_child(engine, args.rows, templates, names, tmp))
+                results[engine].append(run_child(engine, args.rows, templates, names, tmp, args.warm))
                 print(f"run {run + 1} {engine} done", file=sys.stderr, flush=True)
         print(report(args.rows, args.runs, results))
         print(json.dumps(results))

@@ -4,9 +4,6 @@ the commit (``write-buffer-spillable``, Paimon's default), instead of a level-0 
 import os
 
 import pyarrow as pa
-import pytest
-
-from paimon_sql.write import spill
 
 KV = pa.schema([pa.field("id", pa.int64(), False), ("v", pa.string()), ("n", pa.int64())])
 BUCKETS = 16
@@ -87,17 +84,16 @@ def test_a_bucket_that_outgrows_the_buffer_gets_a_run_per_buffer(catalog):
     assert rows(t) == sorted(model.items())
 
 
-@pytest.mark.parametrize("codec", ["zstd", "lz4", "lzo", "none"])
-def test_partial_update_folds_across_spills(catalog, codec):
+def test_partial_update_folds_across_spills(catalog):
     """The final fold sees every row of a key: fields set in an earlier spill survive later ones."""
     schema = pa.schema([pa.field("id", pa.int64(), False), ("a", pa.string()), ("b", pa.string())])
     ids = list(range(100))
     writes = [pa.table({"id": ids, "a": [f"a{i}" for i in ids], "b": [None] * 100}, schema=schema),
               pa.table({"id": ids, "a": [None] * 100, "b": [f"b{i}" for i in ids]}, schema=schema),
               pa.table({"id": ids, "a": [None] * 100, "b": [None] * 100}, schema=schema)]
-    t = catalog.create_table_from_arrow(f"db.pu_{codec}", schema, primary_keys=["id"], options={
+    t = catalog.create_table_from_arrow("db.pu", schema, primary_keys=["id"], options={
         "bucket": str(BUCKETS), "write-buffer-size": f"{min(w.nbytes for w in writes)} b",
-        "merge-engine": "partial-update", "spill-compression": codec})
+        "merge-engine": "partial-update"})
     w = t.new_write()
     for data in writes:
         w.write_arrow(data)
@@ -131,10 +127,3 @@ def test_append_tables_do_not_spill(catalog):
     assert w._spills is None
     assert len(w.prepare_commit()[0].new_files) == 2
 
-
-def test_codec_of_each_spill_compression():
-    from paimon_sql.options.core_options import CoreOptions
-    assert spill._codec(CoreOptions({})) == ("zstd", 1)
-    assert spill._codec(CoreOptions({"spill-compression.zstd-level": "3"})) == ("zstd", 3)
-    assert spill._codec(CoreOptions({"spill-compression": "LZO"})) == ("lz4", None)
-    assert spill._codec(CoreOptions({"spill-compression": "none"})) == (None, None)
