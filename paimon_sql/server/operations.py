@@ -75,6 +75,11 @@ class Operation:
         self.ended_as: Optional[int] = None
         self.audited = False
         self.log = OperationLog()
+        self.touched = time.monotonic()  # the client's last call on it (idle operations are closed)
+
+    def ended(self) -> bool:
+        """Whether it has finished, failed or been stopped (it holds rows or an error, no work)."""
+        return self.state in _TERMINAL
 
     @property
     def key(self) -> bytes:
