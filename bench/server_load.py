@@ -14,12 +14,12 @@ over its users; ``none``: NOSASL), running until the time is up a mix of
 
 and recording each statement's latency and outcome. Reported per server: statements per second,
 p50/p99 per kind, errors (the first few messages), the server's resident memory (its process
-tree) before, at peak and 10 s after the clients left; and the writes checked: every acknowledged
+tree) before, at peak and ``--settle`` seconds (10) after the clients left; and the writes checked: every acknowledged
 INSERT's row is in ``w`` exactly once (lost, doubled), every key's value in ``m`` is the last
 acknowledged MERGE's.
 
     .venv/bin/python bench/server_load.py [--clients 8] [--seconds 60] [--rows 1000000]
-                                          [--servers ours,sts] [--auth none|ldap]
+                                          [--servers ours,sts] [--auth none|ldap] [--settle 10]
 
 ``sts`` needs ``.venv-paimon-spark`` (PySpark 4.1.2 with ``spark-hive-thriftserver``) and the
 paimon-spark jar (``$PAIMON_SPARK_JAR``, else ``../shared/oracles/``), put on the driver's class
@@ -53,9 +53,6 @@ JAR = os.environ.get("PAIMON_SPARK_JAR") or str(ROOT.parent / "shared" / "oracle
 STS_PYTHON = ROOT / ".venv-paimon-spark" / "bin" / "python"
 SPARK_CONF = {"spark.driver.memory": "2g", "spark.sql.shuffle.partitions": "4", "spark.ui.enabled": "false"}
 KINDS = {"point": 40, "agg": 10, "filter": 10, "files": 10, "insert": 20, "merge": 10}
-SOURCE = ("SELECT id, rand(7) AS b, CAST(id % 100 AS INT) AS c, concat('s-', id % 10000) AS s, "
-          "element_at(array('2024-01-01', '2024-01-02', '2024-01-03', '2024-01-04'), CAST(id % 4 AS INT) + 1) AS dt "
-          "FROM range({lo}, {hi})")
 MERGE_KEYS = 20  # keys per client in m
 POLICY = {"grants": [{"to": ["*"], "read": ["load"], "write": ["load.w", "load.m"]}]}
 
@@ -63,22 +60,29 @@ POLICY = {"grants": [{"to": ["*"], "read": ["load"], "write": ["load.w", "load.m
 # ---------------------------------------------------------------- the tables
 
 def prepare(root: Path, rows: int) -> Path:
-    """The warehouse every server gets a copy of."""
-    import paimon_sql
+    """The warehouse every server gets a copy of, written by paimon-sql's core (no Spark here)."""
+    import numpy as np
+    import pyarrow as pa
+    from paimon_sql.catalog import load_catalog
     warehouse = root / "template"
-    s = paimon_sql.connect(str(warehouse), conf={"spark.master": "local[2]", **SPARK_CONF})
-    s.spark.sparkContext.setLogLevel("ERROR")
-    try:
-        s.sql("CREATE DATABASE load")
-        s.sql("CREATE TABLE load.t (id BIGINT, b DOUBLE, c INT, s STRING, dt STRING) PARTITIONED BY (dt) "
-              "TBLPROPERTIES ('primary-key' = 'dt,id', 'bucket' = '4')")
-        s.sql(f"INSERT INTO load.t {SOURCE.format(lo=0, hi=rows)}")
-        s.sql(f"INSERT INTO load.t SELECT id, b + 1, c, s, dt FROM ({SOURCE.format(lo=0, hi=rows)}) WHERE id % 10 = 0")
-        s.sql("CREATE TABLE load.w (client INT, seq BIGINT, note STRING)")
-        s.sql("CREATE TABLE load.m (client INT, k INT, v BIGINT) TBLPROPERTIES ('primary-key' = 'client,k', "
-              "'bucket' = '2')")
-    finally:
-        s.close()
+    catalog = load_catalog(str(warehouse))
+    catalog.create_database("load")
+
+    def rows_of(ids: np.ndarray, bump: float) -> pa.Table:
+        rnd = np.random.default_rng(7)
+        days = np.array(["2024-01-01", "2024-01-02", "2024-01-03", "2024-01-04"])
+        return pa.table({"id": ids, "b": rnd.random(len(ids)) + bump, "c": (ids % 100).astype(np.int32),
+                         "s": pa.array(np.char.add("s-", (ids % 10000).astype(str))), "dt": pa.array(days[ids % 4])})
+    ids = np.arange(rows, dtype=np.int64)
+    t = catalog.create_table_from_arrow("load.t", rows_of(ids[:1], 0).schema, partition_keys=["dt"],
+                                        primary_keys=["dt", "id"], options={"bucket": "4"})
+    t.write_arrow(rows_of(ids, 0))
+    t.write_arrow(rows_of(ids[ids % 10 == 0], 1))  # the upsert: merged on read
+    catalog.create_table_from_arrow("load.w", pa.schema([("client", pa.int32()), ("seq", pa.int64()),
+                                                         ("note", pa.string())]))
+    catalog.create_table_from_arrow("load.m", pa.schema([pa.field("client", pa.int32(), False),
+                                                         pa.field("k", pa.int32(), False), ("v", pa.int64())]),
+                                    primary_keys=["client", "k"], options={"bucket": "2"})
     return warehouse
 
 
@@ -242,7 +246,8 @@ class Sampler:
         self._thread.join()
 
 
-def run_load(port: int, pid: int, clients: int, seconds: float, rows: int, users: Optional[List[tuple]]) -> dict:
+def run_load(port: int, pid: int, clients: int, seconds: float, rows: int, users: Optional[List[tuple]],
+             settle: float = 10) -> dict:
     """The load against a serving server: figures and the write check."""
     def user(i):
         return users[i % len(users)] if users else None
@@ -259,7 +264,7 @@ def run_load(port: int, pid: int, clients: int, seconds: float, rows: int, users
         started = time.perf_counter()
         results = pool.starmap(client_loop, [(port, i, user(i), until, rows) for i in range(clients)])
         elapsed = time.perf_counter() - started
-    time.sleep(10)
+    time.sleep(settle)  # the clients' sessions closed: what the server holds after them
     after = tree_rss(pid)
     figures = {"clients": clients, "seconds": round(elapsed, 1)}
     done = sum(len(v) for r in results for v in r["latency"].values())
@@ -301,7 +306,7 @@ def measure(server: str, template: Path, tmp: Path, args, auth: dict, users) -> 
     else:
         cmd, env = sts_command(warehouse, port, auth, tmp), {"PYSPARK_PYTHON": str(STS_PYTHON)}
     with serving(cmd, port, tmp / f"{server}.log", env) as proc:
-        return run_load(port, proc.pid, args.clients, args.seconds, args.rows, users)
+        return run_load(port, proc.pid, args.clients, args.seconds, args.rows, users, args.settle)
 
 
 def main(argv: Optional[List[str]] = None) -> dict:
@@ -311,6 +316,7 @@ def main(argv: Optional[List[str]] = None) -> dict:
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--servers", default="ours,sts")
     ap.add_argument("--auth", choices=("none", "ldap"), default="none")
+    ap.add_argument("--settle", type=float, default=10, help="seconds after the clients left before RSS is read")
     args = ap.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="server-load-"))
     out = {}
