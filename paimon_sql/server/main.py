@@ -3,6 +3,8 @@
     paimon-sql-server --warehouse DIR [--host 127.0.0.1] [--port 10000] [--auth nosasl|none|plain]
                       [--password-file F] [--policy-file F] [--transport binary|http] [--http-path cliservice]
                       [--ssl-cert F --ssl-key F] [--query-timeout SECONDS] [--refresh-interval SECONDS]
+                      [--idle-session-timeout 6h] [--idle-operation-timeout 3h]
+                      [--max-sessions-per-user N] [--max-sessions-per-ip N]
                       [--master URL] [--audit-log F [--audit-log-max-bytes N] [--audit-log-backups K]]
                       [--auth ldap --ldap-url URL (--ldap-user-dn-pattern P | --ldap-base-dn DN) [--ldap-...]]
                       [--conf k=v]... [--catalog k=v]... [--catalog-file F]
@@ -25,7 +27,7 @@ from typing import List, Optional
 from paimon_sql import cli
 from paimon_sql.access.policy import PolicyFile
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.server import audit, auth, ldap, transport
+from paimon_sql.server import audit, auth, ldap, lifecycle, transport
 
 
 def exposure_warning(host: str, auth_mode: str, tls: bool) -> Optional[str]:
@@ -70,6 +72,15 @@ def _args(argv: List[str]) -> argparse.Namespace:
     p.add_argument("--ssl-key", help="PEM private key of --ssl-cert")
     p.add_argument("--query-timeout", type=float, default=0.0, metavar="SECONDS",
                    help="cancel a statement running longer (0: no limit; a client may ask for less)")
+    p.add_argument("--idle-session-timeout", default="6h", metavar="DURATION",
+                   help="close a session its client left idle this long: seconds, or with s/m/h/d (0: never; "
+                        "default 6h)")
+    p.add_argument("--idle-operation-timeout", default="3h", metavar="DURATION",
+                   help="close an ended operation not fetched or closed for this long (0: never; default 3h)")
+    p.add_argument("--max-sessions-per-user", type=int, default=0, metavar="N",
+                   help="refuse a user's sessions beyond N at once (0: no limit)")
+    p.add_argument("--max-sessions-per-ip", type=int, default=0, metavar="N",
+                   help="refuse an address's sessions beyond N at once (0: no limit)")
     p.add_argument("--refresh-interval", type=float, default=60.0, metavar="SECONDS",
                    help="how often lapsed materialized tables are refreshed (0: never, default 60)")
     p.add_argument("--master", default=None, help="Spark master URL (default local[*])")
@@ -147,6 +158,19 @@ def _audit_log(args) -> Optional[audit.AuditLog]:
         raise ValueError(f"cannot write --audit-log {args.audit_log}: {e.strerror or e}") from None
 
 
+def _duration(args, name: str) -> float:
+    try:
+        return lifecycle.duration(getattr(args, name))
+    except ValueError as e:
+        raise ValueError(f"--{name.replace('_', '-')}: {e}") from None
+
+
+def _count(args, name: str) -> int:
+    if getattr(args, name) < 0:
+        raise ValueError(f"--{name.replace('_', '-')} must be 0 (no limit) or more")
+    return getattr(args, name)
+
+
 def _terminate(signum, frame):
     raise KeyboardInterrupt  # SIGTERM stops the server as Ctrl-C does: Spark is stopped on the way out
 
@@ -167,6 +191,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             raise ValueError("--query-timeout must be 0 (no limit) or more seconds")
         if not args.refresh_interval >= 0:
             raise ValueError("--refresh-interval must be 0 (no refreshes) or more seconds")
+        limits = lifecycle.Limits(_duration(args, "idle_session_timeout"), _duration(args, "idle_operation_timeout"),
+                                  _count(args, "max_sessions_per_user"), _count(args, "max_sessions_per_ip"))
         audit_log = _audit_log(args)
     except (PaimonError, ValueError) as e:
         sys.stderr.write(f"Error: {e}\n")
@@ -195,7 +221,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         cli._quiet_logs(session.spark)
         options = service.ServerOptions(query_timeout=args.query_timeout, policy=policy,
-                                        groups=authenticator.groups, audit=audit_log)
+                                        groups=authenticator.groups, audit=audit_log, limits=limits)
         handler = service.TCLIServiceHandler(session, options)
         processor = TCLIService.Processor(handler)
         try:

@@ -75,6 +75,11 @@ class Operation:
         self.ended_as: Optional[int] = None
         self.audited = False
         self.log = OperationLog()
+        self.touched = time.monotonic()  # the client's last call on it (idle operations are closed)
+
+    def ended(self) -> bool:
+        """Whether it has finished, failed or been stopped (it holds rows or an error, no work)."""
+        return self.state in _TERMINAL
 
     @property
     def key(self) -> bytes:
@@ -285,16 +290,16 @@ class StatementOperation(Operation):
         return self._set_state(state, error)
 
     def _log_end(self, state: int, error: Optional[OperationError]) -> None:
-        """The operation log's last line (nothing when it has one)."""
-        self.log.poll(self._stages)
+        """The operation log's last line (nothing when it has one), after the stages' last counts,
+        both written when the log is next read (:meth:`OperationLog.finish`)."""
         seconds = (int(time.time() * 1000) - self.started) / 1000
         if state == S.FINISHED_STATE:
-            self.log.add(f"Completed in {seconds:.1f} s", last=True)
+            self.log.finish(self._stages, f"Completed in {seconds:.1f} s")
         else:
             ended = {S.ERROR_STATE: "Failed", S.TIMEDOUT_STATE: "Timed out"}.get(state, "Cancelled")
             detail = f": {scrub(str(error), self.text)}" if error is not None else ""
             level = "ERROR" if state == S.ERROR_STATE else "INFO"
-            self.log.add(f"{ended} after {seconds:.1f} s{detail}", level, last=True)
+            self.log.finish(self._stages, f"{ended} after {seconds:.1f} s{detail}", level)
 
     def log_lines(self, first: bool) -> List[str]:
         if self.state == S.RUNNING_STATE:

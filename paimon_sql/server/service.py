@@ -16,9 +16,11 @@ from __future__ import annotations
 import functools
 import logging
 import re
+import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Optional
 
 from TCLIService import TCLIService, ttypes
@@ -27,7 +29,7 @@ import paimon_sql
 from paimon_sql.access.control import AccessControl
 from paimon_sql.access.policy import PolicyFile, Principal
 from paimon_sql.exceptions import AccessDeniedError, PaimonError
-from paimon_sql.server import metadata, rowset, transport
+from paimon_sql.server import lifecycle, metadata, rowset, transport
 from paimon_sql.server.operations import (
     MetadataOperation,
     Operation,
@@ -74,12 +76,14 @@ class ServerOptions:
     shorter one). ``async_threads``: statements run in the background at once. ``policy``: the
     grants (``--policy-file``; None: every user administers everything). ``groups``: a user's
     directory groups, as the sign-in found them (the grants of ``group:<name>``). ``audit``: the
-    audit log every operation's line goes to, when there is one."""
+    audit log every operation's line goes to, when there is one. ``limits``: sessions per user and
+    address, idle timeouts (:mod:`paimon_sql.server.lifecycle`)."""
     query_timeout: float = 0.0
     async_threads: int = 64
     policy: Optional[PolicyFile] = None
     groups: Callable[[str], FrozenSet[str]] = _no_groups
     audit: Optional[AuditLog] = None
+    limits: lifecycle.Limits = field(default_factory=lifecycle.Limits)
 
 
 class ClientSession:
@@ -96,6 +100,8 @@ class ClientSession:
         self.connection = threading.get_ident()  # the thread serving the connection that opened it
         self.operations: Dict[bytes, Operation] = {}
         self.turn = threading.Lock()  # one statement of the session at a time
+        self.touched = time.monotonic()  # the client's last call on it or its operations
+        self.busy = 0  # calls of its running now (a statement run synchronously): not idle meanwhile
 
     def activate(self) -> None:
         _activate(self.session.spark, self.user)
@@ -172,6 +178,11 @@ def _answers(response):
     return wrap
 
 
+def _tell(line: str) -> None:
+    sys.stderr.write(f"paimon-sql-server: {line}\n")
+    sys.stderr.flush()
+
+
 def _seconds(text: str) -> float:
     """A Spark time setting (``30``, ``30s``, ``500ms``, ``2min``) in seconds; seconds by default."""
     m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|m|min|h)?\s*", text or "0")
@@ -188,6 +199,8 @@ class TCLIServiceHandler(TCLIService.Iface):
         self._operations: Dict[bytes, tuple] = {}  # operation guid -> (client session, operation)
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(self.options.async_threads, thread_name_prefix="paimon-sql-statement")
+        self._stop = threading.Event()
+        lifecycle.start_checker(self.options.limits, self.reap, self._stop)
 
     # -- sessions -----------------------------------------------------------------------------------
 
@@ -200,21 +213,23 @@ class TCLIServiceHandler(TCLIService.Iface):
         connection = transport.current()
         signed_in = connection.user if connection is not None and connection.user else req.username or "anonymous"
         access = self._access(signed_in, req.configuration or {})
+        address = connection.address if connection is not None else ""
+        lifecycle.check_open(self.options.limits, list(self._sessions.values()), access.principal.user, address)
         spark = self.base.spark.newSession()
         _activate(spark)
         session = connect(self.base.warehouse, spark=spark, catalog_options=self.base.catalog_options)
         session.access = access
         if self.options.policy is not None:  # SQL on files is for the policy's admins (they may SET it back)
             spark.conf.set("spark.sql.runSQLOnFiles", "false")
-        client = ClientSession(session, access.principal.user, protocol,
-                               connection.address if connection is not None else "")
+        client = ClientSession(session, access.principal.user, protocol, address)
         try:
             client.configure(req.configuration or {})
+            with self._lock:  # again, now that no other OpenSession can slip in between
+                lifecycle.check_open(self.options.limits, self._sessions.values(), client.user, address)
+                self._sessions[client.handle.sessionId.guid] = client
         except Exception:
             client.close()
             raise
-        with self._lock:
-            self._sessions[client.handle.sessionId.guid] = client
         return ttypes.TOpenSessionResp(status=OK, serverProtocolVersion=protocol, sessionHandle=client.handle,
                                        configuration={})
 
@@ -262,8 +277,28 @@ class TCLIServiceHandler(TCLIService.Iface):
     def shutdown(self) -> None:
         """The server stops: every session is closed (its running statements cancelled, every
         operation's audit line written)."""
+        self._stop.set()
         for client in list(self._sessions.values()):
             self._close(client)
+
+    def reap(self, now: float) -> None:
+        """Close the sessions and operations their clients left idle past the timeouts (at
+        ``now``, ``time.monotonic()``'s clock), each told on stderr."""
+        limits = self.options.limits
+        with self._lock:
+            sessions = [c for c in self._sessions.values() if lifecycle.idle(limits, c, now)]
+            gone = {c.handle.sessionId.guid for c in sessions}
+            ops = [(c, op) for c, op in self._operations.values()
+                   if c.handle.sessionId.guid not in gone and lifecycle.idle_operation(limits, op, now)]
+        for client in sessions:
+            self._close(client)
+            _tell(f"closed the session of {client.user}{' at ' + client.address if client.address else ''}: "
+                  f"idle for {now - client.touched:.0f} s (--idle-session-timeout)")
+        for client, op in ops:
+            if self._forget(op) is not None:
+                self._end(client, op)
+                _tell(f"closed an operation of {client.user} ({op.kind}): idle for {now - op.touched:.0f} s "
+                      f"(--idle-operation-timeout)")
 
     @_answers(ttypes.TGetInfoResp)
     def GetInfo(self, req):
@@ -277,6 +312,7 @@ class TCLIServiceHandler(TCLIService.Iface):
         client = self._sessions.get(handle.sessionId.guid) if handle and handle.sessionId else None
         if client is None:
             raise OperationError("invalid session handle (the session is closed or was never opened)")
+        client.touched = time.monotonic()
         return client
 
     # -- statements ---------------------------------------------------------------------------------
@@ -293,7 +329,12 @@ class TCLIServiceHandler(TCLIService.Iface):
             self._register(client, op)
             self._pool.submit(op.run)
         else:
-            op.run()
+            client.busy += 1
+            try:
+                op.run()
+            finally:
+                client.busy -= 1
+                client.touched = time.monotonic()
             if op.error is not None:
                 self._end(client, op)
                 raise op.error
@@ -315,7 +356,17 @@ class TCLIServiceHandler(TCLIService.Iface):
         found = self._operations.get(handle.operationId.guid) if handle and handle.operationId else None
         if found is None:
             raise OperationError("invalid operation handle (the operation is closed or was never started)")
-        return found[1]
+        client, op = found
+        op.touched = client.touched = time.monotonic()
+        return op
+
+    def _forget(self, op: Operation) -> Optional[ClientSession]:
+        """Take ``op`` off the books; its session, or None when it was gone already."""
+        with self._lock:
+            found = self._operations.pop(op.key, None)
+            if found is not None:
+                found[0].operations.pop(op.key, None)
+        return found[0] if found is not None else None
 
     @_answers(ttypes.TGetOperationStatusResp)
     def GetOperationStatus(self, req):
@@ -336,9 +387,9 @@ class TCLIServiceHandler(TCLIService.Iface):
     @_answers(ttypes.TCloseOperationResp)
     def CloseOperation(self, req):
         op = self._operation(req.operationHandle)
-        with self._lock:
-            client, _ = self._operations.pop(op.key)
-            client.operations.pop(op.key, None)
+        client = self._forget(op)
+        if client is None:  # closed meanwhile (the idle check, the session's close)
+            raise OperationError("invalid operation handle (the operation is closed or was never started)")
         self._end(client, op)
         return ttypes.TCloseOperationResp(status=OK)
 

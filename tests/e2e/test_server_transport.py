@@ -226,6 +226,9 @@ def test_port_in_use_refused_before_spark_starts(tmp_path):
     (["--ssl-cert", "cert.pem"], "--ssl-cert and --ssl-key go together"),
     (["--ssl-cert", "missing.pem", "--ssl-key", "missing.pem"], "cannot load --ssl-cert/--ssl-key"),
     (["--conf", "nokey"], "--conf expects key=value"),
+    (["--idle-session-timeout", "soon"], "--idle-session-timeout: 'soon' is not a duration"),
+    (["--idle-operation-timeout", "5w"], "--idle-operation-timeout: '5w' is not a duration"),
+    (["--max-sessions-per-ip", "-1"], "--max-sessions-per-ip must be 0 (no limit) or more"),
 ])
 def test_bad_options_refused_before_spark_starts(tmp_path, args, error):
     done = server_command("--warehouse", str(tmp_path), *args)

@@ -1,0 +1,22 @@
+"""The load harness at a small size (bench/server_load.py; full size by hand, docs/performance.md):
+a few LDAP clients at once against a real paimon-sql-server with a policy file, mixing reads and
+writes; no statement fails, and every acknowledged write is in its table once."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+
+import server_load  # noqa: E402
+
+
+def test_a_few_clients_at_once_lose_and_double_nothing(capsys):
+    out = server_load.main(["--clients", "3", "--seconds", "20", "--rows", "20000", "--servers", "ours",
+                            "--auth", "ldap", "--settle", "2"])["ours"]
+    assert out["errors"] == 0, out["first_errors"]
+    assert out["inserts_acknowledged"] > 0
+    assert (out["lost"], out["doubled"], out["merge_keys_wrong"]) == (0, 0, 0)
+    done = sum(out[k]["n"] for k in server_load.KINDS if k in out)
+    assert done >= 10 and out["statements_per_s"] > 0
+    assert out["rss_mb"]["before"] > 0 and out["rss_mb"]["peak"] >= out["rss_mb"]["before"]
+    assert "statements/s" in capsys.readouterr().out
