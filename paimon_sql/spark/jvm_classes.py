@@ -6,6 +6,8 @@ sources beside it by ``scripts/build_jvm.sh`` and committed, so users need no JD
   read. It replaces an anti-join whose broadcast of the positions cost ~0.5 s per query: over 1M rows
   with 155k deleted, 1.5 s became 0.6 s, against 0.5 s for the read with no vectors
   (docs/performance.md).
+- ``CappedBatches`` (:func:`capped_batches`) collects a small query result's Arrow batches in one
+  job, each partition whole while it is small, for the server (``server/operations.py``).
 
 :func:`paimon_sql.connect` puts the jar in ``spark.jars`` of the sessions it builds (:func:`with_jar`).
 A session that was given to it gets the jar by ``ADD JAR`` when the class is first needed. Where the
@@ -30,7 +32,9 @@ if TYPE_CHECKING:
 _HERE = Path(__file__).parent / "java"
 JAR = _HERE / "paimon-sql-spark.jar"
 _DELETED_ROW = "paimon_sql.spark.DeletedRow"
-_udfs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # SparkSession -> a DeletedRow, or None
+_CAPPED_BATCHES = "paimon_sql.spark.CappedBatches"
+# SparkSession -> {class name: an instance loaded by name, or None where it cannot be}
+_loaded: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _log = logging.getLogger(__name__)
 
 
@@ -79,25 +83,39 @@ def encoded_vectors(vectors: Sequence[Tuple[int, AbstractBitMap]]) -> bytes:
     return head + b"".join(body for _, body in items)
 
 
+def capped_batches(spark: SparkSession, batches, max_bytes: int):
+    """The JavaRDD of ``batches`` (an RDD of Arrow IPC messages) with each partition's batches whole
+    while they come to ``max_bytes``, else ``CappedBatches.TOO_BIG`` alone; None when the class
+    cannot be loaded."""
+    capped = _instance(spark, _CAPPED_BATCHES)
+    return capped.of(batches, max_bytes) if capped is not None else None
+
+
 def _deleted_row(spark: SparkSession):
     """A ``DeletedRow`` of this session without vectors (``over`` gives a read's), loaded once."""
-    if spark not in _udfs:
-        _udfs[spark] = _load(spark)
-    return _udfs[spark]
+    return _instance(spark, _DELETED_ROW)
 
 
-def _load(spark: SparkSession):
+def _instance(spark: SparkSession, name: str):
+    """An instance of class ``name`` of this session, made once (None: it cannot be loaded)."""
+    known = _loaded.setdefault(spark, {})
+    if name not in known:
+        known[name] = _load(spark, name)
+    return known[name]
+
+
+def _load(spark: SparkSession, name: str):
     """The class by name; a session without the jar (one given to ``connect()``) gets it by ADD JAR first."""
     from py4j.protocol import Py4JError
     utils = spark._jvm.org.apache.spark.util.Utils
     try:
-        return utils.classForName(_DELETED_ROW, True, False).newInstance()
+        return utils.classForName(name, True, False).newInstance()
     except Py4JError:
         pass
     try:
         spark._jsparkSession.sql(f"ADD JAR '{JAR}'")
-        return utils.classForName(_DELETED_ROW, True, False).newInstance()
+        return utils.classForName(name, True, False).newInstance()
     except Py4JError as e:
-        _log.warning("paimon-sql's JVM classes cannot be loaded (%s); deleted rows are dropped by a join",
-                     str(e).splitlines()[0])
+        _log.warning("paimon-sql's JVM class %s cannot be loaded (%s); Spark's built-in plans are used instead",
+                     name, str(e).splitlines()[0])
         return None

@@ -48,13 +48,13 @@ def test_without_the_class_an_anti_join_gives_the_same_rows(session):
     expected = _setup(session, KINDS["primary-key"])
     loaded = jvm_classes._deleted_row(session.spark)
     assert loaded is not None
-    jvm_classes._udfs[session.spark] = None  # as when the jar cannot be loaded
+    jvm_classes._loaded[session.spark][jvm_classes._DELETED_ROW] = None  # as when the jar cannot be loaded
     try:
         plan = _plan(session, QUERY)
         assert "LeftAnti" in plan and "paimon_deleted_row" not in plan, plan
         assert tuple(session.sql(QUERY).collect()[0]) == expected
     finally:
-        jvm_classes._udfs[session.spark] = loaded
+        jvm_classes._loaded[session.spark][jvm_classes._DELETED_ROW] = loaded
 
 
 def test_files_of_one_size_are_read_apart(session):
