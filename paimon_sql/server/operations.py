@@ -463,7 +463,7 @@ def arrow_batches(df: DataFrame, time_zone: str) -> Iterator[pa.RecordBatch]:
     if 0 < partitions <= _ONE_JOB_PARTITIONS:
         capped = jvm_classes.capped_batches(spark, rdd, _ONE_JOB_BYTES // partitions)
         if capped is not None:
-            messages = list(_load_from_socket(jvm.PythonRDD.collectAndServe(capped.rdd()), NoOpSerializer()))
+            messages = _collected(jvm.PythonRDD.collectAndServe(capped.rdd()))
             if _TOO_BIG not in messages:
                 for message in messages:
                     yield pa.ipc.read_record_batch(pa.py_buffer(message), schema)
@@ -485,6 +485,16 @@ _ONE_PIECE_ROWS = 10_000
 _ONE_JOB_PARTITIONS = 64
 _ONE_JOB_BYTES = 64 << 20
 _TOO_BIG = b"\0"
+
+
+def _collected(served) -> List[bytes]:
+    """The messages an RDD collected and served on a local socket (PySpark 4.3 reads the socket in
+    a context manager, 4.1 in a plain iterator)."""
+    loaded = _load_from_socket(served, NoOpSerializer())
+    if hasattr(loaded, "__enter__"):
+        with loaded as stream:
+            return list(stream)
+    return list(loaded)
 
 
 def _bounded(df: DataFrame, rows: int) -> bool:

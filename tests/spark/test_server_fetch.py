@@ -10,8 +10,15 @@ import pyarrow as pa
 from paimon_sql.server import operations as O
 
 
+def unbounded(spark, n: int, partitions: int):
+    """ids 0..n-1 in ``partitions`` partitions, of no row count Spark's optimizer knows (a
+    generator), as a table scan's: a bounded result is collected whole before any of this."""
+    return spark.range(0, n, 1, partitions).selectExpr("explode(array(id)) AS id", "CAST(id AS STRING) s")
+
+
 def fetched(spark, df):
     """(the rows' ids, the Spark jobs it took)."""
+    assert not O._bounded(df, O._ONE_PIECE_ROWS)
     group = f"fetch-{uuid.uuid4().hex}"
     sc = spark.sparkContext
     sc.setJobGroup(group, "a test's fetch")
@@ -24,7 +31,7 @@ def fetched(spark, df):
 
 def test_a_small_result_of_few_partitions_is_one_job(session):
     spark = session.spark
-    df = spark.range(0, 1000, 1, 4).selectExpr("id", "CAST(id AS STRING) s").where("id % 3 <> 1")
+    df = unbounded(spark, 1000, 4).where("id % 3 <> 1")
     ids, jobs = fetched(spark, df)
     assert ids == [i for i in range(1000) if i % 3 != 1] and jobs == 1
 
@@ -32,7 +39,7 @@ def test_a_small_result_of_few_partitions_is_one_job(session):
 def test_a_partition_over_its_share_sends_the_result_streaming(session, monkeypatch):
     spark = session.spark
     monkeypatch.setattr(O, "_ONE_JOB_BYTES", 4 * 2000)  # 2,000 bytes a partition: far less than 25,000 ids
-    ids, jobs = fetched(spark, spark.range(0, 100_000, 1, 4).selectExpr("id", "CAST(id AS STRING) s"))
+    ids, jobs = fetched(spark, unbounded(spark, 100_000, 4))
     assert ids == list(range(100_000))
     assert jobs == 1 + 4  # the capped job, then a job per partition
 
@@ -40,10 +47,10 @@ def test_a_partition_over_its_share_sends_the_result_streaming(session, monkeypa
 def test_many_partitions_are_streamed(session):
     spark = session.spark
     n = O._ONE_JOB_PARTITIONS + 2
-    ids, jobs = fetched(spark, spark.range(0, 5 * n, 1, n).selectExpr("id"))
+    ids, jobs = fetched(spark, unbounded(spark, 5 * n, n))
     assert ids == list(range(5 * n)) and jobs == n
 
 
 def test_an_empty_result(session):
-    ids, jobs = fetched(session.spark, session.spark.range(0, 10, 1, 2).selectExpr("id").where("id < 0"))
+    ids, jobs = fetched(session.spark, unbounded(session.spark, 10, 2).where("id < 0"))
     assert ids == [] and jobs == 1
