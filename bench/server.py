@@ -166,12 +166,18 @@ def serving(cmd: list, port: int, log_path: str, cwd: str):
         finally:
             conn.close()
     finally:
+        stop_group(proc)
+
+
+def stop_group(proc: subprocess.Popen) -> None:
+    """Stop a server started in a process group of its own: SIGTERM to the group, SIGKILL after 30 s."""
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, 15)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, 9)
-            proc.wait()
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)
+        proc.wait()
 
 
 def fetch_all(cursor, arraysize: int) -> int:

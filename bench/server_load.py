@@ -47,7 +47,7 @@ from typing import Dict, List, Optional
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
-from server import free_port, tree_rss  # noqa: E402
+from server import free_port, stop_group, tree_rss  # noqa: E402
 
 JAR = os.environ.get("PAIMON_SPARK_JAR") or str(ROOT.parent / "shared" / "oracles" / "paimon-spark-4.1_2.13-2.0.0.jar")
 STS_PYTHON = ROOT / ".venv-paimon-spark" / "bin" / "python"
@@ -146,13 +146,7 @@ def serving(cmd: List[str], port: int, log_path: Path, env: Optional[dict] = Non
             time.sleep(0.5)
         yield proc
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, 15)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, 9)
-            proc.wait()
+        stop_group(proc)
 
 
 # ---------------------------------------------------------------- the clients
