@@ -173,11 +173,12 @@ def statement(kind: str, client: int, seq: int, rows: int, rnd: random.Random) -
             "ON m.client = s.client AND m.k = s.k WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT *")
 
 
-def client_loop(port: int, client: int, user: Optional[tuple], until: float, rows: int) -> dict:
+def client_loop(port: int, client: int, user: Optional[tuple], until: float, rows: int,
+                mix: Optional[Dict[str, int]] = None) -> dict:
     """One client's statements until ``until`` (time.time()): latencies and outcomes by kind, and
-    the writes the server acknowledged."""
+    the writes the server acknowledged. ``mix``: the kinds' weights (default :data:`KINDS`)."""
     rnd = random.Random(client)
-    kinds, weights = list(KINDS), list(KINDS.values())
+    kinds, weights = list(mix or KINDS), list((mix or KINDS).values())
     out = {"latency": {k: [] for k in KINDS}, "errors": [], "inserted": [], "merged": {}, "unknown_keys": []}
     conn = connect(port, user)
     cursor = conn.cursor()
@@ -194,13 +195,17 @@ def client_loop(port: int, client: int, user: Optional[tuple], until: float, row
             out["errors"].append(f"{kind}: {' '.join(str(e).split())[:300]}")
             if kind == "merge":
                 out["unknown_keys"].append(seq % MERGE_KEYS)
+            time.sleep(0.1)  # a server gone answers at once: no busy loop
             continue
         out["latency"][kind].append(time.perf_counter() - start)
         if kind == "insert":
             out["inserted"].append(seq)
         elif kind == "merge":
             out["merged"][seq % MERGE_KEYS] = seq
-    conn.close()
+    try:
+        conn.close()
+    except Exception as e:  # the server is gone: its session went with it
+        out["errors"].append(f"close: {' '.join(str(e).split())[:300]}")
     return out
 
 

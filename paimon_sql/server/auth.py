@@ -15,6 +15,7 @@ import time
 from typing import Dict, FrozenSet, Optional, Tuple
 
 from paimon_sql.exceptions import AuthError
+from paimon_sql.server.backoff import SignInBackoff
 from paimon_sql.server.ldap import Directory, LdapSettings
 
 MODES = ("nosasl", "none", "plain", "ldap")
@@ -93,6 +94,7 @@ class Authenticator:
         self._users: Dict[str, str] = {}
         self._verified: Dict[str, Tuple[bytes, float]] = {}  # user -> (HMAC of user and password, until)
         self._groups: Dict[str, FrozenSet[str]] = {}
+        self.backoff = SignInBackoff()
         if self._path:
             self._reload()
             if not self._users:
@@ -103,10 +105,18 @@ class Authenticator:
     def requires_password(self) -> bool:
         return self.mode in ("plain", "ldap")
 
-    def check(self, user: str, password: str) -> bool:
-        """True when ``user`` may log in with ``password``."""
+    def check(self, user: str, password: str, address: str = "") -> bool:
+        """True when ``user`` may log in with ``password`` from ``address`` (the client's IP): a user or
+        address backing off after failed sign-ins is refused unchecked (:mod:`paimon_sql.server.backoff`)."""
         if not self.requires_password:
             return True
+        if self.backoff.refused(user, address):
+            return False
+        ok = self._check(user, password)
+        (self.backoff.succeeded if ok else self.backoff.failed)(user, address)
+        return ok
+
+    def _check(self, user: str, password: str) -> bool:
         if self._path:
             self._reload()
         token = hmac.new(self._key, f"{user}\0{password}".encode("utf-8"), "sha256").digest()

@@ -33,6 +33,7 @@ from thrift.transport.TTransport import (TBufferedTransport, TFramedTransport, T
 
 from paimon_sql.exceptions import TransportRefused
 from paimon_sql.server.auth import Authenticator
+from paimon_sql.server.lifecycle import host_of
 from paimon_sql.server.protocol import AcceleratedBinaryProtocol
 
 log = logging.getLogger(__name__)
@@ -171,7 +172,7 @@ class _BinaryServer:
             first = raw.readAll(1)
             raw.unread(first)
             if first[0] == START:
-                user = _negotiate_sasl_plain(raw, self._auth)
+                user = _negotiate_sasl_plain(raw, self._auth, address)
                 trans = TFramedTransport(raw)
             elif first[0] == _BINARY_VERSION:
                 if self._auth.requires_password:
@@ -217,7 +218,7 @@ def _send_sasl(raw: _Socket, status: int, payload: bytes = b"") -> None:
     raw.write(struct.pack(">BI", status, len(payload)) + payload)
 
 
-def _negotiate_sasl_plain(raw: _Socket, authenticator: Authenticator) -> str:
+def _negotiate_sasl_plain(raw: _Socket, authenticator: Authenticator, address: str = "") -> str:
     """Run the server side of SASL PLAIN; the authenticated user.
 
     The client names its mechanism in a START message, then sends its credentials: Java clients with
@@ -238,16 +239,17 @@ def _negotiate_sasl_plain(raw: _Socket, authenticator: Authenticator) -> str:
     if authzid and authzid != user:  # acting as another user is not supported
         _send_sasl(raw, BAD, _REFUSED.encode())
         raise TransportRefused()
-    if not _login(authenticator, user, password):
+    if not _login(authenticator, user, password, address):
         _send_sasl(raw, BAD, _REFUSED.encode())
         raise TransportRefused()
     _send_sasl(raw, COMPLETE)
     return user
 
 
-def _login(authenticator: Authenticator, user: str, password: str) -> bool:
+def _login(authenticator: Authenticator, user: str, password: str, address: str) -> bool:
+    """``address``: the client's ``ip:port``; sign-ins back off per IP (:mod:`paimon_sql.server.backoff`)."""
     try:
-        return authenticator.check(user, password)
+        return authenticator.check(user, password, host_of(address))
     except Exception:  # an unreadable password file refuses everyone, and says why in the server's log
         log.exception("password check failed")
         return False
@@ -333,7 +335,7 @@ class _HttpHandler(BaseHTTPRequestHandler):
                 return None
         if not self.server.authenticator.requires_password:
             return user or ""
-        if user is None or not _login(self.server.authenticator, user, password):
+        if user is None or not _login(self.server.authenticator, user, password, _address(self.client_address)):
             return None
         return user
 

@@ -196,6 +196,23 @@ def test_failing_statement_is_one_line_and_the_connection_lives(port):
     assert rows(cur, "SELECT 2") == [(2,)]
 
 
+def test_a_10_mb_statement_and_a_deeply_nested_one_are_answered(port):
+    """Hostile sizes (issue 47): each gets its answer or one line, and the server serves on."""
+    cur = pyhive_cursor(port)
+    cur.execute("SELECT 1 AS one /* " + "x" * (10 << 20) + " */")
+    assert cur.fetchall() == [(1,)]
+    for depth in (200, 5000):
+        try:
+            cur.execute("SELECT " + "(" * depth + "1" + ")" * depth + " AS x")
+            assert cur.fetchall() == [(1,)]
+        except Exception as e:  # too deep for a parser: refused in one line, not a dropped connection
+            message = str(e)
+            assert depth == 5000 and "Traceback" not in message, message
+    cur = pyhive_cursor(port)
+    cur.execute("SELECT 2")
+    assert cur.fetchall() == [(2,)]
+
+
 def test_fetch_in_batches_returns_every_row(port):
     cur = pyhive_cursor(port)
     cur.arraysize = 7000

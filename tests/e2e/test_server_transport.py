@@ -48,6 +48,7 @@ def password_file(tmp_path_factory):
     path = str(tmp_path_factory.mktemp("auth") / "users")
     add_user(path, "alice", "s3cret-pw")
     add_user(path, "bob", "other")
+    add_user(path, "flooded", "its-own-pw")  # test_a_flood_of_failed_sign_ins_backs_off only
     return path
 
 
@@ -314,6 +315,19 @@ def test_pyhive_plain(servers):
         hive.connect("127.0.0.1", servers.plain, auth="CUSTOM", username="alice", password="wrong")
     with pytest.raises(TApplicationException, match="requires SASL PLAIN"):
         hive.connect("127.0.0.1", servers.plain, auth="NOSASL")
+
+
+def test_a_flood_of_failed_sign_ins_backs_off(servers):
+    """Eight wrong passwords in a row: the right one is refused too for a while (2 ** 3 s after the
+    eighth, paimon_sql/server/backoff.py), with the same words; other users of the address sign in."""
+    for _ in range(8):
+        with pytest.raises(TTransport.TTransportException, match="Error validating the login"):
+            hive.connect("127.0.0.1", servers.plain, auth="CUSTOM", username="flooded", password="guess")
+    with pytest.raises(TTransport.TTransportException, match="Error validating the login"):
+        hive.connect("127.0.0.1", servers.plain, auth="CUSTOM", username="flooded", password="its-own-pw")
+    other = hive.connect("127.0.0.1", servers.plain, auth="CUSTOM", username="bob", password="other").cursor()
+    other.execute(SELECT)
+    assert other.fetchall() == ROWS
 
 
 def test_impyla_plain_keeps_its_connection(servers):
