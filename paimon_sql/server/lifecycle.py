@@ -26,6 +26,7 @@ Example: ``paimon-sql-server --idle-session-timeout 1h --max-sessions-per-user 2
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 import time
@@ -37,6 +38,7 @@ from paimon_sql.exceptions import OperationError
 if TYPE_CHECKING:
     from paimon_sql.server.service import ClientSession
 
+log = logging.getLogger("paimon_sql.server")
 _UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
@@ -105,7 +107,10 @@ def start_checker(limits: Limits, reap: Callable[[float], None], stop: threading
 
     def run():
         while not stop.wait(interval):
-            reap(time.monotonic())
+            try:
+                reap(time.monotonic())
+            except Exception:  # one failed close (Spark busy, say) must not end the checks
+                log.exception("closing idle sessions and operations failed")
     thread = threading.Thread(target=run, name="paimon-sql-idle-check", daemon=True)
     thread.start()
     return thread

@@ -52,8 +52,8 @@ class SpillFiles:
         return bool(self._files)
 
     def fits(self, more: int) -> bool:
-        """Whether ``more`` bytes (as held in memory: spilled files are never larger) stay within
-        ``write-buffer-spill.max-disk-size``."""
+        """Whether ``more`` bytes (as held in memory: an uncompressed spill file is about as large)
+        stay within ``write-buffer-spill.max-disk-size``."""
         return self.bytes + more <= self._limit
 
     def add(self, key: Key, partition_values: list, rows: pa.Table) -> None:
