@@ -18,7 +18,7 @@ import os
 import threading
 import time
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from TCLIService import ttypes
 
@@ -26,7 +26,13 @@ from paimon_sql.options.core_options import scrub
 
 if TYPE_CHECKING:
     from paimon_sql.server.operations import Operation
-    from paimon_sql.server.service import ClientSession
+
+
+class ClientSession(Protocol):
+    """What a line tells of the session an operation ran in (``service.ClientSession`` is one)."""
+    user: str
+    address: str
+    handle: ttypes.TSessionHandle
 
 S = ttypes.TOperationState
 DEFAULT_MAX_BYTES = 100 * 1024 * 1024

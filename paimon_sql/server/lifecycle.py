@@ -31,12 +31,18 @@ import re
 import threading
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable, Optional
+from typing import Callable, Iterable, Optional, Protocol
 
 from paimon_sql.exceptions import OperationError
 
-if TYPE_CHECKING:
-    from paimon_sql.server.service import ClientSession
+
+class ClientSession(Protocol):
+    """What the limits and the idle check read of a session (``service.ClientSession`` is one)."""
+    user: str
+    address: str
+    touched: float  # time.monotonic() of the client's last call on it or its operations
+    busy: int  # its calls running now
+
 
 log = logging.getLogger("paimon_sql.server")
 _UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
