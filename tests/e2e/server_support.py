@@ -25,11 +25,13 @@ from typing import Iterator, List, Optional
 import pyspark
 import thrift_sasl
 from pyhive.hive import get_installed_sasl
-from TCLIService import TCLIService
+from TCLIService import TCLIService, ttypes
 from thrift.protocol.TBinaryProtocol import TBinaryProtocol
 from thrift.transport import THttpClient, TSocket, TSSLSocket, TTransport
 
 from e2e.test_cli import QUICK_JVM, QUICK_OPTS
+
+from paimon_sql.server import transport
 
 BEELINE = str(Path(pyspark.__file__).parent / "bin" / "beeline")
 _LISTENING = re.compile(r"paimon-sql-server listening on \S+:(\d+)")
@@ -148,3 +150,21 @@ class Relay:
                     self.upstream = thrift_client(self.port, **self.client_args)
                 return getattr(self.upstream, name)(req)
         return call
+
+
+class WhoAmI:
+    """A handler that answers OpenSession with the connection's user as the session id, and records the
+    users of the connections that ended."""
+
+    def __init__(self):
+        self.closed = []
+
+    def OpenSession(self, req):
+        user = (transport.current().user or "-").encode()
+        return ttypes.TOpenSessionResp(
+            status=ttypes.TStatus(statusCode=ttypes.TStatusCode.SUCCESS_STATUS),
+            serverProtocolVersion=req.client_protocol,
+            sessionHandle=ttypes.TSessionHandle(ttypes.THandleIdentifier(guid=user, secret=b"s")))
+
+    def connection_closed(self):
+        self.closed.append(transport.current().user)

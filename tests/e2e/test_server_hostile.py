@@ -12,7 +12,7 @@ import threading
 import time
 
 import pytest
-from e2e.server_support import thrift_client
+from e2e.server_support import WhoAmI, thrift_client
 from TCLIService import TCLIService, ttypes
 from thrift.protocol.TBinaryProtocol import TBinaryProtocol
 from thrift.Thrift import TMessageType
@@ -25,22 +25,11 @@ from paimon_sql.server.auth import Authenticator, add_user
 GIVE_UP = 20  # seconds: a server that has not answered or closed by then hangs
 
 
-class Sessions:
-    """Answers OpenSession with a session named after the connection's user."""
-
-    def OpenSession(self, req):
-        user = (transport.current().user or "-").encode()
-        return ttypes.TOpenSessionResp(status=ttypes.TStatus(statusCode=ttypes.TStatusCode.SUCCESS_STATUS),
-                                       serverProtocolVersion=req.client_protocol,
-                                       sessionHandle=ttypes.TSessionHandle(ttypes.THandleIdentifier(guid=user,
-                                                                                                    secret=b"s")))
-
-
 @pytest.fixture(scope="module")
 def ports(tmp_path_factory):
     path = str(tmp_path_factory.mktemp("auth") / "users")
     add_user(path, "alice", "pw")
-    servers = {name: transport.listen(TCLIService.Processor(Sessions()), host="127.0.0.1", port=0,
+    servers = {name: transport.listen(TCLIService.Processor(WhoAmI()), host="127.0.0.1", port=0,
                                       authenticator=Authenticator(mode, path), transport=kind)
                for name, mode, kind in [("nosasl", "nosasl", "binary"), ("plain", "plain", "binary"),
                                         ("http", "nosasl", "http")]}

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import impala.dbapi
 import pytest
-from e2e.server_support import Relay, beeline, beeline_rows, start_server, thrift_client
+from e2e.server_support import Relay, WhoAmI, beeline, beeline_rows, start_server, thrift_client
 from pyhive import hive
 from TCLIService import TCLIService, ttypes
 from TCLIService.TCLIService import FetchResults_result
@@ -23,24 +23,6 @@ from thrift.transport.TTransport import TMemoryBuffer
 from paimon_sql.server import transport
 from paimon_sql.server.auth import Authenticator, add_user
 from paimon_sql.server.protocol import AcceleratedBinaryProtocol, fastbinary
-
-
-class WhoAmI:
-    """A handler that answers OpenSession with the connection's user as the session id, and records the
-    users of the connections that ended."""
-
-    def __init__(self):
-        self.closed = []
-
-    def OpenSession(self, req):
-        user = (transport.current().user or "-").encode()
-        return ttypes.TOpenSessionResp(
-            status=ttypes.TStatus(statusCode=ttypes.TStatusCode.SUCCESS_STATUS),
-            serverProtocolVersion=req.client_protocol,
-            sessionHandle=ttypes.TSessionHandle(ttypes.THandleIdentifier(guid=user, secret=b"s")))
-
-    def connection_closed(self):
-        self.closed.append(transport.current().user)
 
 
 @pytest.fixture(scope="module")
