@@ -267,9 +267,9 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
 
     ``reuse``: DataFrames built before, by what they read (:func:`_reuse_key`). The scan is planned
     and its files checked every time; only building the DataFrame (~20 ms of py4j calls, a BI
-    tool's repeated small query pays it each time) is skipped when the same snapshot, columns,
-    filter and options were read before: data files never change, so the same plan reads the same
-    rows. A DataFrame from here may then be shared: callers that persist it pass no ``reuse``."""
+    tool's repeated small query pays it each time) is skipped when the same files, snapshot, columns
+    and options (and filter, where the ``paimon`` source reads part of the scan) were read before:
+    data files never change, so the same plan reads the same rows. A DataFrame from here may then be shared: callers that persist it pass no ``reuse``."""
     branches = fallback_read.tables(table)
     if branches is not None:
         first, second = branches
@@ -316,7 +316,12 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
     if reports is not None:
         reports.append(ScanReport(table.name, snapshot.id if snapshot else None, columns, predicate,
                                   plan.stats, native_count, len(splits) - native_count, skipped))
-    key = _reuse_key(table, snapshot, columns, fields, predicate, read_optimized, paths, len(splits))
+    # Spark's Parquet reader takes the filter from the query above it: a native-only read's DataFrame
+    # depends on the filter only through the files it picked, so point queries on other keys of the
+    # same buckets share it
+    sourced = native_count < len(splits) or not native
+    key = _reuse_key(table, snapshot, columns, fields, predicate if sourced else None, read_optimized, paths,
+                     len(splits))
     if reuse is not None and key in reuse:
         reuse.move_to_end(key)
         return reuse[key]
@@ -353,7 +358,7 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
             if read_meta:
                 df = _with_metadata(spark, df, native, paths, read_meta)
             frames.append(df.select(*[unpushed.get(c, f"`{c}`") for c in data_columns + read_meta]))
-    if native_count < len(splits) or not frames:
+    if sourced:
         reader = source_reader(spark, table, warehouse, catalog_options, snapshot)
         reader = reader.option("paimon.columns", json.dumps(data_columns)).option("paimon.filter", P.to_json(predicate))
         if native_count:
