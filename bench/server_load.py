@@ -13,8 +13,10 @@ over its users; ``none``: NOSASL), running until the time is up a mix of
     insert  INSERT INTO w VALUES (client, seq)    merge    MERGE INTO m one (client, key) row
 
 and recording each statement's latency and outcome. Reported per server: statements per second,
-p50/p99 per kind, errors (the first few messages), the server's resident memory (its process
-tree) before, at peak and ``--settle`` seconds (10) after the clients left; and the writes checked: every acknowledged
+p50/p99 per kind, errors (the first few messages), the server's resident memory and process count
+(its process tree: the JVM's Python workers are in it) before, at peak and ``--settle`` seconds (90)
+after the clients left, ours' sessions and operations then and halfway through (its status line, on
+SIGUSR1); and the writes checked: every acknowledged
 INSERT's row is in ``w`` exactly once (lost, doubled), every key's value in ``m`` is the last
 acknowledged MERGE's.
 
@@ -35,6 +37,7 @@ import multiprocessing
 import os
 import random
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -43,7 +46,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Callable, Dict, List, Optional
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -226,15 +229,17 @@ def check_writes(port: int, user: Optional[tuple], results: List[dict]) -> dict:
 
 
 class Sampler:
-    """The server's resident memory (its process tree), every second, in a thread."""
+    """The server's resident memory and process count (its process tree), every second, in a thread."""
 
     def __init__(self, pid: int):
-        self.pid, self.samples, self._stop = pid, [], threading.Event()
+        self.pid, self.samples, self.counts, self._stop = pid, [], [], threading.Event()
+        self.first = tree_count(pid)
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self):
         while not self._stop.wait(1.0):
             self.samples.append(tree_rss(self.pid))
+            self.counts.append(tree_count(self.pid))
 
     def __enter__(self):
         self._thread.start()
@@ -246,8 +251,9 @@ class Sampler:
 
 
 def run_load(port: int, pid: int, clients: int, seconds: float, rows: int, users: Optional[List[tuple]],
-             settle: float = 10) -> dict:
-    """The load against a serving server: figures and the write check."""
+             settle: float = 90, status: Callable[[], Optional[str]] = lambda: None) -> dict:
+    """The load against a serving server: figures and the write check. ``status``: the server's
+    status line now (None: it tells none)."""
     def user(i):
         return users[i % len(users)] if users else None
     warm = connect(port, user(0))  # each kind once, so the first client is not everyone's warm-up
@@ -256,15 +262,20 @@ def run_load(port: int, pid: int, clients: int, seconds: float, rows: int, users
         cursor.execute(statement(kind, 0, 0, rows, random.Random(0)))
         cursor.fetchall()
     warm.close()
-    before = tree_rss(pid)
+    before, said = tree_rss(pid), {"before": status()}
     until = time.time() + seconds
+    halfway = threading.Timer(seconds / 2, lambda: said.update(during=status()))
+    halfway.start()
     ctx = multiprocessing.get_context("fork")
     with Sampler(pid) as sampler, ctx.Pool(clients) as pool:
         started = time.perf_counter()
         results = pool.starmap(client_loop, [(port, i, user(i), until, rows) for i in range(clients)])
         elapsed = time.perf_counter() - started
-    time.sleep(settle)  # the clients' sessions closed: what the server holds after them
-    after = tree_rss(pid)
+    halfway.join()
+    # the clients' sessions closed: what the server holds after them (Spark ends a Python worker
+    # idle for a minute: PythonWorkerFactory's IDLE_WORKER_TIMEOUT_NS)
+    time.sleep(settle)
+    after, said["after"] = tree_rss(pid), status()
     figures = {"clients": clients, "seconds": round(elapsed, 1)}
     done = sum(len(v) for r in results for v in r["latency"].values())
     figures["statements_per_s"] = round(done / elapsed, 2)
@@ -278,6 +289,9 @@ def run_load(port: int, pid: int, clients: int, seconds: float, rows: int, users
     figures["first_errors"] = errors[:5]
     figures["rss_mb"] = {"before": before // 2**20, "peak": max(sampler.samples or [before]) // 2**20,
                          "after": after // 2**20}
+    figures["processes"] = {"before": sampler.first, "peak": max(sampler.counts or [0]),
+                            "after": tree_count(pid)}
+    figures["status"] = said
     figures.update(check_writes(port, user(0), results))
     return figures
 
@@ -294,6 +308,39 @@ def directory(tmp: Path):
         yield {"url": d.ldap_url, "pattern": f"uid=%s,{ldap_support.PEOPLE_DN}"}, users
 
 
+def tree_count(pid: int) -> int:
+    """Processes in ``pid``'s tree (itself included; 0 when it is gone)."""
+    count, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    todo.extend(int(c) for c in f.read().split())
+            count += 1
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return count
+
+
+def status_reader(pid: int, log_path: Path) -> Callable[[], Optional[str]]:
+    """Asks ours for its status line (SIGUSR1) and reads it from its log."""
+    def status() -> Optional[str]:
+        seen = log_path.read_text(errors="replace").count(_STATUS)
+        os.kill(pid, signal.SIGUSR1)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            lines = [x for x in log_path.read_text(errors="replace").splitlines() if x.startswith(_STATUS)]
+            if len(lines) > seen:
+                return lines[-1][len(_STATUS):].strip()
+            time.sleep(0.05)
+        return None
+    return status
+
+
+_STATUS = "paimon-sql-server status:"
+
+
 def measure(server: str, template: Path, tmp: Path, args, auth: dict, users) -> dict:
     warehouse = tmp / f"wh-{server}"
     shutil.copytree(template, warehouse)
@@ -304,8 +351,10 @@ def measure(server: str, template: Path, tmp: Path, args, auth: dict, users) -> 
         cmd, env = ours_command(warehouse, port, auth, policy), {"PYSPARK_PYTHON": sys.executable}
     else:
         cmd, env = sts_command(warehouse, port, auth, tmp), {"PYSPARK_PYTHON": str(STS_PYTHON)}
-    with serving(cmd, port, tmp / f"{server}.log", env) as proc:
-        return run_load(port, proc.pid, args.clients, args.seconds, args.rows, users, args.settle)
+    log_path = tmp / f"{server}.log"
+    with serving(cmd, port, log_path, env) as proc:
+        status = status_reader(proc.pid, log_path) if server == "ours" else (lambda: None)
+        return run_load(port, proc.pid, args.clients, args.seconds, args.rows, users, args.settle, status)
 
 
 def main(argv: Optional[List[str]] = None) -> dict:
@@ -315,7 +364,8 @@ def main(argv: Optional[List[str]] = None) -> dict:
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--servers", default="ours,sts")
     ap.add_argument("--auth", choices=("none", "ldap"), default="none")
-    ap.add_argument("--settle", type=float, default=10, help="seconds after the clients left before RSS is read")
+    ap.add_argument("--settle", type=float, default=90,
+                    help="seconds after the clients left before RSS is read (Spark ends idle Python workers after 60)")
     args = ap.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="server-load-"))
     out = {}
@@ -336,8 +386,11 @@ def report(out: Dict[str, dict]) -> str:
     for server, f in out.items():
         lines.append(f"{server}: {f['clients']} clients, {f['seconds']} s: {f['statements_per_s']} statements/s, "
                      f"{f['errors']} errors; RSS MB before/peak/after {f['rss_mb']['before']}/{f['rss_mb']['peak']}/"
-                     f"{f['rss_mb']['after']}; writes: {f['inserts_acknowledged']} acknowledged, {f['lost']} lost, "
+                     f"{f['rss_mb']['after']}; processes {f['processes']['before']}/{f['processes']['peak']}/"
+                     f"{f['processes']['after']}; writes: {f['inserts_acknowledged']} acknowledged, {f['lost']} lost, "
                      f"{f['doubled']} doubled, {f['merge_keys_wrong']} merge keys wrong")
+        if any(f["status"].values()):
+            lines.append("  status: " + "; ".join(f"{k}: {v}" for k, v in f["status"].items()))
         for kind in KINDS:
             if kind in f:
                 lines.append(f"  {kind:<7} n {f[kind]['n']:>6}  p50 {f[kind]['p50']:.3f} s  p99 {f[kind]['p99']:.3f} s")

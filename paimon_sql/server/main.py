@@ -175,6 +175,15 @@ def _terminate(signum, frame):
     raise KeyboardInterrupt  # SIGTERM stops the server as Ctrl-C does: Spark is stopped on the way out
 
 
+def _status_on_signal(handler) -> None:
+    """SIGUSR1 makes the server write one line of what it holds to stderr (as ``dd`` tells its
+    progress): how an operator, or ``bench/server_load.py``, sees sessions come and go."""
+    def tell(signum, frame):
+        sys.stderr.write(f"paimon-sql-server status: {handler.status()}\n")
+        sys.stderr.flush()
+    signal.signal(signal.SIGUSR1, tell)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["adduser"]:
@@ -224,6 +233,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                                         groups=authenticator.groups, audit=audit_log, limits=limits)
         handler = service.TCLIServiceHandler(session, options)
         processor = TCLIService.Processor(handler)
+        _status_on_signal(handler)
         try:
             server = transport.listen(processor, host=args.host, port=args.port, authenticator=authenticator,
                                       transport=args.transport, http_path=args.http_path, tls=tls)

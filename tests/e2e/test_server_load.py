@@ -1,6 +1,7 @@
 """The load harness at a small size (bench/server_load.py; full size by hand, docs/performance.md):
 a few LDAP clients at once against a real paimon-sql-server with a policy file, mixing reads and
-writes; no statement fails, and every acknowledged write is in its table once."""
+writes; no statement fails, every acknowledged write is in its table once, and the server's status
+line (SIGUSR1) shows the clients' sessions while they run and none once they left."""
 
 import sys
 from pathlib import Path
@@ -19,4 +20,8 @@ def test_a_few_clients_at_once_lose_and_double_nothing(capsys):
     done = sum(out[k]["n"] for k in server_load.KINDS if k in out)
     assert done >= 10 and out["statements_per_s"] > 0
     assert out["rss_mb"]["before"] > 0 and out["rss_mb"]["peak"] >= out["rss_mb"]["before"]
+    assert out["status"]["before"].startswith("0 sessions"), out["status"]
+    assert out["status"]["during"].startswith("3 sessions"), out["status"]
+    assert out["status"]["after"] == "0 sessions (0 users, 0 addresses), 0 operations (0 running)", out["status"]
+    assert out["processes"]["before"] >= 2 and out["processes"]["after"] >= 2  # the server and its JVM
     assert "statements/s" in capsys.readouterr().out
