@@ -133,6 +133,24 @@ def _distinct_sizes(files: list) -> List[list]:
     return reads
 
 
+def _parts(files: list, marked: dict, deleting: List[list], in_scan: bool) -> List[list]:
+    """The native reads of ``files`` ((path, file meta)): ``deleting``, the reads of the files with
+    deleted rows, and the files without any. Those are read apart from them — no row locations, no
+    vectors for their rows — unless they are few (:data:`_JOINED_ROWS`): then they join the first
+    read of deleted rows, where their sizes are not its files' (the JVM class knows a row's file by
+    its size). One read is one Parquet scan to plan, broadcast and compile (a served point query's
+    two scans cost more than the rows they read)."""
+    plain = [(p, f) for p, f in files if f.file_name not in marked]
+    if not (in_scan and deleting and deleting[0]) or sum(f.row_count for _, f in plain) > _JOINED_ROWS:
+        return [plain] + deleting
+    sizes = {f.file_size for _, f in deleting[0]}
+    apart = [(p, f) for p, f in plain if f.file_size in sizes]
+    return [apart, deleting[0] + [(p, f) for p, f in plain if f.file_size not in sizes]] + deleting[1:]
+
+
+_JOINED_ROWS = 1_000_000  # rows without deletes a read of deleted rows takes in
+
+
 def _without_deleted(spark: SparkSession, df: DataFrame, vectors: List[tuple]) -> DataFrame:
     """The deletion ``vectors`` ((file meta, bitmap) of each file read) applied to their native
     Parquet read (:func:`_located`): in the scan's own stage by paimon-sql's JVM class
@@ -341,20 +359,19 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
         marked = {name: bitmap for s in native for name, bitmap in s.deletion_vectors}
         files = list(zip(paths, (f for s in native for f in s.files)))
         # files without deleted rows are read apart: no row locations, no vectors for their rows
-        parts = [[(p, f) for p, f in files if f.file_name not in marked]]
         with_deletes = [(p, f) for p, f in files if f.file_name in marked]
-        parts += _distinct_sizes(with_deletes) if in_scan else [with_deletes]
+        parts = _parts(files, marked, _distinct_sizes(with_deletes) if in_scan else [with_deletes], in_scan)
         for i, part in enumerate(parts):
             if not part:
                 continue
-            deletes = i > 0
+            deletes = any(f.file_name in marked for _, f in part)
             df = reader.parquet(*[p for p, _ in part])
             if kind_filter:
                 df = df.where(f"`{VALUE_KIND}` IN (0, 2)")
             if deletes or read_meta:
                 df = _located(df)
             if deletes:
-                df = _without_deleted(spark, df, [(f, marked[f.file_name]) for _, f in part])
+                df = _without_deleted(spark, df, [(f, marked[f.file_name]) for _, f in part if f.file_name in marked])
             if read_meta:
                 df = _with_metadata(spark, df, native, paths, read_meta)
             frames.append(df.select(*[unpushed.get(c, f"`{c}`") for c in data_columns + read_meta]))

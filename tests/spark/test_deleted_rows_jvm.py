@@ -4,11 +4,12 @@ way; the jar committed is the one its Java sources build."""
 
 import hashlib
 import zipfile
+from types import SimpleNamespace
 
 import pytest
 from pyroaring import BitMap
 
-from paimon_sql.spark import jvm_classes
+from paimon_sql.spark import jvm_classes, scan
 
 ROWS = "SELECT id, CAST(id % 7 AS INT) AS c, CAST(id AS STRING) AS s FROM range(3000)"
 QUERY = "SELECT count(*), sum(id), sum(c), count(DISTINCT s) FROM db.t"
@@ -74,6 +75,20 @@ def test_files_of_one_size_are_read_apart(session):
     assert tuple(session.sql("SELECT count(*), sum(id) FROM db.t").collect()[0]) == (2 * kept[0], 2 * kept[1])
 
 
+def test_files_without_deleted_rows_are_read_apart_when_many():
+    """Past ``_JOINED_ROWS`` rows the files without deleted rows keep a read of their own (no row
+    locations, no lookups for them); a file of a size a deleted file has never joins."""
+    def meta(name, size, rows):
+        return "/" + name, SimpleNamespace(file_name=name, file_size=size, row_count=rows)
+    deleted, plain, twin = meta("d", 100, 10), meta("p", 200, 10), meta("t", 100, 10)
+    marked = {"d": BitMap([1])}
+    assert scan._parts([deleted, plain, twin], marked, [[deleted]], True) == [[twin], [deleted, plain]]
+    big = meta("big", 300, scan._JOINED_ROWS + 1)
+    assert scan._parts([deleted, big], marked, [[deleted]], True) == [[big], [deleted]]
+    assert scan._parts([deleted, plain], marked, [[deleted]], False) == [[plain], [deleted]]  # an anti-join
+    assert scan._parts([plain], {}, [], True) == [[plain]]
+
+
 def test_one_read_never_holds_two_files_of_one_size():
     assert jvm_classes.without_deleted(None, None, None, None, [(100, BitMap([1])), (100, BitMap([2]))]) is None
 
@@ -101,3 +116,30 @@ def test_new_sessions_get_the_jar_beside_the_users():
     conf = jvm_classes.with_jar({"spark.jars": "/x/a.jar", "k": "v"})
     assert conf == {"spark.jars": f"/x/a.jar,{jvm_classes.JAR}", "k": "v"}
     assert jvm_classes.with_jar({})["spark.jars"] == str(jvm_classes.JAR)
+
+
+def test_a_few_files_without_deleted_rows_join_the_read_of_deleted_ones(session):
+    """One Parquet scan where it would be two: the files without deleted rows are read with those
+    with some, save one whose size a file with deleted rows has (its rows would be taken for that
+    file's). The rows are Spark's answer either way."""
+    session.sql("CREATE DATABASE db")
+    session.sql("CREATE TABLE db.t (id BIGINT, tag INT) TBLPROPERTIES ('deletion-vectors.enabled' = 'true')")
+    for tag in (1, 2):  # files of one size: 500 rows each, a constant tag
+        session.sql(f"INSERT INTO db.t SELECT id, {tag} FROM range(0, 500, 1, 1)")
+    session.sql("INSERT INTO db.t SELECT id, 3 FROM range(1000, 1100, 1, 1)")  # a file of its own size
+    table = session.catalog.get_table("db.t")
+    sizes = sorted(f.file_size for s in table.new_scan().plan().splits for f in s.files)
+    assert sizes[0] != sizes[1] == sizes[2], sizes  # the two 500-row files are byte for byte alike
+    session.sql("DELETE FROM db.t WHERE tag = 1 AND id % 7 = 3")
+    plan = _plan(session, "SELECT count(*), sum(id) FROM db.t")
+    assert plan.count("FileScan parquet") == 2 and plan.count("Filter NOT paimon_deleted_row") == 1, plan
+    located = [x for x in plan.splitlines() if "FileScan parquet" in x and "row_index" in x]
+    assert len(located) == 1 and "InMemoryFileIndex(2 paths)" in located[0], plan  # the deleted file and tag 3's
+    kept = session.spark.sql("SELECT count(*), sum(id) FROM range(500) WHERE id % 7 <> 3").collect()[0]
+    whole = session.spark.sql("SELECT count(*), sum(id) FROM range(500)").collect()[0]
+    extra = session.spark.sql("SELECT count(*), sum(id) FROM range(1000, 1100)").collect()[0]
+    got = tuple(session.sql("SELECT count(*), sum(id) FROM db.t").collect()[0])
+    assert got == (kept[0] + whole[0] + extra[0], kept[1] + whole[1] + extra[1])
+    assert session.sql("SELECT count(*) FROM db.t WHERE tag = 2 AND id % 7 = 3").collect()[0][0] == 500 // 7
+    session.sql("DELETE FROM db.t WHERE tag = 3 AND id = 1050")  # now every file has deleted rows or a twin
+    assert tuple(session.sql("SELECT count(*) FROM db.t WHERE tag = 3").collect()[0]) == (99,)
