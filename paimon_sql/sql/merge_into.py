@@ -22,6 +22,7 @@ from typing import List, Tuple
 
 import pyarrow as pa
 import pyarrow.compute as pc
+from pyspark.errors import PySparkException
 from sqlglot import exp
 
 from paimon_sql.data import row_kind
@@ -30,7 +31,7 @@ from paimon_sql.read import data_evolution, fallback_read
 from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
 from paimon_sql.spark.columns import ROWKIND_COLUMN
 from paimon_sql.spark.write import MERGE_SCHEMA, add_columns, option_enabled
-from paimon_sql.sql import row_rules
+from paimon_sql.sql import parse, row_rules
 from paimon_sql.sql.dml import (commit_append_changes, group_tasks, located_columns, located_rows, recording,
                                 with_table_types, write_changes)
 from paimon_sql.sql.query import session_options
@@ -77,7 +78,7 @@ def merge_into(session, node: exp.Merge):
 def _check_single_match(session, node: exp.Merge, target_relation: exp.Expression) -> None:
     """paimon-spark's rule for a MERGE INTO with WHEN MATCHED clauses: no target row may match more
     than one source row (which of them would decide it?)."""
-    if not any(w.args.get("matched") for w in node.args["whens"].expressions):
+    if not any(w.args.get("matched") for w in node.args["whens"].expressions) or _one_row(session, node.args["using"]):
         return
     t_alias, s_alias = node.this.alias_or_name, node.args["using"].alias_or_name
     node = _requalify(node.copy(), node.this, t_alias)
@@ -89,6 +90,23 @@ def _check_single_match(session, node: exp.Merge, target_relation: exp.Expressio
     if session.query_dataframe(repeated).count():
         raise PaimonError("Can't execute this MergeInto when there are some target rows that each of them match more "
                           "than one source rows. It may lead to an unexpected result.")
+
+
+def _one_row(session, source: exp.Expression) -> bool:
+    """Whether the MERGE's source is at most one row, which cannot match a target row twice: VALUES
+    of one row, or a SELECT with no FROM whose plan Spark bounds to one row (``explode`` makes more).
+    An application's upsert of one record so skips the check's join, a Spark job of its own (a third
+    of a served one-row MERGE's time)."""
+    inner = source.this if isinstance(source, exp.Subquery) else source
+    if isinstance(inner, exp.Values):
+        return len(inner.expressions) <= 1
+    if not isinstance(inner, exp.Select) or any(inner.args.get(k) for k in ("from_", "joins", "laterals")):
+        return False
+    try:
+        bound = session.spark_sql(inner.sql(dialect=parse.DIALECT))._jdf.queryExecution().optimizedPlan().maxRows()
+    except PySparkException:  # it names what Spark cannot see alone (a Paimon table in a subquery): checked
+        return False
+    return bool(bound.isDefined()) and bound.get() <= 1
 
 
 def _merge_columns(session, node: exp.Merge, table, rows: pa.Table, snapshot) -> None:
@@ -193,7 +211,11 @@ def _marked(relation: exp.Expression, alias: str, flag: str, numbered: bool = Fa
     """``(SELECT *, TRUE AS flag FROM relation) AS alias``: the flag tells which side a joined row has
     (``numbered``: each row its own number too)."""
     inner = relation.copy()
-    inner.set("alias", None)
+    alias_of = relation.args.get("alias")
+    columns = alias_of.columns if isinstance(alias_of, exp.TableAlias) else []
+    # the alias moves outward; its column names (``(VALUES ...) AS s(id, v)``) stay on the relation
+    inner.set("alias", exp.TableAlias(this=exp.to_identifier("__paimon_relation"), columns=[c.copy() for c in columns])
+              if columns else None)
     extra = [exp.Anonymous(this="monotonically_increasing_id").as_(_ROW)] if numbered else []
     return exp.select(exp.Star(), exp.true().as_(flag), *extra).from_(inner).subquery(alias)
 

@@ -5,6 +5,7 @@ import re
 import pytest
 
 from paimon_sql.exceptions import PaimonError, SchemaError
+from paimon_sql.sql import merge_into, parse
 from spark.conftest import rows
 
 PK = ("CREATE TABLE db.t (id BIGINT, name STRING, v DOUBLE, dt STRING, PRIMARY KEY (id, dt) NOT ENFORCED) "
@@ -210,3 +211,28 @@ def test_many_deleted_positions_are_applied_by_the_arrow_reader(session, monkeyp
         monkeypatch.setattr(scan, cap, scan.VectorCap(40, 64))
     assert rows(session, "SELECT id FROM db.dv ORDER BY id") == expected
     assert split_counts()[0] > 0 and split_counts()[1] > 0 and sum(split_counts()) == native
+
+
+def test_merge_of_a_one_row_source_skips_the_single_match_check_and_many_rows_keep_it(session, t):
+    """A one-row source cannot match a target row twice: no check's join is run for it. A source of
+    more rows by its text alone (VALUES of two rows, a generator with no FROM) is still checked."""
+    def one_row(source):
+        tree = parse.parse(f"MERGE INTO db.t USING {source} ON t.id = s.id WHEN MATCHED THEN DELETE")
+        return merge_into._one_row(session, tree.args["using"])
+    assert one_row("(SELECT 1 AS id, 'x' AS dt) s") and one_row("(VALUES (1, 'x')) AS s(id, dt)")
+    assert not one_row("(VALUES (1, 'x'), (2, 'y')) AS s(id, dt)")
+    assert not one_row("(SELECT explode(array(1, 1)) AS id) s")
+    assert not one_row("(SELECT id FROM db.t) s") and not one_row("db.t s")
+    session.sql("MERGE INTO db.t USING (SELECT 1 AS id, 'x' AS dt) s ON t.id = s.id AND t.dt = s.dt "
+                "WHEN MATCHED THEN UPDATE SET name = 'one'")
+    assert all_rows(session)[0] == (1, "one", 1.0, "x")
+    for twice in ("(SELECT explode(array(2, 2)) AS id, 'x' AS dt) s", "(VALUES (2, 'x'), (2, 'x')) AS s(id, dt)"):
+        with pytest.raises(PaimonError, match="match more than one source rows"):
+            session.sql(f"MERGE INTO db.t USING {twice} ON t.id = s.id AND t.dt = s.dt "
+                        "WHEN MATCHED THEN UPDATE SET name = 'twice'")
+    assert all_rows(session)[1] == (2, "b", 2.0, "x")
+    # VALUES named by the alias's columns: the check's join (and the merge) see them by those names
+    session.sql("MERGE INTO db.t USING (VALUES (3, 'y', 'c3'), (9, 'z', 'n9')) AS s(id, dt, nm) "
+                "ON t.id = s.id AND t.dt = s.dt WHEN MATCHED THEN UPDATE SET name = s.nm "
+                "WHEN NOT MATCHED THEN INSERT (id, name, v, dt) VALUES (s.id, s.nm, 0.0, s.dt)")
+    assert all_rows(session)[2:] == [(3, "c3", 3.0, "y"), (4, "d", 4.0, "y"), (9, "n9", 0.0, "z")]
