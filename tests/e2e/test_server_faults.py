@@ -65,3 +65,40 @@ def test_a_server_killed_while_clients_write_loses_nothing_acknowledged(tmp_path
         assert rows >= checked["inserts_acknowledged"]
         assert L.check_writes(port, None, results) == checked  # removing orphans removed nothing read
         conn.close()
+
+
+_FETCHER = """
+import sys
+from pyhive import hive
+cursor = hive.connect("127.0.0.1", int(sys.argv[1]), auth="NOSASL", username="reader").cursor()
+cursor.execute("SELECT id, id * 2 AS b FROM range(10000000)")
+print(len(cursor.fetchmany(1000)), flush=True)
+sys.stdin.read()  # until killed
+"""
+
+
+def test_a_client_killed_mid_fetch_leaves_the_server_holding_nothing(tmp_path):
+    """A client killed after its first rows of a 10M-row result: the server closes its session and
+    operation (the connection closed), Spark's job for the rest ends, and its status says so."""
+    import subprocess
+    warehouse = L.prepare(tmp_path, 100)
+    port = free_port()
+    log, policy = tmp_path / "server.log", tmp_path / "policy.json"
+    policy.write_text('{"grants": [{"to": ["*"], "read": ["load"]}]}')
+    with L.serving(L.ours_command(warehouse, port, {}, policy), port, log,
+                   {"PYSPARK_PYTHON": sys.executable}) as proc:
+        status = L.status_reader(proc.pid, log)
+        fetcher = subprocess.Popen([sys.executable, "-c", _FETCHER, str(port)], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, text=True)
+        assert fetcher.stdout.readline().strip() == "1000"
+        during = status()
+        assert during.startswith("1 sessions (1 users, 1 addresses), 1 operations"), during
+        fetcher.kill()
+        fetcher.wait()
+        deadline, now = time.monotonic() + 60, during
+        while time.monotonic() < deadline:
+            now = status()
+            if now == "0 sessions (0 users, 0 addresses), 0 operations (0 running), 0 Spark jobs running":
+                break
+            time.sleep(1)
+        assert now == "0 sessions (0 users, 0 addresses), 0 operations (0 running), 0 Spark jobs running", now

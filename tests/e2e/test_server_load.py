@@ -22,6 +22,7 @@ def test_a_few_clients_at_once_lose_and_double_nothing(capsys):
     assert out["rss_mb"]["before"] > 0 and out["rss_mb"]["peak"] >= out["rss_mb"]["before"]
     assert out["status"]["before"].startswith("0 sessions"), out["status"]
     assert out["status"]["during"].startswith("3 sessions"), out["status"]
-    assert out["status"]["after"] == "0 sessions (0 users, 0 addresses), 0 operations (0 running)", out["status"]
+    assert out["status"]["after"] == "0 sessions (0 users, 0 addresses), 0 operations (0 running), " \
+        "0 Spark jobs running", out["status"]
     assert out["processes"]["before"] >= 2 and out["processes"]["after"] >= 2  # the server and its JVM
     assert "statements/s" in capsys.readouterr().out
