@@ -175,11 +175,34 @@ def _terminate(signum, frame):
     raise KeyboardInterrupt  # SIGTERM stops the server as Ctrl-C does: Spark is stopped on the way out
 
 
+def _returns_idle_heap(spark) -> None:
+    """A server runs for weeks and its load comes and goes; G1 hands unused heap back to the system
+    only at a periodic collection, which is off by default (JEP 346). It is turned on here, every
+    60 s of no collection, unless the JVM was given ``-XX:G1PeriodicGCInterval`` itself. The flag
+    is manageable, so it is set in the running JVM: no launch option of the user's is replaced."""
+    from py4j.protocol import Py4JError
+    jvm = spark._jvm
+    try:
+        bean_class = jvm.java.lang.Class.forName("com.sun.management.HotSpotDiagnosticMXBean")
+        bean = jvm.java.lang.management.ManagementFactory.getPlatformMXBean(bean_class)
+        if bean.getVMOption(_PERIODIC_GC).getOrigin().toString() == "DEFAULT":
+            bean.setVMOption(_PERIODIC_GC, str(_PERIODIC_GC_MS))
+    except Py4JError:  # a JVM without the flag (not HotSpot): its heap is its own business
+        pass
+
+
+_PERIODIC_GC, _PERIODIC_GC_MS = "G1PeriodicGCInterval", 60_000
+
+
 def _status_on_signal(handler) -> None:
     """SIGUSR1 makes the server write one line of what it holds to stderr (as ``dd`` tells its
     progress): how an operator, or ``bench/server_load.py``, sees sessions come and go."""
     def tell(signum, frame):
-        sys.stderr.write(f"paimon-sql-server status: {handler.status()}\n")
+        try:  # raised here, an error would stop the main thread's serving loop
+            line = handler.status()
+        except Exception as e:
+            line = f"unknown ({type(e).__name__}: {e})"
+        sys.stderr.write(f"paimon-sql-server status: {line}\n")
         sys.stderr.flush()
     signal.signal(signal.SIGUSR1, tell)
 
@@ -234,6 +257,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         handler = service.TCLIServiceHandler(session, options)
         processor = TCLIService.Processor(handler)
         _status_on_signal(handler)
+        _returns_idle_heap(session.spark)
         try:
             server = transport.listen(processor, host=args.host, port=args.port, authenticator=authenticator,
                                       transport=args.transport, http_path=args.http_path, tls=tls)

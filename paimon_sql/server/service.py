@@ -284,15 +284,17 @@ class TCLIServiceHandler(TCLIService.Iface):
     def status(self) -> str:
         """What the server holds now, in one line (``main`` tells it on SIGUSR1): its client sessions
         (each its own Spark session), the users and addresses they belong to, their operations (those
-        still running apart) and Spark's jobs running."""
+        still running apart: a statement run synchronously is one until it answers) and Spark's jobs
+        running."""
         with self._lock:
             clients = list(self._sessions.values())
             ops = [op for _, op in self._operations.values()]
         hosts = {lifecycle.host_of(c.address) for c in clients}
-        running = sum(1 for op in ops if not op.ended())
+        inside = sum(c.busy for c in clients)  # synchronous statements, registered once they answer
+        running = inside + sum(1 for op in ops if not op.ended())
         jobs = len(self.base.spark.sparkContext.statusTracker().getActiveJobsIds())
         return (f"{len(clients)} sessions ({len({c.user for c in clients})} users, {len(hosts)} addresses), "
-                f"{len(ops)} operations ({running} running), {jobs} Spark jobs running")
+                f"{len(ops) + inside} operations ({running} running), {jobs} Spark jobs running")
 
     def reap(self, now: float) -> None:
         """Close the sessions and operations their clients left idle past the timeouts (at

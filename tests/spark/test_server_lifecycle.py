@@ -140,3 +140,20 @@ def test_durations_addresses_and_the_check_interval():
     assert lifecycle.Limits().check_interval() == 60
     assert lifecycle.Limits(idle_session_timeout=2, idle_operation_timeout=0).check_interval() == 0.5
     assert lifecycle.Limits(idle_session_timeout=0, idle_operation_timeout=0).check_interval() is None
+
+
+def test_the_servers_jvm_hands_idle_heap_back(session):
+    """G1's periodic collection (off by default) is turned on in the running JVM, so heap a load
+    grew is given back once the server idles; a value the JVM was launched with is kept."""
+    from paimon_sql.server import main
+    jvm = session.spark._jvm
+    bean = jvm.java.lang.management.ManagementFactory.getPlatformMXBean(
+        jvm.java.lang.Class.forName("com.sun.management.HotSpotDiagnosticMXBean"))
+    launched = bean.getVMOption("G1PeriodicGCInterval")
+    main._returns_idle_heap(session.spark)
+    now = bean.getVMOption("G1PeriodicGCInterval")
+    if launched.getOrigin().toString() == "DEFAULT":
+        assert (now.getValue(), now.getOrigin().toString()) == ("60000", "MANAGEMENT")
+    else:
+        assert now.getValue() == launched.getValue()
+    bean.setVMOption("G1PeriodicGCInterval", launched.getValue())  # the suite's JVM as it was
