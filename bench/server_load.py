@@ -12,7 +12,8 @@ over its users; ``none``: NOSASL), running until the time is up a mix of
     filter  count(*) of a non-key filter          files    count(*) FROM `t$files`
     insert  INSERT INTO w VALUES (client, seq)    merge    MERGE INTO m one (client, key) row
 
-and recording each statement's latency and outcome. Reported per server: statements per second,
+and recording each statement's latency and outcome, after a warm-up of each kind once (its writes
+as a client of its own, :data:`WARM`). Reported per server: statements per second,
 p50/p99 per kind, errors (the first few messages), the server's resident memory and process count
 (its process tree: the JVM's Python workers are in it) before, at peak and ``--settle`` seconds (90)
 after the clients left, ours' sessions and operations then and halfway through (its status line, on

@@ -287,7 +287,8 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
     and its files checked every time; only building the DataFrame (~20 ms of py4j calls, a BI
     tool's repeated small query pays it each time) is skipped when the same files, snapshot, columns
     and options (and filter, where the ``paimon`` source reads part of the scan) were read before:
-    data files never change, so the same plan reads the same rows. A DataFrame from here may then be shared: callers that persist it pass no ``reuse``."""
+    data files never change, so the same plan reads the same rows. A DataFrame from here may then
+    be shared: callers that persist it pass no ``reuse``."""
     branches = fallback_read.tables(table)
     if branches is not None:
         first, second = branches
@@ -358,7 +359,7 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
                     for f in fields if pa.types.is_floating(f.type.to_arrow())}
         marked = {name: bitmap for s in native for name, bitmap in s.deletion_vectors}
         files = list(zip(paths, (f for s in native for f in s.files)))
-        # files without deleted rows are read apart: no row locations, no vectors for their rows
+        # files without deleted rows are read apart from those with some unless few (_parts)
         with_deletes = [(p, f) for p, f in files if f.file_name in marked]
         parts = _parts(files, marked, _distinct_sizes(with_deletes) if in_scan else [with_deletes], in_scan)
         for i, part in enumerate(parts):

@@ -100,11 +100,12 @@ def _one_row(session, source: exp.Expression) -> bool:
     inner = source.this if isinstance(source, exp.Subquery) else source
     if isinstance(inner, exp.Values):
         return len(inner.expressions) <= 1
-    if not isinstance(inner, exp.Select) or any(inner.args.get(k) for k in ("from_", "joins", "laterals")):
+    if not isinstance(inner, exp.Select) or any(inner.args.get(k) for k in ("from_", "joins", "laterals")) \
+            or inner.find(exp.Table) is not None:  # a subquery reading a table: Spark alone cannot plan it
         return False
     try:
         bound = session.spark_sql(inner.sql(dialect=parse.DIALECT))._jdf.queryExecution().optimizedPlan().maxRows()
-    except PySparkException:  # it names what Spark cannot see alone (a Paimon table in a subquery): checked
+    except PySparkException:  # whatever Spark cannot plan alone is checked as any source
         return False
     return bool(bound.isDefined()) and bound.get() <= 1
 
