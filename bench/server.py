@@ -57,18 +57,29 @@ def load() -> str:
 
 def tree_rss(pid: int) -> int:
     """Resident bytes of ``pid`` and all its descendants (0 for processes gone meanwhile)."""
-    total, todo = 0, [pid]
+    return sum(pages for _, pages in _tree(pid)) * PAGE
+
+
+def tree_count(pid: int) -> int:
+    """Processes in ``pid``'s tree, itself included (0 when it is gone)."""
+    return len(_tree(pid))
+
+
+def _tree(pid: int) -> list:
+    """(pid, resident pages) of ``pid`` and all its descendants still there."""
+    out, todo = [], [pid]
     while todo:
         p = todo.pop()
         try:
             with open(f"/proc/{p}/statm") as f:
-                total += int(f.read().split()[1]) * PAGE
+                pages = int(f.read().split()[1])
             for task in os.listdir(f"/proc/{p}/task"):
                 with open(f"/proc/{p}/task/{task}/children") as f:
                     todo.extend(int(c) for c in f.read().split())
+            out.append((p, pages))
         except (FileNotFoundError, ProcessLookupError):
             pass
-    return total
+    return out
 
 
 class PeakRss:

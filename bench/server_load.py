@@ -51,7 +51,7 @@ from typing import Callable, Dict, List, Optional
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
-from server import free_port, stop_group, tree_rss  # noqa: E402
+from server import free_port, stop_group, tree_count, tree_rss  # noqa: E402
 
 JAR = os.environ.get("PAIMON_SPARK_JAR") or str(ROOT.parent / "shared" / "oracles" / "paimon-spark-4.1_2.13-2.0.0.jar")
 STS_PYTHON = ROOT / ".venv-paimon-spark" / "bin" / "python"
@@ -312,21 +312,6 @@ def directory(tmp: Path):
     with ldap_support.slapd(tmp / "ldap") as d:
         users = [(u, pw) for u, (pw, _) in ldap_support.USERS.items() if "," not in u]
         yield {"url": d.ldap_url, "pattern": f"uid=%s,{ldap_support.PEOPLE_DN}"}, users
-
-
-def tree_count(pid: int) -> int:
-    """Processes in ``pid``'s tree (itself included; 0 when it is gone)."""
-    count, todo = 0, [pid]
-    while todo:
-        p = todo.pop()
-        try:
-            for task in os.listdir(f"/proc/{p}/task"):
-                with open(f"/proc/{p}/task/{task}/children") as f:
-                    todo.extend(int(c) for c in f.read().split())
-            count += 1
-        except (FileNotFoundError, ProcessLookupError):
-            pass
-    return count
 
 
 def status_reader(pid: int, log_path: Path) -> Callable[[], Optional[str]]:

@@ -176,10 +176,11 @@ def _terminate(signum, frame):
 
 
 def _returns_idle_heap(spark) -> None:
-    """A server runs for weeks and its load comes and goes; G1 hands unused heap back to the system
-    only at a periodic collection, which is off by default (JEP 346). It is turned on here, every
-    60 s of no collection, unless the JVM was given ``-XX:G1PeriodicGCInterval`` itself. The flag
-    is manageable, so it is set in the running JVM: no launch option of the user's is replaced."""
+    """A server runs for weeks and its load comes and goes; an idle G1 collects nothing until its
+    periodic collection, which is off by default (JEP 346). It is turned on here, every 60 s of no
+    collection, unless the JVM was given ``-XX:G1PeriodicGCInterval`` itself; G1 hands committed
+    heap back then only past ``MaxHeapFreeRatio`` free (docs/server.md). The flag is manageable, so
+    it is set in the running JVM: no launch option of the user's is replaced."""
     from py4j.protocol import Py4JError
     jvm = spark._jvm
     try:
