@@ -213,6 +213,8 @@ CREATE TABLE r3 (id INT);
 CALL sys.copy(source_table => 'default.r', target_table => 'default.r3');
 CALL sys.copy(source_table => 'default.nope', target_table => 'default.r4');
 """,
+    # buckets from `k$files`, not `k$partitions`.total_buckets: paimon-spark merges manifests in random
+    # order keeping the last entry's count, so after a rescale it answers 2 or 4 from run to run (ours: 4)
     "write_after_bucket_change": """
 CREATE TABLE k (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '2');
 INSERT INTO k VALUES (1, 'a'), (2, 'b'), (3, 'c');
@@ -224,7 +226,7 @@ SELECT * FROM k;
 CALL sys.rescale(table => 'default.k', bucket_num => 4);
 INSERT INTO k VALUES (4, 'd'), (1, 'z');
 SELECT * FROM k;
-SELECT DISTINCT total_buckets FROM `k$partitions`;
+SELECT DISTINCT bucket FROM `k$files` ORDER BY bucket;
 """,
     "rewrite_file_index": """
 CREATE TABLE ix (id INT, v STRING, p INT) PARTITIONED BY (p) TBLPROPERTIES ('file-index.bloom-filter.columns' = 'v');
