@@ -29,7 +29,7 @@ from paimon_sql.spark import format_table as spark_format_table
 from paimon_sql.spark import pushdown
 from paimon_sql.spark.session_options import session_options as spark_session_options
 from paimon_sql.spark.types import spark_ddl
-from paimon_sql.sql import functions, parse, star
+from paimon_sql.sql import functions, parse, query_shape, star
 from paimon_sql.systables import SystemTable
 from paimon_sql.table import format_table
 from paimon_sql.table.format_table import FormatTable
@@ -88,11 +88,23 @@ def _needs(session, tree, text: str, calls: list, spliced: str, refs: list, plan
     references (their hints and time travel pick rows, not columns) and on the columns they read,
     so it is remembered per session under both: a BI tool's repeated queries, and a materialized
     table's incremental refreshes (a new ``incremental-between`` each), skip the stand-in planning
-    (~30-150 ms). The rows are always read from the scans planned anew. ``calls``: the edits of
-    Paimon's function calls, part of the shape (``sys.max_pt`` may be a pushed filter's value)."""
-    shape = apply_edits(text, [(r.edit[0], f"\0{i}") for i, r in enumerate(refs)] + calls)
-    key = (shape, tuple((refs.index(r), spark_ddl(fields[r.view])) for r in planned))
-    known = session.planned_needs.pop(key, None)
+    (~30-150 ms). Queries differing only in the literals they filter by share it once Spark has
+    shown where those go (:mod:`paimon_sql.sql.query_shape`). The rows are always read from the
+    scans planned anew. ``calls``: the edits of Paimon's function calls, part of the shape
+    (``sys.max_pt`` may be a pushed filter's value)."""
+    marks = [(r.edit[0], f"\0{i}") for i, r in enumerate(refs)] + calls
+    masks = query_shape.masks(tree, text, marks)
+    shape = query_shape.Shape(apply_edits(text, marks),
+                              apply_edits(text, marks + [(m, query_shape.MASK) for m, _ in masks]),
+                              tuple(value for _, value in masks))
+    columns = tuple((refs.index(r), spark_ddl(fields[r.view])) for r in planned)
+    masked_key = ("masked", shape.masked, columns) if shape.values else None
+    template = _recalled(session, masked_key)
+    if isinstance(template, query_shape.Template) and template.verified:
+        _remember(session, masked_key, template)
+        return template.filled(shape.values)
+    key = (shape.text, columns)
+    known = _recalled(session, key)
     if known is None:
         stand_ins = {}
         for k, r in enumerate(planned):
@@ -103,10 +115,20 @@ def _needs(session, tree, text: str, calls: list, spliced: str, refs: list, plan
             any(j.args.get("on") is not None for j in tree.find_all(exp.Join))
         needs = pushdown.needs_of(session.spark_sql(spliced), stand_ins, filters_possible)
         known = [needs[r.view] for r in planned]
-    session.planned_needs[key] = known  # the newest last: the oldest goes first
+    _remember(session, key, known)
+    if masked_key is not None:
+        _remember(session, masked_key, query_shape.learn(template, known, shape, tree))
+    return known
+
+
+def _recalled(session, key):
+    return None if key is None else session.planned_needs.pop(key, None)
+
+
+def _remember(session, key, value) -> None:
+    session.planned_needs[key] = value  # the newest last: the oldest goes first
     while len(session.planned_needs) > _PLANNED_QUERIES:
         session.planned_needs.pop(next(iter(session.planned_needs)))
-    return known
 
 
 def _drop_relations(session, refs) -> None:
