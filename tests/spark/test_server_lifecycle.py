@@ -143,17 +143,23 @@ def test_durations_addresses_and_the_check_interval():
 
 
 def test_the_servers_jvm_hands_idle_heap_back(session):
-    """G1's periodic collection (off by default) is turned on in the running JVM, so heap a load
-    grew is given back once the server idles; a value the JVM was launched with is kept."""
+    """G1's periodic collection (off by default) is turned on in the running JVM and the free heap
+    it keeps lowered, so heap a load grew is given back once the server idles; a value the JVM was
+    launched with is kept."""
     from paimon_sql.server import main
     jvm = session.spark._jvm
     bean = jvm.java.lang.management.ManagementFactory.getPlatformMXBean(
         jvm.java.lang.Class.forName("com.sun.management.HotSpotDiagnosticMXBean"))
-    launched = bean.getVMOption("G1PeriodicGCInterval")
+    flags = ["G1PeriodicGCInterval", "MinHeapFreeRatio", "MaxHeapFreeRatio"]
+    launched = {f: bean.getVMOption(f) for f in flags}
     main._returns_idle_heap(session.spark)
-    now = bean.getVMOption("G1PeriodicGCInterval")
-    if launched.getOrigin().toString() == "DEFAULT":
-        assert (now.getValue(), now.getOrigin().toString()) == ("60000", "MANAGEMENT")
-    else:
-        assert now.getValue() == launched.getValue()
-    bean.setVMOption("G1PeriodicGCInterval", launched.getValue())  # the suite's JVM as it was
+    try:
+        for flag, want in zip(flags, ["60000", "10", "30"]):
+            now = bean.getVMOption(flag)
+            if launched[flag].getOrigin().toString() == "DEFAULT":
+                assert (now.getValue(), now.getOrigin().toString()) == (want, "MANAGEMENT"), flag
+            else:
+                assert now.getValue() == launched[flag].getValue(), flag
+    finally:  # the suite's JVM as it was: Max back up before Min
+        for flag in ["G1PeriodicGCInterval", "MaxHeapFreeRatio", "MinHeapFreeRatio"]:
+            bean.setVMOption(flag, launched[flag].getValue())
