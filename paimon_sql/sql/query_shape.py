@@ -61,6 +61,8 @@ def masks(tree: exp.Expression, text: str, edits: list) -> List[Tuple[Tuple[int,
     """((start, end), value) of each literal of the query ``tree`` parsed from ``text`` its shape
     masks, in text order; ``edits`` ((start, end), replacement): the text's other edits (reference
     marks, function calls), whose spans keep their literals."""
+    if MASK in text:  # a shape must not be mistaken for another text's
+        return []
     taken = [span for span, _ in edits]
     return sorted((span, value) for span, value in _maskable(tree, text)
                   if not any(span[0] < end and start < span[1] for start, end in taken))

@@ -25,6 +25,8 @@ def test_literals_whose_meaning_their_text_decides_stay_in_the_shape():
             "AND f = 'it''s' AND g = DATE '2024-01-01' AND h = length('abc') AND 4 IN (i, j)")
     s = shape_of(text)
     assert s.masked == text and s.values == ()
+    text = "SELECT * FROM t WHERE id = 5 AND s = 'a\1'"  # the mask's own character: nothing masked
+    assert shape_of(text).values == ()
 
 
 def needs(predicate) -> list:
