@@ -15,7 +15,7 @@ over its users; ``none``: NOSASL), running until the time is up a mix of
 and recording each statement's latency and outcome, after a warm-up of each kind once (its writes
 as a client of its own, :data:`WARM`). Reported per server: statements per second,
 p50/p99 per kind, errors (the first few messages), the server's resident memory and process count
-(its process tree: the JVM's Python workers are in it) before, at peak and ``--settle`` seconds (90)
+(its process tree: the JVM's Python workers are in it) before, at peak and ``--settle`` seconds (180)
 after the clients left, ours' sessions and operations then and halfway through (its status line, on
 SIGUSR1); and the writes checked: every acknowledged
 INSERT's row is in ``w`` exactly once (lost, doubled), every key's value in ``m`` is the last
@@ -254,7 +254,7 @@ class Sampler:
 
 
 def run_load(port: int, pid: int, clients: int, seconds: float, rows: int, users: Optional[List[tuple]],
-             settle: float = 90, status: Callable[[], Optional[str]] = lambda: None) -> dict:
+             settle: float = 180, status: Callable[[], Optional[str]] = lambda: None) -> dict:
     """The load against a serving server: figures and the write check. ``status``: the server's
     status line now (None: it tells none)."""
     def user(i):
@@ -355,8 +355,9 @@ def main(argv: Optional[List[str]] = None) -> dict:
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--servers", default="ours,sts")
     ap.add_argument("--auth", choices=("none", "ldap"), default="none")
-    ap.add_argument("--settle", type=float, default=90,
-                    help="seconds after the clients left before RSS is read (Spark ends idle Python workers after 60)")
+    ap.add_argument("--settle", type=float, default=180,
+                    help="seconds after the clients left before RSS is read (Spark ends idle Python workers after "
+                         "60; the server's JVM collects after 60 s without a collection and gives heap back then)")
     args = ap.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="server-load-"))
     out = {}
