@@ -136,6 +136,8 @@ def learn(before, needs: List["Needs"], shape: Shape, tree: exp.Expression):
 
 
 def _template(needs: List["Needs"], shape: Shape, tree: exp.Expression) -> Optional[Template]:
+    """``needs`` with each predicate value replaced by the place of the one masked literal it is;
+    None where a value is not exactly one (the module's caveats) or a masked literal went nowhere."""
     values = shape.values
     texts = [str(node.this) for node in tree.find_all(exp.Literal)]  # the masked ones among them
     used = [0] * len(values)
