@@ -30,14 +30,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 from sqlglot import exp
 
 from paimon_sql.data import predicate as P
-
-if TYPE_CHECKING:
-    from paimon_sql.spark.pushdown import Needs
+from paimon_sql.spark.pushdown import Needs
 
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ, exp.In,
                 exp.Between)
@@ -111,18 +109,18 @@ class Template:
     """A shape's needs with its masked literals' places (:class:`_Slot`) for values; ``values``: the
     literals it was learned from; ``verified`` once a query with all other values matched it."""
 
-    needs: Tuple["Needs", ...]
+    needs: Tuple[Needs, ...]
     values: Tuple[object, ...]
     verified: bool = False
 
-    def filled(self, values: Tuple[object, ...]) -> List["Needs"]:
+    def filled(self, values: Tuple[object, ...]) -> List[Needs]:
         return [replace(n, predicate=_fill(n.predicate, values)) for n in self.needs]
 
 
 REFUSED = "refused"  # a shape planned per text for good
 
 
-def learn(before, needs: List["Needs"], shape: Shape, tree: exp.Expression):
+def learn(before, needs: List[Needs], shape: Shape, tree: exp.Expression):
     """What the shape's cache entry becomes once Spark planned ``needs`` for a query of it: a new
     (unverified) template, a verified one, :data:`REFUSED`, or ``before`` unchanged (a query sharing
     a value with the one the template was learned from proves nothing)."""
@@ -135,7 +133,7 @@ def learn(before, needs: List["Needs"], shape: Shape, tree: exp.Expression):
     return replace(before, verified=True) if before.filled(shape.values) == list(needs) else REFUSED
 
 
-def _template(needs: List["Needs"], shape: Shape, tree: exp.Expression) -> Optional[Template]:
+def _template(needs: List[Needs], shape: Shape, tree: exp.Expression) -> Optional[Template]:
     """``needs`` with each predicate value replaced by the place of the one masked literal it is;
     None where a value is not exactly one (the module's caveats) or a masked literal went nowhere."""
     values = shape.values
