@@ -6,7 +6,10 @@ columns too, whose fields are matched by id the same way (:func:`evolve`). Appen
 files are concatenated. Primary-key files are read raw when their section has one file (only
 ``_VALUE_KIND`` +I/+U rows kept) and merged by the table's merge function when sections overlap. The
 scan's predicate is applied to the rows after merging (never before: an old version of a row
-must not survive because the new one was filtered out).
+must not survive because the new one was filtered out) — but its conjuncts on key and partition
+columns alone are applied to each file's rows before the merge too, as Paimon pushes its key
+filter into every file of a merge: every version of a key passes or fails them together, and a
+point lookup merges its key's few rows instead of the whole bucket.
 """
 
 from __future__ import annotations
@@ -52,6 +55,9 @@ class SplitReader:
         self.read_fields = [f for f in self.schema.fields if f.name in needed]
         self.output_schema = pa.schema([self.schema.field(c).to_arrow() for c in self.projection])
         self._part_types = [f.type for f in self.schema.fields_of(self.schema.partition_keys)]
+        keyed = set(self.schema.trimmed_primary_keys) | set(self.schema.partition_keys)
+        key_filter = predicate.only(keyed) if predicate is not None and self.schema.is_primary_key_table else None
+        self._key_filter = key_filter.to_arrow() if key_filter is not None else None
 
     def read(self, split) -> pa.Table:
         if split.before:
@@ -176,9 +182,10 @@ class SplitReader:
         if len(files) == 1:
             rows = self._read_file(split, files[0], with_system=True)
         else:
-            rows = pa.concat_tables([self._read_file(split, f, with_system=True) for f in files])
-            merge = self.table.merge_function
-            rows = merge.merge(merge.group(rows, [KEY_PREFIX + k for k in self.schema.trimmed_primary_keys]))
+            rows = pa.concat_tables([self._keyed(self._read_file(split, f, with_system=True)) for f in files])
+            if rows.num_rows:  # the key filter may leave none
+                merge = self.table.merge_function
+                rows = merge.merge(merge.group(rows, [KEY_PREFIX + k for k in self.schema.trimmed_primary_keys]))
         if self.keep_row_kind:
             return rows.select([f.name for f in self.read_fields] + [VALUE_KIND, SEQUENCE_NUMBER])
         if split.keep_retractions:
@@ -188,6 +195,10 @@ class SplitReader:
         if not pc.all(live).as_py():  # most sections hold no retractions: skip the copy
             rows = rows.filter(live)
         return rows.drop_columns([VALUE_KIND])
+
+    def _keyed(self, rows: pa.Table) -> pa.Table:
+        """A file's rows less those the predicate's key-only conjuncts rule out (before merging)."""
+        return rows if self._key_filter is None else rows.filter(self._key_filter)
 
     def _read_group(self, split, group, with_position: bool = False,
                     tracked: bool = False) -> Tuple[pa.Table, DataFileMeta]:

@@ -33,7 +33,7 @@ from paimon_sql.mergetree.levels import num_levels
 from paimon_sql.read import data_evolution, fallback_read, file_skipping, merge_vectors, metadata_columns
 from paimon_sql.read.scan import PlanStats
 from paimon_sql.schema.table_schema import VALUE_KIND
-from paimon_sql.spark import jvm_classes
+from paimon_sql.spark import driver_read, jvm_classes
 from paimon_sql.spark.types import spark_ddl, spark_type, to_spark_arrow
 from paimon_sql.table import unserved_features
 from paimon_sql.table.object_table import ObjectTable
@@ -248,6 +248,7 @@ class ScanReport:
     native_splits: int
     merge_splits: int
     files_skipped_at_read: Optional[int] = None  # by .index files / Parquet bloom filters (native reads)
+    on_driver: bool = False  # a small filtered read (:mod:`paimon_sql.spark.driver_read`)
 
     def lines(self) -> List[str]:
         s = self.stats
@@ -261,6 +262,8 @@ class ScanReport:
                 f"({s.files_after_partition} after partition pruning, {s.files_after_buckets} in the selected "
                 f"buckets, {s.files_after_stats} after stats, "
                 f"{s.files_planned} after file indexes in manifests{at_read})",
+                f"  splits: {self.native_splits + self.merge_splits} read on the driver (a small filtered read)"
+                if self.on_driver else
                 f"  splits: {self.native_splits} read by Spark's Parquet reader, {self.merge_splits} merged"]
 
 
@@ -315,6 +318,20 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
     read_meta = [c for c in wanted_meta if c != metadata_columns.PARTITION]  # what each read adds
     if metadata_columns.LOCATED & set(read_meta):
         metadata_columns.check_located(table, splits)
+    if reuse is not None and not read_meta and not read_optimized and \
+            driver_read.applies(splits, predicate, driver_read.byte_limit(spark)):
+        key = _reuse_key(table, snapshot, columns, fields, predicate, read_optimized,
+                         [f.file_name for s in splits for f in s.files], -len(splits))
+        if key in reuse:
+            reuse.move_to_end(key)
+            return reuse[key]
+        rows = driver_read.read(scan, splits, fields)
+        if rows is not None:
+            if reports is not None:
+                reports.append(ScanReport(table.name, snapshot.id if snapshot else None, columns, predicate,
+                                          plan.stats, 0, len(splits), on_driver=True))
+            return _finished(driver_read.dataframe(spark, rows, fields), table, columns, fields, wanted_meta,
+                             reuse, key)
     # row ids come from each file's manifest entry (or the ids a compacted file holds): our reader
     native_ok = _no_time_columns(fields) and not set(metadata_columns.TRACKED) & set(read_meta)
     in_scan = jvm_classes.available(spark)  # deleted rows dropped by the UDF, else by an anti-join
@@ -392,6 +409,13 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
     out = frames[0]
     for f in frames[1:]:
         out = out.unionByName(f)
+    return _finished(out, table, columns, fields, wanted_meta, reuse, key)
+
+
+def _finished(out: DataFrame, table, columns: List[str], fields, wanted_meta: List[str],
+              reuse: Optional[OrderedDict], key: tuple) -> DataFrame:
+    """A scan's rows as asked for: ``columns`` in order (with ``__paimon_partition`` made from the
+    partition columns), CHAR/VARCHAR marked; kept in ``reuse`` under ``key``."""
     if metadata_columns.PARTITION in wanted_meta:
         out = out.withColumn(metadata_columns.PARTITION, F.struct(*[F.col(f"`{k}`") for k in table.schema.partition_keys]))
     out = _char_types(out.select(*[f"`{c}`" for c in columns]), fields)
