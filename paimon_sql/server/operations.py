@@ -447,6 +447,14 @@ def arrow_batches(df: DataFrame, time_zone: str) -> Iterator[pa.RecordBatch]:
     with is :func:`_arrow_schema`'s, whatever ``useLargeVarTypes`` says), repeated struct field
     names kept as Spark's Thrift Server shows them."""
     schema = _arrow_schema(df, time_zone)
+    spark = df.sparkSession
+    per_batch = int(spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch", "10000"))
+    per_batch = per_batch if per_batch > 0 else 10000
+    local = jvm_classes.local_batches(spark, df, time_zone, per_batch)
+    if local is not None:  # rows the driver holds (a VALUES, a small read done on the driver): no job
+        for message in local:
+            yield pa.ipc.read_record_batch(pa.py_buffer(message), schema)
+        return
     if _bounded(df, _ONE_PIECE_ROWS):
         try:
             batches = df.toArrow().cast(schema).to_batches()
@@ -455,10 +463,8 @@ def arrow_batches(df: DataFrame, time_zone: str) -> Iterator[pa.RecordBatch]:
         if batches is not None:
             yield from batches
             return
-    spark = df.sparkSession
     jvm = spark.sparkContext._jvm
-    per_batch = int(spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch", "10000"))
-    rdd = df._jdf.toArrowBatchRdd(per_batch if per_batch > 0 else 10000, time_zone, False, False)
+    rdd = df._jdf.toArrowBatchRdd(per_batch, time_zone, False, False)
     partitions = rdd.getNumPartitions()
     if 0 < partitions <= _ONE_JOB_PARTITIONS:
         capped = jvm_classes.capped_batches(spark, rdd, _ONE_JOB_BYTES // partitions)

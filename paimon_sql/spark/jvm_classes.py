@@ -8,6 +8,8 @@ sources beside it by ``scripts/build_jvm.sh`` and committed, so users need no JD
   (docs/performance.md).
 - ``CappedBatches`` (:func:`capped_batches`) collects a small query result's Arrow batches in one
   job, each partition whole while it is small, for the server (``server/operations.py``).
+- ``LocalBatches`` (:func:`local_batches`) makes a local relation's result Arrow batches on the
+  driver, with no job, for the server too.
 
 :func:`paimon_sql.connect` puts the jar in ``spark.jars`` of the sessions it builds (:func:`with_jar`).
 A session that was given to it gets the jar by ``ADD JAR`` when the class is first needed. Where the
@@ -33,6 +35,7 @@ _HERE = Path(__file__).parent / "java"
 JAR = _HERE / "paimon-sql-spark.jar"
 _DELETED_ROW = "paimon_sql.spark.DeletedRow"
 _CAPPED_BATCHES = "paimon_sql.spark.CappedBatches"
+_LOCAL_BATCHES = "paimon_sql.spark.LocalBatches"
 # SparkSession -> {class name: an instance loaded by name, or None where it cannot be}
 _loaded: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _log = logging.getLogger(__name__)
@@ -89,6 +92,14 @@ def capped_batches(spark: SparkSession, batches, max_bytes: int):
     cannot be loaded."""
     capped = _instance(spark, _CAPPED_BATCHES)
     return capped.of(batches, max_bytes) if capped is not None else None
+
+
+def local_batches(spark: SparkSession, df: DataFrame, time_zone: str, per_batch: int) -> Optional[List[bytes]]:
+    """``df``'s result as Arrow IPC messages made on the driver, when its plan is a local table scan;
+    else (or when the class cannot be loaded) None."""
+    local = _instance(spark, _LOCAL_BATCHES)
+    batches = local.of(df._jdf, time_zone, per_batch) if local is not None else None
+    return None if batches is None else list(batches)
 
 
 def _deleted_row(spark: SparkSession):

@@ -320,8 +320,8 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
         metadata_columns.check_located(table, splits)
     if reuse is not None and not read_meta and not read_optimized and \
             driver_read.applies(splits, predicate, driver_read.byte_limit(spark)):
-        key = _reuse_key(table, snapshot, columns, fields, predicate, read_optimized,
-                         [f.file_name for s in splits for f in s.files], -len(splits))
+        key = ("driver",) + _reuse_key(table, snapshot, columns, fields, predicate, read_optimized,
+                                       [f.file_name for s in splits for f in s.files], len(splits))
         if key in reuse:
             reuse.move_to_end(key)
             return reuse[key]

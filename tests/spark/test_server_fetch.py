@@ -54,3 +54,31 @@ def test_many_partitions_are_streamed(session):
 def test_an_empty_result(session):
     ids, jobs = fetched(session.spark, unbounded(session.spark, 10, 2).where("id < 0"))
     assert ids == [] and jobs == 1
+
+
+def local_fetch(spark, text: str):
+    """(the rows of ``text`` as the server takes them, the Spark jobs it took, Spark's own toArrow)."""
+    df = spark.sql(text)
+    group = f"fetch-{uuid.uuid4().hex}"
+    sc = spark.sparkContext
+    sc.setJobGroup(group, "a test's fetch")
+    try:
+        table = pa.Table.from_batches(list(O.arrow_batches(df, "UTC")), O._arrow_schema(df, "UTC"))
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)
+    jobs = len(sc.statusTracker().getJobIdsForGroup(group))
+    return table, jobs, df.toArrow().cast(table.schema)
+
+
+def test_a_local_relation_is_taken_on_the_driver_without_a_job(session):
+    spark = session.spark
+    session.sql("CREATE TABLE t (id BIGINT, ts TIMESTAMP, d DECIMAL(12, 3), m MAP<STRING, ARRAY<INT>>, "
+                "r STRUCT<a: INT, b: STRING>) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '2')")
+    session.sql("INSERT INTO t VALUES (1, TIMESTAMP'2024-03-01 10:00:00', 1.5, map('k', array(1, NULL)), "
+                "named_struct('a', 1, 'b', 'x')), (2, NULL, NULL, NULL, NULL)")
+    for text, n in [("SELECT * FROM t WHERE id = 1", 1), ("SELECT * FROM t WHERE id IN (1, 2)", 2),
+                    ("SELECT * FROM t WHERE id = 3", 0), ("SELECT * FROM VALUES (1, 'a') AS v(one, s)", 1)]:
+        got, jobs, spark_own = local_fetch(spark, text)
+        assert jobs == 0 and got.num_rows == n and got.equals(spark_own), text
+    got, jobs, _ = local_fetch(spark, "SELECT sum(id) FROM range(10)")  # not a local relation: Spark's job
+    assert jobs >= 1 and got.column(0).to_pylist() == [45]

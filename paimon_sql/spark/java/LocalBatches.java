@@ -1,0 +1,45 @@
+/*
+ * A query's Arrow batches made on the driver when its plan is a local table scan (a VALUES, or rows
+ * read on the driver: paimon_sql/spark/driver_read.py). Spark's own collection to Arrow runs a job
+ * even then, ~18 ms of scheduling for a few rows; the plan's own executeCollect runs none.
+ * Used by paimon_sql/server/operations.py for a served point lookup's result.
+ */
+package paimon_sql.spark;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.classic.Dataset;
+import org.apache.spark.sql.execution.LocalTableScanExec;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.arrow.ArrowConverters$;
+import scala.jdk.javaapi.CollectionConverters;
+
+public final class LocalBatches {
+    /** The instance Python loads by name, to call {@link #of} on. */
+    public LocalBatches() {
+    }
+
+    /**
+     * The Arrow IPC record batch messages of {@code ds}'s rows, as Spark's toArrowBatchRdd writes them
+     * (no duplicate-name check, small string types), or null when its plan is not a local table scan.
+     */
+    public byte[][] of(Dataset<Row> ds, String timeZone, long maxRecordsPerBatch) {
+        SparkPlan plan = ds.queryExecution().executedPlan();
+        if (!(plan instanceof LocalTableScanExec)) {
+            return null;
+        }
+        InternalRow[] rows = plan.executeCollect();
+        scala.collection.Iterator<byte[]> batches = ArrowConverters$.MODULE$.toBatchIterator(
+                CollectionConverters.asScala(Arrays.asList(rows).iterator()), ds.schema(), maxRecordsPerBatch, timeZone,
+                false, false, null);
+        List<byte[]> out = new ArrayList<>();
+        while (batches.hasNext()) {
+            out.add(batches.next());
+        }
+        return out.toArray(new byte[0][]);
+    }
+}
