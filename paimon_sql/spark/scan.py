@@ -320,16 +320,16 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
         metadata_columns.check_located(table, splits)
     if reuse is not None and not read_meta and not read_optimized and \
             driver_read.applies(splits, predicate, driver_read.byte_limit(spark)):
-        key = ("driver",) + _reuse_key(table, snapshot, columns, fields, predicate, read_optimized,
-                                       [f.file_name for s in splits for f in s.files], len(splits))
-        if key in reuse:
-            reuse.move_to_end(key)
-            return reuse[key]
-        rows = driver_read.read(scan, splits, fields)
-        if rows is not None:
+        key = _reuse_key(table, snapshot, columns, fields, predicate, read_optimized,
+                         [f.file_name for s in splits for f in s.files], len(splits)) + ("on the driver",)
+        rows = None if key in reuse else driver_read.read(scan, splits, fields)
+        if key in reuse or rows is not None:
             if reports is not None:
                 reports.append(ScanReport(table.name, snapshot.id if snapshot else None, columns, predicate,
                                           plan.stats, 0, len(splits), on_driver=True))
+            if rows is None:
+                reuse.move_to_end(key)
+                return reuse[key]
             return _finished(driver_read.dataframe(spark, rows, fields), table, columns, fields, wanted_meta,
                              reuse, key)
     # row ids come from each file's manifest entry (or the ids a compacted file holds): our reader

@@ -21,6 +21,7 @@ def release(s) -> None:
         s.spark.catalog.dropTempView(view)
     s.spark.catalog.setCurrentDatabase("default")
     s.spark.conf.unset("spark.sql.sources.partitionOverwriteMode")
+    s.spark.conf.unset("paimon.sql.driverReadBytes")
 
 
 def rows(session, text):
