@@ -16,9 +16,8 @@ def unbounded(spark, n: int, partitions: int):
     return spark.range(0, n, 1, partitions).selectExpr("explode(array(id)) AS id", "CAST(id AS STRING) s")
 
 
-def fetched(spark, df):
-    """(the rows' ids, the Spark jobs it took)."""
-    assert not O._bounded(df, O._ONE_PIECE_ROWS)
+def taken(spark, df):
+    """(``df``'s rows as the server takes them, the Spark jobs that took)."""
     group = f"fetch-{uuid.uuid4().hex}"
     sc = spark.sparkContext
     sc.setJobGroup(group, "a test's fetch")
@@ -26,7 +25,14 @@ def fetched(spark, df):
         table = pa.Table.from_batches(list(O.arrow_batches(df, "UTC")), O._arrow_schema(df, "UTC"))
     finally:
         sc.setLocalProperty("spark.jobGroup.id", None)
-    return table.column("id").to_pylist(), len(sc.statusTracker().getJobIdsForGroup(group))
+    return table, len(sc.statusTracker().getJobIdsForGroup(group))
+
+
+def fetched(spark, df):
+    """(the rows' ids, the Spark jobs it took)."""
+    assert not O._bounded(df, O._ONE_PIECE_ROWS)
+    table, jobs = taken(spark, df)
+    return table.column("id").to_pylist(), jobs
 
 
 def test_a_small_result_of_few_partitions_is_one_job(session):
@@ -59,14 +65,7 @@ def test_an_empty_result(session):
 def local_fetch(spark, text: str):
     """(the rows of ``text`` as the server takes them, the Spark jobs it took, Spark's own toArrow)."""
     df = spark.sql(text)
-    group = f"fetch-{uuid.uuid4().hex}"
-    sc = spark.sparkContext
-    sc.setJobGroup(group, "a test's fetch")
-    try:
-        table = pa.Table.from_batches(list(O.arrow_batches(df, "UTC")), O._arrow_schema(df, "UTC"))
-    finally:
-        sc.setLocalProperty("spark.jobGroup.id", None)
-    jobs = len(sc.statusTracker().getJobIdsForGroup(group))
+    table, jobs = taken(spark, df)
     return table, jobs, df.toArrow().cast(table.schema)
 
 
