@@ -23,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Optional
 
+import pyarrow as pa
 from TCLIService import TCLIService, ttypes
 
 import paimon_sql
@@ -314,6 +315,8 @@ class TCLIServiceHandler(TCLIService.Iface):
                 self._end(client, op)
                 _tell(f"closed an operation of {client.user} ({op.kind}): idle for {now - op.touched:.0f} s "
                       f"(--idle-operation-timeout)")
+        if not self._sessions:  # no one connected: Arrow's pool hands back what reads on the driver left
+            pa.default_memory_pool().release_unused()
 
     @_answers(ttypes.TGetInfoResp)
     def GetInfo(self, req):
