@@ -98,3 +98,21 @@ def test_key_conjuncts_filter_each_file_before_the_merge(session):
                             (P.greater_than("v", 200), [(3, 300)]), (P.equal("id", 9), [])]:
         got = SplitReader(table, ["id", "v"], predicate).read(split)
         assert sorted(zip(*got.to_pydict().values())) == want, predicate
+
+
+def test_every_kind_of_column_reads_as_spark_reads_it(session):
+    session.sql("SET spark.sql.session.timeZone = America/Los_Angeles")
+    try:
+        session.sql("CREATE TABLE t (id INT, ts TIMESTAMP, ntz TIMESTAMP_NTZ, d DATE, dec DECIMAL(20, 4), b BINARY, "
+                    "a ARRAY<STRING>, m MAP<STRING, INT>, r STRUCT<x: DOUBLE, y: ARRAY<INT>>, c CHAR(3), f FLOAT) "
+                    "TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1')")
+        session.sql("INSERT INTO t VALUES (1, TIMESTAMP'2024-03-10 02:30:00', TIMESTAMP_NTZ'2024-03-10 02:30:00', "
+                    "DATE'1969-12-31', 12345678901234.5678, X'00FF', array('a', NULL), map('k', 1), "
+                    "named_struct('x', -0.0, 'y', array(1)), 'ab', 1.5), "
+                    "(2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)")
+        session.sql("INSERT INTO t (id, c) VALUES (3, 'z')")
+        got = both_ways(session, "SELECT * FROM t WHERE id IN (1, 2, 3)")
+        assert [r[0] for r in got] == [1, 2, 3] and got[0][9] == "ab " and got[2][9] == "z  "
+        assert both_ways(session, "SELECT id FROM t WHERE id < 3 AND c = 'ab'") == [(1,)]  # CHAR padding
+    finally:
+        session.sql("RESET spark.sql.session.timeZone")
