@@ -295,12 +295,19 @@ class TableScan:
             table.schema.data_file_arrow_schema().empty_table()
 
     def to_arrow(self) -> pa.Table:
-        """Every split read (splits in parallel threads: Arrow's readers and kernels release the GIL)."""
-        reader = self.reader()
-        splits = self.plan().splits
-        with ThreadPoolExecutor(max_workers=max(1, min(len(splits), os.cpu_count() or 2))) as pool:
+        """Every split read (:func:`read_splits`)."""
+        return read_splits(self.reader(), self.plan().splits)
+
+
+def read_splits(reader, splits: Sequence) -> pa.Table:
+    """``splits`` read by ``reader`` (a SplitReader), in parallel threads: Arrow's readers and kernels
+    release the GIL."""
+    if len(splits) <= 1:
+        parts = [reader.read(s) for s in splits]
+    else:
+        with ThreadPoolExecutor(max_workers=min(len(splits), os.cpu_count() or 2)) as pool:
             parts = list(pool.map(reader.read, splits))
-        return pa.concat_tables(parts) if parts else reader.output_schema.empty_table()
+    return pa.concat_tables(parts) if parts else reader.output_schema.empty_table()
 
 
 def in_partitions(entries: List[ManifestEntry], predicate: Predicate, schema) -> List[ManifestEntry]:

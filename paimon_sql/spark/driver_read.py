@@ -26,7 +26,6 @@ Example::
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from typing import TYPE_CHECKING, Optional
 
@@ -35,11 +34,11 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import types as T
 
 from paimon_sql.exceptions import InvalidOptionError
+from paimon_sql.read.scan import TableScan, read_splits
 from paimon_sql.spark.types import spark_ddl, to_spark_arrow
 
 if TYPE_CHECKING:
     from paimon_sql.data.predicate import Predicate
-    from paimon_sql.read.scan import TableScan
 
 DRIVER_READ_BYTES = 8 << 20  # planned data-file bytes at most: ~20 ms of reading on one core
 DRIVER_READ_ROWS = 10_000  # rows after the filter at most
@@ -67,13 +66,7 @@ def applies(splits: list, predicate: Optional[Predicate], limit: int) -> bool:
 def read(scan: TableScan, splits: list, fields: list) -> Optional[pa.Table]:
     """The rows of ``splits`` after ``scan``'s filter, as Spark takes them; None past
     :data:`DRIVER_READ_ROWS`."""
-    reader = scan.reader()
-    if len(splits) > 1:
-        with ThreadPoolExecutor(max_workers=min(len(splits), 4)) as pool:  # Arrow reads release the GIL
-            parts = list(pool.map(reader.read, splits))
-    else:
-        parts = [reader.read(s) for s in splits]
-    rows = pa.concat_tables(parts) if parts else reader.output_schema.empty_table()
+    rows = read_splits(scan.reader(), splits)
     if rows.num_rows > DRIVER_READ_ROWS:
         return None
     return to_spark_arrow(rows, fields)
