@@ -59,7 +59,11 @@ def connect(warehouse: Optional[str] = None, spark: Optional[SparkSession] = Non
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         builder = SparkSession.builder.master(conf.pop("spark.master", "local[*]")).appName("paimon-sql")
         progress = "true" if sys.stderr.isatty() else "false"  # bars only where a user watches them
-        defaults = {"spark.ui.showConsoleProgress": progress, "spark.sql.shuffle.partitions": "8"}
+        defaults = {"spark.ui.showConsoleProgress": progress, "spark.sql.shuffle.partitions": "8",
+                    # PySpark's call-site capture for DataFrame errors: two JVM round trips, a config
+                    # read and a Python stack walk around each DataFrame call, for a call site in
+                    # paimon-sql's own code a SQL user has no use for (docs/performance.md)
+                    "spark.python.sql.dataFrameDebugging.enabled": "false"}
         for k, v in jvm_classes.with_jar({**defaults, **conf}).items():
             builder = builder.config(k, v)
         spark = builder.getOrCreate()

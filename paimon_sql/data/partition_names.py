@@ -42,7 +42,7 @@ _NOT_JAVA_WHITESPACE = "\xa0\u2007\u202f\x85"
 def value_text(value: Any, dtype, legacy: bool) -> Optional[str]:
     """The text of one non-null partition value; None where Paimon uses the default name."""
     text = _text(value, dtype, legacy) if value is not None else None
-    if text is None or all(c.isspace() and c not in _NOT_JAVA_WHITESPACE for c in text):
+    if text is None or (not text[:1].isalnum() and all(c.isspace() and c not in _NOT_JAVA_WHITESPACE for c in text)):
         return None
     return text
 

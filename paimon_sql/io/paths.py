@@ -15,7 +15,7 @@ import datetime as dt
 import itertools
 import uuid
 from decimal import Decimal
-from typing import Any, List, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
 from paimon_sql.data.partition_names import value_text
 from paimon_sql.io.path_guard import check_segment
@@ -60,6 +60,9 @@ def branch_path(table_root: str, branch: str) -> str:
     return f"{table_root}/branch/branch-{check_segment('branch', branch)}"
 
 
+_NAMED_PARTITIONS = 100_000  # partition directory names a PathFactory keeps
+
+
 class PathFactory:
     """Paths of one table directory as seen from one branch.
 
@@ -82,6 +85,7 @@ class PathFactory:
         self._counter = itertools.count()
         self._manifest_uuid = str(uuid.uuid4())
         self._manifest_counter = itertools.count()
+        self._partition_dirs: Dict[tuple, str] = {}  # a table's few partitions, named once (every read names them)
 
     # -- metadata -------------------------------------------------------------------------
 
@@ -149,8 +153,15 @@ class PathFactory:
                 for k, t, v in zip(self.partition_keys, self.partition_types, values)]
 
     def partition_dir(self, values: Sequence[Any]) -> str:
-        return "/".join(f"{escape_path_name(k, PAIMON_ESCAPED)}={escape_path_name(text, PAIMON_ESCAPED)}"
-                        for k, text in self.partition_spec(values))
+        key = tuple(values)
+        known = self._partition_dirs.get(key)
+        if known is None:
+            if len(self._partition_dirs) >= _NAMED_PARTITIONS:
+                self._partition_dirs.clear()
+            known = self._partition_dirs[key] = "/".join(
+                f"{escape_path_name(k, PAIMON_ESCAPED)}={escape_path_name(text, PAIMON_ESCAPED)}"
+                for k, text in self.partition_spec(values))
+        return known
 
     def bucket_dir(self, partition_values: Sequence[Any], bucket: int) -> str:
         """``bucket-<n>``; the postpone bucket (-2) is ``bucket-postpone``, as Paimon names it."""

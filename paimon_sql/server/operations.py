@@ -24,7 +24,6 @@ import pyarrow as pa
 from pyspark.serializers import NoOpSerializer
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.util import _load_from_socket, _local_iterator_from_socket
 from TCLIService import ttypes
 
@@ -33,6 +32,7 @@ from paimon_sql.options.core_options import scrub
 from paimon_sql.server import rowset
 from paimon_sql.server.oplog import OperationLog
 from paimon_sql.spark import jvm_classes
+from paimon_sql.spark.types import jvm_arrow_schema
 from paimon_sql.session import spark_error
 
 S = ttypes.TOperationState
@@ -437,7 +437,7 @@ def hive_listing(spark, text: str, df: DataFrame) -> DataFrame:
 
 
 def _arrow_schema(df: DataFrame, time_zone: str) -> pa.Schema:
-    return to_arrow_schema(df.schema, timezone=time_zone)
+    return jvm_arrow_schema(df.schema, time_zone)
 
 
 def arrow_batches(df: DataFrame, time_zone: str) -> Iterator[pa.RecordBatch]:

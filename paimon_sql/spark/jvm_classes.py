@@ -25,7 +25,10 @@ import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
+import pyarrow as pa
 from pyspark.sql import Column, DataFrame
+
+from paimon_sql.spark.types import jvm_arrow_schema
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -100,6 +103,25 @@ def local_batches(spark: SparkSession, df: DataFrame, time_zone: str, per_batch:
     local = _instance(spark, _LOCAL_BATCHES)
     batches = local.of(df._jdf, time_zone, per_batch) if local is not None else None
     return None if batches is None else list(batches)
+
+
+def local_rows(df: DataFrame) -> Optional[int]:
+    """The most rows ``df`` can have when its optimized plan reads local relations alone (-1 when
+    it reads anything else or has no bound); None when the class cannot be loaded."""
+    local = _instance(df.sparkSession, _LOCAL_BATCHES)
+    return local.localRows(df._jdf) if local is not None else None
+
+
+def local_table(df: DataFrame) -> Optional[pa.Table]:
+    """``df``'s rows as Spark's JVM writes them for Python, made on the driver without a job when
+    its plan is a local table scan; else (or when the class cannot be loaded) None."""
+    spark = df.sparkSession
+    time_zone = spark.conf.get("spark.sql.session.timeZone")
+    messages = local_batches(spark, df, time_zone, 10_000)
+    if messages is None:
+        return None
+    schema = jvm_arrow_schema(df.schema, time_zone)
+    return pa.Table.from_batches([pa.ipc.read_record_batch(pa.py_buffer(m), schema) for m in messages], schema)
 
 
 def _deleted_row(spark: SparkSession):

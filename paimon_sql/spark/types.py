@@ -13,6 +13,7 @@ from typing import List
 
 import pyarrow as pa
 from pyspark.sql import types as T
+from pyspark.sql.pandas.types import to_arrow_schema
 
 from paimon_sql.data.types import (MAX_LENGTH, ArrayType, AtomicType, DataField, DataType, MapType, MultisetType,
                                    VectorType)
@@ -112,6 +113,16 @@ def to_spark_arrow(table: pa.Table, fields: List[DataField]) -> pa.Table:
 
 
 # -- Spark's names of types, as DESCRIBE and SHOW CREATE TABLE print them ------------------------
+
+def jvm_arrow_schema(schema: T.StructType, time_zone: str) -> pa.Schema:
+    """The Arrow schema Spark's JVM writes rows of ``schema`` in for Python (small string types, as
+    ``toArrowBatchRdd`` writes them), timestamps labelled ``time_zone`` where this PySpark's
+    ``to_arrow_schema`` takes one (4.1 labels them UTC: the same instants)."""
+    try:
+        return to_arrow_schema(schema, timezone=time_zone)
+    except TypeError:
+        return to_arrow_schema(schema)
+
 
 def spark_fields(fields) -> List[T.StructField]:
     """The columns as Spark reads them (one parse of their DDL by Spark), with their nullability."""

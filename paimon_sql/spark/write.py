@@ -221,12 +221,12 @@ def write_dataframe(df: DataFrame, table, warehouse: Optional[str], overwrite: b
                     local: bool = False):
     """Write ``df`` (columns named and ordered as the table's) into ``table`` as one snapshot;
     ``warehouse`` None: the table was loaded by its location. ``local``: ``table`` carries every
-    option of the write (``options`` only name its catalog), so a single row already on the driver
+    option of the write (``options`` only name its catalog), so a few rows already on the driver
     may be written there (:mod:`paimon_sql.spark.local_write`)."""
     if local and not postpone.batch_fixed_bucket(table):
-        row = local_write.one_row(df)
-        if row is not None:
-            return local_write.write(merge_schema(table, df.schema), row, overwrite, partition_spec, dynamic)
+        rows = local_write.driver_rows(df, table)
+        if rows is not None:
+            return local_write.write(merge_schema(table, df.schema), rows, overwrite, partition_spec, dynamic)
     if native_write.eligible(table) and ROWKIND_COLUMN not in df.columns:
         return native_write.write(df, table, overwrite, partition_spec, dynamic)
     persisted = None

@@ -445,14 +445,17 @@ class TableWrite:
 
     def _run(self, jobs) -> None:
         """Write the (partition, bucket) slices; Arrow's writers release the GIL, so threads overlap."""
-        with ThreadPoolExecutor(max_workers=max(1, min(len(jobs), os.cpu_count() or 2))) as pool:
-            futures = [pool.submit(self._write_files, *job) for job in jobs]
-        failed = [f.exception() for f in futures if f.exception() is not None]
-        results = [f.result() for f in futures if f.exception() is None]
-        if failed:  # a failed write commits nothing: remove what the other slices wrote
-            self.abort([CommitMessage(pbytes, bucket, self.options.bucket, files)
-                        for (pbytes, bucket), files, _ in results])
-            raise failed[0]
+        if len(jobs) == 1:  # one slice (a one-row INSERT's): no pool to start, nothing else to remove
+            results = [self._write_files(*jobs[0])]
+        else:
+            with ThreadPoolExecutor(max_workers=max(1, min(len(jobs), os.cpu_count() or 2))) as pool:
+                futures = [pool.submit(self._write_files, *job) for job in jobs]
+            failed = [f.exception() for f in futures if f.exception() is not None]
+            results = [f.result() for f in futures if f.exception() is None]
+            if failed:  # a failed write commits nothing: remove what the other slices wrote
+                self.abort([CommitMessage(pbytes, bucket, self.options.bucket, files)
+                            for (pbytes, bucket), files, _ in results])
+                raise failed[0]
         for key, files, is_changelog in results:
             msg = self._message(key)
             if is_changelog:

@@ -2,7 +2,8 @@
  * A query's Arrow batches made on the driver when its plan is a local table scan (a VALUES, or rows
  * read on the driver: paimon_sql/spark/driver_read.py). Spark's own collection to Arrow runs a job
  * even then, ~18 ms of scheduling for a few rows; the plan's own executeCollect runs none.
- * Used by paimon_sql/server/operations.py for a served point lookup's result.
+ * Used by paimon_sql/server/operations.py for a served point lookup's result, and by
+ * paimon_sql/spark/local_write.py for the rows of a small write.
  */
 package paimon_sql.spark;
 
@@ -12,6 +13,9 @@ import java.util.List;
 
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.plans.logical.LocalRelation;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.catalyst.plans.logical.OneRowRelation;
 import org.apache.spark.sql.classic.Dataset;
 import org.apache.spark.sql.execution.LocalTableScanExec;
 import org.apache.spark.sql.execution.SparkPlan;
@@ -41,5 +45,23 @@ public final class LocalBatches {
             out.add(batches.next());
         }
         return out.toArray(new byte[0][]);
+    }
+
+    /**
+     * The most rows {@code ds} can have when every leaf of its optimized plan is rows the driver
+     * holds (local relations, a one-row relation), else -1: whether a write of its rows could be
+     * taken on the driver without reading anything.
+     */
+    public long localRows(Dataset<Row> ds) {
+        LogicalPlan plan = ds.queryExecution().optimizedPlan();
+        scala.collection.Iterator<LogicalPlan> leaves = plan.collectLeaves().iterator();
+        while (leaves.hasNext()) {
+            LogicalPlan leaf = leaves.next();
+            if (!(leaf instanceof LocalRelation || leaf instanceof OneRowRelation)) {
+                return -1;
+            }
+        }
+        scala.Option<Object> most = plan.maxRows();
+        return most.isDefined() ? (Long) most.get() : -1;
     }
 }
