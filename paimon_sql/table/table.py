@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
-from functools import cached_property, lru_cache, partial
+from functools import cached_property, partial
 from typing import List, Optional
 from urllib.parse import urlparse
 
@@ -31,6 +31,7 @@ from paimon_sql.maintenance.expire_partitions import expire_partitions_after_com
 from paimon_sql.maintenance.expire_snapshots import expire_after_commit
 from paimon_sql.maintenance.rewrite_file_index import rewrite_file_index
 from paimon_sql.manifest import manifest_file
+from paimon_sql.manifest.objects_cache import ObjectsCache
 from paimon_sql.mergetree.merge_function import for_schema
 from paimon_sql.options import core_options as opts
 from paimon_sql.options.core_options import check_usable
@@ -75,13 +76,16 @@ class FileStoreTable:
                                  self.options.get("partition.legacy-name"))
         self.snapshot_manager = SnapshotManager(io, self.paths, env.lock)
         self.schema_manager = SchemaManager(io, self.paths, env.lock, env.schema_callbacks)
-        self.tag_manager = TagManager(io, self.paths, (partial(iceberg_tag_changed, self),))
         self.consumer_manager = ConsumerManager(io, self.paths)
         self.branch_manager = BranchManager(io, self.path)
         self.dynamic_options: dict = {}  # options given for this read/write only (see copy)
-        self._entries = lru_cache(maxsize=4096)(self._read_entries)
-        self._lists = lru_cache(maxsize=1024)(self._read_list)
-        self._index = lru_cache(maxsize=256)(self._read_index)
+        self._entries, self._lists, self._index = ObjectsCache(4096), ObjectsCache(1024), ObjectsCache(256)
+
+    @property
+    def tag_manager(self) -> TagManager:
+        """Made on use: a TagManager holds its table (the Iceberg tag callback), and a table holding
+        it would be a reference cycle (see :mod:`paimon_sql.manifest.objects_cache`)."""
+        return TagManager(self.io, self.paths, (partial(iceberg_tag_changed, self),))
 
     def __getstate__(self):
         """Pickle as (io, path, schema, name, branch, options): executors rebuild paths, managers and
@@ -173,13 +177,13 @@ class FileStoreTable:
         return self._read_records(name, "IndexManifestEntry")
 
     def manifest_list(self, name: Optional[str]) -> List[manifest_file.ManifestFileMeta]:
-        return list(self._lists(name)) if name else []
+        return list(self._lists.get(name, self._read_list)) if name else []
 
     def manifest_entries(self, name: str) -> List[manifest_file.ManifestEntry]:
-        return list(self._entries(name))
+        return list(self._entries.get(name, self._read_entries))
 
     def index_manifest_entries(self, name: Optional[str]) -> List[manifest_file.IndexManifestEntry]:
-        return list(self._index(name)) if name else []
+        return list(self._index.get(name, self._read_index)) if name else []
 
     # -- verbs ------------------------------------------------------------------------------
 
