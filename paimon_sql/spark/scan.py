@@ -362,10 +362,11 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
         reuse.move_to_end(key)
         return reuse[key]
     if native:
-        # files at the max level come from compactions that dropped -U/-D rows: no kind filter needed
+        # files at the max level come from compactions that dropped -U/-D rows, and a file whose
+        # meta counts none holds none (Paimon's deleteRowCount; None from old writers): no kind filter
         max_level = num_levels(table.options) - 1
-        kind_filter = table.schema.is_primary_key_table and any(f.level < max_level for s in native for f in s.files) \
-            and not any(s.keep_retractions for s in native)
+        kind_filter = table.schema.is_primary_key_table and not any(s.keep_retractions for s in native) \
+            and any(f.level < max_level and f.delete_row_count != 0 for s in native for f in s.files)
         ddl = spark_ddl(list(fields)) + (f", `{VALUE_KIND}` TINYINT" if kind_filter else "")
         reader = spark.read.schema(ddl).options(**_FAIL_ON_DAMAGE)
         if any(_has_floats(t) and not pa.types.is_floating(t) for t in (f.type.to_arrow() for f in fields)):

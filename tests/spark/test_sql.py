@@ -137,6 +137,22 @@ def test_explain_shows_pruning(session):
     assert any("FileScan parquet" in line for line in plan)  # no merge needed: Spark's own reader
 
 
+def test_row_kinds_are_filtered_only_where_a_file_holds_retractions(session):
+    """A primary-key file whose meta counts no -U/-D rows (Paimon's deleteRowCount) holds none: its
+    native read filters no row kinds (nor reads them); once a DELETE writes one, the kinds are
+    filtered and the deleted key stays gone."""
+    session.sql("CREATE TABLE k (id BIGINT, v STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '2')")
+    session.sql("INSERT INTO k VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+    session.sql("SET paimon.sql.driverReadBytes = 0")  # not read on the driver (spark/driver_read.py)
+    plan = "\n".join(r[0] for r in session.sql("EXPLAIN SELECT count(*), max(v) FROM k").collect())
+    assert "FileScan parquet" in plan and "_VALUE_KIND" not in plan
+    session.sql("DELETE FROM k WHERE id = 2")
+    assert {r[0] for r in rows(session, "SELECT deleteRowCount FROM `k$files`")} >= {1}
+    plan = "\n".join(r[0] for r in session.sql("EXPLAIN SELECT count(*), max(v) FROM k").collect())
+    assert "_VALUE_KIND" in plan
+    assert rows(session, "SELECT id, v FROM k ORDER BY id") == [(1, "a"), (3, "c")]
+
+
 def test_filters_on_the_outer_side_of_a_join_are_not_pushed(session):
     # b's rows must not be pruned by `b.v IS NULL`: that would turn matched rows into NULL-extended ones
     session.sql("CREATE TABLE a (k INT) TBLPROPERTIES ('primary-key'='k', 'bucket'='1')")
