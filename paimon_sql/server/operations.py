@@ -450,10 +450,9 @@ def arrow_batches(df: DataFrame, time_zone: str) -> Iterator[pa.RecordBatch]:
     spark = df.sparkSession
     per_batch = int(spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch", "10000"))
     per_batch = per_batch if per_batch > 0 else 10000
-    local = jvm_classes.local_batches(spark, df, time_zone, per_batch)
+    local = jvm_classes.local_batches(spark, df, schema, time_zone, per_batch)
     if local is not None:  # rows the driver holds (a VALUES, a small read done on the driver): no job
-        for message in local:
-            yield pa.ipc.read_record_batch(pa.py_buffer(message), schema)
+        yield from local
         return
     if _bounded(df, _ONE_PIECE_ROWS):
         try:

@@ -9,7 +9,8 @@ sources beside it by ``scripts/build_jvm.sh`` and committed, so users need no JD
 - ``CappedBatches`` (:func:`capped_batches`) collects a small query result's Arrow batches in one
   job, each partition whole while it is small, for the server (``server/operations.py``).
 - ``LocalBatches`` (:func:`local_batches`) makes a local relation's result Arrow batches on the
-  driver, with no job, for the server too.
+  driver, with no job, for the server and for a write of rows on the driver (:func:`local_table`,
+  :func:`local_rows`: ``spark/local_write.py``).
 
 :func:`paimon_sql.connect` puts the jar in ``spark.jars`` of the sessions it builds (:func:`with_jar`).
 A session that was given to it gets the jar by ``ADD JAR`` when the class is first needed. Where the
@@ -97,12 +98,13 @@ def capped_batches(spark: SparkSession, batches, max_bytes: int):
     return capped.of(batches, max_bytes) if capped is not None else None
 
 
-def local_batches(spark: SparkSession, df: DataFrame, time_zone: str, per_batch: int) -> Optional[List[bytes]]:
-    """``df``'s result as Arrow IPC messages made on the driver, when its plan is a local table scan;
-    else (or when the class cannot be loaded) None."""
+def local_batches(spark: SparkSession, df: DataFrame, schema: pa.Schema, time_zone: str,
+                  per_batch: int) -> Optional[List[pa.RecordBatch]]:
+    """``df``'s result as Arrow record batches of ``schema`` (:func:`jvm_arrow_schema`'s) made on the
+    driver, when its plan is a local table scan; else (or when the class cannot be loaded) None."""
     local = _instance(spark, _LOCAL_BATCHES)
-    batches = local.of(df._jdf, time_zone, per_batch) if local is not None else None
-    return None if batches is None else list(batches)
+    messages = local.of(df._jdf, time_zone, per_batch) if local is not None else None
+    return None if messages is None else [pa.ipc.read_record_batch(pa.py_buffer(m), schema) for m in messages]
 
 
 def local_rows(df: DataFrame) -> Optional[int]:
@@ -115,13 +117,10 @@ def local_rows(df: DataFrame) -> Optional[int]:
 def local_table(df: DataFrame) -> Optional[pa.Table]:
     """``df``'s rows as Spark's JVM writes them for Python, made on the driver without a job when
     its plan is a local table scan; else (or when the class cannot be loaded) None."""
-    spark = df.sparkSession
-    time_zone = spark.conf.get("spark.sql.session.timeZone")
-    messages = local_batches(spark, df, time_zone, 10_000)
-    if messages is None:
-        return None
+    time_zone = df.sparkSession.conf.get("spark.sql.session.timeZone")
     schema = jvm_arrow_schema(df.schema, time_zone)
-    return pa.Table.from_batches([pa.ipc.read_record_batch(pa.py_buffer(m), schema) for m in messages], schema)
+    batches = local_batches(df.sparkSession, df, schema, time_zone, 10_000)
+    return None if batches is None else pa.Table.from_batches(batches, schema)
 
 
 def _deleted_row(spark: SparkSession):
