@@ -37,6 +37,7 @@ import json
 import multiprocessing
 import os
 import random
+import re
 import shutil
 import signal
 import socket
@@ -314,18 +315,22 @@ def directory(tmp: Path):
         yield {"url": d.ldap_url, "pattern": f"uid=%s,{ldap_support.PEOPLE_DN}"}, users
 
 
-def status_reader(pid: int, log_path: Path) -> Callable[[], Optional[str]]:
-    """Asks ours for its status line (SIGUSR1) and reads it from its log."""
-    def status() -> Optional[str]:
-        seen = log_path.read_text(errors="replace").count(_STATUS)
+def status_reader(pid: int, log_path: Path) -> Callable[[], str]:
+    """Asks ours for its status line (SIGUSR1) and reads it from its log (where the JVM writes too:
+    the line is looked for anywhere, not only at a line's start); what went wrong if no line came."""
+    def lines() -> List[str]:
+        return re.findall(re.escape(_STATUS) + r" ?([^\n]*)", log_path.read_text(errors="replace"))
+
+    def status() -> str:
+        seen = len(lines())
         os.kill(pid, signal.SIGUSR1)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            lines = [x for x in log_path.read_text(errors="replace").splitlines() if x.startswith(_STATUS)]
-            if len(lines) > seen:
-                return lines[-1][len(_STATUS):].strip()
+            said = lines()
+            if len(said) > seen:
+                return said[seen].strip()
             time.sleep(0.05)
-        return None
+        return "no status line within 60 s; the log ends: " + log_path.read_text(errors="replace")[-2000:]
     return status
 
 
@@ -345,7 +350,10 @@ def measure(server: str, template: Path, tmp: Path, args, auth: dict, users) -> 
     log_path = tmp / f"{server}.log"
     with serving(cmd, port, log_path, env) as proc:
         status = status_reader(proc.pid, log_path) if server == "ours" else (lambda: None)
-        return run_load(port, proc.pid, args.clients, args.seconds, args.rows, users, args.settle, status)
+        figures = run_load(port, proc.pid, args.clients, args.seconds, args.rows, users, args.settle, status)
+    # stopped as a service manager stops it (SIGTERM to its process group, the JVM's included)
+    figures["python_tracebacks"] = log_path.read_text(errors="replace").count("Traceback (most recent call last)")
+    return figures
 
 
 def main(argv: Optional[List[str]] = None) -> dict:

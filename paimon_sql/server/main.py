@@ -23,7 +23,7 @@ import ipaddress
 import signal
 import sys
 import threading
-from typing import List, Optional
+from typing import Callable, List, Optional
 
 from paimon_sql import cli
 from paimon_sql.access.policy import PolicyFile
@@ -297,10 +297,21 @@ def main(argv: Optional[List[str]] = None) -> int:
         finally:
             stop.set()
             server.shutdown()
-            handler.shutdown()
+            _unless_jvm_gone(handler.shutdown)
             if audit_log is not None:
                 audit_log.close()
         return 0
     finally:
-        session.close()
+        _unless_jvm_gone(session.close)
+
+
+def _unless_jvm_gone(stop: Callable[[], None]) -> None:
+    """A stop step that needs Spark's JVM, skipped if it is gone: a service manager stopping the
+    server signals its whole process group (systemd's default), so the JVM may end first; there is
+    nothing of it left to stop then, and the way out is one line, not a traceback."""
+    from py4j.protocol import Py4JError
+    try:
+        stop()
+    except (Py4JError, ConnectionError) as e:
+        sys.stderr.write(f"paimon-sql-server: Spark's JVM had already stopped ({type(e).__name__})\n")
 

@@ -44,6 +44,7 @@ START, OK, BAD, ERROR, COMPLETE = 1, 2, 3, 4, 5  # SASL negotiation status bytes
 _MAX_SASL_MESSAGE = 64 * 1024
 _MAX_HTTP_BODY = 64 * 1024 * 1024  # a Thrift call (a statement, a fetch request) is far smaller
 _HANDSHAKE_TIMEOUT = 30.0  # seconds a client has to finish TLS and SASL before it is dropped
+_ACCEPT_WAKE = 1.0  # seconds the listening socket waits in accept() before it looks at signals again
 _REFUSED = "Error validating the login"  # the whole message for any failed login: no detail to guess from
 _local = threading.local()
 
@@ -137,12 +138,17 @@ class _BinaryServer:
         self._processor, self._auth, self._tls = processor, authenticator, tls
         self._sock = bind(host, port)
         self.port = self._sock.getsockname()[1]
+        # accept() wakes each second: a signal handled by another thread than the main one still
+        # runs its Python handler (SIGUSR1's status, SIGTERM's stop) on the main thread within it
+        self._sock.settimeout(_ACCEPT_WAKE)
         self._closed = False
 
     def serve_forever(self) -> None:
         while not self._closed:
             try:
                 conn, addr = self._sock.accept()
+            except TimeoutError:
+                continue
             except OSError as e:
                 if self._closed:
                     return
