@@ -352,8 +352,14 @@ def measure(server: str, template: Path, tmp: Path, args, auth: dict, users) -> 
         status = status_reader(proc.pid, log_path) if server == "ours" else (lambda: None)
         figures = run_load(port, proc.pid, args.clients, args.seconds, args.rows, users, args.settle, status)
     # stopped as a service manager stops it (SIGTERM to its process group, the JVM's included)
-    figures["python_tracebacks"] = log_path.read_text(errors="replace").count("Traceback (most recent call last)")
+    log = log_path.read_text(errors="replace")
+    figures["python_tracebacks"] = log.count(_TRACEBACK)
+    if _TRACEBACK in log:
+        figures["first_traceback"] = log[log.index(_TRACEBACK):][:3000]
     return figures
+
+
+_TRACEBACK = "Traceback (most recent call last)"
 
 
 def main(argv: Optional[List[str]] = None) -> dict:

@@ -24,6 +24,7 @@ def test_a_few_clients_at_once_lose_and_double_nothing(capsys):
     assert out["status"]["during"].startswith("3 sessions"), out["status"]
     assert out["status"]["after"] == "0 sessions (0 users, 0 addresses), 0 operations (0 running), " \
         "0 Spark jobs running", out["status"]
-    assert out["python_tracebacks"] == 0  # serving, nor stopped with its JVM (SIGTERM to the group)
+    # none while serving, nor when stopped with its JVM (SIGTERM to the process group)
+    assert out["python_tracebacks"] == 0, out.get("first_traceback")
     assert out["processes"]["before"] >= 2 and out["processes"]["after"] >= 2  # the server and its JVM
     assert "statements/s" in capsys.readouterr().out
