@@ -138,8 +138,8 @@ class _BinaryServer:
         self._processor, self._auth, self._tls = processor, authenticator, tls
         self._sock = bind(host, port)
         self.port = self._sock.getsockname()[1]
-        # accept() wakes each second: a signal handled by another thread than the main one still
-        # runs its Python handler (SIGUSR1's status, SIGTERM's stop) on the main thread within it
+        # accept() wakes each second: Python runs a signal's handler (SIGUSR1's status, SIGTERM's
+        # stop) on the main thread only, so one the kernel hands another thread waits for this
         self._sock.settimeout(_ACCEPT_WAKE)
         self._closed = False
 
