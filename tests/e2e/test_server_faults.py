@@ -93,6 +93,14 @@ def test_a_client_killed_mid_fetch_leaves_the_server_holding_nothing(tmp_path):
         assert fetcher.stdout.readline().strip() == "1000"
         during = status()
         assert during.startswith("1 sessions (1 users, 1 addresses), 1 operations"), during
+        # the same signal handed to a thread other than the main one (which waits in accept(), and
+        # no client connects meanwhile) is still answered: its handler runs within accept()'s wake
+        said = log.read_text().count("paimon-sql-server status:")
+        _signal_thread(proc.pid, signal.SIGUSR1)
+        deadline = time.monotonic() + 10
+        while log.read_text().count("paimon-sql-server status:") == said and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert log.read_text().count("paimon-sql-server status:") == said + 1
         fetcher.kill()
         fetcher.wait()
         deadline, now = time.monotonic() + 60, during
@@ -102,3 +110,18 @@ def test_a_client_killed_mid_fetch_leaves_the_server_holding_nothing(tmp_path):
                 break
             time.sleep(1)
         assert now == "0 sessions (0 users, 0 addresses), 0 operations (0 running), 0 Spark jobs running", now
+
+
+def _signal_thread(pid: int, signum: int) -> None:
+    """``signum`` to one thread of ``pid`` that is not its main thread and does not block it
+    (glibc's tgkill: a signal to the process would go to the main thread first)."""
+    import ctypes
+    bit = 1 << (signum - 1)
+    for tid in sorted(int(t) for t in os.listdir(f"/proc/{pid}/task")):
+        status = Path(f"/proc/{pid}/task/{tid}/status").read_text()
+        blocked = int(next(x for x in status.splitlines() if x.startswith("SigBlk:")).split()[1], 16)
+        if tid != pid and not blocked & bit:
+            libc = ctypes.CDLL(None, use_errno=True)
+            assert libc.tgkill(pid, tid, signum) == 0, os.strerror(ctypes.get_errno())
+            return
+    raise AssertionError(f"no thread of {pid} but its main one takes signal {signum}")
