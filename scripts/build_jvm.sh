@@ -2,7 +2,7 @@
 # Builds paimon_sql/spark/java/paimon-sql-spark.jar from the Java sources beside it (JDK 17's javac,
 # against the jars of the venv's pyspark; Java 17 bytecode, which every Spark 4 runs). The jar is
 # committed: users need no JDK beyond the JRE Spark runs on. It records the SHA-256 of its sources,
-# which tests/unit/test_jvm_jar.py checks, so a source edited without a rebuild fails the suite.
+# which tests/spark/test_deleted_rows_jvm.py checks, so a source edited without a rebuild fails the suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-.venv/bin/python}
