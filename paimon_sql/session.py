@@ -47,8 +47,9 @@ def connect(warehouse: Optional[str] = None, spark: Optional[SparkSession] = Non
     ``./warehouse``).
 
     Without ``spark`` a local Spark session (``local[*]``) is built whose Python workers run
-    this interpreter (PySpark's DataFrame call-site capture off: ``conf`` may turn it on). ``catalog_options``: Paimon's catalog options (``metastore``, ``s3.*``, ...);
-    ``s3.*`` keys given in ``conf`` count as catalog options too.
+    this interpreter (PySpark's DataFrame call-site capture off: ``conf`` may turn it on).
+    ``catalog_options``: Paimon's catalog options (``metastore``, ``s3.*``, ...); ``s3.*`` keys
+    given in ``conf`` count as catalog options too.
     """
     warehouse = warehouse or (catalog_options or {}).get("warehouse") or os.environ.get("PAIMON_SQL_WAREHOUSE") \
         or "./warehouse"

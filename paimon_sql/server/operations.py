@@ -443,9 +443,9 @@ def _arrow_schema(df: DataFrame, time_zone: str) -> pa.Schema:
 def arrow_batches(df: DataFrame, time_zone: str) -> Iterator[pa.RecordBatch]:
     """The rows of ``df`` as Arrow record batches, one partition at a time (the next one computed
     meanwhile): Spark's ``toLocalIterator``, in Arrow; a result bounded to a few rows in one
-    piece (:data:`_ONE_PIECE_ROWS`), a small one in one job (:data:`_ONE_JOB_PARTITIONS`). Small string types always (the schema read
-    with is :func:`_arrow_schema`'s, whatever ``useLargeVarTypes`` says), repeated struct field
-    names kept as Spark's Thrift Server shows them."""
+    piece (:data:`_ONE_PIECE_ROWS`), a small one in one job (:data:`_ONE_JOB_PARTITIONS`). Small
+    string types always (the schema read with is :func:`_arrow_schema`'s, whatever
+    ``useLargeVarTypes`` says), repeated struct field names kept as Spark's Thrift Server shows them."""
     schema = _arrow_schema(df, time_zone)
     spark = df.sparkSession
     per_batch = int(spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch", "10000"))
