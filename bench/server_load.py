@@ -335,6 +335,8 @@ def status_reader(pid: int, log_path: Path) -> Callable[[], str]:
 
 
 _STATUS = "paimon-sql-server status:"
+NOTHING_HELD = re.compile(r"0 sessions \(0 users, 0 addresses\), 0 operations \(0 running\), 0 Spark jobs running, "
+                          r"0 planning \(limit (\d+|none)\), 0 waiting")  # ours' status line once all left
 
 
 def measure(server: str, template: Path, tmp: Path, args, auth: dict, users) -> dict:

@@ -4,7 +4,7 @@
                       [--password-file F] [--policy-file F] [--transport binary|http] [--http-path cliservice]
                       [--ssl-cert F --ssl-key F] [--query-timeout SECONDS] [--refresh-interval SECONDS]
                       [--idle-session-timeout 6h] [--idle-operation-timeout 3h]
-                      [--max-sessions-per-user N] [--max-sessions-per-ip N]
+                      [--max-sessions-per-user N] [--max-sessions-per-ip N] [--max-planning-statements N]
                       [--master URL] [--audit-log F [--audit-log-max-bytes N] [--audit-log-backups K]]
                       [--auth ldap --ldap-url URL (--ldap-user-dn-pattern P | --ldap-base-dn DN) [--ldap-...]]
                       [--conf k=v]... [--catalog k=v]... [--catalog-file F]
@@ -20,6 +20,7 @@ import argparse
 import gc
 import getpass
 import ipaddress
+import os
 import signal
 import sys
 import threading
@@ -29,6 +30,7 @@ from paimon_sql import cli
 from paimon_sql.access.policy import PolicyFile
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.server import audit, auth, ldap, lifecycle, transport
+from paimon_sql.server.admission import Admission
 
 
 def exposure_warning(host: str, auth_mode: str, tls: bool) -> Optional[str]:
@@ -82,6 +84,9 @@ def _args(argv: List[str]) -> argparse.Namespace:
                    help="refuse a user's sessions beyond N at once (0: no limit)")
     p.add_argument("--max-sessions-per-ip", type=int, default=0, metavar="N",
                    help="refuse an address's sessions beyond N at once (0: no limit)")
+    p.add_argument("--max-planning-statements", type=int, default=os.cpu_count() or 1, metavar="N",
+                   help="statements in their driver-side part (analysis, planning, a write) at once; the "
+                        "others wait their turn (0: no limit; default: this machine's cores)")
     p.add_argument("--refresh-interval", type=float, default=60.0, metavar="SECONDS",
                    help="how often lapsed materialized tables are refreshed (0: never, default 60)")
     p.add_argument("--master", default=None, help="Spark master URL (default local[*])")
@@ -242,6 +247,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             raise ValueError("--refresh-interval must be 0 (no refreshes) or more seconds")
         limits = lifecycle.Limits(_duration(args, "idle_session_timeout"), _duration(args, "idle_operation_timeout"),
                                   _count(args, "max_sessions_per_user"), _count(args, "max_sessions_per_ip"))
+        admission = Admission(_count(args, "max_planning_statements"))
         audit_log = _audit_log(args)
     except (PaimonError, ValueError) as e:
         sys.stderr.write(f"Error: {e}\n")
@@ -270,7 +276,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         cli._quiet_logs(session.spark)
         options = service.ServerOptions(query_timeout=args.query_timeout, policy=policy,
-                                        groups=authenticator.groups, audit=audit_log, limits=limits)
+                                        groups=authenticator.groups, audit=audit_log, limits=limits,
+                                        admission=admission)
         handler = service.TCLIServiceHandler(session, options)
         processor = TCLIService.Processor(handler)
         _status_on_signal(handler)

@@ -30,6 +30,7 @@ from TCLIService import ttypes
 from paimon_sql.exceptions import GENERAL_SQL_STATE, OperationError, PaimonError, SparkSqlError
 from paimon_sql.options.core_options import scrub
 from paimon_sql.server import rowset
+from paimon_sql.server.admission import Admission
 from paimon_sql.server.oplog import OperationLog
 from paimon_sql.spark import jvm_classes
 from paimon_sql.spark.types import jvm_arrow_schema
@@ -212,11 +213,13 @@ class MetadataOperation(Operation):
 class StatementOperation(Operation):
     """One statement of a client session, run through the session's front layer."""
 
-    def __init__(self, client, text: str, timeout: float, overlay: Dict[str, str]):
+    def __init__(self, client, text: str, timeout: float, overlay: Dict[str, str],
+                 admission: Optional[Admission] = None):
         super().__init__(ttypes.TOperationType.EXECUTE_STATEMENT, client.time_zone(), "ExecuteStatement", text)
         self.client = client
         self.timeout = timeout
         self.overlay = overlay  # Spark conf for this statement only
+        self.admission = admission or Admission(0)  # places for the front layer's part
         self.group = f"paimon-sql-server-{uuid.UUID(bytes=self.key)}"
         self.state = S.PENDING_STATE
         self._ran = threading.Event()  # run() is over: no job of the statement can start any more
@@ -249,7 +252,8 @@ class StatementOperation(Operation):
                 session = self.client.session
                 session.scan_reports = scans = []  # what planning did, for the operation log
                 try:
-                    df = session.execute(self.text)
+                    with self.admission.place(lambda: self.state in _STOPPED) as admitted:
+                        df = session.execute(self.text) if admitted else None
                 finally:
                     session.scan_reports = None
                     self._note_access()

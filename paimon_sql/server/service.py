@@ -31,6 +31,7 @@ from paimon_sql.access.control import AccessControl
 from paimon_sql.access.policy import PolicyFile, Principal
 from paimon_sql.exceptions import AccessDeniedError, PaimonError
 from paimon_sql.server import lifecycle, metadata, rowset, transport
+from paimon_sql.server.admission import Admission
 from paimon_sql.server.operations import (
     MetadataOperation,
     Operation,
@@ -78,13 +79,15 @@ class ServerOptions:
     grants (``--policy-file``; None: every user administers everything). ``groups``: a user's
     directory groups, as the sign-in found them (the grants of ``group:<name>``). ``audit``: the
     audit log every operation's line goes to, when there is one. ``limits``: sessions per user and
-    address, idle timeouts (:mod:`paimon_sql.server.lifecycle`)."""
+    address, idle timeouts (:mod:`paimon_sql.server.lifecycle`). ``admission``: how many statements
+    are in their driver-side part at once (:mod:`paimon_sql.server.admission`)."""
     query_timeout: float = 0.0
     async_threads: int = 64
     policy: Optional[PolicyFile] = None
     groups: Callable[[str], FrozenSet[str]] = _no_groups
     audit: Optional[AuditLog] = None
     limits: lifecycle.Limits = field(default_factory=lifecycle.Limits)
+    admission: Admission = field(default_factory=Admission.per_core)
 
 
 class ClientSession:
@@ -285,8 +288,8 @@ class TCLIServiceHandler(TCLIService.Iface):
     def status(self) -> str:
         """What the server holds now, in one line (``main`` tells it on SIGUSR1): its client sessions
         (each its own Spark session), the users and addresses they belong to, their operations (those
-        still running apart: a statement run synchronously is one until it answers) and Spark's jobs
-        running."""
+        still running apart: a statement run synchronously is one until it answers), Spark's jobs
+        running, and the statements in their driver-side part or waiting for a place in it."""
         with self._lock:
             clients = list(self._sessions.values())
             ops = [op for _, op in self._operations.values()]
@@ -295,7 +298,8 @@ class TCLIServiceHandler(TCLIService.Iface):
         running = inside + sum(1 for op in ops if not op.ended())
         jobs = len(self.base.spark.sparkContext.statusTracker().getActiveJobsIds())
         return (f"{len(clients)} sessions ({len({c.user for c in clients})} users, {len(hosts)} addresses), "
-                f"{len(ops) + inside} operations ({running} running), {jobs} Spark jobs running")
+                f"{len(ops) + inside} operations ({running} running), {jobs} Spark jobs running, "
+                f"{self.options.admission.status()}")
 
     def reap(self, now: float) -> None:
         """Close the sessions and operations their clients left idle past the timeouts (at
@@ -341,7 +345,7 @@ class TCLIServiceHandler(TCLIService.Iface):
         for key in req.confOverlay or {}:  # a statement's own settings, held to the grants as SET is
             client.session.access.check_setting(key)
         op = StatementOperation(client, req.statement, self._timeout(client, req.queryTimeout),
-                                dict(req.confOverlay or {}))
+                                dict(req.confOverlay or {}), self.options.admission)
         op.handle.hasResultSet = bool(_ROWS_FIRST.match(req.statement))
         if req.runAsync:
             self._register(client, op)

@@ -212,6 +212,7 @@ def test_port_in_use_refused_before_spark_starts(tmp_path):
     (["--idle-session-timeout", "soon"], "--idle-session-timeout: 'soon' is not a duration"),
     (["--idle-operation-timeout", "5w"], "--idle-operation-timeout: '5w' is not a duration"),
     (["--max-sessions-per-ip", "-1"], "--max-sessions-per-ip must be 0 (no limit) or more"),
+    (["--max-planning-statements", "-2"], "--max-planning-statements must be 0 (no limit) or more"),
 ])
 def test_bad_options_refused_before_spark_starts(tmp_path, args, error):
     done = server_command("--warehouse", str(tmp_path), *args)
