@@ -23,6 +23,24 @@ def _hold(gate: Admission, release: threading.Event) -> threading.Thread:
     return thread
 
 
+def _admitted_order(gate: Admission, texts: list) -> list:
+    """The order ``texts``, queued in turn behind a statement holding the only place, got theirs."""
+    order, release = [], threading.Event()
+
+    def statement(text):
+        with gate.place(_never, text):
+            order.append(text)
+    threads = [_hold(gate, release)]
+    for i, text in enumerate(texts):
+        threads.append(threading.Thread(target=statement, args=(text,)))
+        threads[-1].start()
+        _wait_for(lambda: gate.status().endswith(f"{i + 1} waiting"))
+    release.set()
+    for t in threads:
+        t.join(10)
+    return order
+
+
 def _wait_for(predicate, seconds: float = 5.0) -> None:
     deadline = time.monotonic() + seconds
     while not predicate():
@@ -52,20 +70,7 @@ def test_at_most_the_places_run_at_once():
 
 
 def test_waiters_are_admitted_in_arrival_order():
-    gate, order, release = Admission(1), [], threading.Event()
-
-    def later(name):
-        with gate.place(_never):
-            order.append(name)
-    threads = [_hold(gate, release)]
-    for i, name in enumerate("abcde"):
-        threads.append(threading.Thread(target=later, args=(name,)))
-        threads[-1].start()
-        _wait_for(lambda: gate.status().endswith(f"{i + 1} waiting"))
-    release.set()
-    for t in threads:
-        t.join(10)
-    assert order == list("abcde")
+    assert _admitted_order(Admission(1), list("abcde")) == list("abcde")
 
 
 def test_a_place_held_past_the_hold_is_given_back():
@@ -126,23 +131,11 @@ def test_statements_of_one_shape_share_what_they_cost():
 
 
 def test_the_shortest_expected_goes_first():
-    gate, order, release = Admission(1, hold=1.0), [], threading.Event()
+    gate = Admission(1, hold=1.0)
     merge, point = "MERGE INTO t USING (SELECT 1 AS id) s ON t.id = s.id", "SELECT * FROM t WHERE id = 1"
     _run(gate, merge, 0.2)
     _run(gate, point, 0.0)
-
-    def later(text):
-        with gate.place(_never, text):
-            order.append(text[:5])
-    threads = [_hold(gate, release)]
-    for i, text in enumerate([merge, point]):  # the MERGE came first
-        threads.append(threading.Thread(target=later, args=(text,)))
-        threads[-1].start()
-        _wait_for(lambda: gate.status().endswith(f"{i + 1} waiting"))
-    release.set()
-    for t in threads:
-        t.join(10)
-    assert order == ["SELEC", "MERGE"]
+    assert _admitted_order(gate, [merge, point]) == [point, merge]  # the MERGE came first
 
 
 def test_a_long_statement_is_delayed_a_bounded_while_not_starved():
