@@ -65,7 +65,7 @@ class Admission:
         self._queue: Dict[int, Tuple[float, int]] = {}  # ticket -> its rank (lowest goes first)
         self._held: Dict[int, float] = {}  # ticket -> time.monotonic() its place is given back by
         self._tickets = itertools.count()
-        self._costs: OrderedDict[str, float] = OrderedDict()  # shape -> seconds it held a place, averaged
+        self._costs: OrderedDict[int, float] = OrderedDict()  # shape's hash -> seconds it held a place, averaged
         self._typical = 0.0  # seconds any statement held a place, averaged
 
     @contextmanager
@@ -75,7 +75,7 @@ class Admission:
         if self.places <= 0:
             yield not stopped()
             return
-        ticket, key = next(self._tickets), shape(text)
+        ticket, key = next(self._tickets), hash(shape(text))
         with self._cond:
             expected = self._costs.get(key, self._typical)
             self._queue[ticket] = (time.monotonic() + AGING * expected, ticket)
@@ -110,8 +110,8 @@ class Admission:
             next_free = min(self._held.values(), default=now + _POLL)
             self._cond.wait(max(0.0, min(next_free - now, _POLL)))
 
-    def _learn(self, key: str, seconds: float) -> None:
-        """Under the lock: fold what a statement of shape ``key`` held into the averages."""
+    def _learn(self, key: int, seconds: float) -> None:
+        """Under the lock: fold what a statement of shape ``key`` (its hash) held into the averages."""
         before = self._costs.pop(key, None)
         self._costs[key] = seconds if before is None else before + _WEIGHT * (seconds - before)
         if len(self._costs) > _SHAPES:
@@ -121,7 +121,7 @@ class Admission:
     def expected(self, text: str) -> float:
         """Seconds a statement ``text`` is expected to hold its place (what orders the queue)."""
         with self._cond:
-            return self._costs.get(shape(text), self._typical)
+            return self._costs.get(hash(shape(text)), self._typical)
 
     def status(self) -> str:
         """``2 planning (limit 2), 5 waiting``, for the server's status line."""
