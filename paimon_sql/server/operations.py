@@ -252,7 +252,7 @@ class StatementOperation(Operation):
                 session = self.client.session
                 session.scan_reports = scans = []  # what planning did, for the operation log
                 try:
-                    with self.admission.place(lambda: self.state in _STOPPED, self.text) as admitted:
+                    with self.admission.place(lambda: self.state in _STOPPED) as admitted:
                         df = session.execute(self.text) if admitted else None
                 finally:
                     session.scan_reports = None
