@@ -32,6 +32,11 @@ HOLD = 0.3  # seconds a statement keeps its place at most
 _POLL = 0.25  # seconds between a waiting statement's looks at whether it was cancelled
 
 
+def cores() -> int:
+    """This machine's cores: the places by default."""
+    return os.cpu_count() or 1
+
+
 class Admission:
     """``places`` statements in their driver-side part at once (0: no limit), in arrival order; a
     place is given back when its statement's part ends or after ``hold`` seconds."""
@@ -39,7 +44,7 @@ class Admission:
     @classmethod
     def per_core(cls) -> "Admission":
         """As many places as this machine has cores (the server's default)."""
-        return cls(os.cpu_count() or 1)
+        return cls(cores())
 
     def __init__(self, places: int, hold: float = HOLD):
         self.places = places

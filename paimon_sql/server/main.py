@@ -20,7 +20,6 @@ import argparse
 import gc
 import getpass
 import ipaddress
-import os
 import signal
 import sys
 import threading
@@ -29,8 +28,7 @@ from typing import Callable, List, Optional
 from paimon_sql import cli
 from paimon_sql.access.policy import PolicyFile
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.server import audit, auth, ldap, lifecycle, transport
-from paimon_sql.server.admission import Admission
+from paimon_sql.server import admission, audit, auth, ldap, lifecycle, transport
 
 
 def exposure_warning(host: str, auth_mode: str, tls: bool) -> Optional[str]:
@@ -84,7 +82,7 @@ def _args(argv: List[str]) -> argparse.Namespace:
                    help="refuse a user's sessions beyond N at once (0: no limit)")
     p.add_argument("--max-sessions-per-ip", type=int, default=0, metavar="N",
                    help="refuse an address's sessions beyond N at once (0: no limit)")
-    p.add_argument("--max-planning-statements", type=int, default=os.cpu_count() or 1, metavar="N",
+    p.add_argument("--max-planning-statements", type=int, default=admission.cores(), metavar="N",
                    help="statements in their driver-side part (analysis, planning, a write) at once; the "
                         "others wait their turn (0: no limit; default: this machine's cores)")
     p.add_argument("--refresh-interval", type=float, default=60.0, metavar="SECONDS",
@@ -247,7 +245,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             raise ValueError("--refresh-interval must be 0 (no refreshes) or more seconds")
         limits = lifecycle.Limits(_duration(args, "idle_session_timeout"), _duration(args, "idle_operation_timeout"),
                                   _count(args, "max_sessions_per_user"), _count(args, "max_sessions_per_ip"))
-        admission = Admission(_count(args, "max_planning_statements"))
+        places = admission.Admission(_count(args, "max_planning_statements"))
         audit_log = _audit_log(args)
     except (PaimonError, ValueError) as e:
         sys.stderr.write(f"Error: {e}\n")
@@ -277,7 +275,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         cli._quiet_logs(session.spark)
         options = service.ServerOptions(query_timeout=args.query_timeout, policy=policy,
                                         groups=authenticator.groups, audit=audit_log, limits=limits,
-                                        admission=admission)
+                                        admission=places)
         handler = service.TCLIServiceHandler(session, options)
         processor = TCLIService.Processor(handler)
         _status_on_signal(handler)
