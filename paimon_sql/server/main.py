@@ -20,6 +20,7 @@ import argparse
 import gc
 import getpass
 import ipaddress
+import logging
 import signal
 import sys
 import threading
@@ -313,10 +314,20 @@ def main(argv: Optional[List[str]] = None) -> int:
 def _unless_jvm_gone(stop: Callable[[], None]) -> None:
     """A stop step that needs Spark's JVM, skipped if it is gone: a service manager stopping the
     server signals its whole process group (systemd's default), so the JVM may end first; there is
-    nothing of it left to stop then, and the way out is one line, not a traceback."""
+    nothing of it left to stop then, and the way out is one line, not a traceback (py4j's own
+    report of the lost connection, logged on the root logger with its traceback, is held back)."""
     from py4j.protocol import Py4JError
+    root = logging.getLogger()
+    root.addFilter(_py4j_lost_connection)
     try:
         stop()
     except (Py4JError, ConnectionError) as e:
         sys.stderr.write(f"paimon-sql-server: Spark's JVM had already stopped ({type(e).__name__})\n")
+    finally:
+        root.removeFilter(_py4j_lost_connection)
+
+
+def _py4j_lost_connection(record: logging.LogRecord) -> bool:
+    """False for py4j's "Exception while sending command." (its JVM gone), True for anything else."""
+    return record.getMessage() != "Exception while sending command."
 
