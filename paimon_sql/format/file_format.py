@@ -188,7 +188,8 @@ def read_file(io: FileIO, path: str, fmt: str, columns: Optional[List[str]] = No
     return table
 
 
-def _without(table: pa.Table, deleted: Optional[np.ndarray]) -> pa.Table:
+def without_rows(table: pa.Table, deleted: Optional[np.ndarray]) -> pa.Table:
+    """``table`` less the row positions in ``deleted`` (a deletion vector's, sorted int64)."""
     if deleted is None or not len(deleted):
         return table
     keep = np.ones(table.num_rows, bool)
@@ -209,12 +210,12 @@ def _read_orc(io: FileIO, path: str, source, columns, deleted):
     """ORC reads no rows for an empty column list (``SELECT count(*)``): one column is read, then dropped."""
     none = columns is not None and not columns
     table = paorc.ORCFile(source).read(columns=[0] if none else columns)
-    return _without(table.select([]) if none else table, deleted), table.num_rows
+    return without_rows(table.select([]) if none else table, deleted), table.num_rows
 
 
 def _read_avro(io: FileIO, path: str, source, columns, deleted):
     table = avro_table(source.read())
-    return _without(table.select(columns) if columns is not None else table, deleted), table.num_rows
+    return without_rows(table.select(columns) if columns is not None else table, deleted), table.num_rows
 
 
 _READERS = {"parquet": _read_parquet, "orc": _read_orc, "avro": _read_avro}

@@ -40,6 +40,7 @@ from paimon_sql.snapshot.snapshot import Snapshot
 from paimon_sql.snapshot.time_travel import travel_snapshot
 
 if TYPE_CHECKING:
+    from paimon_sql.read.data_file_cache import DataFileCache
     from paimon_sql.table.table import FileStoreTable
 
 
@@ -274,9 +275,10 @@ class TableScan:
 
     # -- materializing ----------------------------------------------------------------------
 
-    def reader(self):
-        """The SplitReader for this scan's columns and filter (splits may be read anywhere)."""
-        return SplitReader(self.table, self.projection, self.predicate, self.keep_row_kind)
+    def reader(self, files: Optional[DataFileCache] = None):
+        """The SplitReader for this scan's columns and filter (splits may be read anywhere), reading
+        through ``files`` when given."""
+        return SplitReader(self.table, self.projection, self.predicate, self.keep_row_kind, files)
 
     def changelog(self) -> pa.Table:
         """The changelog rows the snapshot committed (its ``changelog-*`` files), with ``_VALUE_KIND``.

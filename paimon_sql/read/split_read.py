@@ -32,6 +32,7 @@ from paimon_sql.read import data_evolution, file_skipping
 from paimon_sql.schema.table_schema import KEY_PREFIX, ROW_ID, SEQUENCE_NUMBER, VALUE_KIND
 
 if TYPE_CHECKING:
+    from paimon_sql.read.data_file_cache import DataFileCache
     from paimon_sql.table.table import FileStoreTable
 
 FILE_COLUMN, POSITION_COLUMN = "__paimon_file", "__paimon_position"
@@ -41,10 +42,12 @@ TRACKING = (ROW_ID, SEQUENCE_NUMBER)  # row tracking's columns, as Java's Specia
 class SplitReader:
     def __init__(self, table: FileStoreTable, projection: Optional[Sequence[str]] = None,
                  predicate: Optional[Predicate] = None,
-                 keep_row_kind: bool = False):
+                 keep_row_kind: bool = False, files: Optional[DataFileCache] = None):
         """``keep_row_kind``: keep retractions (-U/-D) that merging leaves and return each row's
-        ``_VALUE_KIND`` and ``_SEQUENCE_NUMBER`` after the projection (what ``$audit_log`` shows)."""
+        ``_VALUE_KIND`` and ``_SEQUENCE_NUMBER`` after the projection (what ``$audit_log`` shows).
+        ``files``: decoded files to read through (the driver's), else each file is decoded."""
         self.table = table
+        self._read_data_file = files.read if files is not None else read_file
         self.keep_row_kind = keep_row_kind
         self.schema = table.schema
         self.projection = list(projection) if projection is not None else self.schema.field_names
@@ -275,8 +278,8 @@ class SplitReader:
         path = self.file_path(split, f)
         vector = split.deletion_vector(vector_of or f.file_name)
         deleted = np.asarray(vector.to_array(), np.int64) if vector is not None and len(vector) else None
-        data = read_file(self.table.io, path, f.file_name.rsplit(".", 1)[-1], file_cols, deleted,
-                         file_size=f.file_size, row_count=f.row_count)
+        data = self._read_data_file(self.table.io, path, f.file_name.rsplit(".", 1)[-1], file_cols, deleted,
+                                    file_size=f.file_size, row_count=f.row_count)
         if with_position or tracked:
             positions = np.arange(f.row_count if deleted is not None else data.num_rows, dtype=np.int64)
             if deleted is not None:

@@ -7,11 +7,13 @@ Why: Spark's file source costs every query a job — tasks to schedule, the Hado
 broadcast, the row-index and deleted-row columns of a merge-on-read bucket — about 60 ms of CPU
 for a point lookup on a 1M-row table, which a server answering many small queries pays on each
 (docs/performance.md, issue 47). The same lookup read here takes a few milliseconds: the predicate's
-key conjuncts are applied to each file's rows before the merge, so only the key's own rows merge.
+key conjuncts are applied to each file's rows before the merge, so only the key's own rows merge,
+and files decoded once are kept decoded (:mod:`paimon_sql.read.data_file_cache`).
 
 Caveats:
 
-- Files are read whole (pyarrow uses no Parquet page index), so the planned files are capped at
+- Files are read whole (pyarrow uses no Parquet page index) and kept decoded for the next read (up
+  to :data:`~paimon_sql.read.data_file_cache.CAPACITY` bytes in all), so the planned files are capped at
   :data:`DRIVER_READ_BYTES` (the session's ``paimon.sql.driverReadBytes``; 0 turns this off) —
   Spark's reader, which skips pages, takes bigger reads; so do reads without a filter.
 - A read whose rows after the filter pass :data:`DRIVER_READ_ROWS` is left to Spark after all.
@@ -34,6 +36,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import types as T
 
 from paimon_sql.exceptions import InvalidOptionError
+from paimon_sql.read.data_file_cache import DRIVER_FILES
 from paimon_sql.read.scan import TableScan, read_splits
 from paimon_sql.spark.types import spark_ddl, to_spark_arrow
 
@@ -66,7 +69,7 @@ def applies(splits: list, predicate: Optional[Predicate], limit: int) -> bool:
 def read(scan: TableScan, splits: list, fields: list) -> Optional[pa.Table]:
     """The rows of ``splits`` after ``scan``'s filter, as Spark takes them; None past
     :data:`DRIVER_READ_ROWS`."""
-    rows = read_splits(scan.reader(), splits)
+    rows = read_splits(scan.reader(DRIVER_FILES), splits)
     if rows.num_rows > DRIVER_READ_ROWS:
         return None
     return to_spark_arrow(rows, fields)

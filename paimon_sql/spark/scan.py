@@ -331,7 +331,7 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
                 reuse.move_to_end(key)
                 return reuse[key]
             return _finished(driver_read.dataframe(spark, rows, fields), table, columns, fields, wanted_meta,
-                             reuse, key)
+                             reuse, key, as_asked=data_columns == columns)
     # row ids come from each file's manifest entry (or the ids a compacted file holds): our reader
     native_ok = _no_time_columns(fields) and not set(metadata_columns.TRACKED) & set(read_meta)
     in_scan = jvm_classes.available(spark)  # deleted rows dropped by the UDF, else by an anti-join
@@ -414,12 +414,13 @@ def scan_dataframe(spark: SparkSession, table, warehouse: str, columns: Optional
 
 
 def _finished(out: DataFrame, table, columns: List[str], fields, wanted_meta: List[str],
-              reuse: Optional[OrderedDict], key: tuple) -> DataFrame:
+              reuse: Optional[OrderedDict], key: tuple, as_asked: bool = False) -> DataFrame:
     """A scan's rows as asked for: ``columns`` in order (with ``__paimon_partition`` made from the
-    partition columns), CHAR/VARCHAR marked; kept in ``reuse`` under ``key``."""
+    partition columns), CHAR/VARCHAR marked; kept in ``reuse`` under ``key``. ``as_asked``: ``out``
+    has exactly ``columns`` already (a select costs a py4j call per column)."""
     if metadata_columns.PARTITION in wanted_meta:
         out = out.withColumn(metadata_columns.PARTITION, F.struct(*[F.col(f"`{k}`") for k in table.schema.partition_keys]))
-    out = _char_types(out.select(*[f"`{c}`" for c in columns]), fields)
+    out = _char_types(out if as_asked else out.select(*[f"`{c}`" for c in columns]), fields)
     if reuse is not None:
         reuse[key] = out
         while len(reuse) > _REUSED_SCANS:
