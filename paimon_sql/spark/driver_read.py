@@ -78,15 +78,20 @@ def read(scan: TableScan, splits: list, fields: list) -> Optional[pa.Table]:
 def dataframe(spark: SparkSession, rows: pa.Table, fields: list) -> DataFrame:
     """``rows`` (:func:`to_spark_arrow`'s) as a DataFrame of a local relation, every column nullable
     as the other reads make them."""
-    jvm = spark.sparkContext._jvm
-    batches = jvm.java.util.ArrayList()
+    array_list, utils, sql_utils = _classes(spark.sparkContext._jvm)
+    batches = array_list()
     for batch in rows.combine_chunks().to_batches():
         batches.add(batch.serialize().to_pybytes())
-    jdf = jvm.PythonSQLUtils.toDataFrame(jvm.PythonUtils.toSeq(batches).iterator(), _schema_json(spark_ddl(fields)),
-                                         spark._jsparkSession)
+    jdf = sql_utils.toDataFrame(utils.toSeq(batches).iterator(), _schema_json(spark_ddl(fields)), spark._jsparkSession)
     return DataFrame(jdf, spark)
 
 
 @lru_cache(maxsize=256)
 def _schema_json(ddl: str) -> str:
     return T._parse_datatype_string(ddl).json()
+
+
+@lru_cache(maxsize=None)
+def _classes(jvm) -> tuple:
+    """The JVM classes :func:`dataframe` calls, looked up once (py4j asks the JVM on each lookup)."""
+    return jvm.java.util.ArrayList, jvm.PythonUtils, jvm.PythonSQLUtils

@@ -116,3 +116,18 @@ def test_every_kind_of_column_reads_as_spark_reads_it(session):
         assert both_ways(session, "SELECT id FROM t WHERE id < 3 AND c = 'ab'") == [(1,)]  # CHAR padding
     finally:
         session.sql("RESET spark.sql.session.timeZone")
+
+
+def test_a_served_lookup_is_planned_without_compiling_and_leaves_the_session_as_it_was(session):
+    """The server's rows of a driver read (jvm_classes.local_table, LocalBatches) are planned with
+    interpreted expressions in that thread only: the same rows, each key's filter right, and the
+    session's codegen setting untouched."""
+    from paimon_sql.spark import jvm_classes
+    session.sql("CREATE TABLE t (id BIGINT, v STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '2')")
+    session.sql("INSERT INTO t SELECT id, concat('v', id) FROM range(50)")
+    for k in (3, 17, 49, 50):
+        text = f"SELECT v, id * 2 AS twice FROM t WHERE id = {k} AND v LIKE 'v%'"
+        assert "read on the driver" in splits_line(session, text)
+        got = jvm_classes.local_table(session.sql(text))
+        assert got is not None and got.to_pylist() == ([{"v": f"v{k}", "twice": 2 * k}] if k < 50 else [])
+    assert session.spark.conf.get("spark.sql.codegen.factoryMode") == "FALLBACK"  # Spark's default
