@@ -30,6 +30,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 import pyarrow as pa
 from pyspark.sql import functions as F
+from pyspark.sql import types as T
 from sqlglot import exp
 
 from paimon_sql.commit.table_commit import OPERATION
@@ -45,7 +46,7 @@ from paimon_sql.spark.columns import ROWKIND_COLUMN
 from paimon_sql.spark.scan import source_reader
 from paimon_sql.spark.tasks import guarded, run_tasks
 from paimon_sql.spark.types import spark_type
-from paimon_sql.spark.write import EXPLICIT_CAST, MERGE_SCHEMA, add_columns, assign, option_enabled
+from paimon_sql.spark.write import EXPLICIT_CAST, MERGE_SCHEMA, add_columns, assign, assign_sql, option_enabled
 from paimon_sql.sql import cache, parse, row_rules
 from paimon_sql.sql.alter import column_path
 from paimon_sql.sql.query import pushed_predicate, scan_options, session_options
@@ -133,6 +134,11 @@ def _stored(table, source, picked: Dict[str, int], spec: Dict[str, object]):
     data = source.toDF(*[f"_{i}" for i in range(len(source.columns))])
     types = [f.dataType for f in source.schema.fields]
     any_cast = option_enabled(table, MERGE_SCHEMA) and option_enabled(table, EXPLICIT_CAST)
+    texts = [assign_sql(f"_{picked[f.name]}", types[picked[f.name]], f, table.name, any_cast) if f.name in picked
+             else assign_sql(None, T.NullType(), f, table.name) if spec.get(f.name) is None else None
+             for f in table.schema.fields]
+    if None not in texts:
+        return data.selectExpr(*texts)
     out = []
     for f in table.schema.fields:
         if f.name in picked:
