@@ -32,6 +32,7 @@ from paimon_sql.manifest.manifest_file import DataFileMeta, ManifestEntry, Manif
 from paimon_sql.mergetree.interval_partition import sections
 from paimon_sql.mergetree.levels import num_levels
 from paimon_sql.read import bucket_select, data_evolution, file_skipping, incremental
+from paimon_sql.read.data_file_cache import DataFileCache
 from paimon_sql.read.postpone import real_buckets
 from paimon_sql.read.split import Split
 from paimon_sql.read.split_read import TRACKING, SplitReader
@@ -40,7 +41,6 @@ from paimon_sql.snapshot.snapshot import Snapshot
 from paimon_sql.snapshot.time_travel import travel_snapshot
 
 if TYPE_CHECKING:
-    from paimon_sql.read.data_file_cache import DataFileCache
     from paimon_sql.table.table import FileStoreTable
 
 

@@ -28,11 +28,11 @@ from paimon_sql.exceptions import PaimonError
 from paimon_sql.format.file_format import read_file
 from paimon_sql.manifest.manifest_file import DataFileMeta
 from paimon_sql.mergetree.interval_partition import sections
+from paimon_sql.read.data_file_cache import DataFileCache
 from paimon_sql.read import data_evolution, file_skipping
 from paimon_sql.schema.table_schema import KEY_PREFIX, ROW_ID, SEQUENCE_NUMBER, VALUE_KIND
 
 if TYPE_CHECKING:
-    from paimon_sql.read.data_file_cache import DataFileCache
     from paimon_sql.table.table import FileStoreTable
 
 FILE_COLUMN, POSITION_COLUMN = "__paimon_file", "__paimon_position"
