@@ -6,7 +6,7 @@ know, for every relation, which of its columns the query references (nested fiel
 across an outer join's NULL-extended side, never a correlated one). So the query is planned once
 over *stand-ins*: zero-row relations with each table's full schema (an RDD Spark cannot see is
 empty, so no rule folds the plan away), known by the ids Spark gave their columns. The optimized
-plan, read as JSON, then tells per stand-in:
+plan (walked in the JVM by ``PlanNeeds``, else read as JSON) then tells per stand-in:
 
 - the columns referenced anywhere in the plan, and all of them when no Project or Aggregate
   above it narrows what flows on to the result;
@@ -30,6 +30,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from paimon_sql.data import predicate as P
 from paimon_sql.read import metadata_columns
+from paimon_sql.spark import jvm_classes
 from paimon_sql.spark.types import spark_ddl
 
 _EXPR = "org.apache.spark.sql.catalyst.expressions."
@@ -56,6 +57,9 @@ def stand_in(spark: SparkSession, fields) -> DataFrame:
 
 def column_ids(df: DataFrame) -> Tuple[int, ...]:
     """The ids Spark gave a relation's columns (how the stand-in is found in a plan)."""
+    ids = jvm_classes.output_ids(df)
+    if ids is not None:
+        return tuple(ids)
     (leaf,) = [n for n in json.loads(df._jdf.queryExecution().analyzed().toJSON()) if "output" in n]
     return tuple(a[0]["exprId"]["id"] for a in leaf["output"])
 
@@ -65,13 +69,8 @@ def needs_of(df: DataFrame, stand_ins: Dict[str, Tuple[Tuple[int, ...], list]],
     """Per stand-in (name → its column ids and the table's fields), what the query ``df`` needs:
     the columns its analyzed plan resolves (what the query must find when analyzed again over the
     real scans), and the filters its optimized plan puts on it. ``filters_possible`` False (the
-    query has no WHERE, HAVING, QUALIFY or join condition) spares the optimizer's run (~40 ms)."""
-    qe = df._jdf.queryExecution()
-    referenced: Set[int] = set()
-    _walk(_tree(json.loads(qe.analyzed().toJSON())), None, False, referenced, [])
-    instances: List[tuple] = []  # (output exprId → column, filter conjunct trees) per relation leaf
-    if filters_possible:
-        _walk(_tree(json.loads(qe.optimizedPlan().toJSON())), None, False, set(), instances)
+    query has no WHERE, HAVING, QUALIFY or join condition) spares the optimizer's run (~5-10 ms)."""
+    referenced, instances = _plan_facts(df, filters_possible)
     by_first_id = {ids[0]: name for name, (ids, _) in stand_ins.items()}
     filters: Dict[str, List[Optional[P.Predicate]]] = {}
     for outputs, conds in instances:
@@ -92,6 +91,23 @@ def needs_of(df: DataFrame, stand_ins: Dict[str, Tuple[Tuple[int, ...], list]],
         predicate = None if None in preds else P.or_(*preds)
         out[name] = Needs([f.name for f, i in zip(fields, ids) if i in referenced], predicate)
     return out
+
+
+def _plan_facts(df: DataFrame, filters_possible: bool) -> Tuple[Set[int], List[tuple]]:
+    """The attribute ids ``df``'s analyzed plan references, and per relation leaf of its optimized
+    plan (when ``filters_possible``) its output (exprId → column) and the conjunct trees of the
+    Filter right above it: walked in the JVM (``PlanNeeds``), else read from the plans' JSON."""
+    facts = jvm_classes.plan_needs(df, filters_possible)
+    if facts is not None:
+        return set(facts["referenced"]), [({i: name for i, name in outputs}, _conjuncts(cond) if cond else [])
+                                          for outputs, cond in facts["relations"]]
+    qe = df._jdf.queryExecution()
+    referenced: Set[int] = set()
+    _walk(_tree(json.loads(qe.analyzed().toJSON())), None, False, referenced, [])
+    instances: List[tuple] = []
+    if filters_possible:
+        _walk(_tree(json.loads(qe.optimizedPlan().toJSON())), None, False, set(), instances)
+    return referenced, instances
 
 
 def _padded(fields) -> Set[str]:

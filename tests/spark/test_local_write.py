@@ -5,7 +5,7 @@ buckets (one file per task, as paimon-spark), still go through the job."""
 
 import pytest
 
-from paimon_sql.spark import native_write
+from paimon_sql.spark import jvm_classes, native_write
 from paimon_sql.spark import write as spark_write
 from spark.conftest import rows
 
@@ -149,3 +149,46 @@ def test_one_row_writes_from_many_threads_lose_nothing(session, spark, warehouse
     for t in ("k", "a"):
         assert rows(session, f"SELECT count(*), count(DISTINCT id) FROM {t}") == [(40, 40)]
         assert rows(session, f"SELECT count(*) FROM `{t}$snapshots` WHERE commit_kind = 'APPEND'") == [(40,)]
+
+
+JOINS = ["JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN", "LEFT SEMI JOIN", "LEFT ANTI JOIN"]
+
+
+@pytest.mark.parametrize("join", JOINS + ["CROSS JOIN"])
+def test_joins_of_rows_on_the_driver_are_folded_there_as_spark_joins_them(spark, join):
+    """A join of two local relations (a MERGE's one-row source and the target rows read on the
+    driver) is evaluated on the driver (LocalBatches), with no job, to the rows Spark's join gives:
+    NULL keys, unmatched rows of either side, several matches."""
+    left = "(VALUES (1, 'a'), (2, 'b'), (NULL, 'n'), (2, 'c')) AS x(k, v)"
+    right = "(VALUES (2, 20), (3, 30), (NULL, 0), (2, 21)) AS y(k, w)"
+    on = "" if join == "CROSS JOIN" else " ON x.k = y.k AND coalesce(y.w, 0) >= 0"
+    df = spark.sql(f"SELECT * FROM {left} {join} {right}{on}")
+    context = spark.sparkContext
+    context.setJobGroup("folded-joins", "joins folded on the driver")
+    try:
+        got = jvm_classes.local_table(df)
+    finally:
+        context.setLocalProperty("spark.jobGroup.id", None)
+    assert list(context.statusTracker().getJobIdsForGroup("folded-joins")) == []
+    assert got is not None
+    key = lambda r: tuple((v is None, v) for v in r)  # noqa: E731
+    folded = list(zip(*[c.to_pylist() for c in got.columns]))
+    assert sorted(folded, key=key) == sorted(map(tuple, df.collect()), key=key)
+
+
+@pytest.mark.parametrize("key", [1, 7])
+def test_a_one_row_merge_runs_no_spark_job(session, spark, key):
+    """MERGE of one row, matched or not: the join of its source and the target's rows read on the
+    driver is folded there, so neither the rows nor their write schedule a job."""
+    session.sql("CREATE TABLE m (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1')")
+    session.sql("INSERT INTO m VALUES (1, 'a'), (2, 'b')")
+    context = spark.sparkContext
+    context.setJobGroup("one-row-merge", "a one-row MERGE")
+    try:
+        session.sql(f"MERGE INTO m USING (SELECT {key} AS id, 'new' AS v) s ON m.id = s.id "
+                    "WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT *")
+    finally:
+        context.setLocalProperty("spark.jobGroup.id", None)
+    assert list(context.statusTracker().getJobIdsForGroup("one-row-merge")) == []
+    expected = {1: [(1, "new"), (2, "b")], 7: [(1, "a"), (2, "b"), (7, "new")]}[key]
+    assert rows(session, "SELECT id, v FROM m ORDER BY id") == expected
