@@ -15,6 +15,10 @@ while it waits leaves the queue without running. Arrival order, not the shortest
 measured, the shortest-first order put point lookups (whose driver-side read makes their part
 longer than an aggregate's planning) behind the scans (docs/performance.md, Session 32).
 
+Statements that plan nothing — ``USE db``, ``SET key = value``, ``RESET`` — need no place
+(:func:`needs_place`): a client connecting under load (pyhive's ``USE``, a BI tool's ``SET``\ s)
+does not wait behind the queries.
+
 Example: ``paimon-sql-server --max-planning-statements 4`` (default: this machine's cores; 0: no limit).
 """
 
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import threading
 import time
 from collections import deque
@@ -30,6 +35,15 @@ from typing import Callable, Deque, Dict, Iterator
 
 HOLD = 0.3  # seconds a statement keeps its place at most
 _POLL = 0.25  # seconds between a waiting statement's looks at whether it was cancelled
+
+
+# USE <name>, SET [<key> [= <value>]], RESET [<key>]: no query anywhere in them (no parenthesis)
+_PLANS_NOTHING = re.compile(r"\s*(USE\s+[\w`.]+|SET(\s+[^()]*)?|RESET(\s+[^()]*)?)\s*;?\s*", re.IGNORECASE)
+
+
+def needs_place(text: str) -> bool:
+    """Whether the statement ``text`` waits for a place: all but USE, SET and RESET of a setting."""
+    return _PLANS_NOTHING.fullmatch(text) is None
 
 
 def cores() -> int:

@@ -30,7 +30,7 @@ from TCLIService import ttypes
 from paimon_sql.exceptions import GENERAL_SQL_STATE, OperationError, PaimonError, SparkSqlError
 from paimon_sql.options.core_options import scrub
 from paimon_sql.server import rowset
-from paimon_sql.server.admission import Admission
+from paimon_sql.server.admission import Admission, needs_place
 from paimon_sql.server.oplog import OperationLog
 from paimon_sql.spark import jvm_classes
 from paimon_sql.spark.types import jvm_arrow_schema
@@ -252,7 +252,8 @@ class StatementOperation(Operation):
                 session = self.client.session
                 session.scan_reports = scans = []  # what planning did, for the operation log
                 try:
-                    with self.admission.place(lambda: self.state in _STOPPED) as admitted:
+                    admission = self.admission if needs_place(self.text) else Admission(0)
+                    with admission.place(lambda: self.state in _STOPPED) as admitted:
                         df = session.execute(self.text) if admitted else None
                 finally:
                     session.scan_reports = None

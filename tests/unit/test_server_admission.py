@@ -4,7 +4,9 @@ first come first served, a place given back at the end or after the hold, a canc
 import threading
 import time
 
-from paimon_sql.server.admission import Admission
+import pytest
+
+from paimon_sql.server.admission import Admission, needs_place
 
 
 def _never() -> bool:
@@ -111,3 +113,11 @@ def test_no_limit_admits_everyone_unless_stopped():
         assert not admitted
     assert gate.status() == "0 planning (limit none), 0 waiting"
 
+
+
+@pytest.mark.parametrize("text,waits", [("USE load", False), ("use `my db`.x", True), ("USE default;", False),
+                                        ("SET spark.sql.shuffle.partitions = 4", False), ("SET", False),
+                                        ("reset spark.sql.ansi.enabled", False), ("SELECT 1", True),
+                                        ("SET VAR v = (SELECT max(id) FROM t)", True), ("INSERT INTO t VALUES (1)", True)])
+def test_statements_that_plan_nothing_need_no_place(text, waits):
+    assert needs_place(text) is waits
