@@ -23,6 +23,11 @@ acknowledged MERGE's.
 
     .venv/bin/python bench/server_load.py [--clients 8] [--seconds 60] [--rows 1000000]
                                           [--servers ours,sts] [--auth none|ldap] [--settle 10]
+                                          [--single N]
+
+``--single N`` measures one client instead: both servers up at once, each kind's statement run
+3 times to warm up and then N times on each, alternated (paimon-spark first in each pair, the
+same text on both); the medians per kind and their ratio, ours / paimon-spark's.
 
 ``sts`` needs ``.venv-paimon-spark`` (PySpark 4.1.2 with ``spark-hive-thriftserver``) and the
 paimon-spark jar (``$PAIMON_SPARK_JAR``, else ``../shared/oracles/``), put on the driver's class
@@ -343,12 +348,7 @@ def measure(server: str, template: Path, tmp: Path, args, auth: dict, users) -> 
     warehouse = tmp / f"wh-{server}"
     shutil.copytree(template, warehouse)
     port = free_port()
-    policy = tmp / "policy.json"
-    policy.write_text(json.dumps(POLICY))
-    if server == "ours":
-        cmd, env = ours_command(warehouse, port, auth, policy), {"PYSPARK_PYTHON": sys.executable}
-    else:
-        cmd, env = sts_command(warehouse, port, auth, tmp), {"PYSPARK_PYTHON": str(STS_PYTHON)}
+    cmd, env = server_command(server, warehouse, port, auth, tmp)
     log_path = tmp / f"{server}.log"
     with serving(cmd, port, log_path, env) as proc:
         status = status_reader(proc.pid, log_path) if server == "ours" else (lambda: None)
@@ -364,6 +364,46 @@ def measure(server: str, template: Path, tmp: Path, args, auth: dict, users) -> 
 _TRACEBACK = "Traceback (most recent call last)"
 
 
+def server_command(server: str, warehouse: Path, port: int, auth: dict, tmp: Path) -> tuple:
+    """(command, environment) of ``server`` on ``warehouse`` (ours under the policy file :data:`POLICY`)."""
+    if server == "ours":
+        policy = tmp / "policy.json"
+        policy.write_text(json.dumps(POLICY))
+        return ours_command(warehouse, port, auth, policy), {"PYSPARK_PYTHON": sys.executable}
+    return sts_command(warehouse, port, auth, tmp), {"PYSPARK_PYTHON": str(STS_PYTHON)}
+
+
+def single(template: Path, tmp: Path, args, auth: dict, users) -> dict:
+    """One client per server, both serving at once: per kind the median seconds of ``args.single``
+    runs each after 3 warm-ups, the servers alternated (paimon-spark first), the same text on both."""
+    servers = ("sts", "ours")
+    user = users[0] if users else None
+    with contextlib.ExitStack() as stack:
+        cursors = {}
+        for server in servers:
+            warehouse, port = tmp / f"wh-single-{server}", free_port()
+            shutil.copytree(template, warehouse)
+            cmd, env = server_command(server, warehouse, port, auth, tmp)
+            stack.enter_context(serving(cmd, port, tmp / f"single-{server}.log", env))
+            cursors[server] = stack.enter_context(contextlib.closing(connect(port, user))).cursor()
+        rnd, seq, out = random.Random(11), 0, {s: {} for s in servers}
+        for kind in KINDS:
+            times: Dict[str, List[float]] = {s: [] for s in servers}
+            for run in range(3 + args.single):
+                seq += 1
+                text = statement(kind, 0, seq, args.rows, rnd)
+                for server in servers:
+                    start = time.perf_counter()
+                    cursors[server].execute(text)
+                    if kind not in ("insert", "merge"):
+                        cursors[server].fetchall()
+                    if run >= 3:
+                        times[server].append(time.perf_counter() - start)
+            for server in servers:
+                out[server][kind] = round(statistics.median(times[server]), 4)
+    return out
+
+
 def main(argv: Optional[List[str]] = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--clients", type=int, default=8)
@@ -374,12 +414,20 @@ def main(argv: Optional[List[str]] = None) -> dict:
     ap.add_argument("--settle", type=float, default=180,
                     help="seconds after the clients left before RSS is read (Spark ends idle Python workers after "
                          "60; the server's JVM collects after 60 s without a collection and gives heap back then)")
+    ap.add_argument("--single", type=int, default=0, metavar="N",
+                    help="one client instead: each kind N times on both servers, alternated; medians")
     args = ap.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="server-load-"))
     out = {}
     try:
         template = prepare(tmp, args.rows)
         with (directory(tmp) if args.auth == "ldap" else contextlib.nullcontext(({}, None))) as (auth, users):
+            if args.single:
+                out = single(template, tmp, args, auth, users)
+                for kind in KINDS:
+                    print(f"  {kind:<7} ours {out['ours'][kind]:.3f} s  paimon-spark {out['sts'][kind]:.3f} s  "
+                          f"ratio {out['ours'][kind] / out['sts'][kind]:.2f}")
+                return out
             for server in args.servers.split(","):
                 out[server] = measure(server, template, tmp, args, auth, users)
                 print(f"{server}: {json.dumps(out[server])}", file=sys.stderr, flush=True)
