@@ -173,3 +173,12 @@ class IcebergRestError(PaimonError):
     def __init__(self, message: str, status: Optional[int] = None):
         super().__init__(message)
         self.status = status
+
+
+class RestCatalogError(PaimonError):
+    """A Paimon REST catalog (``metastore = rest``) could not be reached (``status`` None) or answered
+    an error that no other error here names (a refused token, a server failure)."""
+
+    def __init__(self, message: str, status: Optional[int] = None):
+        super().__init__(message)
+        self.status = status

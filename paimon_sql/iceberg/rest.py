@@ -30,15 +30,14 @@ metadata file of the catalog's view of ours (``rest-register-v<N>-<uuid>.metadat
 
 from __future__ import annotations
 
-import json
 import posixpath
-import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from paimon_sql.exceptions import IcebergRestError
+from paimon_sql.io import http_json
 from paimon_sql.iceberg.metadata import current_snapshot, read_metadata, to_json
 from paimon_sql.options.iceberg_options import hive_options, iceberg_options, rest_options
 
@@ -99,10 +98,8 @@ class RestClient:
 
     def call(self, method: str, url: str, body: Optional[dict] = None, missing_ok: bool = False) -> Optional[dict]:
         """The JSON answer of one call; None for no content, or for 404 when ``missing_ok``."""
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(url, data, method=method, headers=self.headers)
         try:
-            return self._send(request, method, url)
+            return self._send(http_json.json_request(method, url, self.headers, body), method, url)
         except IcebergRestError as e:
             if missing_ok and e.status == 404:
                 return None
@@ -111,15 +108,12 @@ class RestClient:
     @staticmethod
     def _send(request: urllib.request.Request, method: str, url: str) -> Optional[dict]:
         try:
-            with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
-                text = response.read()
-        except urllib.error.HTTPError as e:
-            raise IcebergRestError(f"Iceberg REST catalog: {method} {url} failed: {e.code} {_message(e)}",
-                                   e.code) from None
-        except (urllib.error.URLError, OSError) as e:
-            raise IcebergRestError(f"Iceberg REST catalog: {method} {url} failed: "
-                                   f"{getattr(e, 'reason', e)}") from None
-        return json.loads(text) if text.strip() else None
+            return http_json.send(request, TIMEOUT)
+        except http_json.HttpError as e:
+            if e.status is None:
+                raise IcebergRestError(f"Iceberg REST catalog: {method} {url} failed: {e.reason}") from None
+            raise IcebergRestError(f"Iceberg REST catalog: {method} {url} failed: {e.status} {_message(e)}",
+                                   e.status) from None
 
     def namespace_url(self, namespace: str) -> str:
         return f"{self.base}/namespaces/{_quote(namespace)}"
@@ -132,14 +126,11 @@ def _quote(text: str) -> str:
     return urllib.parse.quote(text, safe="")
 
 
-def _message(error: urllib.error.HTTPError) -> str:
+def _message(error: http_json.HttpError) -> str:
     """The catalog's ErrorModel message, else the start of the body, else the status's reason."""
-    text = error.read() or b""
-    try:
-        message = (json.loads(text).get("error") or {}).get("message")
-    except (ValueError, AttributeError):
-        message = None
-    return message or text.decode("utf-8", "replace")[:200].strip() or str(error.reason)
+    body = error.body if isinstance(error.body, dict) else {}
+    message = (body.get("error") or {}).get("message") if isinstance(body.get("error"), dict) else None
+    return message or error.text[:200].strip() or error.reason
 
 
 class _Commit:

@@ -1,11 +1,11 @@
 """``python -m oracles`` (from tests/): fetch every Java oracle and compile its drivers ahead of the
-tests, find paimon-spark and make its venv (PySpark 4.1.2), printing what is cached where. Exits 1
+tests (Paimon's REST test server's among them), find paimon-spark and make its venv (PySpark 4.1.2), printing what is cached where. Exits 1
 naming the first oracle that cannot be had."""
 
 import sys
 from pathlib import Path
 
-from oracles import OracleUnavailable, iceberg_java, paimon_spark
+from oracles import OracleUnavailable, iceberg_java, paimon_rest, paimon_spark
 from oracles.paimon_java import VERSIONS, driver_command
 
 DRIVERS = Path(__file__).resolve().parent.parent / "interop" / "java"
@@ -22,6 +22,7 @@ def main() -> int:
             command = iceberg_java.driver_command(version)
             print(f"Iceberg Java {version}: {command[command.index('-cp') + 1]}")
         print(f"paimon-spark: {paimon_spark.jar()}")
+        print(f"Paimon's REST test server: {paimon_rest.command()[-1]} (paimon-core 2.0.0 tests jar)")
     except OracleUnavailable as e:
         print(f"oracles: {e}", file=sys.stderr)
         return 1

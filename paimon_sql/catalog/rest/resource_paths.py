@@ -1,0 +1,34 @@
+"""The URLs of Paimon's REST catalog API under its prefix (Paimon's ``ResourcePaths``), each name one
+percent-encoded path segment (a table's ``$branch_<b>`` suffix included).
+
+Example: ``ResourcePaths("paimon").table("db", "t")`` -> ``/v1/paimon/databases/db/tables/t``.
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+
+CONFIG = "/v1/config"
+
+
+def _segment(name: str) -> str:
+    return urllib.parse.quote(name, safe="")
+
+
+class ResourcePaths:
+    """Paths of one catalog, by the ``prefix`` its server's config gives (none: ``/v1/...``)."""
+
+    def __init__(self, prefix: str = ""):
+        self.base = "/v1" + (f"/{_segment(prefix)}" if prefix else "")
+
+    def databases(self) -> str:
+        return f"{self.base}/databases"
+
+    def database(self, name: str) -> str:
+        return f"{self.databases()}/{_segment(name)}"
+
+    def tables(self, database: str) -> str:
+        return f"{self.database(database)}/tables"
+
+    def table(self, database: str, table: str) -> str:
+        return f"{self.tables(database)}/{_segment(table)}"

@@ -1,0 +1,128 @@
+"""Paimon's REST catalog API as its clients speak it (Paimon's ``RESTApi``): the config handshake,
+the bearer token on every call, one JSON call per endpoint, pages followed, and Paimon's error body
+(``message``, ``resourceType``, ``resourceName``, ``code``) turned into paimon-sql's errors.
+
+The handshake: ``GET /v1/config?warehouse=<warehouse>`` answers ``defaults`` and ``overrides``; the
+catalog's options are the defaults, then the client's own options, then the overrides (each wins
+over the one before, as in Java Paimon), and their ``prefix`` roots every other path. Server-given
+``header.<name>`` options are sent back on every later call.
+
+Caveats: ``token.provider`` = ``bear`` (a static token) is the one provider; DLF's request signing
+is refused by name. The body's ``code``, where the server gives one, decides the error, as Java's
+client decides it.
+
+Example::
+
+    api = RESTApi({"uri": "http://127.0.0.1:8080", "warehouse": "wh", "token.provider": "bear",
+                   "token": "secret"})
+    api.create_database("db")
+    api.list_databases()  # ['db']
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from typing import Any, Dict, List, Optional
+
+from paimon_sql.catalog.rest.resource_paths import CONFIG, ResourcePaths
+from paimon_sql.exceptions import (AccessDeniedError, DatabaseAlreadyExistsError, DatabaseNotFoundError,
+                                   InvalidOptionError, RestCatalogError, SnapshotNotFoundError,
+                                   TableAlreadyExistsError, TableNotFoundError, ViewAlreadyExistsError,
+                                   ViewNotFoundError)
+from paimon_sql.io import http_json
+
+HEADER = "header."  # options naming a header every call sends
+# (status, resourceType) -> the error a missing or existing resource is
+_NOT_FOUND = {"DATABASE": DatabaseNotFoundError, "TABLE": TableNotFoundError, "VIEW": ViewNotFoundError,
+              "SNAPSHOT": SnapshotNotFoundError}
+_EXISTS = {"DATABASE": DatabaseAlreadyExistsError, "TABLE": TableAlreadyExistsError, "VIEW": ViewAlreadyExistsError}
+
+
+class RESTApi:
+    """One catalog of a Paimon REST server: ``options`` are the catalog's (``uri``, ``warehouse``,
+    ``token.provider``, ``token``, ``header.*``); ``self.options`` the ones merged with the server's."""
+
+    def __init__(self, options: Dict[str, str]):
+        uri = options.get("uri")
+        if not uri:
+            raise InvalidOptionError("catalog option 'uri' is required with metastore = rest "
+                                     "(the REST catalog server's URL)")
+        self.uri = (uri if "://" in uri else f"http://{uri}").rstrip("/")
+        self.headers = {"Accept": "application/json", "Content-Type": "application/json",
+                        "Authorization": f"Bearer {_token(options)}", **_headers(options)}
+        warehouse = options.get("warehouse")
+        config = self._call("GET", CONFIG, query={"warehouse": warehouse} if warehouse else None) or {}
+        merged = {**(config.get("defaults") or {}), **options, **(config.get("overrides") or {})}
+        self.options = {k: v for k, v in merged.items() if v is not None}
+        self.headers.update(_headers(self.options))
+        self.paths = ResourcePaths(self.options.get("prefix") or "")
+
+    # -- databases ---------------------------------------------------------------------------------
+
+    def list_databases(self) -> List[str]:
+        return self._pages(self.paths.databases(), "databases")
+
+    def create_database(self, name: str, options: Optional[Dict[str, str]] = None) -> None:
+        self._call("POST", self.paths.databases(), {"name": name, "options": dict(options or {})})
+
+    def get_database(self, name: str) -> dict:
+        """``{"id", "name", "location", "options", ...}`` of database ``name``."""
+        return self._call("GET", self.paths.database(name)) or {}
+
+    def alter_database(self, name: str, removals: List[str] = (), updates: Optional[Dict[str, str]] = None) -> None:
+        self._call("POST", self.paths.database(name), {"removals": list(removals), "updates": dict(updates or {})})
+
+    def drop_database(self, name: str) -> None:
+        self._call("DELETE", self.paths.database(name))
+
+    # -- calls -------------------------------------------------------------------------------------
+
+    def _pages(self, path: str, key: str, query: Optional[Dict[str, str]] = None) -> List[Any]:
+        """Every item of a paged listing: the server's pages followed by their ``nextPageToken``."""
+        items, query = [], dict(query or {})
+        while True:
+            page = self._call("GET", path, query=query) or {}
+            items += page.get(key) or []
+            token = page.get("nextPageToken")
+            if not token:
+                return items
+            query["pageToken"] = token
+
+    def _call(self, method: str, path: str, body: Optional[dict] = None,
+              query: Optional[Dict[str, str]] = None) -> Optional[Any]:
+        url = self.uri + path + (f"?{urllib.parse.urlencode(query)}" if query else "")
+        try:
+            return http_json.send(http_json.json_request(method, url, self.headers, body))
+        except http_json.HttpError as e:
+            raise self._error(e, method, path) from None
+
+    def _error(self, e: http_json.HttpError, method: str, path: str) -> Exception:
+        """Paimon's error body as paimon-sql's error: by its ``code`` (else the HTTP status) and,
+        for a missing or existing resource, by its ``resourceType``."""
+        where = f"Paimon REST catalog {self.uri}: {method} {path}"
+        if e.status is None:
+            return RestCatalogError(f"{where} failed: {e.reason}")
+        body = e.body if isinstance(e.body, dict) else {}
+        code = body.get("code") if body.get("message") and isinstance(body.get("code"), int) else e.status
+        message = body.get("message") or e.text.strip()[:200] or e.reason
+        kind = {404: _NOT_FOUND, 409: _EXISTS}.get(code, {}).get(body.get("resourceType"))
+        if kind is not None:
+            return kind(f"{message} ({where})")
+        if code == 403:
+            return AccessDeniedError(f"{where}: {message}")
+        return RestCatalogError(f"{where} failed: {code} {message}", code)
+
+
+def _token(options: Dict[str, str]) -> str:
+    provider = options.get("token.provider")
+    if not provider:
+        raise InvalidOptionError("catalog option 'token.provider' is not set (metastore = rest: 'bear', with 'token')")
+    if provider != "bear":
+        raise InvalidOptionError(f"catalog option 'token.provider' = '{provider}' is not supported (only 'bear')")
+    if not options.get("token"):
+        raise InvalidOptionError("catalog option 'token' is required with token.provider = bear")
+    return options["token"]
+
+
+def _headers(options: Dict[str, str]) -> Dict[str, str]:
+    return {k[len(HEADER):]: v for k, v in options.items() if k.startswith(HEADER) and v is not None}

@@ -1,0 +1,54 @@
+"""paimon-sql's Paimon REST client (paimon_sql/catalog/rest/rest_api.py) against Apache Paimon's own
+REST test server (RESTCatalogServer of paimon-core 2.0.0, tests/oracles/paimon_rest.py): the config
+handshake and bearer token, databases, pages, and Paimon's error bodies as paimon-sql's errors."""
+
+import pytest
+
+from oracles.paimon_rest import TOKEN, WAREHOUSE, rest_server
+from paimon_sql.catalog.rest.rest_api import RESTApi
+from paimon_sql.exceptions import (DatabaseAlreadyExistsError, DatabaseNotFoundError, InvalidOptionError,
+                                   RestCatalogError)
+
+
+@pytest.fixture(scope="module")
+def uri(tmp_path_factory):
+    with rest_server(tmp_path_factory.mktemp("paimon-rest") / "data") as url:
+        yield url
+
+
+def api(uri: str, **extra) -> RESTApi:
+    return RESTApi({"uri": uri, "warehouse": WAREHOUSE, "token.provider": "bear", "token": TOKEN, **extra})
+
+
+def test_the_handshake_takes_the_servers_prefix_and_its_options_win_as_paimons_do(uri):
+    client = api(uri, **{"data-token.enabled": "true"})
+    assert client.options["prefix"] == "paimon" and client.paths.databases() == "/v1/paimon/databases"
+    assert client.options["data-token.enabled"] == "true"  # a server default yields to the client's own
+
+
+def test_databases_are_made_read_altered_and_dropped_on_paimons_server(uri):
+    client = api(uri)
+    client.create_database("sales", {"owner": "ana"})
+    client.create_database("odd name$1")
+    assert {"sales", "odd name$1"} <= set(client.list_databases())
+    assert client.get_database("sales")["name"] == "sales"
+    client.alter_database("sales", updates={"k": "v"})
+    assert client.get_database("sales")["options"]["k"] == "v"
+    with pytest.raises(DatabaseAlreadyExistsError, match="sales"):
+        client.create_database("sales")
+    client.drop_database("odd name$1")
+    assert "odd name$1" not in api(uri).list_databases()
+    with pytest.raises(DatabaseNotFoundError):
+        client.get_database("odd name$1")
+
+
+def test_a_wrong_token_or_an_unusable_option_is_one_clear_error(uri):
+    with pytest.raises(RestCatalogError, match="401") as e:
+        RESTApi({"uri": uri, "warehouse": WAREHOUSE, "token.provider": "bear", "token": "wrong"})
+    assert e.value.status == 401 and "\n" not in str(e.value)
+    with pytest.raises(InvalidOptionError, match="'token.provider' is not set"):
+        RESTApi({"uri": uri, "warehouse": WAREHOUSE, "token": TOKEN})
+    with pytest.raises(InvalidOptionError, match="'dlf' is not supported"):
+        RESTApi({"uri": uri, "token.provider": "dlf"})
+    with pytest.raises(RestCatalogError, match="failed"):
+        RESTApi({"uri": "127.0.0.1:9", "token.provider": "bear", "token": TOKEN})  # nothing listens
