@@ -1,13 +1,16 @@
 """paimon-sql's Paimon REST client (paimon_sql/catalog/rest/rest_api.py) against Apache Paimon's own
 REST test server (RESTCatalogServer of paimon-core 2.0.0, tests/oracles/paimon_rest.py): the config
-handshake and bearer token, databases, pages, and Paimon's error bodies as paimon-sql's errors."""
+handshake and bearer token, databases, tables, commits on a base snapshot, pages, and Paimon's error bodies as paimon-sql's errors."""
+
+import uuid
+from pathlib import Path
 
 import pytest
 
 from oracles.paimon_rest import TOKEN, WAREHOUSE, rest_server
 from paimon_sql.catalog.rest.rest_api import RESTApi
 from paimon_sql.exceptions import (DatabaseAlreadyExistsError, DatabaseNotFoundError, InvalidOptionError,
-                                   RestCatalogError)
+                                   RestCatalogError, TableAlreadyExistsError, TableNotFoundError)
 
 
 @pytest.fixture(scope="module")
@@ -52,3 +55,41 @@ def test_a_wrong_token_or_an_unusable_option_is_one_clear_error(uri):
         RESTApi({"uri": uri, "token.provider": "dlf"})
     with pytest.raises(RestCatalogError, match="failed"):
         RESTApi({"uri": "127.0.0.1:9", "token.provider": "bear", "token": TOKEN})  # nothing listens
+
+
+SCHEMA = {"fields": [{"id": 0, "name": "id", "type": "INT NOT NULL"}, {"id": 1, "name": "v", "type": "STRING"}],
+          "partitionKeys": [], "primaryKeys": ["id"], "options": {"bucket": "1"}, "comment": None}
+
+
+def _snapshot(snapshot_id: int) -> dict:
+    return {"version": 3, "id": snapshot_id, "uuid": str(uuid.uuid4()), "schemaId": 0,
+            "baseManifestList": f"manifest-list-base-{snapshot_id}", "deltaManifestList": f"manifest-list-delta-{snapshot_id}",
+            "commitUser": "paimon-sql-test", "commitIdentifier": snapshot_id, "commitKind": "APPEND",
+            "timeMillis": 1_700_000_000_000 + snapshot_id, "totalRecordCount": 0, "deltaRecordCount": 0}
+
+
+def test_tables_and_commits_on_paimons_server(uri):
+    client = api(uri)
+    client.create_database("shop")
+    client.create_table("shop", "orders", SCHEMA)
+    table = client.get_table("shop", "orders")
+    assert table["name"] == "orders" and table["schemaId"] == 0 and table["schema"]["primaryKeys"] == ["id"]
+    assert (Path(table["path"]) / "schema" / "schema-0").exists()  # the server wrote the first schema file
+    assert client.list_tables("shop") == ["orders"]
+    assert client.latest_snapshot("shop", "orders") is None
+    first = _snapshot(1)
+    assert client.commit("shop", "orders", table["id"], None, first)
+    assert client.latest_snapshot("shop", "orders")["uuid"] == first["uuid"]
+    assert (Path(table["path"]) / "snapshot" / "snapshot-1").exists()
+    assert not client.commit("shop", "orders", table["id"], None, _snapshot(2))  # built on a stale base: refused
+    assert client.commit("shop", "orders", table["id"], first["uuid"], _snapshot(2))
+    assert client.latest_snapshot("shop", "orders")["id"] == 2
+    with pytest.raises(TableNotFoundError):  # another table's id: Paimon's server says the table is not there
+        client.commit("shop", "orders", str(uuid.uuid4()), None, _snapshot(3))
+    client.rename_table(("shop", "orders"), ("shop", "sales"))
+    assert client.list_tables("shop") == ["sales"]
+    with pytest.raises(TableAlreadyExistsError):
+        client.create_table("shop", "sales", SCHEMA)
+    client.drop_table("shop", "sales")
+    with pytest.raises(TableNotFoundError):
+        client.get_table("shop", "sales")

@@ -32,3 +32,15 @@ class ResourcePaths:
 
     def table(self, database: str, table: str) -> str:
         return f"{self.tables(database)}/{_segment(table)}"
+
+    def rename_table(self) -> str:
+        return f"{self.base}/tables/rename"
+
+    def commit(self, database: str, table: str) -> str:
+        return f"{self.table(database, table)}/commit"
+
+    def snapshot(self, database: str, table: str) -> str:
+        return f"{self.table(database, table)}/snapshot"
+
+    def rollback(self, database: str, table: str) -> str:
+        return f"{self.table(database, table)}/rollback"

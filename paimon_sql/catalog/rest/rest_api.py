@@ -75,6 +75,59 @@ class RESTApi:
     def drop_database(self, name: str) -> None:
         self._call("DELETE", self.paths.database(name))
 
+    # -- tables ------------------------------------------------------------------------------------
+
+    def list_tables(self, database: str) -> List[str]:
+        return self._pages(self.paths.tables(database), "tables")
+
+    def create_table(self, database: str, table: str, schema: dict) -> None:
+        """``schema``: Paimon's Schema JSON (``fields`` with ids, ``partitionKeys``, ``primaryKeys``,
+        ``options``, ``comment``); the server writes the table's first schema file."""
+        self._call("POST", self.paths.tables(database), {"identifier": _identifier(database, table), "schema": schema})
+
+    def get_table(self, database: str, table: str) -> dict:
+        """``{"id" (the table's uuid), "name", "path", "isExternal", "schemaId", "schema", ...}``."""
+        return self._call("GET", self.paths.table(database, table)) or {}
+
+    def alter_table(self, database: str, table: str, changes: List[dict]) -> None:
+        self._call("POST", self.paths.table(database, table), {"changes": changes})
+
+    def drop_table(self, database: str, table: str) -> None:
+        self._call("DELETE", self.paths.table(database, table))
+
+    def rename_table(self, source: tuple, target: tuple) -> None:
+        """``source`` and ``target``: (database, table)."""
+        self._call("POST", self.paths.rename_table(), {"source": _identifier(*source),
+                                                       "destination": _identifier(*target)})
+
+    # -- snapshots -----------------------------------------------------------------------------------
+
+    def latest_snapshot(self, database: str, table: str) -> Optional[dict]:
+        """The table's latest snapshot (Paimon's Snapshot JSON) as the server holds it; None before
+        its first commit."""
+        try:
+            answer = self._call("GET", self.paths.snapshot(database, table)) or {}
+        except SnapshotNotFoundError:
+            return None
+        return (answer.get("snapshot") or {}).get("snapshot")
+
+    def commit(self, database: str, table: str, table_id: str, base_uuid: Optional[str], snapshot: dict,
+               statistics: List[dict] = ()) -> bool:
+        """Ask the server to make ``snapshot`` the table's next one: False when the table moved past
+        ``base_uuid`` (the uuid of the snapshot it was built on; None for the first), the caller then
+        builds it again on the new latest. ``table_id``: the table's uuid, as ``get_table`` gave it."""
+        answer = self._call("POST", self.paths.commit(database, table),
+                            {"tableId": table_id, "baseSnapshotUuid": base_uuid, "snapshot": snapshot,
+                             "statistics": list(statistics)}) or {}
+        return bool(answer.get("success"))
+
+    def rollback(self, database: str, table: str, snapshot_id: Optional[int] = None, tag: Optional[str] = None,
+                 from_snapshot: Optional[int] = None) -> None:
+        """Roll the table back to snapshot ``snapshot_id`` or to tag ``tag``; ``from_snapshot``: refused
+        unless the table's latest is still that one."""
+        instant = {"type": "snapshot", "snapshotId": snapshot_id} if tag is None else {"type": "tag", "tagName": tag}
+        self._call("POST", self.paths.rollback(database, table), {"instant": instant, "fromSnapshot": from_snapshot})
+
     # -- calls -------------------------------------------------------------------------------------
 
     def _pages(self, path: str, key: str, query: Optional[Dict[str, str]] = None) -> List[Any]:
@@ -111,6 +164,10 @@ class RESTApi:
         if code == 403:
             return AccessDeniedError(f"{where}: {message}")
         return RestCatalogError(f"{where} failed: {code} {message}", code)
+
+
+def _identifier(database: str, table: str) -> dict:
+    return {"database": database, "object": table}
 
 
 def _token(options: Dict[str, str]) -> str:
