@@ -120,7 +120,9 @@ def local_rows(df: DataFrame) -> Optional[int]:
 
 def local_table(df: DataFrame) -> Optional[pa.Table]:
     """``df``'s rows as Spark's JVM writes them for Python, made on the driver without a job when
-    its plan is a local table scan; else (or when the class cannot be loaded) None."""
+    its plan reads local relations the driver can finish (``LocalBatches``: a local table scan, a
+    SELECT of literals, a small join of local relations); else (or when the class cannot be
+    loaded) None."""
     time_zone = df.sparkSession.conf.get("spark.sql.session.timeZone")
     schema = jvm_arrow_schema(df.schema, time_zone)
     batches = local_batches(df.sparkSession, df, schema, time_zone, 10_000)

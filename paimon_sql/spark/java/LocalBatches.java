@@ -62,7 +62,8 @@ public final class LocalBatches {
 
     /**
      * The Arrow IPC record batch messages of {@code ds}'s rows, as Spark's toArrowBatchRdd writes them
-     * (no duplicate-name check, small string types), or null when its plan is not a local table scan.
+     * (no duplicate-name check, small string types), or null when its plan neither folds to rows on
+     * the driver nor plans as a local table scan.
      */
     public byte[][] of(Dataset<Row> ds, String timeZone, long maxRecordsPerBatch) {
         scala.collection.Iterator<InternalRow> rows = rows(ds);
