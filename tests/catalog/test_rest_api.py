@@ -9,8 +9,10 @@ import pytest
 
 from oracles.paimon_rest import TOKEN, WAREHOUSE, rest_server
 from paimon_sql.catalog.rest.rest_api import RESTApi
+from paimon_sql.data.types import DataField, parse_type
 from paimon_sql.exceptions import (DatabaseAlreadyExistsError, DatabaseNotFoundError, InvalidOptionError,
                                    RestCatalogError, TableAlreadyExistsError, TableNotFoundError)
+from paimon_sql.schema.table_schema import TableSchema
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +59,8 @@ def test_a_wrong_token_or_an_unusable_option_is_one_clear_error(uri):
         RESTApi({"uri": "127.0.0.1:9", "token.provider": "bear", "token": TOKEN})  # nothing listens
 
 
-SCHEMA = {"fields": [{"id": 0, "name": "id", "type": "INT NOT NULL"}, {"id": 1, "name": "v", "type": "STRING"}],
-          "partitionKeys": [], "primaryKeys": ["id"], "options": {"bucket": "1"}, "comment": None}
+SCHEMA = TableSchema.create([DataField(0, "id", parse_type("INT")), DataField(1, "v", parse_type("STRING"))],
+                            primary_keys=["id"], options={"bucket": "1"})
 
 
 def _snapshot(snapshot_id: int) -> dict:
@@ -93,3 +95,21 @@ def test_tables_and_commits_on_paimons_server(uri):
     client.drop_table("shop", "sales")
     with pytest.raises(TableNotFoundError):
         client.get_table("shop", "sales")
+
+
+def test_a_schema_of_ours_is_the_table_paimons_server_makes(uri):
+    """Java Paimon's catalog behind the server writes schema-0 from our Schema JSON: it reads back as
+    the schema we sent (nested types, keys, options, comment; field ids kept)."""
+    fields = [DataField(0, "id", parse_type("BIGINT")), DataField(1, "dt", parse_type("STRING")),
+              DataField(2, "s", parse_type("ROW<a INT, b ARRAY<DECIMAL(10, 2)>>")),
+              DataField(3, "m", parse_type("MAP<STRING, TIMESTAMP(3)>"), description="a map")]
+    ours = TableSchema.create(fields, partition_keys=["dt"], primary_keys=["id", "dt"],
+                              options={"bucket": "2", "deletion-vectors.enabled": "true"}, comment="orders")
+    client = api(uri)
+    client.create_database("schemas")
+    client.create_table("schemas", "nested", ours)
+    table = client.get_table("schemas", "nested")
+    written = TableSchema.from_json((Path(table["path"]) / "schema" / "schema-0").read_bytes())
+    assert written.fields == ours.fields and written.highest_field_id == ours.highest_field_id
+    assert (written.partition_keys, written.primary_keys, written.comment) == (["dt"], ["id", "dt"], "orders")
+    assert {k: v for k, v in written.options.items() if k != "path"} == ours.options

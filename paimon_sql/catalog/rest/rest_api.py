@@ -30,6 +30,7 @@ from paimon_sql.exceptions import (AccessDeniedError, DatabaseAlreadyExistsError
                                    TableAlreadyExistsError, TableNotFoundError, ViewAlreadyExistsError,
                                    ViewNotFoundError)
 from paimon_sql.io import http_json
+from paimon_sql.schema.table_schema import TableSchema
 
 HEADER = "header."  # options naming a header every call sends
 # (status, resourceType) -> the error a missing or existing resource is
@@ -80,10 +81,11 @@ class RESTApi:
     def list_tables(self, database: str) -> List[str]:
         return self._pages(self.paths.tables(database), "tables")
 
-    def create_table(self, database: str, table: str, schema: dict) -> None:
-        """``schema``: Paimon's Schema JSON (``fields`` with ids, ``partitionKeys``, ``primaryKeys``,
-        ``options``, ``comment``); the server writes the table's first schema file."""
-        self._call("POST", self.paths.tables(database), {"identifier": _identifier(database, table), "schema": schema})
+    def create_table(self, database: str, table: str, schema: TableSchema) -> None:
+        """The table of ``schema`` (sent as Paimon's Schema JSON, :func:`schema_json`); the server
+        writes its first schema file."""
+        self._call("POST", self.paths.tables(database), {"identifier": _identifier(database, table),
+                                                         "schema": schema_json(schema)})
 
     def get_table(self, database: str, table: str) -> dict:
         """``{"id" (the table's uuid), "name", "path", "isExternal", "schemaId", "schema", ...}``."""
@@ -164,6 +166,13 @@ class RESTApi:
         if code == 403:
             return AccessDeniedError(f"{where}: {message}")
         return RestCatalogError(f"{where} failed: {code} {message}", code)
+
+
+def schema_json(schema: TableSchema) -> dict:
+    """``schema`` as Paimon's ``Schema`` (a new table's: fields with their ids, keys, options,
+    comment), the body a REST catalog creates a table from."""
+    return {"fields": [f.to_json() for f in schema.fields], "partitionKeys": list(schema.partition_keys),
+            "primaryKeys": list(schema.primary_keys), "options": dict(schema.options), "comment": schema.comment}
 
 
 def _identifier(database: str, table: str) -> dict:
