@@ -45,7 +45,6 @@ if TYPE_CHECKING:
     from paimon_sql.options.iceberg_options import IcebergRestOptions
     from paimon_sql.table.table import FileStoreTable
 
-TIMEOUT = 60  # seconds per HTTP call
 MAIN = "main"
 PREVIOUS_VERSIONS_MAX = "write.metadata.previous-versions-max"
 DELETE_AFTER_COMMIT = "write.metadata.delete-after-commit.enabled"
@@ -80,7 +79,7 @@ class RestClient:
         merged = {**(config.get("defaults") or {}), **({"prefix": opts.prefix} if opts.prefix else {}),
                   **(config.get("overrides") or {})}
         prefix = merged.get("prefix")
-        self.base = f"{merged.get('uri', self.uri).rstrip('/')}/v1" + (f"/{_quote(prefix)}" if prefix else "")
+        self.base = f"{merged.get('uri', self.uri).rstrip('/')}/v1" + (f"/{http_json.segment(prefix)}" if prefix else "")
 
     def _client_credentials_token(self) -> str:
         client_id, _, secret = self.opts.credential.rpartition(":")
@@ -108,7 +107,7 @@ class RestClient:
     @staticmethod
     def _send(request: urllib.request.Request, method: str, url: str) -> Optional[dict]:
         try:
-            return http_json.send(request, TIMEOUT)
+            return http_json.send(request)
         except http_json.HttpError as e:
             if e.status is None:
                 raise IcebergRestError(f"Iceberg REST catalog: {method} {url} failed: {e.reason}") from None
@@ -116,14 +115,10 @@ class RestClient:
                                    e.status) from None
 
     def namespace_url(self, namespace: str) -> str:
-        return f"{self.base}/namespaces/{_quote(namespace)}"
+        return f"{self.base}/namespaces/{http_json.segment(namespace)}"
 
     def table_url(self, namespace: str, name: str) -> str:
-        return f"{self.namespace_url(namespace)}/tables/{_quote(name)}"
-
-
-def _quote(text: str) -> str:
-    return urllib.parse.quote(text, safe="")
+        return f"{self.namespace_url(namespace)}/tables/{http_json.segment(name)}"
 
 
 def _message(error: http_json.HttpError) -> str:

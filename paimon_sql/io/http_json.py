@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import urllib.error
+import urllib.parse
 import urllib.request
 from typing import Any, Dict, Optional
 
@@ -22,6 +23,11 @@ class HttpError(Exception):
     def __init__(self, status: Optional[int], reason: str, body: Any = None, text: str = ""):
         super().__init__(f"{status} {reason}" if status is not None else reason)
         self.status, self.reason, self.body, self.text = status, reason, body, text
+
+
+def segment(name: str) -> str:
+    """``name`` as one percent-encoded URL path segment (``/`` included)."""
+    return urllib.parse.quote(name, safe="")
 
 
 def json_request(method: str, url: str, headers: Dict[str, str], body: Optional[dict] = None) -> urllib.request.Request:

@@ -6,13 +6,9 @@ Example: ``ResourcePaths("paimon").table("db", "t")`` -> ``/v1/paimon/databases/
 
 from __future__ import annotations
 
-import urllib.parse
+from paimon_sql.io.http_json import segment as _segment
 
 CONFIG = "/v1/config"
-
-
-def _segment(name: str) -> str:
-    return urllib.parse.quote(name, safe="")
 
 
 class ResourcePaths:

@@ -33,7 +33,7 @@ from paimon_sql.io import http_json
 from paimon_sql.schema.table_schema import TableSchema
 
 HEADER = "header."  # options naming a header every call sends
-# (status, resourceType) -> the error a missing or existing resource is
+# resourceType -> the error of a missing (404) or an existing (409) resource of that type
 _NOT_FOUND = {"DATABASE": DatabaseNotFoundError, "TABLE": TableNotFoundError, "VIEW": ViewNotFoundError,
               "SNAPSHOT": SnapshotNotFoundError}
 _EXISTS = {"DATABASE": DatabaseAlreadyExistsError, "TABLE": TableAlreadyExistsError, "VIEW": ViewAlreadyExistsError}
