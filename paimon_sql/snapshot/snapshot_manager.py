@@ -95,15 +95,19 @@ class SnapshotManager:
         """Publish ``snapshot`` if its id is still free; then refresh the hints. Once the snapshot
         file exists the commit has happened: a hint that cannot be written is logged, not raised
         (readers probe past a stale hint), so the caller never cleans up files a snapshot names."""
-        path, data = self.paths.snapshot_path(snapshot.id), snapshot.to_json().encode("utf-8")
-        if not self.lock(lambda: self.io.try_create(path, data)):
+        return self.publish(snapshot.id, snapshot.to_json().encode("utf-8"))
+
+    def publish(self, snapshot_id: int, data: bytes) -> bool:
+        """:meth:`try_commit` of a snapshot's JSON as given (a REST catalog server keeps what its
+        client sent, fields we do not model included)."""
+        if not self.lock(lambda: self.io.try_create(self.paths.snapshot_path(snapshot_id), data)):
             return False
         try:
-            self.io.write_bytes(f"{self.paths.snapshot_dir}/LATEST", str(snapshot.id).encode())
-            if snapshot.id == 1 or self._hint("EARLIEST") is None:
+            self.io.write_bytes(f"{self.paths.snapshot_dir}/LATEST", str(snapshot_id).encode())
+            if snapshot_id == 1 or self._hint("EARLIEST") is None:
                 self.io.write_bytes(f"{self.paths.snapshot_dir}/EARLIEST",
-                                    str(self.earliest_id() or snapshot.id).encode())
+                                    str(self.earliest_id() or snapshot_id).encode())
         except OSError as e:
             logging.getLogger(__name__).warning("snapshot %d is committed but its hint files could not be "
-                                                "written: %s", snapshot.id, e)
+                                                "written: %s", snapshot_id, e)
         return True
