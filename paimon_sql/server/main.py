@@ -7,13 +7,15 @@
                       [--max-sessions-per-user N] [--max-sessions-per-ip N] [--max-planning-statements N]
                       [--master URL] [--audit-log F [--audit-log-max-bytes N] [--audit-log-backups K]]
                       [--auth ldap --ldap-url URL (--ldap-user-dn-pattern P | --ldap-base-dn DN) [--ldap-...]]
+                      [--rest-port P --rest-token-file F]
                       [--conf k=v]... [--catalog k=v]... [--catalog-file F]
     paimon-sql-server adduser --password-file F USER      (the password is read from stdin)
 
 One Spark session serves every client; each client session gets its own view of it (current database,
 SQL conf). Bad options are refused with one line before Spark starts. Every ``--refresh-interval``
 seconds a background thread refreshes the materialized tables whose freshness has lapsed (as
-``paimon-sql refresh`` does once), on a Spark session of its own.
+``paimon-sql refresh`` does once), on a Spark session of its own. With ``--rest-port`` the server also
+serves Apache Paimon's REST catalog API over the same catalog (:mod:`paimon_sql.server.rest`).
 """
 
 import argparse
@@ -30,6 +32,10 @@ from paimon_sql import cli
 from paimon_sql.access.policy import PolicyFile
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.server import admission, audit, auth, ldap, lifecycle, transport
+from paimon_sql.server.rest.grants import Grants
+from paimon_sql.server.rest.server import RestServer
+from paimon_sql.server.rest.state import RestState
+from paimon_sql.server.rest.tokens import TokenFile
 
 
 def exposure_warning(host: str, auth_mode: str, tls: bool) -> Optional[str]:
@@ -94,6 +100,11 @@ def _args(argv: List[str]) -> argparse.Namespace:
                    help="rotate the audit log past this size (default 100 MB)")
     p.add_argument("--audit-log-backups", type=int, metavar="K",
                    help="rotated audit logs kept: F.1 ... F.K (default 10)")
+    p.add_argument("--rest-port", type=_port, metavar="P",
+                   help="also serve Apache Paimon's REST catalog API on this port (0: any free port), over the "
+                        "same catalog, under the same grants and audit log; needs --rest-token-file")
+    p.add_argument("--rest-token-file", metavar="F",
+                   help="the REST catalog's bearer tokens: lines '<token> <user>' (read again when it changes)")
     p.add_argument("--conf", action="append", default=[], metavar="K=V", help="Spark setting")
     cli.add_catalog_flags(p)
     ldap.add_flags(p)
@@ -143,10 +154,36 @@ def _adduser(argv: List[str]) -> int:
     return 0
 
 
-def _cannot_listen(args, e: OSError) -> int:
+def _cannot_listen(args, e: OSError, port: Optional[int] = None) -> int:
     reason = (e.strerror or str(e)).partition(" (while attempting")[0]  # create_server appends the address
-    sys.stderr.write(f"Error: cannot listen on {args.host}:{args.port}: {reason}\n")
+    sys.stderr.write(f"Error: cannot listen on {args.host}:{args.port if port is None else port}: {reason}\n")
     return 1
+
+
+def _rest_tokens(args) -> Optional[TokenFile]:
+    """The tokens of ``--rest-token-file`` (None without ``--rest-port``): the REST catalog serves no
+    anonymous client, so a port without tokens is refused, and so are tokens without a port."""
+    if args.rest_port is None:
+        if args.rest_token_file:
+            raise ValueError("--rest-token-file needs --rest-port")
+        return None
+    if not args.rest_token_file:
+        raise ValueError("--rest-port needs --rest-token-file F (lines '<token> <user>'): the REST catalog "
+                         "serves no anonymous clients")
+    return TokenFile(args.rest_token_file)
+
+
+def _start_rest(args, session, tokens: TokenFile, policy: Optional[PolicyFile], authenticator: auth.Authenticator,
+                audit_log: Optional[audit.AuditLog]) -> RestServer:
+    """The REST catalog over the session's own catalog, started; its URL told on stderr."""
+    state = RestState(session.catalog, session.warehouse, session.catalog_options,
+                      Grants(policy, authenticator.groups), args.warehouse)
+    server = RestServer(state, tokens, audit_log, args.host, args.rest_port)
+    server.start()
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    sys.stderr.write(f"paimon-sql-server REST catalog at http://{host}:{server.port} "
+                     f"(warehouse {session.warehouse})\n")
+    return server
 
 
 def _audit_log(args) -> Optional[audit.AuditLog]:
@@ -248,17 +285,19 @@ def main(argv: Optional[List[str]] = None) -> int:
                                   _count(args, "max_sessions_per_user"), _count(args, "max_sessions_per_ip"))
         places = admission.Admission(_count(args, "max_planning_statements"))
         audit_log = _audit_log(args)
+        rest_tokens = _rest_tokens(args)
     except (PaimonError, ValueError) as e:
         sys.stderr.write(f"Error: {e}\n")
         return 2
     except OSError as e:  # ssl.SSLError included
         sys.stderr.write(f"Error: cannot load --ssl-cert/--ssl-key: {getattr(e, 'strerror', None) or e}\n")
         return 2
-    if args.port:
-        try:  # a port already taken is told now, not after Spark's startup
-            transport.bind(args.host, args.port).close()
-        except OSError as e:
-            return _cannot_listen(args, e)
+    for port in (args.port, args.rest_port):
+        if port:
+            try:  # a port already taken is told now, not after Spark's startup
+                transport.bind(args.host, port).close()
+            except OSError as e:
+                return _cannot_listen(args, e, port)
     if args.master:
         conf["spark.master"] = args.master
     from paimon_sql.server import service
@@ -286,9 +325,18 @@ def main(argv: Optional[List[str]] = None) -> int:
                                       transport=args.transport, http_path=args.http_path, tls=tls)
         except OSError as e:
             return _cannot_listen(args, e)
+        try:
+            rest = _start_rest(args, session, rest_tokens, policy, authenticator, audit_log) \
+                if rest_tokens is not None else None
+        except OSError as e:
+            server.shutdown()
+            return _cannot_listen(args, e, args.rest_port)
         warning = exposure_warning(args.host, args.auth, tls is not None)
         if warning:
             sys.stderr.write(warning + "\n")
+        if rest is not None and exposure_warning(args.host, "none", False):
+            sys.stderr.write(f"Warning: the REST catalog on {args.host} has no TLS: its bearer tokens cross the "
+                             "network in clear\n")
         sys.stderr.write(f"paimon-sql-server listening on {args.host}:{server.port} ({args.transport}"
                          f"{' TLS' if tls else ''}, auth {args.auth})\n")
         sys.stderr.flush()
@@ -302,6 +350,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             pass
         finally:
             stop.set()
+            if rest is not None:
+                rest.shutdown()
             server.shutdown()
             _unless_jvm_gone(handler.shutdown)
             if audit_log is not None:
