@@ -13,6 +13,17 @@ Commands:
   {"op": "append", "warehouse": W, "table": "db.t", "rows": [...], "fixed": F} → appends rows (one commit;
                                                                         a postpone table's: fixed buckets if F)
   {"op": "files", "warehouse": W, "table": "db.t"}                     → [bucket, total_buckets, level, name]
+
+Every command may carry "catalog": {options} instead of "warehouse" (a REST catalog: "metastore": "rest",
+"uri", "warehouse", "token.provider", "token"); these catalog-level commands are for it:
+  {"op": "create_database", "name": D}
+  {"op": "create_table", "table": "db.t", "columns": [[name, arrow type, nullable]], "primary_keys": [...],
+   "partition_keys": [...], "options": {...}}
+  {"op": "add_column", "table": "db.t", "column": C, "type": "BIGINT"}  → ALTER TABLE ADD COLUMN
+  {"op": "create_tag", "table": "db.t", "tag": T}                       → the latest snapshot tagged
+  {"op": "tag_snapshot", "table": "db.t", "tag": T}                     → the tagged snapshot's id
+  {"op": "drop_table", "table": "db.t"}
+  {"op": "tables", "database": D}                                       → the database's table names
 """
 
 import datetime
@@ -22,6 +33,8 @@ import sys
 
 import pyarrow as pa
 from pypaimon import CatalogFactory, Schema
+from pypaimon.schema.data_types import AtomicType
+from pypaimon.schema.schema_change import SchemaChange
 
 
 def _jsonable(v):
@@ -200,9 +213,34 @@ def _bucket_of(cat, name):
     return out
 
 
+def _catalog_op(cat, cmd):
+    """The catalog-level commands (create, alter, tag, drop), which a REST catalog sends to its server."""
+    op = cmd["op"]
+    if op == "create_database":
+        cat.create_database(cmd["name"], True)
+    elif op == "create_table":
+        schema = pa.schema([pa.field(n, getattr(pa, t)(), nullable) for n, t, nullable in cmd["columns"]])
+        cat.create_table(cmd["table"], Schema.from_pyarrow_schema(
+            schema, partition_keys=cmd.get("partition_keys"), primary_keys=cmd.get("primary_keys"),
+            options=cmd.get("options")), False)
+    elif op == "add_column":
+        cat.alter_table(cmd["table"], [SchemaChange.add_column(cmd["column"], AtomicType(cmd["type"]))], False)
+    elif op == "create_tag":
+        cat.create_tag(cmd["table"], cmd["tag"])
+    elif op == "tag_snapshot":
+        return cat.get_tag(cmd["table"], cmd["tag"]).snapshot.id
+    elif op == "drop_table":
+        cat.drop_table(cmd["table"], False)
+    elif op == "tables":
+        return cat.list_tables(cmd["database"])
+    else:
+        raise SystemExit(f"unknown op {op}")
+    return "ok"
+
+
 def run(cmd):
     """The result of one command (a fresh catalog each: nothing is cached from an earlier one)."""
-    cat = CatalogFactory.create({"warehouse": cmd["warehouse"]})
+    cat = CatalogFactory.create(cmd.get("catalog") or {"warehouse": cmd["warehouse"]})
     op = cmd["op"]
     if op == "read":
         return _rows(_read(cat, cmd["table"], cmd.get("snapshot"), cmd.get("tag"), cmd.get("columns")))
@@ -226,7 +264,7 @@ def run(cmd):
         manifests, _ = scan.manifest_scanner()
         entries = scan.manifest_file_manager.read_entries_parallel(manifests)
         return sorted([e.bucket, e.total_buckets, e.file.level, e.file.file_name] for e in entries)
-    raise SystemExit(f"unknown op {op}")
+    return _catalog_op(cat, cmd)
 
 
 def serve():
