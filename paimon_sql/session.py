@@ -53,7 +53,7 @@ def connect(warehouse: Optional[str] = None, spark: Optional[SparkSession] = Non
     """
     warehouse = warehouse or (catalog_options or {}).get("warehouse") or os.environ.get("PAIMON_SQL_WAREHOUSE") \
         or "./warehouse"
-    if "://" not in warehouse:
+    if "://" not in warehouse and (catalog_options or {}).get("metastore") != "rest":  # REST: the server's name
         warehouse = os.path.abspath(warehouse)
     conf = dict(conf or {})
     if spark is None:

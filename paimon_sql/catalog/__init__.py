@@ -14,6 +14,7 @@ METASTORES = {
     "filesystem": ("paimon_sql.catalog.filesystem", "FileSystemCatalog"),
     "jdbc": ("paimon_sql.catalog.jdbc", "JdbcCatalog"),
     "hive": ("paimon_sql.catalog.hive", "HiveCatalog"),
+    "rest": ("paimon_sql.catalog.rest.rest_catalog", "RESTCatalog"),
 }
 
 

@@ -208,7 +208,7 @@ class TableCommit:
                 else:
                     if snapshot is None:
                         return None
-                    if self._still_latest(latest) and table.snapshot_manager.try_commit(snapshot):
+                    if self._still_latest(latest) and table.snapshot_manager.try_commit(snapshot, latest):
                         self._tell_catalog(snapshot, entries)
                         return snapshot.id
             except BaseException:

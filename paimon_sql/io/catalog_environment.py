@@ -5,16 +5,21 @@ it is absent (an object store without conditional puts), the catalog's ``lock`` 
 creating each ``snapshot-N`` and ``schema-N``, as Paimon's ``Lock`` wraps the commit. A metastore
 that mirrors the table (a Hive metastore's partitions) is told of every committed snapshot through
 ``commit_callbacks``, and Iceberg metadata registered under the table's name (``iceberg_hive``).
+A catalog that owns the table's versions (Paimon's REST catalog: ``supportsVersionManagement``)
+takes each snapshot, schema change and rollback itself (``snapshot_commit``, ``alter_table``,
+``rollback``), as Paimon's ``CatalogSnapshotCommit`` hands them to it.
 Executors never commit, so the environment is not pickled with a table.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Optional, Tuple, TypeVar
+from typing import TYPE_CHECKING, Callable, Optional, Sequence, Tuple, TypeVar
 
 if TYPE_CHECKING:
     from paimon_sql.catalog.iceberg_hive import IcebergHiveCommitter
+    from paimon_sql.schema.schema_change import SchemaChange
+    from paimon_sql.snapshot.snapshot import Snapshot
 
 T = TypeVar("T")
 PARTITIONED_IN_METASTORE = "metastore.partitioned-table"  # a table option (Paimon's CoreOptions)
@@ -43,6 +48,13 @@ class CatalogEnvironment:
     # registers the Iceberg metadata of 'metadata.iceberg.storage' = 'hive-catalog' in a Hive
     # metastore under the table's name in the catalog; a table opened by its path has none (refused)
     iceberg_hive: Optional["IcebergHiveCommitter"] = None
+    # ``snapshot_commit(branch, base, snapshot)`` publishes ``snapshot``, built on ``base`` (None:
+    # the first), in place of creating its file: False when another commit came first
+    snapshot_commit: Optional[Callable[[str, Optional["Snapshot"], "Snapshot"], bool]] = None
+    # ``alter_table(branch, changes)`` makes the next schema-N of ``changes`` in place of writing it
+    alter_table: Optional[Callable[[str, Sequence["SchemaChange"]], None]] = None
+    # ``rollback(branch, snapshot_id, tag)`` rolls the table back to a snapshot (or to tag ``tag``)
+    rollback: Optional[Callable[[str, int, Optional[str]], None]] = None
 
 
 NO_CATALOG = CatalogEnvironment()

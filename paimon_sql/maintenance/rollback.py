@@ -18,7 +18,7 @@ is still named, and ``remove_orphan_files`` removes the rest.
 from __future__ import annotations
 
 import posixpath
-from typing import TYPE_CHECKING, Iterable, Tuple
+from typing import TYPE_CHECKING, Iterable, Optional, Tuple
 
 from paimon_sql.exceptions import PaimonError, SnapshotNotFoundError
 from paimon_sql.maintenance.remove_orphan_files import remove_empty_dirs
@@ -44,7 +44,7 @@ def rollback_to_tag(table: FileStoreTable, tag: str) -> Tuple[int, int]:
     (Paimon does the same)."""
     if not table.tag_manager.exists(tag):
         raise SnapshotNotFoundError(f"cannot roll back table {table.name}: tag '{tag}' does not exist")
-    return _rollback(table, table.tag_manager.get(tag).snapshot)
+    return _rollback(table, table.tag_manager.get(tag).snapshot, tag)
 
 
 def rollback_to_timestamp(table: FileStoreTable, millis: int) -> Tuple[int, int]:
@@ -58,11 +58,14 @@ def rollback_to_watermark(table: FileStoreTable, watermark: int) -> Tuple[int, i
     return _rollback(table, watermark_snapshot(table, watermark))
 
 
-def _rollback(table: FileStoreTable, target: Snapshot) -> Tuple[int, int]:
+def _rollback(table: FileStoreTable, target: Snapshot, tag: Optional[str] = None) -> Tuple[int, int]:
     sm, io = table.snapshot_manager, table.io
     previous = sm.latest_id()
     if previous is None:
         raise PaimonError(f"cannot roll back table {table.name}: it has no snapshot")
+    if table.env.rollback is not None:  # the catalog rolls back (a REST catalog's server)
+        table.env.rollback(table.branch, target.id, tag)
+        return previous, target.id
     doomed_ids = {i for i in sm.listed_ids() if i > target.id} | set(range(target.id + 1, previous + 1))
     doomed_tags = {t.name: t.snapshot for t in table.tag_manager.tags() if t.snapshot.id > target.id}
     doomed_changelogs = [c for c in changelog_ids(table) if c > target.id]

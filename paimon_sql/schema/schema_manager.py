@@ -13,11 +13,12 @@ from paimon_sql.schema.table_schema import TableSchema
 
 
 class SchemaManager:
-    def __init__(self, io: FileIO, paths: PathFactory, lock=unlocked, callbacks=()):
+    def __init__(self, io: FileIO, paths: PathFactory, lock=unlocked, callbacks=(), alter=None):
         self.io = io
         self.paths = paths
         self.lock = lock  # the catalog's commit lock (catalog_environment.py), held to create schema-N
         self.callbacks = callbacks  # the catalog's schema_callbacks, told of each schema-N committed
+        self.alter = alter  # the catalog's alter_table, when the catalog writes the schema files
         self._cache: Dict[int, TableSchema] = {}
 
     def list_ids(self) -> List[int]:
@@ -43,10 +44,17 @@ class SchemaManager:
         latest = self.latest()
         if latest is None:
             raise SchemaError(f"no schema under {self.paths.schema_dir}")
-        return self.commit(apply(latest, changes))
+        schema = apply(latest, changes)  # checked here first: what we would refuse is never sent
+        if self.alter is None:
+            return self.commit(schema)
+        self.alter(self.paths.branch, changes)
+        return self.latest()
 
     def commit(self, schema: TableSchema) -> TableSchema:
         """Write ``schema`` as ``schema-<id>``; fails if that id is taken (a concurrent change)."""
+        if self.alter is not None:
+            raise SchemaError(f"schema {schema.id} of {self.paths.schema_dir}: the table's catalog keeps its "
+                              "schemas; change it by its schema changes")
         path, data = self.paths.schema_path(schema.id), schema.to_json().encode("utf-8")
         if not self.lock(lambda: self.io.try_create(path, data)):
             raise SchemaError(f"schema {schema.id} already exists: the table was changed concurrently")

@@ -22,10 +22,11 @@ from paimon_sql.snapshot.snapshot import Snapshot
 
 
 class SnapshotManager:
-    def __init__(self, io: FileIO, paths: PathFactory, lock=unlocked):
+    def __init__(self, io: FileIO, paths: PathFactory, lock=unlocked, commit=None):
         self.io = io
         self.paths = paths
         self.lock = lock  # the catalog's commit lock (catalog_environment.py), held to create snapshot-N
+        self.commit = commit  # the catalog's snapshot_commit, when it publishes snapshots (catalog_environment.py)
 
     def _hint(self, name: str) -> Optional[int]:
         path = f"{self.paths.snapshot_dir}/{name}"
@@ -91,10 +92,14 @@ class SnapshotManager:
         for sid in self.listed_ids():
             yield self.snapshot(sid)
 
-    def try_commit(self, snapshot: Snapshot) -> bool:
-        """Publish ``snapshot`` if its id is still free; then refresh the hints. Once the snapshot
-        file exists the commit has happened: a hint that cannot be written is logged, not raised
-        (readers probe past a stale hint), so the caller never cleans up files a snapshot names."""
+    def try_commit(self, snapshot: Snapshot, base: Optional[Snapshot] = None) -> bool:
+        """Publish ``snapshot`` (built on ``base``, the latest when it was built) if its id is still
+        free; then refresh the hints. Once the snapshot file exists the commit has happened: a hint
+        that cannot be written is logged, not raised (readers probe past a stale hint), so the
+        caller never cleans up files a snapshot names. A catalog that publishes snapshots is handed
+        it instead, and writes the file and hints itself."""
+        if self.commit is not None:
+            return self.commit(self.paths.branch, base, snapshot)
         return self.publish(snapshot.id, snapshot.to_json().encode("utf-8"))
 
     def publish(self, snapshot_id: int, data: bytes) -> bool:

@@ -143,10 +143,10 @@ def _own_location(session, ident: Identifier, options: Dict[str, str], locations
     """A LOCATION clause, or a ``path`` option, naming where the catalog puts the table anyway (as
     SHOW CREATE TABLE writes them) is dropped; another LOCATION is refused (another ``path`` is
     left to the option checks, which refuse it)."""
-    own = session.catalog.table_path(ident).rstrip("/")
-    if _bare(options.get("path", "")) == _bare(own):
+    own = (session.catalog.table_path(ident) or "").rstrip("/")  # none yet: a REST server picks it
+    if own and _bare(options.get("path", "")) == _bare(own):
         del options["path"]
-    if any(_bare(where) != _bare(own) for where in locations):
+    if any(not own or _bare(where) != _bare(own) for where in locations):
         raise InvalidOptionError(f"CREATE TABLE {ident}: a LOCATION is not supported (a table lives where its "
                                  "catalog puts it, <warehouse>/<db>.db/<table>)")
 

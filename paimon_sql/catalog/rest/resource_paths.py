@@ -40,3 +40,15 @@ class ResourcePaths:
 
     def rollback(self, database: str, table: str) -> str:
         return f"{self.table(database, table)}/rollback"
+
+    def replace(self, database: str, table: str) -> str:
+        return f"{self.table(database, table)}/replace"
+
+    def views(self, database: str) -> str:
+        return f"{self.database(database)}/views"
+
+    def view(self, database: str, view: str) -> str:
+        return f"{self.views(database)}/{_segment(view)}"
+
+    def rename_view(self) -> str:
+        return f"{self.base}/views/rename"

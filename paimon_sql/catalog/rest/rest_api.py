@@ -97,10 +97,34 @@ class RESTApi:
     def drop_table(self, database: str, table: str) -> None:
         self._call("DELETE", self.paths.table(database, table))
 
+    def replace_table(self, database: str, table: str, schema: TableSchema) -> None:
+        """CREATE OR REPLACE of an existing table (Java Paimon 2.0's ``replaceTable``)."""
+        self._call("POST", self.paths.replace(database, table), {"schema": schema_json(schema)})
+
     def rename_table(self, source: tuple, target: tuple) -> None:
         """``source`` and ``target``: (database, table)."""
         self._call("POST", self.paths.rename_table(), {"source": _identifier(*source),
                                                        "destination": _identifier(*target)})
+
+    # -- views -------------------------------------------------------------------------------------
+
+    def list_views(self, database: str) -> List[str]:
+        return self._pages(self.paths.views(database), "views")
+
+    def create_view(self, database: str, view: str, schema: dict) -> None:
+        """``schema``: Paimon's ViewSchema JSON (fields, query, dialects, comment, options)."""
+        self._call("POST", self.paths.views(database), {"identifier": _identifier(database, view), "schema": schema})
+
+    def get_view(self, database: str, view: str) -> dict:
+        """``{"id", "name", "schema" (Paimon's ViewSchema JSON), ...}``."""
+        return self._call("GET", self.paths.view(database, view)) or {}
+
+    def drop_view(self, database: str, view: str) -> None:
+        self._call("DELETE", self.paths.view(database, view))
+
+    def rename_view(self, source: tuple, target: tuple) -> None:
+        self._call("POST", self.paths.rename_view(), {"source": _identifier(*source),
+                                                      "destination": _identifier(*target)})
 
     # -- snapshots -----------------------------------------------------------------------------------
 

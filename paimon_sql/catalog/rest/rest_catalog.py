@@ -1,0 +1,260 @@
+"""RESTCatalog: databases, tables and views kept by a Paimon REST catalog server (``metastore = rest``).
+
+The server owns the names, the schemas and each table's versions; the data stay where the server
+says a table lives (its ``path``), and paimon-sql reads and writes the files there itself, as Java
+Paimon's RESTCatalog does. What the server owns goes to it, through the table's
+:class:`CatalogEnvironment`: a commit sends the finished snapshot to ``.../commit`` with the uuid
+of the snapshot it was built on (the server refuses it when another came first, and the commit is
+built again on the new latest); ALTER TABLE sends the schema changes (checked here first, so what
+we would refuse is never sent); a rollback asks the server. Branches are named ``t$branch_<b>``
+on the wire, as Paimon names them.
+
+Options are Paimon's: ``uri``, ``warehouse`` (the name the server knows the warehouse by),
+``token.provider`` = ``bear`` with ``token``, ``header.<name>``; the server's config adds its own
+(storage options for the table paths among them).
+
+Caveats: a table the server calls external (``isExternal``) is committed to its files directly,
+as Java does. Format tables and data tokens (``data-token.enabled``) are refused by name; so is
+a commit whose outcome the server left unknown and whose snapshot is not on storage afterwards.
+
+Example::
+
+    catalog = load_catalog("my_wh", {"metastore": "rest", "uri": "http://127.0.0.1:8181",
+                                     "token.provider": "bear", "token": "secret"})
+    catalog.list_databases()
+"""
+
+from __future__ import annotations
+
+import json
+from functools import partial
+from typing import List, Optional, Sequence
+
+from paimon_sql.catalog.base import Catalog, Identifier
+from paimon_sql.catalog.rest import schema_changes
+from paimon_sql.catalog.rest.rest_api import RESTApi
+from paimon_sql.exceptions import (DatabaseAlreadyExistsError, DatabaseNotEmptyError, DatabaseNotFoundError,
+                                   InvalidOptionError, RestCatalogError, TableAlreadyExistsError, TableNotFoundError,
+                                   ViewAlreadyExistsError, ViewNotFoundError)
+from paimon_sql.io import FileIO
+from paimon_sql.io.catalog_environment import CatalogEnvironment
+from paimon_sql.io.object_stores import flag
+from paimon_sql.io.paths import PathFactory
+from paimon_sql.schema.schema_change import SchemaChange
+from paimon_sql.schema.schema_manager import SchemaManager
+from paimon_sql.schema.table_schema import TableSchema
+from paimon_sql.schema.view_schema import ViewSchema
+from paimon_sql.snapshot.snapshot import Snapshot
+from paimon_sql.table import format_table
+from paimon_sql.table.branch_manager import MAIN_BRANCH
+from paimon_sql.table.table import FileStoreTable
+from paimon_sql.table.table_type import check_create, table_of
+
+BRANCH_PREFIX = "$branch_"  # Paimon's Identifier: 't$branch_b' names branch b of table t
+DATA_TOKEN = "data-token.enabled"
+
+
+def wire_name(table: str, branch: str = MAIN_BRANCH) -> str:
+    """The object name of ``table`` on ``branch`` as Paimon's REST API spells it."""
+    return table if branch == MAIN_BRANCH else f"{table}{BRANCH_PREFIX}{branch}"
+
+
+class RESTCatalog(Catalog):
+    def __init__(self, warehouse: str, options: Optional[dict] = None):
+        self.warehouse = warehouse
+        self.api = RESTApi({**(options or {}), "warehouse": warehouse})
+        self.options = self.api.options  # ours merged with the server's defaults and overrides
+        if flag(self.options, DATA_TOKEN, False):
+            raise InvalidOptionError(f"catalog option '{DATA_TOKEN}' = 'true' (data tokens) is not supported by "
+                                     "paimon-sql's REST client: give the storage options as catalog options")
+
+    # -- databases ---------------------------------------------------------------------------------
+
+    def list_databases(self) -> List[str]:
+        return sorted(self.api.list_databases())
+
+    def database_exists(self, name: str) -> bool:
+        try:
+            self.api.get_database(name)
+            return True
+        except DatabaseNotFoundError:
+            return False
+
+    def create_database(self, name: str, ignore_if_exists: bool = False, properties: Optional[dict] = None):
+        try:
+            self.api.create_database(name, properties)
+        except DatabaseAlreadyExistsError:
+            if not ignore_if_exists:
+                raise
+
+    def drop_database(self, name: str, ignore_if_not_exists: bool = False, cascade: bool = False):
+        """Not CASCADE: refused while the database holds a table or view (as Java checks before the call)."""
+        if not self.database_exists(name):
+            if ignore_if_not_exists:
+                return
+            raise DatabaseNotFoundError(f"database {name} does not exist")
+        if not cascade:
+            tables, views = self.list_tables(name), self.list_views(name)
+            if tables or views:
+                raise DatabaseNotEmptyError(f"database {name} is not empty ({len(tables)} table(s), "
+                                            f"{len(views)} view(s)); use CASCADE")
+        self.api.drop_database(name)
+
+    def database_properties(self, name: str) -> dict:
+        return dict(self.api.get_database(name).get("options") or {})
+
+    def alter_database(self, name: str, properties: dict) -> None:
+        self.api.alter_database(name, updates={k: str(v) for k, v in properties.items()})
+
+    # -- tables ------------------------------------------------------------------------------------
+
+    def list_tables(self, database: str) -> List[str]:
+        return sorted(self.api.list_tables(database))
+
+    def table_path(self, identifier) -> Optional[str]:
+        """Where the server keeps an existing table; None for one it has not made (it picks the path)."""
+        ident = self._ident(identifier)
+        try:
+            return self.api.get_table(ident.database, ident.table).get("path")
+        except (TableNotFoundError, DatabaseNotFoundError):
+            return None
+
+    def table_exists(self, identifier) -> bool:
+        ident = self._ident(identifier)
+        try:
+            self.api.get_table(ident.database, ident.table)
+            return True
+        except (TableNotFoundError, DatabaseNotFoundError):
+            return False
+
+    def create_table(self, identifier, schema: TableSchema, ignore_if_exists: bool = False) -> FileStoreTable:
+        ident = self._ident(identifier)
+        self._checked(schema, ident)
+        try:
+            self.api.create_table(ident.database, ident.table, schema)
+        except TableAlreadyExistsError:
+            if not ignore_if_exists:
+                raise
+        return self.get_table(ident)
+
+    def _checked(self, schema: TableSchema, ident: Identifier) -> None:
+        """A schema's refusals (options it cannot have) before the server is asked."""
+        if format_table.is_format_table(schema):
+            raise InvalidOptionError(f"table {ident}: format tables are not supported through a REST catalog")
+        check_create(schema, str(ident))
+
+    def get_table(self, identifier) -> FileStoreTable:
+        """The table at the ``path`` the server gives, its schema read there (the server's schema-N)."""
+        ident = self._ident(identifier)
+        answer = self.api.get_table(ident.database, ident.table)
+        path, schema_id = answer.get("path"), answer.get("schemaId")
+        if not path or schema_id is None:
+            raise RestCatalogError(f"Paimon REST catalog {self.api.uri}: table {ident} came without its path "
+                                   "or schema id")
+        io = FileIO.for_path(path, self.options)
+        schema = SchemaManager(io, PathFactory(path, [], "parquet")).schema(int(schema_id))
+        if format_table.is_format_table(schema):
+            raise InvalidOptionError(f"table {ident}: format tables are not supported through a REST catalog")
+        env = CatalogEnvironment() if answer.get("isExternal") else self._environment(ident, str(answer.get("id")))
+        table = table_of(io, path, schema, str(ident), env)
+        if schema.is_primary_key_table:
+            table.merge_function  # noqa: B018 - options a merge engine cannot honour fail here, not later
+        return table
+
+    def _environment(self, ident: Identifier, table_id: str) -> CatalogEnvironment:
+        """Commits, schema changes and rollbacks through the server (Paimon's CatalogSnapshotCommit)."""
+        return CatalogEnvironment(snapshot_commit=partial(self._commit, ident, table_id),
+                                  alter_table=partial(self._alter, ident),
+                                  rollback=partial(self._rollback, ident))
+
+    def environment(self, identifier: Identifier) -> CatalogEnvironment:
+        ident = self._ident(identifier)
+        return self._environment(ident, str(self.api.get_table(ident.database, ident.table).get("id")))
+
+    def _commit(self, ident: Identifier, table_id: str, branch: str, base: Optional[Snapshot],
+                snapshot: Snapshot) -> bool:
+        """``snapshot`` sent to the server as the one after ``base``; False when another came first.
+        When the call fails without an answer the server may have committed it all the same: its
+        snapshot file, if there with our uuid, says it did (Paimon's client checks the same way)."""
+        try:
+            return self.api.commit(ident.database, wire_name(ident.table, branch), table_id,
+                                   base.uuid if base is not None else None, json.loads(snapshot.to_json()))
+        except RestCatalogError as e:
+            if e.status is not None and e.status < 500:
+                raise
+            landed = self._landed(ident, branch, snapshot)
+            if landed is None:
+                raise RestCatalogError(f"{e}; snapshot {snapshot.id} of {ident} was not committed") from None
+            return landed
+
+    def _landed(self, ident: Identifier, branch: str, snapshot: Snapshot) -> Optional[bool]:
+        """Whether ``snapshot``'s id now holds it (True), another (False) or nothing (None)."""
+        table = self.get_table(ident)
+        sm = table.switch_to_branch(branch).snapshot_manager if branch != MAIN_BRANCH else table.snapshot_manager
+        if not sm.io.exists(sm.paths.snapshot_path(snapshot.id)):
+            return None
+        return sm.snapshot(snapshot.id).uuid == snapshot.uuid
+
+    def _alter(self, ident: Identifier, branch: str, changes: Sequence[SchemaChange]) -> None:
+        self.api.alter_table(ident.database, wire_name(ident.table, branch),
+                             [schema_changes.to_json(c) for c in changes])
+
+    def _rollback(self, ident: Identifier, branch: str, snapshot_id: int, tag: Optional[str]) -> None:
+        self.api.rollback(ident.database, wire_name(ident.table, branch), snapshot_id=snapshot_id, tag=tag)
+
+    def drop_table(self, identifier, ignore_if_not_exists: bool = False):
+        ident = self._ident(identifier)
+        try:
+            self.api.drop_table(ident.database, ident.table)
+        except (TableNotFoundError, DatabaseNotFoundError):
+            if not ignore_if_not_exists:
+                raise TableNotFoundError(f"table {ident} does not exist") from None
+
+    def rename_table(self, source, target):
+        src, dst = self._ident(source), self._ident(target)
+        self.api.rename_table((src.database, src.table), (dst.database, dst.table))
+
+    def replace_table(self, identifier, schema: TableSchema) -> FileStoreTable:
+        """CREATE OR REPLACE of an existing table: the server's ``replace`` (Java Paimon 2.0's)."""
+        ident = self._ident(identifier)
+        self._checked(schema, ident)
+        self.api.replace_table(ident.database, ident.table, schema)
+        return self.get_table(ident)
+
+    # -- views -------------------------------------------------------------------------------------
+
+    def list_views(self, database: str) -> List[str]:
+        return sorted(self.api.list_views(database))
+
+    def get_view(self, identifier) -> ViewSchema:
+        ident = self._ident(identifier)
+        schema = self.api.get_view(ident.database, ident.table).get("schema") or {}
+        return ViewSchema.from_json(json.dumps(schema), f"view {ident} of {self.api.uri}")
+
+    def create_view(self, identifier, view: ViewSchema, ignore_if_exists: bool = False) -> None:
+        ident = self._ident(identifier)
+        try:
+            self.api.create_view(ident.database, ident.table, json.loads(view.to_json()))
+        except ViewAlreadyExistsError:
+            if not ignore_if_exists:
+                raise
+
+    def alter_view(self, identifier, view: ViewSchema) -> None:
+        """A view's query or columns changed: dropped and created again, as paimon-spark replaces a
+        view (Paimon's view changes reach only options, comment and dialects)."""
+        ident = self._ident(identifier)
+        self.get_view(ident)
+        self.api.drop_view(ident.database, ident.table)
+        self.api.create_view(ident.database, ident.table, json.loads(view.to_json()))
+
+    def drop_view(self, identifier, ignore_if_not_exists: bool = False) -> None:
+        ident = self._ident(identifier)
+        try:
+            self.api.drop_view(ident.database, ident.table)
+        except (ViewNotFoundError, DatabaseNotFoundError):
+            if not ignore_if_not_exists:
+                raise ViewNotFoundError(f"view {ident} does not exist") from None
+
+    def rename_view(self, source, target) -> None:
+        src, dst = self._ident(source), self._ident(target)
+        self.api.rename_view((src.database, src.table), (dst.database, dst.table))
