@@ -7,11 +7,13 @@ one audit line, and nothing changed. One server for the module.
 
 import json
 import socket
+import subprocess
 import threading
 import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
+from pathlib import Path
 
 import pytest
 from pyhive import hive
@@ -254,3 +256,38 @@ def test_refused_without_grant(server):
                                                          ("shop", "secret", False)]
     assert sql(server["port"], "SELECT snapshot_id FROM shop.`orders$snapshots`") == [(1,)]
     assert call(server, "POST", "/databases/shop/tables/orders/tags", {"tagName": "x"}, user="etl")[0] == 403
+
+
+def test_paimon_spark_through_the_server(server):
+    """Apache Paimon's own Spark connector with ``metastore=rest`` on our server: DDL, writes, an upsert,
+    a read, ALTER TABLE, a tag and DROP; our SQL sees what it wrote."""
+    from oracles import paimon_spark
+    script = Path(__file__).with_name("paimon_spark_rest.py")
+    statements = [
+        "CREATE DATABASE IF NOT EXISTS ps",
+        "CREATE TABLE ps.kv (k INT, v STRING) TBLPROPERTIES ('primary-key' = 'k', 'bucket' = '1')",
+        "INSERT INTO ps.kv VALUES (1, 'a'), (2, 'b')",
+        "INSERT INTO ps.kv VALUES (1, 'A')",
+        "SELECT k, v FROM ps.kv ORDER BY k",
+        "ALTER TABLE ps.kv ADD COLUMN w BIGINT",
+        "INSERT INTO ps.kv VALUES (3, 'c', 30)",
+        "CALL sys.create_tag(table => 'ps.kv', tag => 't3')",
+        "SELECT k, v, w FROM ps.kv ORDER BY k",
+        "CREATE TABLE ps.gone (a INT)",
+        "DROP TABLE ps.gone",
+        "SHOW TABLES IN ps",
+    ]
+    cmd = {"jar": str(paimon_spark.jar()), "uri": server["url"], "warehouse": server["warehouse"],
+           "token": TOKENS["alice"], "statements": statements}
+    done = subprocess.run([paimon_spark.python(), str(script), json.dumps(cmd)], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    answers = json.loads(done.stdout.strip().splitlines()[-1])
+    assert all(not isinstance(a, dict) for a in answers), answers[-1]
+    assert answers[4] == [["1", "A"], ["2", "b"]]
+    assert answers[8] == [["1", "A", None], ["2", "b", None], ["3", "c", "30"]]
+    assert [r[1] for r in answers[11]] == ["kv"]
+    port = server["port"]
+    assert sql(port, "SELECT k, v, w FROM ps.kv ORDER BY k") == [(1, "A", None), (2, "b", None), (3, "c", 30)]
+    assert sql(port, "SELECT tag_name FROM ps.`kv$tags`") == [("t3",)]
+    assert sql(port, "SHOW TABLES IN ps") == [("ps", "kv", False)]
