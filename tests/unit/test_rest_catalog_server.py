@@ -6,6 +6,7 @@ properties, partitions and the audit line of a refused sign-in.
 
 import json
 import os
+import socket
 import urllib.error
 import urllib.request
 import uuid
@@ -68,7 +69,11 @@ def rest(tmp_path):
                         TokenFile(str(tmp_path / "tokens")), audit, "127.0.0.1", 0)
     server.start()
 
-    def call(method, path, body=None, token="tok"):
+    def call(method, path, body=None, token="tok", raw=None):
+        if raw is not None:  # bytes as they are: the answer's first line
+            with socket.create_connection(("127.0.0.1", server.port), timeout=30) as s:
+                s.sendall(raw)
+                return s.makefile("rb").readline()
         request = urllib.request.Request(f"http://127.0.0.1:{server.port}/v1/paimon{path}",
                                          json.dumps(body).encode() if body is not None else None, method=method,
                                          headers={"Authorization": f"Bearer {token}"})
@@ -183,3 +188,12 @@ def test_refused_sign_in_is_audited(rest):
     line = json.loads(audit.read_text().splitlines()[-1])
     assert (line["user"], line["kind"], line["statement"], line["status"], line["outcome"]) == (
         None, "rest", "GET /v1/paimon/databases", 401, "error")
+
+
+def test_garbage_gets_an_answer_and_the_server_goes_on(rest):
+    call, _, _ = rest
+    assert b'"code": 400' in call(None, None, raw=b"\x00\xff garbage\r\n\r\n")  # an HTTP/0.9 answer: no status line
+    assert b" 501 " in call(None, None, raw=b"PATCH /v1/config HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert b" 400 " in call(None, None, raw=b"POST /v1/paimon/databases HTTP/1.1\r\nHost: x\r\n"
+                                            b"Authorization: Bearer tok\r\nContent-Length: zz\r\n\r\n")
+    assert call("GET", "/databases")[0] == 200

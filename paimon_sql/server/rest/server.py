@@ -19,6 +19,7 @@ import threading
 import time
 import urllib.parse
 from datetime import datetime, timezone
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Dict, List, Optional, Pattern, Tuple
 
@@ -106,6 +107,12 @@ class _RequestHandler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args) -> None:  # the audit log says who called what
         pass
+
+    def send_error(self, code: int, message: Optional[str] = None, explain: Optional[str] = None) -> None:
+        """http.server's own refusals (a malformed request line or header, an unknown method) as
+        Paimon's error body too; the connection is closed after them."""
+        self.close_connection = True
+        self._send(code, RestError(code, message or HTTPStatus(code).phrase).body())
 
     def _serve(self, method: str) -> None:
         started = time.time()
