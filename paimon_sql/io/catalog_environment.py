@@ -6,8 +6,9 @@ creating each ``snapshot-N`` and ``schema-N``, as Paimon's ``Lock`` wraps the co
 that mirrors the table (a Hive metastore's partitions) is told of every committed snapshot through
 ``commit_callbacks``, and Iceberg metadata registered under the table's name (``iceberg_hive``).
 A catalog that owns the table's versions (Paimon's REST catalog: ``supportsVersionManagement``)
-takes each snapshot, schema change and rollback itself (``snapshot_commit``, ``alter_table``,
-``rollback``), as Paimon's ``CatalogSnapshotCommit`` hands them to it.
+takes each snapshot, schema change, rollback and branch itself (``snapshot_commit``, ``alter_table``,
+``rollback``, ``branches``), as Paimon's ``CatalogSnapshotCommit`` and ``CatalogBranchManager`` hand
+them to it.
 Executors never commit, so the environment is not pickled with a table.
 """
 
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from paimon_sql.catalog.iceberg_hive import IcebergHiveCommitter
     from paimon_sql.schema.schema_change import SchemaChange
     from paimon_sql.snapshot.snapshot import Snapshot
+    from paimon_sql.table.branch_manager import BranchManager
 
 T = TypeVar("T")
 PARTITIONED_IN_METASTORE = "metastore.partitioned-table"  # a table option (Paimon's CoreOptions)
@@ -51,10 +53,15 @@ class CatalogEnvironment:
     # ``snapshot_commit(branch, base, snapshot)`` publishes ``snapshot``, built on ``base`` (None:
     # the first), in place of creating its file: False when another commit came first
     snapshot_commit: Optional[Callable[[str, Optional["Snapshot"], "Snapshot"], bool]] = None
+    # ``latest_snapshot(branch)``: the latest snapshot as the catalog knows it (None: none yet),
+    # in place of the files' (Paimon's SnapshotLoader); older snapshots are read from the files
+    latest_snapshot: Optional[Callable[[str], Optional["Snapshot"]]] = None
     # ``alter_table(branch, changes)`` makes the next schema-N of ``changes`` in place of writing it
     alter_table: Optional[Callable[[str, Sequence["SchemaChange"]], None]] = None
     # ``rollback(branch, snapshot_id, tag)`` rolls the table back to a snapshot (or to tag ``tag``)
     rollback: Optional[Callable[[str, int, Optional[str]], None]] = None
+    # ``branches(io, table_root)``: the table's BranchManager, when the catalog makes its branches
+    branches: Optional[Callable[..., "BranchManager"]] = None
 
 
 NO_CATALOG = CatalogEnvironment()

@@ -22,11 +22,12 @@ from paimon_sql.snapshot.snapshot import Snapshot
 
 
 class SnapshotManager:
-    def __init__(self, io: FileIO, paths: PathFactory, lock=unlocked, commit=None):
+    def __init__(self, io: FileIO, paths: PathFactory, lock=unlocked, commit=None, loader=None):
         self.io = io
         self.paths = paths
         self.lock = lock  # the catalog's commit lock (catalog_environment.py), held to create snapshot-N
         self.commit = commit  # the catalog's snapshot_commit, when it publishes snapshots (catalog_environment.py)
+        self.loader = loader  # the catalog's latest_snapshot, when it knows the latest (catalog_environment.py)
 
     def _hint(self, name: str) -> Optional[int]:
         path = f"{self.paths.snapshot_dir}/{name}"
@@ -43,6 +44,9 @@ class SnapshotManager:
         return sorted(ids)
 
     def latest_id(self) -> Optional[int]:
+        if self.loader is not None:
+            latest = self.loader(self.paths.branch)
+            return latest.id if latest is not None else None
         hint = self._hint("LATEST")
         if hint is not None and self.io.exists(self.paths.snapshot_path(hint)):
             while self.io.exists(self.paths.snapshot_path(hint + 1)):
@@ -68,6 +72,8 @@ class SnapshotManager:
             raise SnapshotNotFoundError(f"snapshot {snapshot_id} does not exist ({path})") from None
 
     def latest(self) -> Optional[Snapshot]:
+        if self.loader is not None:
+            return self.loader(self.paths.branch)
         sid = self.latest_id()
         return None if sid is None else self.snapshot(sid)
 

@@ -74,10 +74,10 @@ class FileStoreTable:
                                  self.options.partition_default_name, branch,
                                  [f.type for f in schema.fields_of(schema.partition_keys)],
                                  self.options.get("partition.legacy-name"))
-        self.snapshot_manager = SnapshotManager(io, self.paths, env.lock, env.snapshot_commit)
+        self.snapshot_manager = SnapshotManager(io, self.paths, env.lock, env.snapshot_commit, env.latest_snapshot)
         self.schema_manager = SchemaManager(io, self.paths, env.lock, env.schema_callbacks, env.alter_table)
         self.consumer_manager = ConsumerManager(io, self.paths)
-        self.branch_manager = BranchManager(io, self.path)
+        self.branch_manager = (env.branches or BranchManager)(io, self.path)
         self.dynamic_options: dict = {}  # options given for this read/write only (see copy)
         self._entries, self._lists, self._index = ObjectsCache(4096), ObjectsCache(1024), ObjectsCache(256)
 

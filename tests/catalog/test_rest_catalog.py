@@ -131,3 +131,18 @@ def test_options_it_cannot_honour_are_refused(uri):
         load_catalog(WAREHOUSE, options(uri, **{"data-token.enabled": "true"}))
     with pytest.raises(InvalidOptionError, match="dlf.region"):
         load_catalog(WAREHOUSE, options(uri, **{"dlf.region": "cn-hangzhou"}))
+
+
+def test_branches_are_made_by_the_server_and_committed_to_by_name(session, uri):
+    session.sql("CREATE TABLE rest_db.br (id INT)")
+    session.sql("INSERT INTO rest_db.br VALUES (1)")
+    session.sql("CALL sys.create_tag(table => 'rest_db.br', tag => 'one', snapshot => 1)")
+    session.sql("CALL sys.create_branch(table => 'rest_db.br', branch => 'b1', tag => 'one')")
+    session.sql("INSERT INTO rest_db.`br$branch_b1` VALUES (2)")
+    assert server_latest(uri, "br$branch_b1")["id"] == 2  # committed through the server, by the branch's name
+    assert rows(session, "SELECT * FROM rest_db.`br$branch_b1`") == [(1,), (2,)]
+    assert rows(session, "SELECT * FROM rest_db.br") == [(1,)]
+    session.sql("CALL sys.fast_forward(table => 'rest_db.br', branch => 'b1')")
+    assert rows(session, "SELECT * FROM rest_db.br") == [(1,), (2,)]
+    session.sql("CALL sys.delete_branch(table => 'rest_db.br', branch => 'b1')")
+    assert rows(session, "SELECT branch_name FROM rest_db.`br$branches`") == []

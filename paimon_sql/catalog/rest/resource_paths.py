@@ -41,6 +41,12 @@ class ResourcePaths:
     def rollback(self, database: str, table: str) -> str:
         return f"{self.table(database, table)}/rollback"
 
+    def branches(self, database: str, table: str) -> str:
+        return f"{self.table(database, table)}/branches"
+
+    def branch(self, database: str, table: str, branch: str) -> str:
+        return f"{self.branches(database, table)}/{_segment(branch)}"
+
     def replace(self, database: str, table: str) -> str:
         return f"{self.table(database, table)}/replace"
 

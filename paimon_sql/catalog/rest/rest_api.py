@@ -25,9 +25,9 @@ import urllib.parse
 from typing import Any, Dict, List, Optional
 
 from paimon_sql.catalog.rest.resource_paths import CONFIG, ResourcePaths
-from paimon_sql.exceptions import (AccessDeniedError, DatabaseAlreadyExistsError, DatabaseNotFoundError,
+from paimon_sql.exceptions import (AccessDeniedError, BranchError, DatabaseAlreadyExistsError, DatabaseNotFoundError,
                                    InvalidOptionError, RestCatalogError, SnapshotNotFoundError,
-                                   TableAlreadyExistsError, TableNotFoundError, ViewAlreadyExistsError,
+                                   TableAlreadyExistsError, TableNotFoundError, TagError, ViewAlreadyExistsError,
                                    ViewNotFoundError)
 from paimon_sql.io import http_json
 from paimon_sql.schema.table_schema import TableSchema
@@ -35,8 +35,9 @@ from paimon_sql.schema.table_schema import TableSchema
 HEADER = "header."  # options naming a header every call sends
 # resourceType -> the error of a missing (404) or an existing (409) resource of that type
 _NOT_FOUND = {"DATABASE": DatabaseNotFoundError, "TABLE": TableNotFoundError, "VIEW": ViewNotFoundError,
-              "SNAPSHOT": SnapshotNotFoundError}
-_EXISTS = {"DATABASE": DatabaseAlreadyExistsError, "TABLE": TableAlreadyExistsError, "VIEW": ViewAlreadyExistsError}
+              "SNAPSHOT": SnapshotNotFoundError, "BRANCH": BranchError, "TAG": TagError}
+_EXISTS = {"DATABASE": DatabaseAlreadyExistsError, "TABLE": TableAlreadyExistsError, "VIEW": ViewAlreadyExistsError,
+           "BRANCH": BranchError}
 
 
 class RESTApi:
@@ -105,6 +106,21 @@ class RESTApi:
         """``source`` and ``target``: (database, table)."""
         self._call("POST", self.paths.rename_table(), {"source": _identifier(*source),
                                                        "destination": _identifier(*target)})
+
+    # -- branches ----------------------------------------------------------------------------------
+
+    def create_branch(self, database: str, table: str, branch: str, from_tag: Optional[str] = None) -> None:
+        self._call("POST", self.paths.branches(database, table), {"branch": branch, "fromTag": from_tag})
+
+    def drop_branch(self, database: str, table: str, branch: str) -> None:
+        self._call("DELETE", self.paths.branch(database, table, branch))
+
+    def fast_forward(self, database: str, table: str, branch: str) -> None:
+        """The main branch takes ``branch``'s state (Paimon's ``fastForward``)."""
+        self._call("POST", self.paths.branch(database, table, branch) + "/forward", {})
+
+    def rename_branch(self, database: str, table: str, branch: str, to: str) -> None:
+        self._call("POST", self.paths.branch(database, table, branch) + "/rename", {"toBranch": to})
 
     # -- views -------------------------------------------------------------------------------------
 

@@ -3,11 +3,13 @@
 The server owns the names, the schemas and each table's versions; the data stay where the server
 says a table lives (its ``path``), and paimon-sql reads and writes the files there itself, as Java
 Paimon's RESTCatalog does. What the server owns goes to it, through the table's
-:class:`CatalogEnvironment`: a commit sends the finished snapshot to ``.../commit`` with the uuid
+:class:`CatalogEnvironment`: the latest snapshot is the one the server names (older ones are
+read from the files); a commit sends the finished snapshot to ``.../commit`` with the uuid
 of the snapshot it was built on (the server refuses it when another came first, and the commit is
 built again on the new latest); ALTER TABLE sends the schema changes (checked here first, so what
-we would refuse is never sent); a rollback asks the server. Branches are named ``t$branch_<b>``
-on the wire, as Paimon names them.
+we would refuse is never sent); a rollback and a branch's creation, drop, rename and fast-forward
+ask the server. Tags are the table's files, written here (as Java's client writes them). Branches
+are named ``t$branch_<b>`` on the wire, as Paimon names them.
 
 Options are Paimon's: ``uri``, ``warehouse`` (the name the server knows the warehouse by),
 ``token.provider`` = ``bear`` with ``token``, ``header.<name>``; the server's config adds its own
@@ -32,6 +34,7 @@ from typing import List, Optional, Sequence
 
 from paimon_sql.catalog.base import Catalog, Identifier
 from paimon_sql.catalog.rest import schema_changes
+from paimon_sql.catalog.rest.branches import CatalogBranchManager
 from paimon_sql.catalog.rest.rest_api import RESTApi
 from paimon_sql.exceptions import (DatabaseAlreadyExistsError, DatabaseNotEmptyError, DatabaseNotFoundError,
                                    InvalidOptionError, RestCatalogError, TableAlreadyExistsError, TableNotFoundError,
@@ -164,8 +167,10 @@ class RESTCatalog(Catalog):
     def _environment(self, ident: Identifier, table_id: str) -> CatalogEnvironment:
         """Commits, schema changes and rollbacks through the server (Paimon's CatalogSnapshotCommit)."""
         return CatalogEnvironment(snapshot_commit=partial(self._commit, ident, table_id),
+                                  latest_snapshot=partial(self._latest, ident),
                                   alter_table=partial(self._alter, ident),
-                                  rollback=partial(self._rollback, ident))
+                                  rollback=partial(self._rollback, ident),
+                                  branches=partial(CatalogBranchManager, api=self.api, ident=ident))
 
     def environment(self, identifier: Identifier) -> CatalogEnvironment:
         ident = self._ident(identifier)
@@ -186,6 +191,10 @@ class RESTCatalog(Catalog):
             if landed is None:
                 raise RestCatalogError(f"{e}; snapshot {snapshot.id} of {ident} was not committed") from None
             return landed
+
+    def _latest(self, ident: Identifier, branch: str) -> Optional[Snapshot]:
+        latest = self.api.latest_snapshot(ident.database, wire_name(ident.table, branch))
+        return Snapshot.from_dict(latest, f"the latest snapshot of {ident} from {self.api.uri}") if latest else None
 
     def _landed(self, ident: Identifier, branch: str, snapshot: Snapshot) -> Optional[bool]:
         """Whether ``snapshot``'s id now holds it (True), another (False) or nothing (None)."""
