@@ -133,9 +133,9 @@ class _RequestHandler(BaseHTTPRequestHandler):
             if failure.code == 500:
                 _LOG.error("REST %s %s failed", method, path, exc_info=True)
             status, answer, error = failure.code, failure.body(), str(failure)
-        self._send(status, answer)
-        if self.audit is not None:
+        if self.audit is not None:  # before the answer: a client that has it finds the call's line written
             self.audit.write(_record(started, user, call, address, method, path, status, error))
+        self._send(status, answer)
 
     def _body(self) -> bytes:
         length = int(self.headers.get("Content-Length") or 0)
