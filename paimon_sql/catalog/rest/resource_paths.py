@@ -47,6 +47,9 @@ class ResourcePaths:
     def branch(self, database: str, table: str, branch: str) -> str:
         return f"{self.branches(database, table)}/{_segment(branch)}"
 
+    def token(self, database: str, table: str) -> str:
+        return f"{self.table(database, table)}/token"
+
     def replace(self, database: str, table: str) -> str:
         return f"{self.table(database, table)}/replace"
 

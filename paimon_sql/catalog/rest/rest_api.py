@@ -107,6 +107,11 @@ class RESTApi:
         self._call("POST", self.paths.rename_table(), {"source": _identifier(*source),
                                                        "destination": _identifier(*target)})
 
+    def table_token(self, database: str, table: str) -> dict:
+        """``{"token": {storage option: value}, "expiresAtMillis": ms}``: the credentials the server
+        vends for the table's files (with ``data-token.enabled``)."""
+        return self._call("GET", self.paths.token(database, table)) or {}
+
     # -- branches ----------------------------------------------------------------------------------
 
     def create_branch(self, database: str, table: str, branch: str, from_tag: Optional[str] = None) -> None:

@@ -16,8 +16,9 @@ Options are Paimon's: ``uri``, ``warehouse`` (the name the server knows the ware
 (storage options for the table paths among them).
 
 Caveats: a table the server calls external (``isExternal``) is committed to its files directly,
-as Java does. Format tables and data tokens (``data-token.enabled``) are refused by name; so is
-a commit whose outcome the server left unknown and whose snapshot is not on storage afterwards.
+as Java does. With ``data-token.enabled`` a table's files are reached with the credentials the
+server vends for it (``.../token``). Format tables are refused by name; so is a commit whose
+outcome the server left unknown and whose snapshot is not on storage afterwards.
 
 Example::
 
@@ -29,8 +30,9 @@ Example::
 from __future__ import annotations
 
 import json
+import time
 from functools import partial
-from typing import List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from paimon_sql.catalog.base import Catalog, Identifier
 from paimon_sql.catalog.rest import schema_changes
@@ -55,6 +57,7 @@ from paimon_sql.table.table_type import check_create, table_of
 
 BRANCH_PREFIX = "$branch_"  # Paimon's Identifier: 't$branch_b' names branch b of table t
 DATA_TOKEN = "data-token.enabled"
+TOKEN_SAFE_MILLIS = 3_600_000  # a vended token with less left is fetched again (Paimon's RESTApi)
 
 
 def wire_name(table: str, branch: str = MAIN_BRANCH) -> str:
@@ -67,9 +70,8 @@ class RESTCatalog(Catalog):
         self.warehouse = warehouse
         self.api = RESTApi({**(options or {}), "warehouse": warehouse})
         self.options = self.api.options  # ours merged with the server's defaults and overrides
-        if flag(self.options, DATA_TOKEN, False):
-            raise InvalidOptionError(f"catalog option '{DATA_TOKEN}' = 'true' (data tokens) is not supported by "
-                                     "paimon-sql's REST client: give the storage options as catalog options")
+        self.data_tokens = flag(self.options, DATA_TOKEN, False)
+        self._tokens: Dict[Identifier, Tuple[dict, int]] = {}  # table -> (storage options, expiry millis)
 
     # -- databases ---------------------------------------------------------------------------------
 
@@ -154,7 +156,7 @@ class RESTCatalog(Catalog):
         if not path or schema_id is None:
             raise RestCatalogError(f"Paimon REST catalog {self.api.uri}: table {ident} came without its path "
                                    "or schema id")
-        io = FileIO.for_path(path, self.options)
+        io = FileIO.for_path(path, self._storage_options(ident))
         schema = SchemaManager(io, PathFactory(path, [], "parquet")).schema(int(schema_id))
         if format_table.is_format_table(schema):
             raise InvalidOptionError(f"table {ident}: format tables are not supported through a REST catalog")
@@ -163,6 +165,19 @@ class RESTCatalog(Catalog):
         if schema.is_primary_key_table:
             table.merge_function  # noqa: B018 - options a merge engine cannot honour fail here, not later
         return table
+
+    def _storage_options(self, ident: Identifier) -> dict:
+        """The options a table's files are reached with: the catalog's, and over them the credentials
+        the server vends for the table (``data-token.enabled``), fetched again when less than an
+        hour of them is left (as Paimon's RESTTokenFileIO)."""
+        if not self.data_tokens:
+            return self.options
+        token, expires = self._tokens.get(ident, ({}, 0))
+        if expires - time.time() * 1000 < TOKEN_SAFE_MILLIS:
+            answer = self.api.table_token(ident.database, ident.table)
+            token, expires = dict(answer.get("token") or {}), int(answer.get("expiresAtMillis") or 0)
+            self._tokens[ident] = (token, expires)
+        return {**self.options, **token}
 
     def _environment(self, ident: Identifier, table_id: str) -> CatalogEnvironment:
         """Commits, schema changes and rollbacks through the server (Paimon's CatalogSnapshotCommit)."""
