@@ -20,7 +20,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Iterator, List, Optional
+from typing import Iterator, List, Optional, Tuple
 
 import pyspark
 import thrift_sasl
@@ -35,6 +35,7 @@ from paimon_sql.server import transport
 
 BEELINE = str(Path(pyspark.__file__).parent / "bin" / "beeline")
 _LISTENING = re.compile(r"paimon-sql-server listening on \S+:(\d+)")
+_REST = re.compile(r"paimon-sql-server REST catalog at (http://\S+)")
 _PROMPT = re.compile(r"^\d+: jdbc:hive2://\S*> ")
 STARTUP_TIMEOUT = 600  # a hang's limit, not a speed check: a loaded machine starts servers slowly
 
@@ -43,6 +44,21 @@ STARTUP_TIMEOUT = 600  # a hang's limit, not a speed check: a loaded machine sta
 def start_server(warehouse: str, *extra_args: str) -> Iterator[int]:
     """A running server over ``warehouse`` (extra command-line arguments after the defaults, so they may
     override them); yields its port and stops it (SIGTERM, then SIGKILL) at exit."""
+    with _running(warehouse, extra_args) as (port, _):
+        yield port
+
+
+@contextlib.contextmanager
+def start_rest_server(warehouse: str, token_file: str, *extra_args: str) -> Iterator[Tuple[int, str]]:
+    """:func:`start_server` serving Paimon's REST catalog too (``--rest-port 0``, tokens of ``token_file``):
+    yields (Thrift port, REST URL)."""
+    with _running(warehouse, ("--rest-port", "0", "--rest-token-file", token_file, *extra_args)) as (port, log):
+        yield port, _REST.search(log).group(1)
+
+
+@contextlib.contextmanager
+def _running(warehouse: str, extra_args) -> Iterator[Tuple[int, str]]:
+    """The server's (port, its log up to its ``listening on`` line)."""
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
     with tempfile.TemporaryFile(mode="w+") as log:
         proc = subprocess.Popen(
@@ -65,14 +81,14 @@ def _stop(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
-def _wait_listening(proc: subprocess.Popen, log) -> int:
+def _wait_listening(proc: subprocess.Popen, log) -> Tuple[int, str]:
     deadline = time.monotonic() + STARTUP_TIMEOUT
     while time.monotonic() < deadline:
         log.seek(0)
         text = log.read()
         found = _LISTENING.search(text)
         if found:
-            return int(found.group(1))
+            return int(found.group(1)), text
         if proc.poll() is not None:
             raise RuntimeError(f"paimon-sql-server exited with {proc.returncode}:\n{text[-3000:]}")
         time.sleep(0.2)
