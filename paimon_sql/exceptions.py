@@ -44,6 +44,18 @@ class ViewAlreadyExistsError(PaimonError):
     pass
 
 
+class FunctionNotFoundError(PaimonError, LookupError):
+    pass
+
+
+class FunctionAlreadyExistsError(PaimonError):
+    pass
+
+
+class FunctionError(PaimonError, ValueError):
+    """A function, or a change to one, that is not valid (a missing definition, a bad parameter list)."""
+
+
 class InvalidOptionError(PaimonError, ValueError):
     """A table option whose value does not parse as the option's type."""
 

@@ -13,6 +13,7 @@ from paimon_sql.procedures import (  # noqa: F401  (each import registers its pr
     consumers,
     expire_partitions,
     expire_snapshots,
+    functions,
     indexes,
     migrate,  # noqa: F401
     partitions,

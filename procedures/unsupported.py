@@ -19,35 +19,6 @@ class Refused(Procedure):
         raise self.fail(f"not supported by paimon-sql: it needs {self.needs}")
 
 
-_FUNCTIONS = "a catalog that stores functions (Paimon's REST catalog); the filesystem catalog has none"
-
-
-@register
-class CreateFunctionProcedure(Refused):
-    name = "create_function"
-    parameters = (required("function", "STRING"), required("inputParams", "STRING"),
-                  required("returnParams", "STRING"), optional("deterministic", "BOOLEAN"),
-                  optional("comment", "STRING"), optional("options", "STRING"))
-    description = "Create a function in the catalog (needs a catalog that stores functions)."
-    needs = _FUNCTIONS
-
-
-@register
-class AlterFunctionProcedure(Refused):
-    name = "alter_function"
-    parameters = (required("function", "STRING"), required("change", "STRING"))
-    description = "Alter a catalog function (needs a catalog that stores functions)."
-    needs = _FUNCTIONS
-
-
-@register
-class DropFunctionProcedure(Refused):
-    name = "drop_function"
-    parameters = (required("function", "STRING"),)
-    description = "Drop a catalog function (needs a catalog that stores functions)."
-    needs = _FUNCTIONS
-
-
 @register
 class AlterViewDialectProcedure(Refused):
     name = "alter_view_dialect"

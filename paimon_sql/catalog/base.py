@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import List, Optional, Sequence
 
 import pyarrow as pa
 
 from paimon_sql.catalog.iceberg_hive import IcebergHiveCommitter
 from paimon_sql.data.types import DataField, fields_from_arrow
-from paimon_sql.exceptions import (InvalidIdentifierError, InvalidOptionError, TableAlreadyExistsError,
+from paimon_sql.function.function import Function
+from paimon_sql.exceptions import (FunctionNotFoundError, InvalidIdentifierError, InvalidOptionError, TableAlreadyExistsError,
                                    ViewAlreadyExistsError, ViewNotFoundError)
 from paimon_sql.io.catalog_environment import CatalogEnvironment
 from paimon_sql.io.object_stores import flag
@@ -42,7 +43,7 @@ class Identifier:
     @staticmethod
     def parse(text: str, default_database: str = DEFAULT_DATABASE) -> "Identifier":
         """``db.t`` or ``t`` (backquotes allowed around each part)."""
-        parts = [p.strip().strip("`") for p in _split_dots(text)]
+        parts = split_name(text)
         if len(parts) == 1:
             return Identifier(default_database, parts[0])
         if len(parts) == 2:
@@ -51,6 +52,12 @@ class Identifier:
 
     def __str__(self) -> str:
         return f"{self.database}.{self.table}"
+
+
+def split_name(text: str) -> List[str]:
+    """The dot-separated parts of a name, each trimmed of spaces and backquotes (a backquoted part
+    may hold dots)."""
+    return [p.strip().strip("`") for p in _split_dots(text)]
 
 
 def _split_dots(text: str) -> List[str]:
@@ -161,6 +168,27 @@ class Catalog(ABC):
             return True
         except LookupError:
             return False
+
+    # -- functions (Paimon's Catalog: listFunctions, getFunction, createFunction, alterFunction,
+    # dropFunction); a function is named by its database and its name (Paimon's function names may
+    # hold '.' and '-') ---------------------------------------------------------------------------
+
+    def list_functions(self, database: str) -> List[str]:
+        return []
+
+    def get_function(self, database: str, name: str) -> Function:
+        raise FunctionNotFoundError(f"function {database}.{name} does not exist")
+
+    def create_function(self, database: str, function: Function, ignore_if_exists: bool = False) -> None:
+        raise NotImplementedError(f"{type(self).__name__} cannot store functions")
+
+    def alter_function(self, database: str, name: str, changes: Sequence[dict],
+                       ignore_if_not_exists: bool = False) -> None:
+        """``changes``: Paimon's FunctionChange JSON objects (:func:`paimon_sql.function.function.apply_changes`)."""
+        raise NotImplementedError(f"{type(self).__name__} cannot store functions")
+
+    def drop_function(self, database: str, name: str, ignore_if_not_exists: bool = False) -> None:
+        raise NotImplementedError(f"{type(self).__name__} cannot store functions")
 
     def _name_free(self, ident: "Identifier", for_view: bool) -> None:
         """Refuse a new table or view named as an existing view or table of the database."""

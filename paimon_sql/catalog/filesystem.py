@@ -9,7 +9,8 @@ Java's filesystem catalog stores no database properties; ours keeps those ALTER 
 ``<db>.db/.properties.json``, a file no table name can clash with (names never start with '.')
 and which other readers, listing only directories, pass over.
 
-Java's filesystem catalog keeps no views either; ours keeps each view's Paimon ViewSchema JSON in
+Java's filesystem catalog keeps no views either (nor functions: ours keeps each function's Paimon
+JSON in ``<db>.db/$functions/<name>.json``, as its views); ours keeps each view's Paimon ViewSchema JSON in
 ``<db>.db/$views/<view>.json``: ``$`` is never part of a table name, so that directory can never be
 a table (nor is it one to Java, having no ``schema/``). A view file is created atomically (a
 create-if-absent, as snapshot files are), replaced whole, and goes with its database.
@@ -24,8 +25,9 @@ from typing import List, Optional
 
 from paimon_sql.catalog.base import Catalog, Identifier
 from paimon_sql.exceptions import (DatabaseAlreadyExistsError, DatabaseNotEmptyError, DatabaseNotFoundError,
-                                   SchemaError, TableAlreadyExistsError, TableNotFoundError, ViewAlreadyExistsError,
+                                   FunctionAlreadyExistsError, FunctionNotFoundError, SchemaError, TableAlreadyExistsError, TableNotFoundError, ViewAlreadyExistsError,
                                    ViewNotFoundError)
+from paimon_sql.function.function import Function, apply_changes, check_name
 from paimon_sql.io import FileIO
 from paimon_sql.io.path_guard import check_segment
 from paimon_sql.io.paths import PathFactory
@@ -40,6 +42,7 @@ from paimon_sql.table.table_type import check_create, table_of
 DB_SUFFIX = ".db"
 PROPERTIES_FILE = ".properties.json"
 VIEWS_DIR, VIEW_SUFFIX = "$views", ".json"
+FUNCTIONS_DIR = "$functions"
 
 
 class FileSystemCatalog(Catalog):
@@ -229,7 +232,11 @@ class FileSystemCatalog(Catalog):
         """The view file replaced whole: a local file by a rename over it, an object by one PUT."""
         ident = self._ident(identifier)
         self.get_view(ident)
-        path, data = self._view_path(ident), view.to_json().encode("utf-8")
+        self._replace(self._view_path(ident), view.to_json())
+
+    def _replace(self, path: str, text: str) -> None:
+        """A catalog file replaced whole: a local file by a rename over it, an object by one PUT."""
+        data = text.encode("utf-8")
         if self.io.scheme:
             self.io.write_bytes(path, data)
             return
@@ -254,6 +261,48 @@ class FileSystemCatalog(Catalog):
         if not self.io.try_create(self._view_path(dst), view.to_json().encode("utf-8")):
             raise ViewAlreadyExistsError(f"view {dst} already exists")
         self.io.delete(self._view_path(src))
+
+    # -- functions --------------------------------------------------------------------------
+
+    def _function_path(self, database: str, name: str) -> str:
+        return f"{self.database_path(database)}/{FUNCTIONS_DIR}/{check_name(name)}{VIEW_SUFFIX}"
+
+    def list_functions(self, database: str) -> List[str]:
+        self._require_database(database)
+        names = self.io.list_names(f"{self.database_path(database)}/{FUNCTIONS_DIR}")
+        return sorted(n[:-len(VIEW_SUFFIX)] for n in names if n.endswith(VIEW_SUFFIX))
+
+    def get_function(self, database: str, name: str) -> Function:
+        self._require_database(database)
+        path = self._function_path(database, name)
+        if not self.io.exists(path):
+            raise FunctionNotFoundError(f"function {database}.{name} does not exist")
+        return Function.from_json(self.io.read_text(path), path)
+
+    def create_function(self, database: str, function: Function, ignore_if_exists: bool = False) -> None:
+        self._require_database(database)
+        path = self._function_path(database, function.name)
+        if not self.io.try_create(path, function.to_json().encode("utf-8")) and not ignore_if_exists:
+            raise FunctionAlreadyExistsError(f"function {database}.{function.name} already exists")
+
+    def alter_function(self, database: str, name: str, changes, ignore_if_not_exists: bool = False) -> None:
+        """The function file replaced whole, as a view's (:meth:`alter_view`)."""
+        try:
+            function = self.get_function(database, name)
+        except FunctionNotFoundError:
+            if ignore_if_not_exists:
+                return
+            raise
+        self._replace(self._function_path(database, name), apply_changes(function, changes).to_json())
+
+    def drop_function(self, database: str, name: str, ignore_if_not_exists: bool = False) -> None:
+        try:
+            self.get_function(database, name)
+        except FunctionNotFoundError:
+            if ignore_if_not_exists:
+                return
+            raise
+        self.io.delete(self._function_path(database, name))
 
 
 __all__ = ["FileSystemCatalog", "Identifier"]

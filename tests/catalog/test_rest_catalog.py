@@ -171,3 +171,21 @@ def test_branches_are_made_by_the_server_and_committed_to_by_name(session, rest)
     assert rows(session, "SELECT * FROM rest_db.br") == [(1,), (2,)]
     session.sql("CALL sys.delete_branch(table => 'rest_db.br', branch => 'b1')")
     assert rows(session, "SELECT branch_name FROM rest_db.`br$branches`") == []
+
+
+def test_functions_are_kept_by_the_server(session, rest):
+    session.sql("CALL sys.create_function(function => 'rest_db.area', inputParams => '[{\"id\": 0, \"name\": \"w\", "
+                "\"type\": \"INT\"}]', returnParams => '[{\"id\": 0, \"name\": \"a\", \"type\": \"BIGINT\"}]', "
+                "comment => 'an area', options => 'k=v')")
+    change = ('{"action": "addDefinition", "name": "spark", "definition": {"type": "lambda", '
+              '"definition": "(Integer w) -> (long) w * w", "language": "JAVA"}}')
+    session.sql(f"CALL sys.alter_function(function => 'rest_db.area', change => '{change}')")
+    fresh = load_catalog(rest["warehouse"], options(rest))
+    assert "area" in fresh.list_functions("rest_db")
+    f = fresh.get_function("rest_db", "area")
+    assert (f.comment, f.options, f.definitions["spark"]["type"]) == ("an area", {"k": "v"}, "lambda")
+    assert [p.name for p in f.input_params] == ["w"]
+    with pytest.raises(Exception, match="area"):  # the server refuses a second one of the name
+        session.sql("CALL sys.create_function(function => 'rest_db.area', inputParams => '', returnParams => '')")
+    session.sql("CALL sys.drop_function(function => 'rest_db.area')")
+    assert "area" not in fresh.list_functions("rest_db")

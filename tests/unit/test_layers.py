@@ -29,7 +29,7 @@ LAYERS: List[Tuple[str, ...]] = [
     ("manifest",),
     ("index",),
     ("format",),
-    ("schema",),
+    ("schema", "function"),
     ("snapshot",),
     ("mergetree",),
     ("read",),

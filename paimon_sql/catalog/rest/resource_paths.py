@@ -59,5 +59,11 @@ class ResourcePaths:
     def view(self, database: str, view: str) -> str:
         return f"{self.views(database)}/{_segment(view)}"
 
+    def functions(self, database: str) -> str:
+        return f"{self.database(database)}/functions"
+
+    def function(self, database: str, name: str) -> str:
+        return f"{self.functions(database)}/{_segment(name)}"
+
     def rename_view(self) -> str:
         return f"{self.base}/views/rename"

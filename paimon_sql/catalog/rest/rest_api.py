@@ -26,6 +26,7 @@ from typing import Any, Dict, List, Optional
 
 from paimon_sql.catalog.rest.resource_paths import CONFIG, ResourcePaths
 from paimon_sql.exceptions import (AccessDeniedError, BranchError, DatabaseAlreadyExistsError, DatabaseNotFoundError,
+                                   FunctionAlreadyExistsError, FunctionNotFoundError,
                                    InvalidOptionError, RestCatalogError, SnapshotNotFoundError,
                                    TableAlreadyExistsError, TableNotFoundError, TagError, ViewAlreadyExistsError,
                                    ViewNotFoundError)
@@ -35,9 +36,10 @@ from paimon_sql.schema.table_schema import TableSchema
 HEADER = "header."  # options naming a header every call sends
 # resourceType -> the error of a missing (404) or an existing (409) resource of that type
 _NOT_FOUND = {"DATABASE": DatabaseNotFoundError, "TABLE": TableNotFoundError, "VIEW": ViewNotFoundError,
-              "SNAPSHOT": SnapshotNotFoundError, "BRANCH": BranchError, "TAG": TagError}
+              "SNAPSHOT": SnapshotNotFoundError, "BRANCH": BranchError, "TAG": TagError,
+              "FUNCTION": FunctionNotFoundError}
 _EXISTS = {"DATABASE": DatabaseAlreadyExistsError, "TABLE": TableAlreadyExistsError, "VIEW": ViewAlreadyExistsError,
-           "BRANCH": BranchError}
+           "BRANCH": BranchError, "FUNCTION": FunctionAlreadyExistsError}
 
 
 class RESTApi:
@@ -146,6 +148,24 @@ class RESTApi:
     def rename_view(self, source: tuple, target: tuple) -> None:
         self._call("POST", self.paths.rename_view(), {"source": _identifier(*source),
                                                       "destination": _identifier(*target)})
+
+    # -- functions ---------------------------------------------------------------------------------
+
+    def list_functions(self, database: str) -> List[str]:
+        return self._pages(self.paths.functions(database), "functions")
+
+    def create_function(self, database: str, function: dict) -> None:
+        """``function``: Paimon's function JSON (name, inputParams, returnParams, definitions, ...)."""
+        self._call("POST", self.paths.functions(database), function)
+
+    def get_function(self, database: str, name: str) -> dict:
+        return self._call("GET", self.paths.function(database, name)) or {}
+
+    def alter_function(self, database: str, name: str, changes: List[dict]) -> None:
+        self._call("POST", self.paths.function(database, name), {"changes": list(changes)})
+
+    def drop_function(self, database: str, name: str) -> None:
+        self._call("DELETE", self.paths.function(database, name))
 
     # -- snapshots -----------------------------------------------------------------------------------
 

@@ -39,8 +39,9 @@ from paimon_sql.catalog.rest import schema_changes
 from paimon_sql.catalog.rest.branches import CatalogBranchManager
 from paimon_sql.catalog.rest.rest_api import RESTApi
 from paimon_sql.exceptions import (DatabaseAlreadyExistsError, DatabaseNotEmptyError, DatabaseNotFoundError,
-                                   InvalidOptionError, RestCatalogError, TableAlreadyExistsError, TableNotFoundError,
+                                   FunctionAlreadyExistsError, FunctionNotFoundError, InvalidOptionError, RestCatalogError, TableAlreadyExistsError, TableNotFoundError,
                                    ViewAlreadyExistsError, ViewNotFoundError)
+from paimon_sql.function.function import Function
 from paimon_sql.io import FileIO
 from paimon_sql.io.catalog_environment import CatalogEnvironment
 from paimon_sql.io.object_stores import flag
@@ -282,3 +283,33 @@ class RESTCatalog(Catalog):
     def rename_view(self, source, target) -> None:
         src, dst = self._ident(source), self._ident(target)
         self.api.rename_view((src.database, src.table), (dst.database, dst.table))
+
+    # -- functions ---------------------------------------------------------------------------------
+
+    def list_functions(self, database: str) -> List[str]:
+        return sorted(self.api.list_functions(database))
+
+    def get_function(self, database: str, name: str) -> Function:
+        return Function.from_dict(self.api.get_function(database, name), f"function {database}.{name}")
+
+    def create_function(self, database: str, function: Function, ignore_if_exists: bool = False) -> None:
+        try:
+            self.api.create_function(database, function.to_dict())
+        except FunctionAlreadyExistsError:
+            if not ignore_if_exists:
+                raise
+
+    def alter_function(self, database: str, name: str, changes: Sequence[dict],
+                       ignore_if_not_exists: bool = False) -> None:
+        try:
+            self.api.alter_function(database, name, list(changes))
+        except FunctionNotFoundError:
+            if not ignore_if_not_exists:
+                raise
+
+    def drop_function(self, database: str, name: str, ignore_if_not_exists: bool = False) -> None:
+        try:
+            self.api.drop_function(database, name)
+        except FunctionNotFoundError:
+            if not ignore_if_not_exists:
+                raise

@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 from paimon_sql.exceptions import (AccessDeniedError, BranchError, CorruptMetadataError, DatabaseAlreadyExistsError,
-                                   DatabaseNotEmptyError, DatabaseNotFoundError, InvalidIdentifierError,
-                                   InvalidOptionError, PolicyError, SchemaError, SnapshotNotFoundError, TableAlreadyExistsError,
-                                   TableNotFoundError, TagError, ViewAlreadyExistsError, ViewNotFoundError)
+                                   DatabaseNotEmptyError, DatabaseNotFoundError, FunctionAlreadyExistsError,
+                                   FunctionNotFoundError, InvalidIdentifierError, InvalidOptionError, PolicyError,
+                                   SchemaError, SnapshotNotFoundError, TableAlreadyExistsError, TableNotFoundError,
+                                   TagError, ViewAlreadyExistsError, ViewNotFoundError)
 
 DATABASE, TABLE, SNAPSHOT, TAG, BRANCH, VIEW, FUNCTION, COLUMN = \
     "DATABASE", "TABLE", "SNAPSHOT", "TAG", "BRANCH", "VIEW", "FUNCTION", "COLUMN"
@@ -41,7 +42,8 @@ def bad_request(message: str) -> RestError:
 # the first class an error is an instance of decides: (status, resource type or None)
 _BY_CLASS: Tuple[Tuple[type, int, Optional[str]], ...] = (
     (DatabaseNotFoundError, 404, DATABASE), (TableNotFoundError, 404, TABLE), (ViewNotFoundError, 404, VIEW),
-    (SnapshotNotFoundError, 404, SNAPSHOT),
+    (SnapshotNotFoundError, 404, SNAPSHOT), (FunctionNotFoundError, 404, FUNCTION),
+    (FunctionAlreadyExistsError, 409, FUNCTION),
     (DatabaseAlreadyExistsError, 409, DATABASE), (TableAlreadyExistsError, 409, TABLE),
     (ViewAlreadyExistsError, 409, VIEW), (DatabaseNotEmptyError, 409, DATABASE),
     (AccessDeniedError, 403, None), (PolicyError, 403, None),

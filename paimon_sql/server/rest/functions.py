@@ -1,43 +1,94 @@
-"""Functions: paimon-sql's catalogs keep none, so every listing is empty and every function is
-unknown (404 FUNCTION, never 501: paimon-spark resolves function names through the catalog and
-would fail on 501); creating one is 501, saying why.
+"""Functions: list (by database, with details, across databases), create, get, alter (Paimon's
+``FunctionChange``), drop, kept by the catalog (:mod:`paimon_sql.function.function`; the
+filesystem, JDBC and Hive catalogs keep them in the warehouse). A function is granted as a table of
+its name is: READ to see it, ADMIN on its database to make, change or drop one. An unknown
+function is 404 FUNCTION, never 501: paimon-spark resolves function names through the catalog.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any, Dict, List
 
-from paimon_sql.server.rest.errors import DATABASE, FUNCTION, RestError, not_found
-from paimon_sql.server.rest.state import Call
+from paimon_sql.access.policy import ADMIN, READ
+from paimon_sql.exceptions import CorruptMetadataError
+from paimon_sql.function.function import Function
+from paimon_sql.server.rest import wire
+from paimon_sql.server.rest.errors import bad_request
+from paimon_sql.server.rest.paging import like, page
+from paimon_sql.server.rest.state import Call, field_of
 
 FUNCTION_PATH = r"/databases/(?P<db>[^/]+)/functions/(?P<function>[^/]+)"
 
 
-def _empty(key: str):
-    def listing(call: Call) -> Dict[str, Any]:
-        db = call.params.get("db")
-        if db is not None and not call.state.catalog.database_exists(db):
-            raise not_found(DATABASE, db, f"database {db} does not exist")
-        return {key: [], "nextPageToken": None}
-    return listing
+def _readable(call: Call, db: str) -> List[str]:
+    pattern = like(call.query.get("functionNamePattern"))
+    return [f for f in call.state.catalog.list_functions(db)
+            if pattern(f) and call.state.grants.may_read(call.caller, db, f)]
 
 
-def unknown_function(call: Call) -> Dict[str, Any]:
-    name = call.params["function"]
-    raise not_found(FUNCTION, name, f"function {call.params['db']}.{name} does not exist (paimon-sql keeps no "
-                                    "catalog functions)")
+def _response(call: Call, db: str, name: str) -> Dict[str, Any]:
+    owner = wire.database_owner(call.state.catalog, db)
+    return {**call.state.catalog.get_function(db, name).to_dict(), "uuid": f"{db}.{name}", "owner": owner,
+            "createdAt": 0, "createdBy": owner, "updatedAt": 0, "updatedBy": owner}
+
+
+def list_functions(call: Call) -> Dict[str, Any]:
+    return page(((f, f) for f in _readable(call, call.params["db"])), call.query, "functions")
+
+
+def function_details(call: Call) -> Dict[str, Any]:
+    db = call.params["db"]
+    answer = page(((f, f) for f in _readable(call, db)), call.query, "functionDetails")
+    answer["functionDetails"] = [_response(call, db, f) for f in answer["functionDetails"]]
+    return answer
+
+
+def list_functions_globally(call: Call) -> Dict[str, Any]:
+    dbs = like(call.query.get("databaseNamePattern"))
+    found = []
+    for db in call.state.catalog.list_databases():
+        if dbs(db):
+            found += [(f"{db}.{f}", {"database": db, "object": f}) for f in _readable(call, db)]
+    return page(found, call.query, "functions")
 
 
 def create_function(call: Call) -> Dict[str, Any]:
-    raise RestError(501, "paimon-sql's catalogs keep no functions: CREATE FUNCTION is not supported")
+    db = call.params["db"]
+    call.require(ADMIN, db)
+    try:
+        function = Function.from_dict(call.json(), "the request")
+    except CorruptMetadataError as e:
+        raise bad_request(str(e)) from None
+    call.state.catalog.create_function(db, function)
+    return {}
+
+
+def get_function(call: Call) -> Dict[str, Any]:
+    db, name = call.params["db"], call.params["function"]
+    call.require(READ, db, name)
+    return _response(call, db, name)
+
+
+def alter_function(call: Call) -> Dict[str, Any]:
+    db, name = call.params["db"], call.params["function"]
+    call.require(ADMIN, db)
+    call.state.catalog.alter_function(db, name, field_of(call.json(), "changes", list))
+    return {}
+
+
+def drop_function(call: Call) -> Dict[str, Any]:
+    db, name = call.params["db"], call.params["function"]
+    call.require(ADMIN, db)
+    call.state.catalog.drop_function(db, name)
+    return {}
 
 
 ROUTES = [
-    ("GET", r"/databases/(?P<db>[^/]+)/functions", _empty("functions")),
+    ("GET", r"/databases/(?P<db>[^/]+)/functions", list_functions),
     ("POST", r"/databases/(?P<db>[^/]+)/functions", create_function),
-    ("GET", r"/databases/(?P<db>[^/]+)/function-details", _empty("functionDetails")),
-    ("GET", r"/functions", _empty("functions")),
-    ("GET", FUNCTION_PATH, unknown_function),
-    ("POST", FUNCTION_PATH, unknown_function),
-    ("DELETE", FUNCTION_PATH, unknown_function),
+    ("GET", r"/databases/(?P<db>[^/]+)/function-details", function_details),
+    ("GET", r"/functions", list_functions_globally),
+    ("GET", FUNCTION_PATH, get_function),
+    ("POST", FUNCTION_PATH, alter_function),
+    ("DELETE", FUNCTION_PATH, drop_function),
 ]

@@ -1,0 +1,1 @@
+"""Catalog functions, as Paimon keeps them (Paimon's ``function`` package)."""
