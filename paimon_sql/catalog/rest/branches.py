@@ -10,7 +10,7 @@ filesystem catalog would refuse is never sent.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from paimon_sql.exceptions import BranchError
 from paimon_sql.io import FileIO
@@ -22,9 +22,10 @@ if TYPE_CHECKING:
 
 
 class CatalogBranchManager(BranchManager):
-    def __init__(self, io: FileIO, root: str, api: "RESTApi", ident: "Identifier"):
+    def __init__(self, io: FileIO, root: str, api: "RESTApi", ident: "Identifier", changed: Callable[[], None]):
         super().__init__(io, root)
         self.api, self.ident = api, ident
+        self.changed = changed  # told after each change: what the catalog knows of latest snapshots is stale
 
     def create(self, name: str, table, tag: Optional[str] = None, ignore_if_exists: bool = False) -> None:
         check_branch_name(name)
@@ -35,15 +36,18 @@ class CatalogBranchManager(BranchManager):
         if tag is not None:
             table.tag_manager.get(tag)  # a missing tag is refused with our message
         self.api.create_branch(self.ident.database, self.ident.table, name, tag)
+        self.changed()
 
     def drop(self, name: str) -> None:
         self.check_existing(name, "dropped")
         self.api.drop_branch(self.ident.database, self.ident.table, name)
+        self.changed()
 
     def rename(self, old: str, new: str) -> None:
         self.check_existing(old, "renamed")
         check_branch_name(new)
         self.api.rename_branch(self.ident.database, self.ident.table, old, new)
+        self.changed()
 
     def fast_forward(self, table, name: str) -> None:
         check_fast_forward(table.branch, name)
@@ -51,3 +55,4 @@ class CatalogBranchManager(BranchManager):
         if table.switch_to_branch(name).snapshot_manager.earliest_id() is None:
             raise BranchError(f"cannot fast-forward branch '{name}': it has no snapshot")
         self.api.fast_forward(self.ident.database, self.ident.table, name)
+        self.changed()

@@ -58,6 +58,7 @@ from paimon_sql.table.table_type import check_create, table_of
 
 BRANCH_PREFIX = "$branch_"  # Paimon's Identifier: 't$branch_b' names branch b of table t
 DATA_TOKEN = "data-token.enabled"
+LATEST_REUSE_SECONDS = 0.2  # how long a latest snapshot the server named is taken as still latest
 TOKEN_SAFE_MILLIS = 3_600_000  # a vended token with less left is fetched again (Paimon's RESTApi)
 
 
@@ -73,6 +74,7 @@ class RESTCatalog(Catalog):
         self.options = self.api.options  # ours merged with the server's defaults and overrides
         self.data_tokens = flag(self.options, DATA_TOKEN, False)
         self._tokens: Dict[Identifier, Tuple[dict, int]] = {}  # table -> (storage options, expiry millis)
+        self._latest_known: Dict[Tuple[Identifier, str], Tuple[float, Optional[Snapshot]]] = {}  # (table, branch)
 
     # -- databases ---------------------------------------------------------------------------------
 
@@ -95,6 +97,7 @@ class RESTCatalog(Catalog):
 
     def drop_database(self, name: str, ignore_if_not_exists: bool = False, cascade: bool = False):
         """Not CASCADE: refused while the database holds a table or view (as Java checks before the call)."""
+        self._latest_known.clear()  # a name may now mean another table
         if not self.database_exists(name):
             if ignore_if_not_exists:
                 return
@@ -134,6 +137,7 @@ class RESTCatalog(Catalog):
             return False
 
     def create_table(self, identifier, schema: TableSchema, ignore_if_exists: bool = False) -> FileStoreTable:
+        self._latest_known.clear()  # a name may now mean another table
         ident = self._ident(identifier)
         self._checked(schema, ident)
         try:
@@ -186,7 +190,8 @@ class RESTCatalog(Catalog):
                                   latest_snapshot=partial(self._latest, ident),
                                   alter_table=partial(self._alter, ident),
                                   rollback=partial(self._rollback, ident),
-                                  branches=partial(CatalogBranchManager, api=self.api, ident=ident))
+                                  branches=partial(CatalogBranchManager, api=self.api, ident=ident,
+                                                   changed=self._latest_known.clear))
 
     def environment(self, identifier: Identifier) -> CatalogEnvironment:
         ident = self._ident(identifier)
@@ -197,9 +202,13 @@ class RESTCatalog(Catalog):
         """``snapshot`` sent to the server as the one after ``base``; False when another came first.
         When the call fails without an answer the server may have committed it all the same: its
         snapshot file, if there with our uuid, says it did (Paimon's client checks the same way)."""
+        self._latest_known.pop((ident, branch), None)
         try:
-            return self.api.commit(ident.database, wire_name(ident.table, branch), table_id,
+            done = self.api.commit(ident.database, wire_name(ident.table, branch), table_id,
                                    base.uuid if base is not None else None, json.loads(snapshot.to_json()))
+            if done:
+                self._latest_known[(ident, branch)] = (time.monotonic(), snapshot)
+            return done
         except RestCatalogError as e:
             if e.status is not None and e.status < 500:
                 raise
@@ -209,8 +218,16 @@ class RESTCatalog(Catalog):
             return landed
 
     def _latest(self, ident: Identifier, branch: str) -> Optional[Snapshot]:
-        latest = self.api.latest_snapshot(ident.database, wire_name(ident.table, branch))
-        return Snapshot.from_dict(latest, f"the latest snapshot of {ident} from {self.api.uri}") if latest else None
+        """The server's latest snapshot, reused for :data:`LATEST_REUSE_SECONDS` (a statement asks
+        for it several times: planning, restoring a write, committing, expiring); our own commit
+        is known at once, and one the server refuses makes the next ask go to it."""
+        known = self._latest_known.get((ident, branch))
+        if known is not None and time.monotonic() - known[0] < LATEST_REUSE_SECONDS:
+            return known[1]
+        answer = self.api.latest_snapshot(ident.database, wire_name(ident.table, branch))
+        latest = Snapshot.from_dict(answer, f"the latest snapshot of {ident} from {self.api.uri}") if answer else None
+        self._latest_known[(ident, branch)] = (time.monotonic(), latest)
+        return latest
 
     def _landed(self, ident: Identifier, branch: str, snapshot: Snapshot) -> Optional[bool]:
         """Whether ``snapshot``'s id now holds it (True), another (False) or nothing (None)."""
@@ -221,13 +238,16 @@ class RESTCatalog(Catalog):
         return sm.snapshot(snapshot.id).uuid == snapshot.uuid
 
     def _alter(self, ident: Identifier, branch: str, changes: Sequence[SchemaChange]) -> None:
+        self._latest_known.clear()
         self.api.alter_table(ident.database, wire_name(ident.table, branch),
                              [schema_changes.to_json(c) for c in changes])
 
     def _rollback(self, ident: Identifier, branch: str, snapshot_id: int, tag: Optional[str]) -> None:
+        self._latest_known.clear()
         self.api.rollback(ident.database, wire_name(ident.table, branch), snapshot_id=snapshot_id, tag=tag)
 
     def drop_table(self, identifier, ignore_if_not_exists: bool = False):
+        self._latest_known.clear()  # a name may now mean another table
         ident = self._ident(identifier)
         try:
             self.api.drop_table(ident.database, ident.table)
@@ -236,11 +256,13 @@ class RESTCatalog(Catalog):
                 raise TableNotFoundError(f"table {ident} does not exist") from None
 
     def rename_table(self, source, target):
+        self._latest_known.clear()  # a name may now mean another table
         src, dst = self._ident(source), self._ident(target)
         self.api.rename_table((src.database, src.table), (dst.database, dst.table))
 
     def replace_table(self, identifier, schema: TableSchema) -> FileStoreTable:
         """CREATE OR REPLACE of an existing table: the server's ``replace`` (Java Paimon 2.0's)."""
+        self._latest_known.clear()  # a name may now mean another table
         ident = self._ident(identifier)
         self._checked(schema, ident)
         self.api.replace_table(ident.database, ident.table, schema)
