@@ -260,7 +260,8 @@ def test_refused_without_grant(server):
 
 def test_paimon_spark_through_the_server(server):
     """Apache Paimon's own Spark connector with ``metastore=rest`` on our server: DDL, writes, an upsert,
-    a read, ALTER TABLE, a tag and DROP; our SQL sees what it wrote."""
+    a read, ALTER TABLE, a tag and DROP; our SQL sees what it wrote. A function it creates is kept by
+    our catalog, and it runs it."""
     from oracles import paimon_spark
     script = Path(__file__).with_name("paimon_spark_rest.py")
     statements = [
@@ -276,6 +277,11 @@ def test_paimon_spark_through_the_server(server):
         "CREATE TABLE ps.gone (a INT)",
         "DROP TABLE ps.gone",
         "SHOW TABLES IN ps",
+        "CALL sys.create_function('ps.area', '[{\"id\": 0, \"name\": \"w\", \"type\": \"INT\"}]', "
+        "'[{\"id\": 0, \"name\": \"a\", \"type\": \"BIGINT\"}]', true, 'a square', 'k=v')",
+        "CALL sys.alter_function('ps.area', '{\"action\": \"addDefinition\", \"name\": \"spark\", \"definition\": "
+        "{\"type\": \"lambda\", \"definition\": \"(Integer w) -> (long) w * w\", \"language\": \"JAVA\"}}')",
+        "SELECT ps.area(3)",  # paimon-spark runs the lambda definition our catalog keeps
     ]
     cmd = {"jar": str(paimon_spark.jar()), "uri": server["url"], "warehouse": server["warehouse"],
            "token": TOKENS["alice"], "statements": statements}
@@ -287,6 +293,9 @@ def test_paimon_spark_through_the_server(server):
     assert answers[4] == [["1", "A"], ["2", "b"]]
     assert answers[8] == [["1", "A", None], ["2", "b", None], ["3", "c", "30"]]
     assert [r[1] for r in answers[11]] == ["kv"]
+    assert answers[14] == [["9"]]
+    status, function = call(server, "GET", "/databases/ps/functions/area")
+    assert status == 200 and function["comment"] == "a square" and function["definitions"]["spark"]["type"] == "lambda"
     port = server["port"]
     assert sql(port, "SELECT k, v, w FROM ps.kv ORDER BY k") == [(1, "A", None), (2, "b", None), (3, "c", 30)]
     assert sql(port, "SELECT tag_name FROM ps.`kv$tags`") == [("t3",)]
