@@ -23,6 +23,7 @@ def main() -> int:
             print(f"Iceberg Java {version}: {command[command.index('-cp') + 1]}")
         print(f"paimon-spark: {paimon_spark.jar()}")
         print(f"Paimon's REST test server: {paimon_rest.command()[-1]} (paimon-core 2.0.0 tests jar)")
+        print(f"Java Paimon's RESTCatalog client: {driver_command(DRIVERS / 'RestCatalogClientDriver.java', version='2.0')[-1]}")
     except OracleUnavailable as e:
         print(f"oracles: {e}", file=sys.stderr)
         return 1
