@@ -5,8 +5,10 @@ load it or its snapshots, tags, branches and views; WRITE to commit; ADMIN on th
 drop, roll back, tag, branch or reset its consumers (SQL's ALTER TABLE and CALL need ADMIN); ADMIN on
 the database to create a table or view in it or rename one into it; ADMIN on everything for
 databases. Listings show only what the user may read (a database when a grant reaches it or
-something in it). A user with a row filter or column mask on a table is refused that table: its
-files would show what the rules hide, and Paimon's ``/auth`` query auth is not served yet.
+something in it). A user with row filters or column masks on a table may only read it: its table
+carries ``query-auth.enabled`` and ``/auth`` sends the rules, which the client applies
+(:mod:`query_auth`; a table whose rules cannot be sent is refused by :func:`tables.load`). Writing
+and administering it stay refused: a writer's client reads and merges the raw rows.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, FrozenSet, List, Optional
 
-from paimon_sql.access.policy import ANY, READ, Policy, PolicyFile, Principal, everyone_admin
+from paimon_sql.access.policy import ANY, READ, Policy, PolicyFile, Principal, Rules, everyone_admin
 from paimon_sql.exceptions import AccessDeniedError
 
 
@@ -62,10 +64,13 @@ class Grants:
             target = f"table {database}.{table}" if table is not None else f"database {database}"
             raise AccessDeniedError(f"permission denied: user '{who.user}' has no {privilege.upper()} grant "
                                     f"on {target}")
-        if table is not None and policy.rules_for(who, database, table) is not None:
+        if table is not None and privilege != READ and policy.rules_for(who, database, table) is not None:
             raise AccessDeniedError(f"permission denied: user '{who.user}' has a row filter or column mask on "
-                                    f"table {database}.{table}, which the REST catalog cannot apply (its clients "
-                                    "read the files themselves)")
+                                    f"table {database}.{table}, so over REST may only read it")
+
+    def rules(self, caller: Caller, database: str, table: str) -> Optional[Rules]:
+        """The caller's row filters and column masks on a table, None when there are none."""
+        return self.policy().rules_for(caller.principal, database, table)
 
     def may_read(self, caller: Caller, database: str, name: str) -> bool:
         return self.policy().allows(caller.principal, READ, database, name)

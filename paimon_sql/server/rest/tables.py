@@ -1,7 +1,10 @@
 """Tables: list (by database, with details, across databases), create, get (by name or by id),
 alter, replace, drop, rename. Also :func:`load`, how every per-table call finds its table: the
 object name ``t`` or ``t$branch_b`` (a branch: its own schemas and snapshots), the grant checked
-before the table is looked up, so a refused user learns nothing of what exists.
+before the table is looked up, so a refused user learns nothing of what exists. A user with row
+filters or column masks on the table gets it with ``query-auth.enabled`` among its options (so
+Paimon's clients ask ``/auth`` for the rules, :mod:`query_auth`), and is refused it when a rule
+cannot be sent.
 
 Caveats: ``tableType`` filters only ``table`` (the tables of another type Paimon lists are not
 told apart without loading each); ``register`` (adopting an existing table directory) is 501.
@@ -14,10 +17,12 @@ from typing import Any, Dict, List, Optional, Tuple
 from paimon_sql.access.policy import ADMIN, READ
 from paimon_sql.catalog.base import Identifier
 from paimon_sql.catalog.rest import schema_changes
+from paimon_sql.exceptions import AccessDeniedError
 from paimon_sql.io.paths import MAIN_BRANCH
 from paimon_sql.server.rest import wire
 from paimon_sql.server.rest.errors import TABLE, RestError, not_found
 from paimon_sql.server.rest.paging import like, page
+from paimon_sql.server.rest.query_auth import OPTION, AuthResult, NotSendable, convert
 from paimon_sql.server.rest.state import Call, field_of
 from paimon_sql.table.table import FileStoreTable
 
@@ -46,7 +51,29 @@ def load(call: Call, privilege: str) -> Tuple[str, str, FileStoreTable]:
         if not table.branch_manager.exists(branch):
             raise not_found(TABLE, obj, f"branch '{branch}' of table {db}.{name} does not exist")
         table = table.switch_to_branch(branch)
+    auth_result(call, db, name, table)
     return db, name, table
+
+
+def auth_result(call: Call, db: str, name: str, table: FileStoreTable) -> Optional[AuthResult]:
+    """The caller's rules on the table as Paimon's query auth (None without rules); a rule that
+    cannot be sent refuses the table."""
+    rules = call.state.grants.rules(call.caller, db, name)
+    if rules is None:
+        return None
+    try:
+        return convert(rules, table.schema)
+    except NotSendable as e:
+        raise AccessDeniedError(f"permission denied: user '{call.caller.user}' has {e} on table {db}.{name}, "
+                                "which Paimon's query auth cannot express, so the REST catalog refuses the table")
+
+
+def _response(call: Call, db: str, name: str, obj: str, table: FileStoreTable) -> Dict[str, Any]:
+    """``GetTableResponse``, with ``query-auth.enabled`` for a caller with rules on the table."""
+    answer = wire.table_response(call.state.catalog, db, name, obj, table)
+    if call.state.grants.rules(call.caller, db, name) is not None:
+        answer["schema"]["options"][OPTION] = "true"
+    return answer
 
 
 def _readable(call: Call, db: str) -> List[str]:
@@ -67,7 +94,7 @@ def table_details(call: Call) -> Dict[str, Any]:
     db = call.params["db"]
     answer = page(((t, t) for t in _readable(call, db)), call.query, "tableDetails")
     catalog = call.state.catalog
-    answer["tableDetails"] = [wire.table_response(catalog, db, t, t, catalog.get_table(Identifier(db, t)))
+    answer["tableDetails"] = [_response(call, db, t, t, catalog.get_table(Identifier(db, t)))
                               for t in answer["tableDetails"]]
     return answer
 
@@ -83,7 +110,7 @@ def list_tables_globally(call: Call) -> Dict[str, Any]:
 
 def get_table(call: Call) -> Dict[str, Any]:
     db, name, table = load(call, READ)
-    return wire.table_response(call.state.catalog, db, name, call.params["table"], table)
+    return _response(call, db, name, call.params["table"], table)
 
 
 def get_table_by_id(call: Call) -> Dict[str, Any]:

@@ -6,8 +6,11 @@ warehouse on an object store) answers the catalog's own object-store options (``
 who may read the table; a local warehouse has none to vend (501). These are the server's own
 credentials, not per-table scoped ones: give REST tokens only to users trusted with the store.
 
-``POST .../auth`` answers no filter and no masks: a user with row filters or column masks on the
-table is refused it altogether (403, by :mod:`grants`) until query auth is served.
+``POST .../auth`` (``{"select": [columns] | null}``, called when the table has
+``query-auth.enabled``, which :mod:`tables` adds for a user with rules on it) answers the user's row
+filters and column masks as Paimon's Predicate and Transform JSON (:mod:`query_auth`); the client
+applies them to what it reads. The policy has no column grants: ``select`` is only checked to name
+columns of the table (or Paimon's system fields).
 """
 
 from __future__ import annotations
@@ -17,9 +20,10 @@ from typing import Any, Dict
 
 from paimon_sql.access.policy import READ
 from paimon_sql.server.rest.databases import object_store
-from paimon_sql.server.rest.errors import RestError
-from paimon_sql.server.rest.state import Call
-from paimon_sql.server.rest.tables import TABLE_PATH, load
+from paimon_sql.server.rest.errors import RestError, bad_request
+from paimon_sql.server.rest.query_auth import SYSTEM_FIELDS
+from paimon_sql.server.rest.state import Call, field_of
+from paimon_sql.server.rest.tables import TABLE_PATH, auth_result, load
 
 TOKEN_SECONDS = 4000
 STORE_OPTIONS = ("s3.", "gs.", "fs.")
@@ -35,8 +39,14 @@ def data_token(call: Call) -> Dict[str, Any]:
 
 
 def query_auth(call: Call) -> Dict[str, Any]:
-    load(call, READ)
-    return {}
+    db, name, table = load(call, READ)
+    select = field_of(call.json(), "select", list, optional=True) or []
+    columns = {f.name for f in table.schema.fields}
+    unknown = [c for c in select if not isinstance(c, str) or (c not in columns and c not in SYSTEM_FIELDS)]
+    if unknown:
+        raise bad_request(f"select names {unknown[0]!r}, which is not a column of table {db}.{name}"[:300])
+    auth = auth_result(call, db, name, table)
+    return auth.body() if auth is not None else {}
 
 
 ROUTES = [
