@@ -138,7 +138,8 @@ class Session:
         self.warehouse = warehouse
         self.catalog_options = dict(catalog_options or {})
         self.catalog = load_catalog(warehouse, self.catalog_options)
-        self.catalog.create_database(DEFAULT_DATABASE, ignore_if_exists=True)
+        if not self.catalog.database_exists(DEFAULT_DATABASE):  # a reader may not create one (a REST catalog's)
+            self.catalog.create_database(DEFAULT_DATABASE, ignore_if_exists=True)
         self.current_database = DEFAULT_DATABASE
         self._text = ""
         self.scan_reports = None  # a list while EXPLAIN collects what planning did

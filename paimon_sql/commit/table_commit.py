@@ -33,6 +33,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence
 
 from paimon_sql.commit import row_tracking
+from paimon_sql.commit.partition_statistics import partition_statistics
 from paimon_sql.commit.row_id_conflicts import check_conflicts
 from paimon_sql.compact.merge_tree_compact import compact_messages
 from paimon_sql.data import binary_row, stats
@@ -208,7 +209,9 @@ class TableCommit:
                 else:
                     if snapshot is None:
                         return None
-                    if self._still_latest(latest) and table.snapshot_manager.try_commit(snapshot, latest):
+                    # a catalog publishing snapshots is told what the commit changes per partition
+                    stats = partition_statistics(table, entries) if table.env.snapshot_commit else ()
+                    if self._still_latest(latest) and table.snapshot_manager.try_commit(snapshot, latest, stats):
                         self._tell_catalog(snapshot, entries)
                         return snapshot.id
             except BaseException:

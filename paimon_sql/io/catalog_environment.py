@@ -50,9 +50,10 @@ class CatalogEnvironment:
     # registers the Iceberg metadata of 'metadata.iceberg.storage' = 'hive-catalog' in a Hive
     # metastore under the table's name in the catalog; a table opened by its path has none (refused)
     iceberg_hive: Optional["IcebergHiveCommitter"] = None
-    # ``snapshot_commit(branch, base, snapshot)`` publishes ``snapshot``, built on ``base`` (None:
-    # the first), in place of creating its file: False when another commit came first
-    snapshot_commit: Optional[Callable[[str, Optional["Snapshot"], "Snapshot"], bool]] = None
+    # ``snapshot_commit(branch, base, snapshot, statistics)`` publishes ``snapshot``, built on ``base``
+    # (None: the first), in place of creating its file: False when another commit came first;
+    # ``statistics``: what it changes per partition (commit/partition_statistics.py)
+    snapshot_commit: Optional[Callable[[str, Optional["Snapshot"], "Snapshot", Sequence[dict]], bool]] = None
     # ``latest_snapshot(branch)``: the latest snapshot as the catalog knows it (None: none yet),
     # in place of the files' (Paimon's SnapshotLoader); older snapshots are read from the files
     latest_snapshot: Optional[Callable[[str], Optional["Snapshot"]]] = None

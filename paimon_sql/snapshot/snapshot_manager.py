@@ -12,7 +12,7 @@ docs/branches.md); without a usable hint, the ids listed in ``snapshot/``.
 from __future__ import annotations
 
 import logging
-from typing import Iterator, List, Optional
+from typing import Iterator, List, Optional, Sequence
 
 from paimon_sql.exceptions import SnapshotNotFoundError
 from paimon_sql.io import FileIO
@@ -98,14 +98,15 @@ class SnapshotManager:
         for sid in self.listed_ids():
             yield self.snapshot(sid)
 
-    def try_commit(self, snapshot: Snapshot, base: Optional[Snapshot] = None) -> bool:
+    def try_commit(self, snapshot: Snapshot, base: Optional[Snapshot] = None, statistics: Sequence[dict] = ()) -> bool:
         """Publish ``snapshot`` (built on ``base``, the latest when it was built) if its id is still
         free; then refresh the hints. Once the snapshot file exists the commit has happened: a hint
         that cannot be written is logged, not raised (readers probe past a stale hint), so the
         caller never cleans up files a snapshot names. A catalog that publishes snapshots is handed
-        it instead, and writes the file and hints itself."""
+        it instead, with the commit's ``statistics`` (Paimon's PartitionStatistics), and writes the
+        file and hints itself."""
         if self.commit is not None:
-            return self.commit(self.paths.branch, base, snapshot)
+            return self.commit(self.paths.branch, base, snapshot, statistics)
         return self.publish(snapshot.id, snapshot.to_json().encode("utf-8"))
 
     def publish(self, snapshot_id: int, data: bytes) -> bool:

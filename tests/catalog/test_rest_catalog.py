@@ -89,11 +89,11 @@ def test_a_commit_on_a_stale_base_is_refused_and_built_again(session, rest, spar
     other = paimon_sql.connect(rest["warehouse"], spark=spark, catalog_options=options(rest))
     sent, publish = [], first.snapshot_manager.commit
 
-    def another_commits_first(branch, base, snapshot):  # the other writer wins between our read and our send
+    def another_commits_first(branch, base, snapshot, statistics):  # the other wins between our read and send
         if not sent:
             other.sql("INSERT INTO rest_db.race VALUES (1)")
         sent.append(base.id if base else None)
-        return publish(branch, base, snapshot)
+        return publish(branch, base, snapshot, statistics)
     first.snapshot_manager.commit = another_commits_first
     writer = first.new_write()
     writer.write_arrow(pa.table({"id": pa.array([2], pa.int32())}))

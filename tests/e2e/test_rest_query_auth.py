@@ -2,9 +2,9 @@
 gets the table with ``query-auth.enabled`` and ``/auth`` answers the rules as Paimon's JSON, which
 real clients apply (pypaimon 2.1, and Apache Paimon 2.0's Java client inside paimon-spark): they read
 the rows and values the same user reads through the Thrift port with SQL. A rule without an exact
-Paimon form refuses the table (403 naming the rule). paimon-sql's own REST client should refuse to
-read a ``query-auth.enabled`` table with one line; it does not yet (the xfail below says why). One
-server for the module.
+Paimon form refuses the table (403 naming the rule). paimon-sql's own REST client, which does not
+apply query auth, refuses to read a ``query-auth.enabled`` table with one line. One server for the
+module.
 """
 
 import json
@@ -125,9 +125,6 @@ def test_paimon_spark_reads_what_sql_shows(server):
     assert sql(server["port"], statements[3], user="bob") == [(1,)] and answers[3] == []  # raw 'ann' != 'ANN'
 
 
-@pytest.mark.xfail(strict=True, reason="paimon-sql's REST client reads a table's schema, options included, from "
-                   "its files (rest_catalog.get_table), not from the server's answer, so it never sees the "
-                   "query-auth.enabled the server adds for the user, and reads the rows unfiltered")
 def test_paimon_sql_as_a_client_refuses_a_query_auth_table(server, spark):
     """paimon-sql's own REST client does not apply query auth: it should refuse the table, one line, no rows."""
     client = paimon_sql.connect(server["warehouse"], spark=spark, catalog_options={

@@ -13,7 +13,6 @@ otherwise:
   Thrift port sees the changes too, and a user without a grant is refused (Java's
   TableNoPermissionException / DatabaseNoPermissionException over the server's 403).
 
-Two strict xfails name what paimon-sql's REST client does not do yet (their reasons say what).
 One JVM for the module (both servers' clients).
 """
 
@@ -288,13 +287,9 @@ def test_java_renames_a_table(server):
     assert java("snapshot", table="rn.people")["id"] == 2
 
 
-def test_server_counts_what_our_sql_committed(server, request):
+def test_server_counts_what_our_sql_committed(server):
     """The server's own count of a table's rows (Catalog.loadSnapshot: TableSnapshot.recordCount), which
-    Paimon's server sums from the per-partition statistics each commit sends: Java sends them, our REST
-    client sends none (``statistics: []``), so there our rows go uncounted."""
-    if server.thrift is None:
-        request.node.add_marker(pytest.mark.xfail(strict=True, reason="paimon-sql's REST commit sends no "
-                                                  "partition statistics; Paimon's server counts only Java's rows"))
+    Paimon's server sums from the per-partition statistics each commit sends: Java's and ours alike."""
     server.java("create_database", database="st")
     server.session.sql("CREATE TABLE st.t (id INT, v STRING)")
     server.session.sql("INSERT INTO st.t VALUES (1, 'a'), (2, 'b')")
@@ -303,8 +298,6 @@ def test_server_counts_what_our_sql_committed(server, request):
     assert (latest["id"], latest["record_count"]) == (2, 3)
 
 
-@pytest.mark.xfail(strict=True, reason="paimon_sql.connect creates database default (POST /databases) even when "
-                   "it exists, which a user who may only read is refused")
 @pytest.mark.parametrize("server", ["ours"], indirect=True)
 def test_our_sql_as_a_reader_of_what_java_wrote(server, spark):
     java = server.java

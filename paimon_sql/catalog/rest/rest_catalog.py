@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 from functools import partial
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -38,8 +39,10 @@ from paimon_sql.catalog.base import Catalog, Identifier
 from paimon_sql.catalog.rest import schema_changes
 from paimon_sql.catalog.rest.branches import CatalogBranchManager
 from paimon_sql.catalog.rest.rest_api import RESTApi
-from paimon_sql.exceptions import (DatabaseAlreadyExistsError, DatabaseNotEmptyError, DatabaseNotFoundError,
-                                   FunctionAlreadyExistsError, FunctionNotFoundError, InvalidOptionError, RestCatalogError, TableAlreadyExistsError, TableNotFoundError,
+from paimon_sql.data.types import DataField, RowType
+from paimon_sql.exceptions import (CorruptMetadataError, DatabaseAlreadyExistsError, DatabaseNotEmptyError,
+                                   DatabaseNotFoundError, FunctionAlreadyExistsError, FunctionNotFoundError,
+                                   InvalidOptionError, RestCatalogError, TableAlreadyExistsError, TableNotFoundError,
                                    ViewAlreadyExistsError, ViewNotFoundError)
 from paimon_sql.function.function import Function
 from paimon_sql.io import FileIO
@@ -154,7 +157,7 @@ class RESTCatalog(Catalog):
         check_create(schema, str(ident))
 
     def get_table(self, identifier) -> FileStoreTable:
-        """The table at the ``path`` the server gives, its schema read there (the server's schema-N)."""
+        """The table at the ``path`` the server gives, with the schema it gives (:meth:`_schema`)."""
         ident = self._ident(identifier)
         answer = self.api.get_table(ident.database, ident.table)
         path, schema_id = answer.get("path"), answer.get("schemaId")
@@ -162,7 +165,7 @@ class RESTCatalog(Catalog):
             raise RestCatalogError(f"Paimon REST catalog {self.api.uri}: table {ident} came without its path "
                                    "or schema id")
         io = FileIO.for_path(path, self._storage_options(ident))
-        schema = SchemaManager(io, PathFactory(path, [], "parquet")).schema(int(schema_id))
+        schema = self._schema(io, path, int(schema_id), answer)
         if format_table.is_format_table(schema):
             raise InvalidOptionError(f"table {ident}: format tables are not supported through a REST catalog")
         env = CatalogEnvironment() if answer.get("isExternal") else self._environment(ident, str(answer.get("id")))
@@ -170,6 +173,25 @@ class RESTCatalog(Catalog):
         if schema.is_primary_key_table:
             table.merge_function  # noqa: B018 - options a merge engine cannot honour fail here, not later
         return table
+
+    @staticmethod
+    def _schema(io: FileIO, path: str, schema_id: int, answer: dict) -> TableSchema:
+        """Schema ``schema_id`` as the server answers it, as Java's client takes it: its options are
+        the server's (a server may add some for one user, such as ``query-auth.enabled``); the rest
+        comes from the table's ``schema-N`` file (the field ids, their highest, the creation time),
+        or, where the server's storage has none, from the answer alone."""
+        given = answer.get("schema") or {}
+        options = {str(k): str(v) for k, v in (given.get("options") or {}).items() if k != "path"}
+        try:
+            schema = SchemaManager(io, PathFactory(path, [], "parquet")).schema(schema_id)
+        except CorruptMetadataError:
+            if not given.get("fields"):
+                raise
+            fields = [DataField.from_json(f) for f in given["fields"]]
+            return TableSchema(schema_id, fields, max(_field_ids(fields)), list(given.get("partitionKeys") or []),
+                               list(given.get("primaryKeys") or []), options, given.get("comment"),
+                               int(answer.get("updatedAt") or 0))
+        return replace(schema, options=options) if "options" in given else schema
 
     def _storage_options(self, ident: Identifier) -> dict:
         """The options a table's files are reached with: the catalog's, and over them the credentials
@@ -198,14 +220,15 @@ class RESTCatalog(Catalog):
         return self._environment(ident, str(self.api.get_table(ident.database, ident.table).get("id")))
 
     def _commit(self, ident: Identifier, table_id: str, branch: str, base: Optional[Snapshot],
-                snapshot: Snapshot) -> bool:
+                snapshot: Snapshot, statistics: Sequence[dict] = ()) -> bool:
         """``snapshot`` sent to the server as the one after ``base``; False when another came first.
         When the call fails without an answer the server may have committed it all the same: its
         snapshot file, if there with our uuid, says it did (Paimon's client checks the same way)."""
         self._latest_known.pop((ident, branch), None)
         try:
             done = self.api.commit(ident.database, wire_name(ident.table, branch), table_id,
-                                   base.uuid if base is not None else None, json.loads(snapshot.to_json()))
+                                   base.uuid if base is not None else None, json.loads(snapshot.to_json()),
+                                   statistics)
             if done:
                 self._latest_known[(ident, branch)] = (time.monotonic(), snapshot)
             return done
@@ -335,3 +358,18 @@ class RESTCatalog(Catalog):
         except FunctionNotFoundError:
             if not ignore_if_not_exists:
                 raise
+
+
+def _field_ids(fields) -> List[int]:
+    """The ids of ``fields`` and of every field nested in their types."""
+    ids: List[int] = []
+    for f in fields:
+        ids.append(f.id)
+        stack = [f.type]
+        while stack:
+            t = stack.pop()
+            if isinstance(t, RowType):
+                ids += _field_ids(t.fields)
+            stack += [c for c in (getattr(t, "element", None), getattr(t, "key", None), getattr(t, "value", None))
+                      if c is not None]
+    return ids
