@@ -286,7 +286,7 @@ def test_paimon_spark_through_the_server(server):
     cmd = {"jar": str(paimon_spark.jar()), "uri": server["url"], "warehouse": server["warehouse"],
            "token": TOKENS["alice"], "statements": statements}
     done = subprocess.run([paimon_spark.python(), str(script), json.dumps(cmd)], capture_output=True, text=True,
-                          timeout=600)
+                          timeout=600, cwd=Path(server["warehouse"]).parent)  # its lambda compiles to files there
     assert done.returncode == 0, done.stderr[-3000:]
     answers = json.loads(done.stdout.strip().splitlines()[-1])
     assert all(not isinstance(a, dict) for a in answers), answers[-1]
