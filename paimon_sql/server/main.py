@@ -7,7 +7,7 @@
                       [--max-sessions-per-user N] [--max-sessions-per-ip N] [--max-planning-statements N]
                       [--master URL] [--audit-log F [--audit-log-max-bytes N] [--audit-log-backups K]]
                       [--auth ldap --ldap-url URL (--ldap-user-dn-pattern P | --ldap-base-dn DN) [--ldap-...]]
-                      [--rest-port P --rest-token-file F]
+                      [--rest-port P (--rest-token-file F | --auth plain|ldap) [--rest-token-lifetime 12h]]
                       [--conf k=v]... [--catalog k=v]... [--catalog-file F]
     paimon-sql-server adduser --password-file F USER      (the password is read from stdin)
 
@@ -35,6 +35,7 @@ from paimon_sql.server import admission, audit, auth, ldap, lifecycle, transport
 from paimon_sql.server.rest.grants import Grants
 from paimon_sql.server.rest.server import RestServer
 from paimon_sql.server.rest.state import RestState
+from paimon_sql.server.rest.sign_in import Tokens
 from paimon_sql.server.rest.tokens import TokenFile
 
 
@@ -102,9 +103,13 @@ def _args(argv: List[str]) -> argparse.Namespace:
                    help="rotated audit logs kept: F.1 ... F.K (default 10)")
     p.add_argument("--rest-port", type=_port, metavar="P",
                    help="also serve Apache Paimon's REST catalog API on this port (0: any free port), over the "
-                        "same catalog, under the same grants and audit log; needs --rest-token-file")
+                        "same catalog, under the same grants and audit log (HTTPS with --ssl-cert); needs "
+                        "--rest-token-file, or --auth plain|ldap for tokens issued at sign-in")
     p.add_argument("--rest-token-file", metavar="F",
                    help="the REST catalog's bearer tokens: lines '<token> <user>' (read again when it changes)")
+    p.add_argument("--rest-token-lifetime", default="12h", metavar="DURATION",
+                   help="how long a token issued at sign-in (POST /v1/paimon-sql/tokens) is good: seconds, or "
+                        "with s/m/h/d (default 12h)")
     p.add_argument("--conf", action="append", default=[], metavar="K=V", help="Spark setting")
     cli.add_catalog_flags(p)
     ldap.add_flags(p)
@@ -160,28 +165,32 @@ def _cannot_listen(args, e: OSError, port: Optional[int] = None) -> int:
     return 1
 
 
-def _rest_tokens(args) -> Optional[TokenFile]:
-    """The tokens of ``--rest-token-file`` (None without ``--rest-port``): the REST catalog serves no
-    anonymous client, so a port without tokens is refused, and so are tokens without a port."""
+def _rest_tokens(args, authenticator: auth.Authenticator) -> Optional[Tokens]:
+    """The REST catalog's tokens (None without ``--rest-port``): those of ``--rest-token-file`` and
+    those issued at sign-in (with passwords: ``--auth plain`` or ``ldap``). It serves no anonymous
+    client, so a port with neither is refused, and so are token flags without a port."""
+    lifetime = _duration(args, "rest_token_lifetime")
     if args.rest_port is None:
         if args.rest_token_file:
             raise ValueError("--rest-token-file needs --rest-port")
         return None
-    if not args.rest_token_file:
-        raise ValueError("--rest-port needs --rest-token-file F (lines '<token> <user>'): the REST catalog "
-                         "serves no anonymous clients")
-    return TokenFile(args.rest_token_file)
+    if not args.rest_token_file and not authenticator.requires_password:
+        raise ValueError("--rest-port needs --rest-token-file F (lines '<token> <user>'), or --auth plain|ldap "
+                         "(tokens issued at sign-in): the REST catalog serves no anonymous clients")
+    if not lifetime > 0:
+        raise ValueError("--rest-token-lifetime must be more than 0")
+    return Tokens(TokenFile(args.rest_token_file) if args.rest_token_file else None, authenticator, lifetime)
 
 
-def _start_rest(args, session, tokens: TokenFile, policy: Optional[PolicyFile], authenticator: auth.Authenticator,
-                audit_log: Optional[audit.AuditLog]) -> RestServer:
+def _start_rest(args, session, tokens: Tokens, policy: Optional[PolicyFile], authenticator: auth.Authenticator,
+                audit_log: Optional[audit.AuditLog], tls) -> RestServer:
     """The REST catalog over the session's own catalog, started; its URL told on stderr."""
     state = RestState(session.catalog, session.warehouse, session.catalog_options,
                       Grants(policy, authenticator.groups), args.warehouse)
-    server = RestServer(state, tokens, audit_log, args.host, args.rest_port)
+    server = RestServer(state, tokens, audit_log, args.host, args.rest_port, tls)
     server.start()
     host = f"[{args.host}]" if ":" in args.host else args.host
-    sys.stderr.write(f"paimon-sql-server REST catalog at http://{host}:{server.port} "
+    sys.stderr.write(f"paimon-sql-server REST catalog at {server.scheme}://{host}:{server.port} "
                      f"(warehouse {session.warehouse})\n")
     return server
 
@@ -285,7 +294,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                                   _count(args, "max_sessions_per_user"), _count(args, "max_sessions_per_ip"))
         places = admission.Admission(_count(args, "max_planning_statements"))
         audit_log = _audit_log(args)
-        rest_tokens = _rest_tokens(args)
+        rest_tokens = _rest_tokens(args, authenticator)
     except (PaimonError, ValueError) as e:
         sys.stderr.write(f"Error: {e}\n")
         return 2
@@ -326,7 +335,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         except OSError as e:
             return _cannot_listen(args, e)
         try:
-            rest = _start_rest(args, session, rest_tokens, policy, authenticator, audit_log) \
+            rest = _start_rest(args, session, rest_tokens, policy, authenticator, audit_log, tls) \
                 if rest_tokens is not None else None
         except OSError as e:
             server.shutdown()
@@ -334,9 +343,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         warning = exposure_warning(args.host, args.auth, tls is not None)
         if warning:
             sys.stderr.write(warning + "\n")
-        if rest is not None and exposure_warning(args.host, "none", False):
-            sys.stderr.write(f"Warning: the REST catalog on {args.host} has no TLS: its bearer tokens cross the "
-                             "network in clear\n")
+        if rest is not None and tls is None and exposure_warning(args.host, "none", False):
+            sys.stderr.write(f"Warning: the REST catalog on {args.host} has no TLS (--ssl-cert): its bearer tokens "
+                             "and sign-in passwords cross the network in clear\n")
         sys.stderr.write(f"paimon-sql-server listening on {args.host}:{server.port} ({args.transport}"
                          f"{' TLS' if tls else ''}, auth {args.auth})\n")
         sys.stderr.flush()

@@ -4,9 +4,13 @@ in-process server over a filesystem catalog for branches, tags, rollback, views,
 properties, partitions and the audit line of a refused sign-in.
 """
 
+import base64
 import json
 import os
 import socket
+import ssl
+import subprocess
+import time
 import urllib.error
 import urllib.request
 import uuid
@@ -16,11 +20,14 @@ import pytest
 
 from paimon_sql.catalog import load_catalog
 from paimon_sql.exceptions import AuthError
-from paimon_sql.server import main
+from paimon_sql.server import main, transport
 from paimon_sql.server.audit import AuditLog
+from paimon_sql.server.rest.errors import RestError
 from paimon_sql.server.rest.grants import Grants
 from paimon_sql.server.rest.server import RestServer
 from paimon_sql.server.rest.state import RestState
+from paimon_sql.server.auth import Authenticator, add_user
+from paimon_sql.server.rest.sign_in import SIGN_IN_PATH, Tokens
 from paimon_sql.server.rest.tokens import TokenFile
 
 
@@ -43,6 +50,8 @@ def test_token_file(tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["--rest-port", "8080"], "--rest-port needs --rest-token-file"),
+    (["--rest-port", "8080", "--auth", "plain", "--password-file", "/nonexistent"], "password"),
+    (["--rest-port", "8080", "--rest-token-file", "F", "--rest-token-lifetime", "0"], "--rest-token-lifetime"),
     (["--rest-token-file", "F"], "--rest-token-file needs --rest-port"),
     (["--rest-port", "8080", "--rest-token-file", "/nonexistent/tokens"], "cannot read --rest-token-file"),
 ])
@@ -66,7 +75,7 @@ def rest(tmp_path):
     catalog = load_catalog(warehouse)
     audit = AuditLog(str(tmp_path / "audit.jsonl"))
     server = RestServer(RestState(catalog, warehouse, {}, Grants(None, lambda user: frozenset()), warehouse),
-                        TokenFile(str(tmp_path / "tokens")), audit, "127.0.0.1", 0)
+                        Tokens(TokenFile(str(tmp_path / "tokens")), Authenticator("none")), audit, "127.0.0.1", 0)
     server.start()
 
     def call(method, path, body=None, token="tok", raw=None):
@@ -197,3 +206,80 @@ def test_garbage_gets_an_answer_and_the_server_goes_on(rest):
     assert b" 400 " in call(None, None, raw=b"POST /v1/paimon/databases HTTP/1.1\r\nHost: x\r\n"
                                             b"Authorization: Bearer tok\r\nContent-Length: zz\r\n\r\n")
     assert call("GET", "/databases")[0] == 200
+
+
+def _signed_in_server(tmp_path, lifetime: float, tls=None):
+    """A server whose users sign in with a password file (ana / secret): (server, audit path)."""
+    passwords = tmp_path / "passwords"
+    add_user(str(passwords), "ana", "secret")
+    warehouse = str(tmp_path / "wh-sign-in")
+    catalog = load_catalog(warehouse)
+    audit = AuditLog(str(tmp_path / "sign-in-audit.jsonl"))
+    server = RestServer(RestState(catalog, warehouse, {}, Grants(None, lambda user: frozenset()), warehouse),
+                        Tokens(None, Authenticator("plain", str(passwords)), lifetime), audit, "127.0.0.1", 0, tls)
+    server.start()
+    return server, tmp_path / "sign-in-audit.jsonl"
+
+
+def _request(url, method="GET", headers=None, context=None):
+    request = urllib.request.Request(url, b"" if method == "POST" else None, method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=30, context=context) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+def _basic(user, password):
+    return {"Authorization": "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()}
+
+
+def test_tokens_issued_at_sign_in_act_as_the_user_until_they_expire(tmp_path):
+    server, audit = _signed_in_server(tmp_path, lifetime=1.5)
+    base = f"http://127.0.0.1:{server.port}"
+    try:
+        status, issued = _request(base + SIGN_IN_PATH, "POST", _basic("ana", "secret"))
+        assert status == 200 and issued["user"] == "ana" and issued["expiresAtMillis"] > time.time() * 1000
+        bearer = {"Authorization": f"Bearer {issued['token']}"}
+        assert _request(base + "/v1/paimon/databases", headers=bearer)[0] == 200
+        line = json.loads(audit.read_text().splitlines()[0])
+        assert (line["user"], line["statement"], line["status"]) == ("ana", f"POST {SIGN_IN_PATH}", 200)
+        assert issued["token"] not in audit.read_text()
+        assert _request(base + SIGN_IN_PATH, "POST", _basic("ana", "wrong"))[0] == 401
+        assert _request(base + SIGN_IN_PATH, "POST", {"Authorization": "Basic !!"})[0] == 401
+        time.sleep(1.6)
+        status, answer = _request(base + "/v1/paimon/databases", headers=bearer)
+        assert status == 401 and "unknown bearer token" in answer["message"]
+    finally:
+        server.shutdown()
+
+
+def test_sign_in_is_off_without_passwords():
+    with pytest.raises(RestError, match="sign-in is off") as e:
+        Tokens(None, Authenticator("none")).sign_in("Basic " + base64.b64encode(b"ana:x").decode(), "127.0.0.1")
+    assert e.value.code == 404
+
+
+def test_https_with_the_servers_certificate(tmp_path):
+    cert, key = str(tmp_path / "cert.pem"), str(tmp_path / "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days",
+                    "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1"], check=True,
+                   capture_output=True)
+    server, _ = _signed_in_server(tmp_path, lifetime=60, tls=transport.tls_context(cert, key))
+    try:
+        assert server.scheme == "https"
+        with socket.create_connection(("127.0.0.1", server.port), timeout=30) as plain:  # no TLS: dropped, server on
+            plain.sendall(b"GET /v1/config HTTP/1.1\r\n\r\n")
+            try:
+                answer = plain.recv(100)
+            except ConnectionResetError:
+                answer = b""
+            assert answer == b""
+        trusted = ssl.create_default_context(cafile=cert)
+        status, issued = _request(f"https://127.0.0.1:{server.port}{SIGN_IN_PATH}", "POST", _basic("ana", "secret"),
+                                  trusted)
+        assert status == 200
+        assert _request(f"https://127.0.0.1:{server.port}/v1/paimon/databases",
+                        headers={"Authorization": f"Bearer {issued['token']}"}, context=trusted)[0] == 200
+    finally:
+        server.shutdown()

@@ -1,5 +1,7 @@
-"""The REST catalog's HTTP side: a ``ThreadingHTTPServer`` on a daemon thread, the route table
-(method and path pattern -> handler), bearer sign-in, errors as Paimon's JSON, one audit line per call.
+"""The REST catalog's HTTP side: a ``ThreadingHTTPServer`` on a daemon thread (HTTPS with the
+server's ``--ssl-cert``, each connection's handshake on its own thread), the route table (method and
+path pattern -> handler), bearer tokens and sign-in (:mod:`sign_in`), errors as Paimon's JSON, one
+audit line per call.
 
 Every call but a refused sign-in runs as the token's user under the grants. Path segments are
 percent-decoded with ``unquote_plus`` (Java form-encodes them, pypaimon quotes them; both decode
@@ -15,6 +17,7 @@ import json
 import logging
 import re
 import socket
+import ssl
 import threading
 import time
 import urllib.parse
@@ -28,8 +31,8 @@ from paimon_sql.server.audit import AuditLog
 from paimon_sql.server.rest import (databases, functions, partitions, snapshots, tables, vending, versions,
                                     views)
 from paimon_sql.server.rest.errors import RestError, from_exception
+from paimon_sql.server.rest.sign_in import SIGN_IN_PATH, Tokens
 from paimon_sql.server.rest.state import PREFIX, Call, RestState
-from paimon_sql.server.rest.tokens import TokenFile
 
 Handler = Callable[[Call], Dict[str, Any]]
 MAX_BODY = 64 * 1024 * 1024  # a snapshot or schema is kilobytes; anything this big is not a Paimon request
@@ -64,14 +67,16 @@ def find(method: str, path: str) -> Tuple[Handler, Dict[str, str]]:
 
 class RestServer:
     """The server of ``state`` on ``host:port`` (0: any free port), signing callers in with ``tokens``
-    and auditing to ``audit`` (None: no audit log)."""
+    and auditing to ``audit`` (None: no audit log); HTTPS with ``tls``."""
 
-    def __init__(self, state: RestState, tokens: TokenFile, audit: Optional[AuditLog], host: str, port: int):
+    def __init__(self, state: RestState, tokens: Tokens, audit: Optional[AuditLog], host: str, port: int,
+                 tls: Optional[ssl.SSLContext] = None):
         handler = type("RestHandler", (_RequestHandler,), {"state": state, "tokens": tokens, "audit": audit})
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        server_class = type("RestHTTPServer", (ThreadingHTTPServer,), {"address_family": family,
-                                                                      "daemon_threads": True})
+        server_class = type("RestHTTPServer", (_HTTPServer,), {"address_family": family, "daemon_threads": True,
+                                                               "tls": tls})
         self.httpd = server_class((host.strip("[]"), port), handler)
+        self.scheme = "https" if tls is not None else "http"
         self.thread = threading.Thread(target=self.httpd.serve_forever, name="paimon-rest-catalog", daemon=True)
 
     @property
@@ -86,9 +91,22 @@ class RestServer:
         self.httpd.server_close()
 
 
+class _HTTPServer(ThreadingHTTPServer):
+    tls: Optional[ssl.SSLContext] = None
+
+    def finish_request(self, request, client_address) -> None:
+        """On the connection's own thread: its TLS handshake first, so a slow client stalls no other."""
+        if self.tls is not None:
+            try:
+                request = self.tls.wrap_socket(request, server_side=True)
+            except (OSError, ssl.SSLError):  # a client that is not speaking TLS, or left
+                return
+        super().finish_request(request, client_address)
+
+
 class _RequestHandler(BaseHTTPRequestHandler):
     state: RestState
-    tokens: TokenFile
+    tokens: Tokens
     audit: Optional[AuditLog]
     protocol_version = "HTTP/1.1"  # keep-alive: clients make many small calls
     server_version = "paimon-sql-rest"
@@ -123,11 +141,14 @@ class _RequestHandler(BaseHTTPRequestHandler):
         status, answer, error = 200, {}, None
         try:
             body = self._body()
-            user = self._user()
-            handler, params = find(method, path)
-            query = dict(urllib.parse.parse_qsl(query_text, keep_blank_values=True))
-            call = Call(self.state, self.state.grants.caller(user, address), params, query, body)
-            answer = handler(call)
+            if path == SIGN_IN_PATH and method == "POST":  # the one call without a bearer token
+                user, answer = self.tokens.sign_in(self.headers.get("Authorization"), address)
+            else:
+                user = self._user()
+                handler, params = find(method, path)
+                query = dict(urllib.parse.parse_qsl(query_text, keep_blank_values=True))
+                call = Call(self.state, self.state.grants.caller(user, address), params, query, body)
+                answer = handler(call)
         except Exception as e:  # every failure is an answer; nothing reaches the client as a traceback
             failure = from_exception(e, (call.params.get("table") or call.params.get("db")) if call else None)
             if failure.code == 500:

@@ -18,7 +18,7 @@ from paimon_sql.exceptions import AuthError
 BEARER = "Bearer "
 
 
-def _digest(token: str) -> bytes:
+def digest(token: str) -> bytes:
     return hashlib.sha256(token.encode("utf-8")).digest()
 
 
@@ -32,7 +32,7 @@ def parse(text: str, source: str) -> Dict[bytes, str]:
         parts = line.split()
         if len(parts) != 2:
             raise AuthError(f"{source} line {number} is not '<token> <user>'")
-        users[_digest(parts[0])] = parts[1]
+        users[digest(parts[0])] = parts[1]
     return users
 
 
@@ -52,7 +52,7 @@ class TokenFile:
         """The user an ``Authorization`` header's bearer token belongs to; None for none or an unknown one."""
         if not authorization or not authorization.startswith(BEARER):
             return None
-        return self._current().get(_digest(authorization[len(BEARER):].strip()))
+        return self._current().get(digest(authorization[len(BEARER):].strip()))
 
     def _current(self) -> Dict[bytes, str]:
         try:
