@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Dict
 
 from paimon_sql.access.policy import READ
-from paimon_sql.data import binary_row
+from paimon_sql.commit.partition_statistics import partition_statistics
 from paimon_sql.read.postpone import real_buckets
 from paimon_sql.server.rest import wire
 from paimon_sql.server.rest.errors import RestError
@@ -21,29 +21,18 @@ from paimon_sql.server.rest.tables import TABLE_PATH, load
 
 def list_partitions(call: Call) -> Dict[str, Any]:
     db, _, table = load(call, READ)
-    keys = table.schema.partition_keys
     snap = table.snapshot_manager.latest()
-    if not keys or snap is None:
+    if not table.schema.partition_keys or snap is None:
         return {"partitions": [], "nextPageToken": None}
-    types = [f.type for f in table.schema.fields_of(keys)]
-    groups: Dict[bytes, Dict[str, Any]] = {}
-    for e in real_buckets(table, table.new_scan().with_snapshot(snap.id).plan_entries()):
-        g = groups.setdefault(e.partition, {"recordCount": 0, "fileSizeInBytes": 0, "fileCount": 0,
-                                            "lastFileCreationTime": 0, "totalBuckets": e.total_buckets})
-        g["recordCount"] += e.file.row_count
-        g["fileSizeInBytes"] += e.file.file_size
-        g["fileCount"] += 1
-        if e.file.creation_time is not None:
-            g["lastFileCreationTime"] = max(g["lastFileCreationTime"], int(e.file.creation_time.timestamp() * 1000))
+    entries = real_buckets(table, table.new_scan().with_snapshot(snap.id).plan_entries())
     owner = wire.database_owner(call.state.catalog, db)
     pattern = like(call.query.get("partitionNamePattern"))
     found = []
-    for part, g in groups.items():
-        spec = dict(table.paths.partition_spec(binary_row.from_bytes(part, types), legacy=None))
-        name = "/".join(f"{k}={v}" for k, v in spec.items())
+    for stats in partition_statistics(table, entries):  # the live files, each an ADD: the partitions' totals
+        name = "/".join(f"{k}={v}" for k, v in stats["spec"].items())
         if pattern(name):
-            found.append((name, {"spec": spec, **g, "done": False, "createdAt": 0, "createdBy": owner,
-                                 "updatedAt": 0, "updatedBy": owner, "options": {}}))
+            found.append((name, {**stats, "done": False, "createdAt": 0, "createdBy": owner, "updatedAt": 0,
+                                 "updatedBy": owner, "options": {}}))
     return page(found, call.query, "partitions")
 
 
