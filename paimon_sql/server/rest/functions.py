@@ -7,23 +7,17 @@ function is 404 FUNCTION, never 501: paimon-spark resolves function names throug
 
 from __future__ import annotations
 
-from typing import Any, Dict, List
+from typing import Any, Dict
 
 from paimon_sql.access.policy import ADMIN, READ
 from paimon_sql.exceptions import CorruptMetadataError
 from paimon_sql.function.function import Function
 from paimon_sql.server.rest import wire
 from paimon_sql.server.rest.errors import bad_request
-from paimon_sql.server.rest.paging import like, page
+from paimon_sql.server.rest.listing import listings
 from paimon_sql.server.rest.state import Call, field_of
 
 FUNCTION_PATH = r"/databases/(?P<db>[^/]+)/functions/(?P<function>[^/]+)"
-
-
-def _readable(call: Call, db: str) -> List[str]:
-    pattern = like(call.query.get("functionNamePattern"))
-    return [f for f in call.state.catalog.list_functions(db)
-            if pattern(f) and call.state.grants.may_read(call.caller, db, f)]
 
 
 def _response(call: Call, db: str, name: str) -> Dict[str, Any]:
@@ -32,24 +26,8 @@ def _response(call: Call, db: str, name: str) -> Dict[str, Any]:
             "createdAt": 0, "createdBy": owner, "updatedAt": 0, "updatedBy": owner}
 
 
-def list_functions(call: Call) -> Dict[str, Any]:
-    return page(((f, f) for f in _readable(call, call.params["db"])), call.query, "functions")
-
-
-def function_details(call: Call) -> Dict[str, Any]:
-    db = call.params["db"]
-    answer = page(((f, f) for f in _readable(call, db)), call.query, "functionDetails")
-    answer["functionDetails"] = [_response(call, db, f) for f in answer["functionDetails"]]
-    return answer
-
-
-def list_functions_globally(call: Call) -> Dict[str, Any]:
-    dbs = like(call.query.get("databaseNamePattern"))
-    found = []
-    for db in call.state.catalog.list_databases():
-        if dbs(db):
-            found += [(f"{db}.{f}", {"database": db, "object": f}) for f in _readable(call, db)]
-    return page(found, call.query, "functions")
+list_functions, function_details, list_functions_globally = listings(
+    "function", lambda catalog, db: catalog.list_functions(db), _response)
 
 
 def create_function(call: Call) -> Dict[str, Any]:

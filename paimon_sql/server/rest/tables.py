@@ -169,12 +169,7 @@ def drop_table(call: Call) -> Dict[str, Any]:
 
 
 def rename_table(call: Call) -> Dict[str, Any]:
-    body = call.json()
-    (sdb, sname), (ddb, dname) = wire.identifier(body, "source"), wire.identifier(body, "destination")
-    call.require(ADMIN, sdb, sname)
-    call.require(ADMIN, ddb)
-    call.require(ADMIN, ddb, dname)
-    call.state.catalog.rename_table(Identifier(sdb, sname), Identifier(ddb, dname))
+    call.state.catalog.rename_table(*wire.renamed(call))
     return {}
 
 

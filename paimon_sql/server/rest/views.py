@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict
 
 from paimon_sql.access.policy import ADMIN, READ
 from paimon_sql.catalog.base import Identifier
@@ -16,17 +16,11 @@ from paimon_sql.exceptions import CorruptMetadataError
 from paimon_sql.schema.view_schema import ViewSchema
 from paimon_sql.server.rest import wire
 from paimon_sql.server.rest.errors import RestError, bad_request, not_found
-from paimon_sql.server.rest.paging import like, page
+from paimon_sql.server.rest.listing import listings
 from paimon_sql.server.rest.state import Call, field_of
 
 DIALECT = "DIALECT"
 VIEW_PATH = r"/databases/(?P<db>[^/]+)/views/(?P<view>[^/]+)"
-
-
-def _readable(call: Call, db: str) -> List[str]:
-    pattern = like(call.query.get("viewNamePattern"))
-    return [v for v in call.state.catalog.list_views(db)
-            if pattern(v) and call.state.grants.may_read(call.caller, db, v)]
 
 
 def _response(call: Call, db: str, name: str) -> Dict[str, Any]:
@@ -36,24 +30,8 @@ def _response(call: Call, db: str, name: str) -> Dict[str, Any]:
             "createdAt": 0, "createdBy": owner, "updatedAt": 0, "updatedBy": owner}
 
 
-def list_views(call: Call) -> Dict[str, Any]:
-    return page(((v, v) for v in _readable(call, call.params["db"])), call.query, "views")
-
-
-def view_details(call: Call) -> Dict[str, Any]:
-    db = call.params["db"]
-    answer = page(((v, v) for v in _readable(call, db)), call.query, "viewDetails")
-    answer["viewDetails"] = [_response(call, db, v) for v in answer["viewDetails"]]
-    return answer
-
-
-def list_views_globally(call: Call) -> Dict[str, Any]:
-    dbs = like(call.query.get("databaseNamePattern"))
-    found = []
-    for db in call.state.catalog.list_databases():
-        if dbs(db):
-            found += [(f"{db}.{v}", {"database": db, "object": v}) for v in _readable(call, db)]
-    return page(found, call.query, "views")
+list_views, view_details, list_views_globally = listings(
+    "view", lambda catalog, db: catalog.list_views(db), _response)
 
 
 def create_view(call: Call) -> Dict[str, Any]:
@@ -124,12 +102,7 @@ def drop_view(call: Call) -> Dict[str, Any]:
 
 
 def rename_view(call: Call) -> Dict[str, Any]:
-    body = call.json()
-    (sdb, sname), (ddb, dname) = wire.identifier(body, "source"), wire.identifier(body, "destination")
-    call.require(ADMIN, sdb, sname)
-    call.require(ADMIN, ddb)
-    call.require(ADMIN, ddb, dname)
-    call.state.catalog.rename_view(Identifier(sdb, sname), Identifier(ddb, dname))
+    call.state.catalog.rename_view(*wire.renamed(call))
     return {}
 
 

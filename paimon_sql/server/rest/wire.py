@@ -16,7 +16,8 @@ import uuid
 from dataclasses import replace
 from typing import Any, Dict, Tuple
 
-from paimon_sql.catalog.base import Catalog
+from paimon_sql.access.policy import ADMIN
+from paimon_sql.catalog.base import Catalog, Identifier
 from paimon_sql.catalog.rest.rest_api import schema_json
 from paimon_sql.data.types import DataField
 from paimon_sql.schema.table_schema import TableSchema
@@ -49,6 +50,17 @@ def identifier(d: Any, key: str) -> Tuple[str, str]:
     """(database, object) of the Identifier JSON ``d[key]``."""
     ident = field_of(d, key, dict)
     return field_of(ident, "database", str), field_of(ident, "object", str)
+
+
+def renamed(call) -> Tuple[Identifier, Identifier]:
+    """(source, destination) of a rename request (``{"source", "destination"}`` identifiers), the
+    caller's grants checked: ADMIN on the source, and on the destination's database and name."""
+    body = call.json()
+    (sdb, sname), (ddb, dname) = identifier(body, "source"), identifier(body, "destination")
+    call.require(ADMIN, sdb, sname)
+    call.require(ADMIN, ddb)
+    call.require(ADMIN, ddb, dname)
+    return Identifier(sdb, sname), Identifier(ddb, dname)
 
 
 def table_uuid(database: str, name: str, table: FileStoreTable) -> str:
