@@ -37,14 +37,13 @@ until it is fixed (a broken policy never opens anything).
 from __future__ import annotations
 
 import json
-import os
-import threading
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Optional, Tuple
 
 import sqlglot
 
 from paimon_sql.exceptions import PolicyError
+from paimon_sql.io.watched_file import WatchedFile
 
 READ, WRITE, ADMIN = "read", "write", "admin"
 PRIVILEGES = (READ, WRITE, ADMIN)
@@ -225,37 +224,17 @@ def _resource(text, where: str) -> Tuple[str, str]:
 
 
 class PolicyFile:
-    """The policy of a file, read again when the file changes (its modification time or size)."""
+    """The policy of a file, read again when the file changes (:class:`WatchedFile`)."""
 
     def __init__(self, path: str):
         self.path = path
-        self._lock = threading.Lock()
-        self._stamp: Optional[Tuple[int, int]] = None
-        self._policy: Optional[Policy] = None
-        self._error: Optional[PolicyError] = None
+        self._file = WatchedFile(path, parse, "policy file", PolicyError)
         self.current()  # a file that is wrong at start stops the server with its message
 
     def current(self) -> Policy:
         """The policy as the file says now; a file that cannot be read or parsed raises (every
         statement is refused until it is fixed)."""
-        try:
-            st = os.stat(self.path)
-        except OSError as e:
-            raise PolicyError(f"cannot read policy file {self.path}: {e.strerror}") from None
-        stamp = (st.st_mtime_ns, st.st_size)
-        with self._lock:
-            if stamp != self._stamp:
-                self._stamp = stamp
-                try:
-                    with open(self.path, encoding="utf-8") as f:
-                        self._policy, self._error = parse(f.read(), f"policy file {self.path}"), None
-                except OSError as e:
-                    self._policy, self._error = None, PolicyError(f"cannot read policy file {self.path}: {e.strerror}")
-                except PolicyError as e:
-                    self._policy, self._error = None, e
-            if self._error is not None:
-                raise self._error
-            return self._policy
+        return self._file.current()
 
 
 def everyone_admin() -> Policy:

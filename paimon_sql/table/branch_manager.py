@@ -52,11 +52,8 @@ class BranchManager:
 
     def create(self, name: str, table, tag: Optional[str] = None, ignore_if_exists: bool = False) -> None:
         """``table``: the main branch's FileStoreTable (its schemas, tags and snapshots are copied)."""
-        check_branch_name(name)
-        if self.exists(name):
-            if ignore_if_exists:
-                return
-            raise BranchError(f"branch '{name}' already exists")
+        if not self.is_new(name, ignore_if_exists):
+            return
         target = PathFactory(self.root, [], "parquet", branch=name)
         src = table.paths
         if tag is None:
@@ -71,6 +68,16 @@ class BranchManager:
         for sid in table.schema_manager.list_ids():
             if sid <= last_schema:
                 self.io.write_bytes(target.schema_path(sid), self.io.read_bytes(src.schema_path(sid)))
+
+    def is_new(self, name: str, ignore_if_exists: bool) -> bool:
+        """Whether branch ``name`` (a valid name) is to be made: False when it exists and that is
+        to be ignored; an existing one otherwise refused."""
+        check_branch_name(name)
+        if not self.exists(name):
+            return True
+        if ignore_if_exists:
+            return False
+        raise BranchError(f"branch '{name}' already exists")
 
     def drop(self, name: str) -> None:
         self.check_existing(name, "dropped")

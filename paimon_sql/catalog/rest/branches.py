@@ -28,11 +28,8 @@ class CatalogBranchManager(BranchManager):
         self.changed = changed  # told after each change: what the catalog knows of latest snapshots is stale
 
     def create(self, name: str, table, tag: Optional[str] = None, ignore_if_exists: bool = False) -> None:
-        check_branch_name(name)
-        if self.exists(name):
-            if ignore_if_exists:
-                return
-            raise BranchError(f"branch '{name}' already exists")
+        if not self.is_new(name, ignore_if_exists):
+            return
         if tag is not None:
             table.tag_manager.get(tag)  # a missing tag is refused with our message
         self.api.create_branch(self.ident.database, self.ident.table, name, tag)

@@ -9,11 +9,10 @@ so a lookup's time tells nothing of a token's characters.
 from __future__ import annotations
 
 import hashlib
-import os
-import threading
-from typing import Dict, Optional, Tuple
+from typing import Dict, Optional
 
 from paimon_sql.exceptions import AuthError
+from paimon_sql.io.watched_file import WatchedFile
 
 BEARER = "Bearer "
 
@@ -37,40 +36,17 @@ def parse(text: str, source: str) -> Dict[bytes, str]:
 
 
 class TokenFile:
-    """The tokens of file ``path``; a file that cannot be read, or holds no token, is refused at once."""
+    """The tokens of file ``path`` (:class:`WatchedFile`); a file that cannot be read, or holds no
+    token, is refused at once."""
 
     def __init__(self, path: str):
         self.path = path
-        self._lock = threading.Lock()
-        self._stamp: Optional[Tuple[int, int]] = None
-        self._users: Dict[bytes, str] = {}
-        self._error: Optional[AuthError] = None
-        if not self._current():
+        self._file = WatchedFile(path, parse, "--rest-token-file", AuthError)
+        if not self._file.current():
             raise AuthError(f"--rest-token-file {path} holds no '<token> <user>' line")
 
     def user(self, authorization: Optional[str]) -> Optional[str]:
         """The user an ``Authorization`` header's bearer token belongs to; None for none or an unknown one."""
         if not authorization or not authorization.startswith(BEARER):
             return None
-        return self._current().get(digest(authorization[len(BEARER):].strip()))
-
-    def _current(self) -> Dict[bytes, str]:
-        try:
-            st = os.stat(self.path)
-        except OSError as e:
-            raise AuthError(f"cannot read --rest-token-file {self.path}: {e.strerror}") from None
-        stamp = (st.st_mtime_ns, st.st_size)
-        with self._lock:
-            if stamp != self._stamp:
-                self._stamp = stamp
-                try:
-                    with open(self.path, encoding="utf-8") as f:
-                        self._users, self._error = parse(f.read(), f"--rest-token-file {self.path}"), None
-                except OSError as e:
-                    self._users, self._error = {}, AuthError(f"cannot read --rest-token-file {self.path}: "
-                                                             f"{e.strerror}")
-                except AuthError as e:
-                    self._users, self._error = {}, e
-            if self._error is not None:
-                raise self._error
-            return self._users
+        return self._file.current().get(digest(authorization[len(BEARER):].strip()))
