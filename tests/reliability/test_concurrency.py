@@ -229,9 +229,9 @@ def rival_race(tmp_path, monkeypatch):
         rival = catalog.get_table("db.t")
         publish = loser.snapshot_manager.try_commit
 
-        def rival_first(snapshot):
+        def rival_first(snapshot, *base_and_statistics):
             rival.write_arrow(pa.table({"id": [snapshot.id]}, SCHEMA))
-            return publish(snapshot)
+            return publish(snapshot, *base_and_statistics)
         monkeypatch.setattr(loser.snapshot_manager, "try_commit", rival_first)
         return loser, waits
     return race

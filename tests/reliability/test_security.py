@@ -44,7 +44,7 @@ SECRETS = {
     "fs.azure.sas.cont.acct.blob.core.windows.net": "azure-sas-0011", "fs.azure.sas.fixed.token": "sas-fixed-0012",
     "fs.gs.auth.service.account.private.key": "gcs-private-0013",
     "fs.gs.auth.service.account.private.key.id": "gcs-keyid-0014", "fs.gs.auth.client.secret": "gcs-secret-0015",
-    "fs.oss.accessKeySecret": "oss-secret-0016", "dlf.security-token": "dlf-token-0017",
+    "fs.oss.accessKeySecret": "oss-secret-0016", "fs.oss.securityToken": "oss-token-0017",
     "header.Authorization": "Bearer rest-token-0018", "token": "rest-token-0019",
 }
 # credentials inside other values: a JDBC uri's password parameter, an endpoint's user info
