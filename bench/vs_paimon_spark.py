@@ -24,7 +24,11 @@ The sequence (PK table ``t``: 4 partitions, bucket 4, N rows):
     bytes_on_disk  bytes under the warehouse after the sequence (less the commit tables)
 
     .venv/bin/python bench/vs_paimon_spark.py [--rows 1000000] [--runs 2] [--engines paimon-spark,ours,ours@4.1]
-                                              [--commit-files 1000,5000,20000] [--warm]
+                                              [--commit-files 1000,5000,20000] [--warm] [--catalog rest]
+
+``--catalog rest``: every engine reaches its warehouse through paimon-sql-server's Paimon REST
+catalog (``--rest-port``, one server per run of an engine, started before it), with
+``metastore=rest``: names, schemas and commits go through the server, the files are the engine's.
 
 ``--warm`` runs the PK and append steps a second time in each session, on new tables, after the
 rest: ``<step> (warm)`` is a step that is not the first of its kind in the session (its engine's
@@ -37,8 +41,10 @@ Needs ``.venv-paimon-spark`` (``scripts/setup-tests.sh`` makes it) and the paimo
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -46,12 +52,14 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Iterator
 
 ROOT = Path(__file__).resolve().parent.parent
 JAR = os.environ.get("PAIMON_SPARK_JAR") or str(ROOT.parent / "shared" / "oracles" / "paimon-spark-4.1_2.13-2.0.0.jar")
 PYTHONS = {"paimon-spark": ROOT / ".venv-paimon-spark" / "bin" / "python", "ours": ROOT / ".venv" / "bin" / "python",
            "ours@4.1": ROOT / ".venv-paimon-spark" / "bin" / "python"}
 DB = "bench"
+REST_TOKEN = "bench-token"
 
 SOURCE = ("SELECT id, rand(7) AS b, CAST(id % 100 AS INT) AS c, concat('s-', id % 10000) AS s, "
           "element_at(array('2024-01-01', '2024-01-02', '2024-01-03', '2024-01-04'), CAST(id % 4 AS INT) + 1) AS dt "
@@ -62,24 +70,30 @@ AGG = "SELECT count(*), sum(b) FROM {t}"
 
 # ---------------------------------------------------------------- child: one engine, the whole sequence
 
-def _session(engine: str, warehouse: str):
-    """``sql(text) -> rows`` and the SparkSession, for one engine."""
+def _rest_options(uri: str) -> dict:
+    return {"metastore": "rest", "uri": uri, "token.provider": "bear", "token": REST_TOKEN}
+
+
+def _session(engine: str, warehouse: str, rest_uri: str = ""):
+    """``sql(text) -> rows`` and the SparkSession, for one engine (through the REST catalog at
+    ``rest_uri`` when given)."""
     conf = {"spark.master": "local[2]", "spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
             "spark.driver.memory": "6g", "spark.sql.shuffle.partitions": "2"}
     if engine == "paimon-spark":
         from pyspark.sql import SparkSession
         builder = SparkSession.builder.appName("bench-paimon-spark")
+        catalog = {"warehouse": warehouse, **_rest_options(rest_uri)} if rest_uri else {"warehouse": "file://" + warehouse}
         conf.update({"spark.jars": JAR,
                      "spark.sql.extensions": "org.apache.paimon.spark.extensions.PaimonSparkSessionExtensions",
                      "spark.sql.catalog.paimon": "org.apache.paimon.spark.SparkCatalog",
-                     "spark.sql.catalog.paimon.warehouse": "file://" + warehouse,
+                     **{f"spark.sql.catalog.paimon.{k}": v for k, v in catalog.items()},
                      "spark.sql.defaultCatalog": "paimon"})
         for k, v in conf.items():
             builder = builder.config(k, v)
         spark = builder.getOrCreate()
         return (lambda q: spark.sql(q).collect()), spark
     import paimon_sql
-    s = paimon_sql.connect(warehouse, conf=conf)
+    s = paimon_sql.connect(warehouse, conf=conf, catalog_options=_rest_options(rest_uri) if rest_uri else None)
     return (lambda q: s.sql(q).collect()), s.spark
 
 
@@ -126,8 +140,8 @@ def _sequence(sql, n: int, t: str, a: str, out: dict, suffix: str = "") -> None:
     step("append_filter", f"SELECT * FROM {a} WHERE s = 's-77'")
 
 
-def child(engine: str, rows: int, warehouse: str, commit_tables: list, warm: bool = False) -> dict:
-    sql, spark = _session(engine, warehouse)
+def child(engine: str, rows: int, warehouse: str, commit_tables: list, warm: bool = False, rest_uri: str = "") -> dict:
+    sql, spark = _session(engine, warehouse, rest_uri)
     spark.sparkContext.setLogLevel("ERROR")
     n = rows
     out = {}
@@ -184,14 +198,44 @@ def commit_templates(root: Path, sizes: list) -> list:
     return names
 
 
-def run_child(engine: str, rows: int, templates: Path, names: list, tmp: Path, warm: bool = False) -> dict:
+@contextlib.contextmanager
+def rest_server(warehouse: Path, tmp: Path) -> Iterator[str]:
+    """paimon-sql-server serving ``warehouse``'s Paimon REST catalog (its Thrift port unused); yields its URL."""
+    tokens = tmp / "rest-tokens"
+    tokens.write_text(f"{REST_TOKEN} bench\n")
+    log = open(tmp / "rest-server.log", "w+")
+    proc = subprocess.Popen([str(PYTHONS["ours"]), "-m", "paimon_sql.server", "--warehouse", str(warehouse),
+                             "--port", "0", "--master", "local[1]", "--rest-port", "0", "--rest-token-file",
+                             str(tokens)], stdout=subprocess.DEVNULL, stderr=log,
+                            env={**os.environ, "PYSPARK_PYTHON": str(PYTHONS["ours"])}, cwd=ROOT)
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            log.seek(0)
+            found = re.search(r"REST catalog at (http://\S+)", log.read())
+            if found:
+                yield found.group(1)
+                return
+            if proc.poll() is not None:
+                raise SystemExit(f"the REST server exited:\n{(tmp / 'rest-server.log').read_text()[-3000:]}")
+            time.sleep(0.2)
+        raise SystemExit("the REST server did not start within 300 s")
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        log.close()
+
+
+def run_child(engine: str, rows: int, templates: Path, names: list, tmp: Path, warm: bool = False,
+              rest: bool = False) -> dict:
     warehouse = tmp / f"wh-{engine.replace('@', '-')}"
     shutil.rmtree(warehouse, ignore_errors=True)
     shutil.copytree(templates, warehouse)
-    args = [str(PYTHONS[engine]), __file__, "--child", engine, "--rows", str(rows), "--warehouse", str(warehouse),
-            "--tables", ",".join(names)] + (["--warm"] if warm else [])
-    env = {**os.environ, "PYSPARK_PYTHON": str(PYTHONS[engine])}
-    done = subprocess.run(args, capture_output=True, text=True, env=env)
+    with rest_server(warehouse, tmp) if rest else contextlib.nullcontext("") as uri:
+        args = [str(PYTHONS[engine]), __file__, "--child", engine, "--rows", str(rows), "--warehouse", str(warehouse),
+                "--tables", ",".join(names), "--rest-uri", uri] + (["--warm"] if warm else [])
+        env = {**os.environ, "PYSPARK_PYTHON": str(PYTHONS[engine])}
+        done = subprocess.run(args, capture_output=True, text=True, env=env)
     shutil.rmtree(warehouse, ignore_errors=True)
     if done.returncode != 0:
         raise SystemExit(f"{engine} failed:\n{done.stderr[-3000:]}")
@@ -225,13 +269,16 @@ def main() -> None:
     ap.add_argument("--commit-files", default="1000,5000,20000")
     ap.add_argument("--warm", action="store_true",
                     help="run the sequence a second time in each session, on new tables (steps marked (warm))")
+    ap.add_argument("--catalog", choices=("filesystem", "rest"), default="filesystem",
+                    help="rest: each engine through paimon-sql-server's Paimon REST catalog (metastore=rest)")
+    ap.add_argument("--rest-uri", default="")
     ap.add_argument("--child")
     ap.add_argument("--warehouse")
     ap.add_argument("--tables", default="")
     args = ap.parse_args()
     if args.child:
         print(json.dumps(child(args.child, args.rows, args.warehouse, [t for t in args.tables.split(",") if t],
-                               args.warm)))
+                               args.warm, args.rest_uri)))
         return
     engines = args.engines.split(",")
     tmp = Path(tempfile.mkdtemp(prefix="bench-vs-paimon-spark-"))
@@ -241,7 +288,8 @@ def main() -> None:
         results = {e: [] for e in engines}
         for run in range(args.runs):
             for engine in engines:
-                results[engine].append(run_child(engine, args.rows, templates, names, tmp, args.warm))
+                results[engine].append(run_child(engine, args.rows, templates, names, tmp, args.warm,
+                                                 args.catalog == "rest"))
                 print(f"run {run + 1} {engine} done", file=sys.stderr, flush=True)
         print(report(args.rows, args.runs, results))
         print(json.dumps(results))

@@ -13,6 +13,7 @@ import pytest
 from catalog.hive_metastore import metastore_client
 from pymetastore.hive_metastore import ttypes
 
+import paimon_sql
 from paimon_sql.catalog import FileSystemCatalog, Identifier, load_catalog
 from paimon_sql.data.types import DataField, parse_type
 from paimon_sql.exceptions import (DatabaseAlreadyExistsError, DatabaseNotEmptyError, InvalidIdentifierError,
@@ -344,3 +345,21 @@ def test_column_comments_are_made_fit_for_the_metastore(catalog, hms, db):
     assert [f.description for f in catalog.get_table(Identifier(db, "t")).schema.fields] == [long, lines, long]
     catalog.get_table(Identifier(db, "t")).schema_manager.commit_changes([AddColumn("w", parse_type("INT"), "y" * 256)])
     assert hms.get_table(db, "t").sd.cols[-1].comment == "y" * 252 + "..."
+
+
+def test_rest_commits_reach_the_metastore_of_the_servers_catalog(spark, hive_catalog, hms, db, tmp_path):
+    """paimon-sql-server's REST catalog over a Hive catalog: a commit its REST client makes adds the
+    table's partitions to the metastore, as a commit through SQL does."""
+    from e2e.server_support import start_rest_server
+    (tmp_path / "tokens").write_text("tok admin\n")
+    flags = [arg for k, v in hive_catalog.items() for arg in ("--catalog", f"{k}={v}")]
+    warehouse = str(tmp_path / "warehouse")
+    with start_rest_server(warehouse, str(tmp_path / "tokens"), *flags) as (_, uri):
+        client = paimon_sql.connect(warehouse, spark=spark, catalog_options={
+            "metastore": "rest", "uri": uri, "token.provider": "bear", "token": "tok"})
+        client.sql(f"CREATE DATABASE {db}")
+        client.sql(f"CREATE TABLE {db}.orders (id INT, dt STRING) PARTITIONED BY (dt) "
+                   "TBLPROPERTIES ('metastore.partitioned-table' = 'true')")
+        client.sql(f"INSERT INTO {db}.orders VALUES (1, 'd1'), (2, 'd2')")
+        assert sorted(hms.get_partition_names(db, "orders", -1)) == ["dt=d1", "dt=d2"]
+        client.sql(f"DROP DATABASE {db} CASCADE")

@@ -208,7 +208,8 @@ class RESTCatalog(Catalog):
 
     def _environment(self, ident: Identifier, table_id: str) -> CatalogEnvironment:
         """Commits, schema changes and rollbacks through the server (Paimon's CatalogSnapshotCommit)."""
-        return CatalogEnvironment(snapshot_commit=partial(self._commit, ident, table_id),
+        return CatalogEnvironment(partitions_in_metastore=True,  # the server keeps them, told by each commit
+                                  snapshot_commit=partial(self._commit, ident, table_id),
                                   latest_snapshot=partial(self._latest, ident),
                                   alter_table=partial(self._alter, ident),
                                   rollback=partial(self._rollback, ident),

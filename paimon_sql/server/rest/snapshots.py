@@ -7,7 +7,8 @@ TABLE: the table was dropped and made again); the snapshot must be built on the 
 (``baseSnapshotUuid`` equal to its uuid, None when there is none; Paimon 1.x clients send no base
 and are checked by id alone) and be numbered next to it; then ``snapshot-N`` is created if
 absent, as JSON exactly as sent. A check that fails answers ``{"success": false}`` and the client
-rebuilds on the new latest; nothing is written.
+rebuilds on the new latest; nothing is written. A commit made is told to the server's catalog as
+a commit through SQL is (a Hive metastore's partitions).
 
 ``GET .../snapshot`` answers Paimon's ``TableSnapshot``: the snapshot, its ``totalRecordCount`` as
 ``recordCount``; file counts, sizes and times are 0 (they would need every manifest read).
@@ -16,18 +17,21 @@ rebuilds on the new latest; nothing is written.
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any, Dict
 
 from paimon_sql.access.policy import ADMIN, READ, WRITE
-from paimon_sql.exceptions import SnapshotNotFoundError
+from paimon_sql.exceptions import PaimonError, SnapshotNotFoundError
 from paimon_sql.maintenance.rollback import rollback_to_snapshot, rollback_to_tag
 from paimon_sql.server.rest import wire
 from paimon_sql.server.rest.errors import SNAPSHOT, TABLE, TAG, RestError, bad_request, not_found
 from paimon_sql.server.rest.paging import page
 from paimon_sql.server.rest.state import Call, field_of
 from paimon_sql.server.rest.tables import TABLE_PATH, load
+from paimon_sql.snapshot.snapshot import Snapshot
 
 BASE = "baseSnapshotUuid"
+_LOG = logging.getLogger(__name__)
 
 
 def commit(call: Call) -> Dict[str, Any]:
@@ -48,7 +52,27 @@ def commit(call: Call) -> Dict[str, Any]:
             return {"success": False}
         if snapshot_id != (latest.id + 1 if latest else 1):
             return {"success": False}
-        return {"success": sm.publish(snapshot_id, data)}
+        if not sm.publish(snapshot_id, data):
+            return {"success": False}
+    _tell_catalog(table, snapshot)
+    return {"success": True}
+
+
+def _tell_catalog(table, snapshot: Dict[str, Any]) -> None:
+    """The server's catalog told of a commit its client made (a Hive metastore's partitions), as a
+    commit through SQL tells it; the commit has happened whatever a callback says (logged;
+    ``CALL sys.repair`` syncs a metastore again)."""
+    if not table.env.commit_callbacks:
+        return
+    snap = Snapshot.from_dict(snapshot)
+    try:
+        entries = [e for m in table.manifest_list(snap.delta_manifest_list)
+                   for e in table.manifest_entries(m.file_name)] if snap.delta_manifest_list else []
+        for callback in table.env.commit_callbacks:
+            callback(table, snap, entries)
+    except (PaimonError, OSError) as e:
+        _LOG.warning("table %s: snapshot %d is committed, but the catalog could not be told: %s",
+                     table.name, snap.id, e)
 
 
 def latest_snapshot(call: Call) -> Dict[str, Any]:
