@@ -70,6 +70,12 @@ def mark_done(table: FileStoreTable, partitions: Sequence[Sequence]) -> List[str
     """Run the table's mark-done actions for each partition (its values, in partition-key order);
     the ``_SUCCESS`` paths written. Every check (actions, existing files) runs before any write."""
     actions(table.options)
+    return write_success_files(table, partitions)
+
+
+def write_success_files(table: FileStoreTable, partitions: Sequence[Sequence]) -> List[str]:
+    """The ``success-file`` action alone: each partition's ``_SUCCESS`` file written (existing ones
+    read first, their creation time kept); the paths written."""
     paths = [f"{table.path}/{table.paths.partition_dir(values)}/{SUCCESS_FILE_NAME}" for values in partitions]
     existing = {p: read_success_file(table.io, p) for p in dict.fromkeys(paths)}
     now = int(time.time() * 1000)

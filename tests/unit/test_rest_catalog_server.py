@@ -20,6 +20,7 @@ import pytest
 
 from paimon_sql.catalog import load_catalog
 from paimon_sql.exceptions import AuthError
+from paimon_sql.schema.schema_change import SetOption
 from paimon_sql.server import main, transport
 from paimon_sql.server.audit import AuditLog
 from paimon_sql.server.rest.errors import RestError
@@ -186,7 +187,15 @@ def test_database_properties_and_partitions(rest):
     parts = call("GET", "/databases/db/tables/t/partitions")[1]
     assert [(p["spec"], p["recordCount"], p["fileCount"], p["createdBy"]) for p in parts["partitions"]] == [
         ({"dt": "d0"}, 2, 2, "ops"), ({"dt": "d1"}, 1, 1, "ops")]
-    assert call("POST", "/databases/db/tables/t/partitions/mark", {"specs": []})[0] == 501
+    assert call("POST", "/databases/db/tables/t/partitions/mark", {"specs": [{"dt": "d1"}]}) == (200, {})
+    table = catalog.get_table("db.t")
+    assert os.path.exists(f"{table.path}/dt=d1/_SUCCESS") and not os.path.exists(f"{table.path}/dt=d0/_SUCCESS")
+    status, answer = call("POST", "/databases/db/tables/t/partitions/mark", {"specs": [{"other": "x"}]})
+    assert status == 400 and "every partition column (dt)" in answer["message"]
+    table.schema_manager.commit_changes([SetOption("partition.mark-done-action", "done-partition")])
+    status, answer = call("POST", "/databases/db/tables/t/partitions/mark", {"specs": [{"dt": "d0"}]})
+    assert status == 501 and not os.path.exists(f"{table.path}/dt=d0/_SUCCESS")
+    assert call("POST", "/databases/db/tables/t/partitions/drop", {"partitionSpecs": []})[0] == 501
     assert call("GET", "/databases/db/tables/t/token")[0] == 501
 
 
