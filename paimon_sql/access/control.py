@@ -15,15 +15,13 @@ from sqlglot import exp
 
 from paimon_sql.access import rules, statement
 from paimon_sql.access.policy import ANY, READ, Policy, PolicyFile, Principal, Rules, everyone_admin
-from paimon_sql.access.statement import StatementAccess
+from paimon_sql.access.statement import Session, StatementAccess
 from paimon_sql.exceptions import AccessDeniedError, PaimonError
 from paimon_sql.sql.query import SYS_DATABASE
 from paimon_sql.systables import GLOBAL_TABLES, SystemTable
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
-
-    from paimon_sql.session import Session
 
 
 class AccessControl:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Protocol
 
 from sqlglot import exp
 
@@ -28,8 +28,23 @@ from paimon_sql.exceptions import AccessDeniedError
 from paimon_sql.sql import call, ddl, parse, query, show
 from paimon_sql.systables import GLOBAL_TABLES
 
-if TYPE_CHECKING:
-    from paimon_sql.session import Session
+
+class Session(Protocol):
+    """What the analysis reads of a session (paimon_sql.session.Session, a layer above, is one): the
+    statement's text, the current database, the names that are the session's own, and which
+    names are databases."""
+
+    views: Dict[str, object]  # the temporary views over Paimon tables, by name
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def current_database(self) -> str: ...
+
+    def database_name(self, name: str) -> Optional[str]: ...
+
+    def is_temp_view(self, name: str) -> bool: ...
 
 # Spark's data sources that read a path named as a table (``parquet.`/data/x```)
 _FILE_SOURCES = {"parquet", "orc", "json", "csv", "text", "avro", "binaryfile", "xml", "delta", "paimon", "hive",

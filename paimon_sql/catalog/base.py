@@ -10,15 +10,15 @@ import pyarrow as pa
 
 from paimon_sql.catalog.iceberg_hive import IcebergHiveCommitter
 from paimon_sql.data.types import DataField, fields_from_arrow
-from paimon_sql.function.function import Function
 from paimon_sql.exceptions import (FunctionNotFoundError, InvalidIdentifierError, InvalidOptionError, TableAlreadyExistsError,
                                    ViewAlreadyExistsError, ViewNotFoundError)
-from paimon_sql.io.catalog_environment import CatalogEnvironment
+from paimon_sql.function.function import Function
 from paimon_sql.io.object_stores import flag
 from paimon_sql.io.path_guard import check_segment
 from paimon_sql.options.core_options import parse_duration_ms
 from paimon_sql.schema.table_schema import TableSchema
 from paimon_sql.schema.view_schema import ViewSchema
+from paimon_sql.table.catalog_environment import CatalogEnvironment
 
 DEFAULT_DATABASE = "default"
 SYSTEM_TABLE_SPLITTER = "$"  # t$files, t$branch_b: never part of a table's own name (as in Paimon)

@@ -18,9 +18,9 @@ from typing import Callable, Iterable, List, Sequence
 from paimon_sql.catalog.hive_client import ClientPool, ttypes
 from paimon_sql.data import binary_row
 from paimon_sql.exceptions import MetastoreMissing
-from paimon_sql.io.catalog_environment import PARTITIONED_IN_METASTORE
 from paimon_sql.io.paths import MAIN_BRANCH
 from paimon_sql.manifest.manifest_file import ADD, DELETE
+from paimon_sql.options.core_options import PARTITIONED_IN_METASTORE
 
 
 def syncs_partitions(schema) -> bool:
@@ -29,7 +29,7 @@ def syncs_partitions(schema) -> bool:
 
 
 class PartitionSync:
-    """A commit callback (catalog_environment.py) of one table of a Hive catalog."""
+    """A commit callback (table/catalog_environment.py) of one table of a Hive catalog."""
 
     def __init__(self, pool: ClientPool, database: str, table: str, hms_table: Callable[[], "ttypes.Table"]):
         self.pool, self.database, self.table = pool, database, table

@@ -27,13 +27,14 @@ from paimon_sql.catalog.jdbc_lock import JdbcCatalogLock
 from paimon_sql.exceptions import (CorruptMetadataError, DatabaseAlreadyExistsError, InvalidIdentifierError,
                                    InvalidOptionError, JdbcKeyConflict, TableAlreadyExistsError, TableNotFoundError,
                                    ViewAlreadyExistsError, ViewNotFoundError)
-from paimon_sql.io.catalog_environment import CatalogEnvironment, unlocked
+from paimon_sql.io.catalog_lock import unlocked
 from paimon_sql.io.object_stores import flag
 from paimon_sql.io.paths import PathFactory
 from paimon_sql.schema.schema_manager import SchemaManager
 from paimon_sql.schema.table_schema import TableSchema
 from paimon_sql.schema.view_schema import ViewSchema
 from paimon_sql.table import format_table
+from paimon_sql.table.catalog_environment import CatalogEnvironment
 
 DEFAULT_SQLITE_FILE = "paimon-catalog.sqlite"
 TABLES = "paimon_tables"

@@ -40,11 +40,11 @@ from paimon_sql.data import binary_row, stats
 from paimon_sql.data.partition_names import specs_predicate
 from paimon_sql.exceptions import CommitConflictError, InvalidOptionError, PaimonError, SnapshotNotFoundError
 from paimon_sql.index import deletion_vector as dv
-from paimon_sql.io.catalog_environment import PARTITIONED_IN_METASTORE
 from paimon_sql.manifest import manifest_file
 from paimon_sql.manifest.manifest_file import ADD, DELETE, IndexManifestEntry, ManifestEntry, ManifestFileMeta
 from paimon_sql.manifest.manifest_merge import merge_manifests
 from paimon_sql.mergetree.levels import merge_on_write, needs_level0_empty
+from paimon_sql.options.core_options import PARTITIONED_IN_METASTORE
 from paimon_sql.read import data_evolution
 from paimon_sql.read.scan import in_partitions
 from paimon_sql.snapshot.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot

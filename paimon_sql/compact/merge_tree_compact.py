@@ -29,7 +29,7 @@ all three in this process (the core ``compact()``). Append tables' units are com
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -43,6 +43,7 @@ from paimon_sql.format.file_format import read_file
 from paimon_sql.index import deletion_vector as dv
 from paimon_sql.manifest.manifest_file import DELETE, FILE_SOURCE_COMPACT, DataFileMeta, IndexManifestEntry
 from paimon_sql.mergetree import changelog
+from paimon_sql.mergetree.compact_result import CompactResult
 from paimon_sql.mergetree.compact_strategy import CompactUnit, UniversalCompaction, full_compaction
 from paimon_sql.mergetree.interval_partition import merge_order, sections
 from paimon_sql.mergetree.levels import Levels, merge_on_write, needs_level0_empty, num_levels
@@ -58,14 +59,6 @@ if TYPE_CHECKING:
 
 LEVEL = "__paimon_level"
 _LOOKUP = -1  # level tag of rows read only to look up old values (not rewritten)
-
-
-@dataclass
-class CompactResult:
-    before: List[DataFileMeta] = field(default_factory=list)
-    after: List[DataFileMeta] = field(default_factory=list)
-    changelog: List[DataFileMeta] = field(default_factory=list)
-    deleted_rows: Dict[str, np.ndarray] = field(default_factory=dict)  # merge-on-write: file → positions
 
 
 class BucketCompactor:

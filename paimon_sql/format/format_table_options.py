@@ -8,14 +8,19 @@ at CREATE and after every ALTER (:meth:`TableSchema.check <paimon_sql.schema.tab
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, Mapping, Optional
+from typing import Dict, List, Mapping, Optional, Protocol
 
-from paimon_sql.data.types import AtomicType
+from paimon_sql.data.types import AtomicType, DataField
 from paimon_sql.exceptions import InvalidOptionError, SchemaError
 from paimon_sql.options import core_options as opts
 
-if TYPE_CHECKING:
-    from paimon_sql.schema.table_schema import TableSchema
+
+class TableSchema(Protocol):
+    """What the check reads of a format table's schema (schema.table_schema's, a layer above)."""
+
+    fields: List[DataField]
+    primary_keys: List[str]
+    options: Dict[str, str]
 
 FORMATS = ("csv", "parquet", "orc", "json")
 DEFAULT_FORMAT = "parquet"  # CoreOptions file.format

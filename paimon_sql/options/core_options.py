@@ -65,6 +65,7 @@ _SET_PAIR = re.compile(r"\s*SET\s+`?([^=`\s]+)`?\s*=\s*(.*?)[\s;]*", re.IGNORECA
 _MAP_ARGUMENTS = re.compile(r"\bmap\s*\(([^()]*)\)", re.IGNORECASE)
 _ARGUMENT_PAIR = re.compile(r"""(['"])(.*?)\1\s*,\s*(['"])(.*?)\3""")
 MASK = "******"
+PARTITIONED_IN_METASTORE = "metastore.partitioned-table"  # its partitions are kept by a metastore too
 
 
 def table_type(options: Mapping[str, str]) -> str:

@@ -6,7 +6,7 @@ from typing import Dict, List, Optional
 
 from paimon_sql.exceptions import CorruptMetadataError, PaimonError, SchemaError
 from paimon_sql.io import FileIO
-from paimon_sql.io.catalog_environment import unlocked
+from paimon_sql.io.catalog_lock import unlocked
 from paimon_sql.io.paths import PathFactory
 from paimon_sql.schema.schema_change import apply
 from paimon_sql.schema.table_schema import TableSchema
@@ -16,7 +16,7 @@ class SchemaManager:
     def __init__(self, io: FileIO, paths: PathFactory, lock=unlocked, callbacks=(), alter=None):
         self.io = io
         self.paths = paths
-        self.lock = lock  # the catalog's commit lock (catalog_environment.py), held to create schema-N
+        self.lock = lock  # the catalog's commit lock (io/catalog_lock.py), held to create schema-N
         self.callbacks = callbacks  # the catalog's schema_callbacks, told of each schema-N committed
         self.alter = alter  # the catalog's alter_table, when the catalog writes the schema files
         self._cache: Dict[int, TableSchema] = {}

@@ -16,7 +16,7 @@ from typing import Iterator, List, Optional, Sequence
 
 from paimon_sql.exceptions import SnapshotNotFoundError
 from paimon_sql.io import FileIO
-from paimon_sql.io.catalog_environment import unlocked
+from paimon_sql.io.catalog_lock import unlocked
 from paimon_sql.io.paths import PathFactory
 from paimon_sql.snapshot.snapshot import Snapshot
 
@@ -25,9 +25,9 @@ class SnapshotManager:
     def __init__(self, io: FileIO, paths: PathFactory, lock=unlocked, commit=None, loader=None):
         self.io = io
         self.paths = paths
-        self.lock = lock  # the catalog's commit lock (catalog_environment.py), held to create snapshot-N
-        self.commit = commit  # the catalog's snapshot_commit, when it publishes snapshots (catalog_environment.py)
-        self.loader = loader  # the catalog's latest_snapshot, when it knows the latest (catalog_environment.py)
+        self.lock = lock  # the catalog's commit lock (io/catalog_lock.py), held to create snapshot-N
+        self.commit = commit  # the catalog's snapshot_commit, when it publishes snapshots (table/catalog_environment.py)
+        self.loader = loader  # the catalog's latest_snapshot, when it knows the latest (table/catalog_environment.py)
 
     def _hint(self, name: str) -> Optional[int]:
         path = f"{self.paths.snapshot_dir}/{name}"

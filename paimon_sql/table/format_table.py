@@ -26,13 +26,13 @@ from typing import Dict, Mapping, Optional
 from paimon_sql.exceptions import FormatTableError, InvalidOptionError
 from paimon_sql.format.format_table_options import check_options, file_format, spark_options
 from paimon_sql.io import FileIO
-from paimon_sql.io.catalog_environment import NO_CATALOG, CatalogEnvironment
 from paimon_sql.io.object_stores import flag
 from paimon_sql.options import core_options as opts
 from paimon_sql.schema import schema_change as sc
 from paimon_sql.schema.schema_manager import SchemaManager
 from paimon_sql.schema.table_schema import TableSchema
 from paimon_sql.snapshot.time_travel import TRAVEL_KEYS
+from paimon_sql.table.catalog_environment import NO_CATALOG, CatalogEnvironment
 
 FORMAT_TABLE = "format-table"
 SCHEMA_DIR = "_schema"  # <location>/_schema/schema-N: hidden from file readers by its '_'

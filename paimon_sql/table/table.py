@@ -25,7 +25,6 @@ from paimon_sql.format.file_format import check_format
 from paimon_sql.iceberg.commit_callback import iceberg_after_commit
 from paimon_sql.iceberg.tags import iceberg_tag_changed
 from paimon_sql.io import FileIO
-from paimon_sql.io.catalog_environment import NO_CATALOG, CatalogEnvironment
 from paimon_sql.io.paths import MAIN_BRANCH, PathFactory
 from paimon_sql.maintenance.expire_partitions import expire_partitions_after_commit
 from paimon_sql.maintenance.expire_snapshots import expire_after_commit
@@ -43,6 +42,7 @@ from paimon_sql.schema.table_schema import TableSchema
 from paimon_sql.snapshot.snapshot_manager import SnapshotManager
 from paimon_sql.snapshot.time_travel import TRAVEL_KEYS, travel_snapshot
 from paimon_sql.table.branch_manager import BranchManager
+from paimon_sql.table.catalog_environment import NO_CATALOG, CatalogEnvironment
 from paimon_sql.table.consumer_manager import ConsumerManager
 from paimon_sql.table.unserved_features import check_read, check_write
 from paimon_sql.tag.tag_auto_creation import tags_after_commit, to_auto_tag

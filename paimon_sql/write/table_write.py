@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Protocol, Sequence, Set, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -32,7 +32,8 @@ from paimon_sql.data import binary_row, row_kind
 from paimon_sql.data.arrow_offsets import with_offsets
 from paimon_sql.exceptions import PaimonError, SchemaError, SnapshotNotFoundError
 from paimon_sql.io.paths import POSTPONE_BUCKET
-from paimon_sql.manifest.manifest_file import DataFileMeta
+from paimon_sql.manifest.manifest_file import DataFileMeta, IndexManifestEntry
+from paimon_sql.mergetree.compact_result import CompactResult
 from paimon_sql.schema.table_schema import SEQUENCE_NUMBER, VALUE_KIND
 from paimon_sql.write import postpone
 from paimon_sql.write.commit_message import CommitMessage, delete_files
@@ -43,7 +44,6 @@ from paimon_sql.write.restore import live_entries
 from paimon_sql.write.spill import SpillFiles
 
 if TYPE_CHECKING:
-    from paimon_sql.compact.merge_tree_compact import BucketCompactor
     from paimon_sql.table.table import FileStoreTable
 
 _GROUP = "__paimon_group"  # (partition, bucket) code of a buffered row while it is folded
@@ -77,16 +77,30 @@ def conform(data: pa.Table, schema) -> pa.Table:
     return pa.Table.from_arrays(cols, schema=target)
 
 
+class BucketCompaction(Protocol):
+    """A bucket's LSM compaction as the write drives it (compact.merge_tree_compact's BucketCompactor,
+    a layer above, is one): the files written are added, a compaction runs now and then, and under
+    merge-on-write it has deletion vectors to commit."""
+
+    mow: bool
+
+    def add(self, files: Sequence[DataFileMeta]) -> None: ...
+
+    def compact(self, full: bool = False) -> Optional[CompactResult]: ...
+
+    def index_changes(self) -> List[IndexManifestEntry]: ...
+
+
 class TableWrite:
     """Writes rows of one table; ``overwrite``: the files written replace the table's (no restore of
     existing sequence numbers or levels). Primary-key buckets are compacted after each flush unless
     ``write-only`` is set; ``full-compaction.delta-commits`` forces a full compaction every N commits
     (at every commit of a Spark batch write, :attr:`batch`)."""
 
-    def __init__(self, table: FileStoreTable, compactor: Callable[..., BucketCompactor], overwrite: bool = False,
+    def __init__(self, table: FileStoreTable, compactor: Callable[..., BucketCompaction], overwrite: bool = False,
                  postpone_plan: Optional[Dict[bytes, int]] = None):
         """``compactor(table, partition, bucket, files, snapshot_id)``: a bucket's LSM compaction
-        (:class:`~paimon_sql.compact.merge_tree_compact.BucketCompactor`), given by the table as
+        (:class:`BucketCompaction`), given by the table as
         Paimon's writers get their compact manager, so writing does not depend on compaction.
 
         A postpone table (``bucket = -2``, :mod:`paimon_sql.write.postpone`) is written as paimon-spark
@@ -110,7 +124,7 @@ class TableWrite:
         self._base_snapshot = None  # ... as read when pinned (restored lazily, partition by partition)
         self._restored_files: Dict[Tuple[bytes, int], List[DataFileMeta]] = {}
         self._bucket_counts: Dict[bytes, int] = {}  # each partition's bucket count in the restored snapshot
-        self._compactors: Dict[Tuple[bytes, int], object] = {}
+        self._compactors: Dict[Tuple[bytes, int], BucketCompaction] = {}
         self._compaction = self.is_pk and not self.options.get("write-only")
         self.batch = False  # a Spark batch write: full-compaction.delta-commits compacts at each (paimon-spark)
         self._input_changelog = self.is_pk and self.options.get("changelog-producer") == "input"
@@ -489,7 +503,7 @@ class TableWrite:
         buckets with level-0 files."""
         self._compact(list(keys), full=False)
 
-    def _fold_compaction(self, msg: CommitMessage, result) -> None:
+    def _fold_compaction(self, msg: CommitMessage, result: CompactResult) -> None:
         """A compaction may consume what an earlier one of this write produced: those files never
         reach a snapshot, so they drop out of the message (and off the disk unless upgraded)."""
         produced = {(f.file_name, f.level) for f in msg.compact_after}

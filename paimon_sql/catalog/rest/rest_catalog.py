@@ -46,7 +46,6 @@ from paimon_sql.exceptions import (CorruptMetadataError, DatabaseAlreadyExistsEr
                                    ViewAlreadyExistsError, ViewNotFoundError)
 from paimon_sql.function.function import Function
 from paimon_sql.io import FileIO
-from paimon_sql.io.catalog_environment import CatalogEnvironment
 from paimon_sql.io.object_stores import flag
 from paimon_sql.io.paths import PathFactory
 from paimon_sql.schema.schema_change import SchemaChange
@@ -56,6 +55,7 @@ from paimon_sql.schema.view_schema import ViewSchema
 from paimon_sql.snapshot.snapshot import Snapshot
 from paimon_sql.table import format_table
 from paimon_sql.table.branch_manager import MAIN_BRANCH
+from paimon_sql.table.catalog_environment import CatalogEnvironment
 from paimon_sql.table.table import FileStoreTable
 from paimon_sql.table.table_type import check_create, table_of
 

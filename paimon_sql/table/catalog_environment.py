@@ -2,34 +2,42 @@
 
 A table knows its files; its catalog may know more. Where the store cannot create a file only if
 it is absent (an object store without conditional puts), the catalog's ``lock`` is held around
-creating each ``snapshot-N`` and ``schema-N``, as Paimon's ``Lock`` wraps the commit. A metastore
-that mirrors the table (a Hive metastore's partitions) is told of every committed snapshot through
-``commit_callbacks``, and Iceberg metadata registered under the table's name (``iceberg_hive``).
-A catalog that owns the table's versions (Paimon's REST catalog: ``supportsVersionManagement``)
-takes each snapshot, schema change, rollback and branch itself (``snapshot_commit``, ``alter_table``,
-``rollback``, ``branches``), as Paimon's ``CatalogSnapshotCommit`` and ``CatalogBranchManager`` hand
-them to it.
+creating each ``snapshot-N`` and ``schema-N`` (io/catalog_lock.py). A metastore that mirrors the
+table (a Hive metastore's partitions) is told of every committed snapshot through
+``commit_callbacks``, and Iceberg metadata is registered under the table's name (``iceberg_hive``,
+an :class:`IcebergRegistrar` the catalog layer provides). A catalog that owns the table's versions
+(Paimon's REST catalog: ``supportsVersionManagement``) takes each snapshot, schema change, rollback
+and branch itself (``snapshot_commit``, ``alter_table``, ``rollback``, ``branches``), as Paimon's
+``CatalogSnapshotCommit`` and ``CatalogBranchManager`` hand them to it.
 Executors never commit, so the environment is not pickled with a table.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Optional, Sequence, Tuple, TypeVar
+from typing import TYPE_CHECKING, Callable, Optional, Protocol, Sequence, Tuple, TypeVar
+
+from paimon_sql.io.catalog_lock import unlocked
 
 if TYPE_CHECKING:
-    from paimon_sql.catalog.iceberg_hive import IcebergHiveCommitter
     from paimon_sql.schema.schema_change import SchemaChange
     from paimon_sql.snapshot.snapshot import Snapshot
     from paimon_sql.table.branch_manager import BranchManager
+    from paimon_sql.table.table import FileStoreTable
 
 T = TypeVar("T")
-PARTITIONED_IN_METASTORE = "metastore.partitioned-table"  # a table option (Paimon's CoreOptions)
 
 
-def unlocked(action: Callable[[], T]) -> T:
-    """No lock: the store's own create-if-absent is atomic (local files, conditional puts)."""
-    return action()
+class IcebergRegistrar(Protocol):
+    """A catalog's registration of a table's Iceberg metadata under the table's name (a Hive
+    metastore's table, catalog/iceberg_hive.py): the name, a check before a write, the commit."""
+
+    database: str
+    table: str
+
+    def check(self, table: "FileStoreTable") -> None: ...
+
+    def commit(self, table: "FileStoreTable", metadata_path: str, base_path: Optional[str]) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -49,7 +57,7 @@ class CatalogEnvironment:
     partitions_in_metastore: bool = False
     # registers the Iceberg metadata of 'metadata.iceberg.storage' = 'hive-catalog' in a Hive
     # metastore under the table's name in the catalog; a table opened by its path has none (refused)
-    iceberg_hive: Optional["IcebergHiveCommitter"] = None
+    iceberg_hive: Optional[IcebergRegistrar] = None
     # ``snapshot_commit(branch, base, snapshot, statistics)`` publishes ``snapshot``, built on ``base``
     # (None: the first), in place of creating its file: False when another commit came first;
     # ``statistics``: what it changes per partition (commit/partition_statistics.py)
