@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Dict, Iterable, List
 
 from paimon_sql.data import binary_row
 from paimon_sql.manifest.manifest_file import ADD
+from paimon_sql.store.file_store import FileStore
 
 if TYPE_CHECKING:
     from paimon_sql.manifest.manifest_file import ManifestEntry
-    from paimon_sql.table.table import FileStoreTable
 
 
-def partition_statistics(table: "FileStoreTable", entries: Iterable["ManifestEntry"]) -> List[dict]:
+def partition_statistics(table: "FileStore", entries: Iterable["ManifestEntry"]) -> List[dict]:
     """The JSON of Paimon's PartitionStatistics, a delta per partition ``entries`` touch."""
     groups: Dict[bytes, dict] = {}
     for e in entries:

@@ -12,14 +12,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, List, Optional
 
 from paimon_sql.exceptions import CommitConflictError
+from paimon_sql.store.file_store import FileStore
 
 if TYPE_CHECKING:
     from paimon_sql.manifest.manifest_file import ManifestEntry
-    from paimon_sql.table.table import FileStoreTable
     from paimon_sql.write.commit_message import CommitMessage
 
 
-def check_conflicts(table: FileStoreTable, message: CommitMessage, changes: Optional[List[ManifestEntry]]) -> None:
+def check_conflicts(table: FileStore, message: CommitMessage, changes: Optional[List[ManifestEntry]]) -> None:
     """``changes``: the file entries other commits made to the message's partition since its base
     snapshot (None when unknown). A partial file whose row ids another commit touched meanwhile would
     hide that commit's values: refused, nothing is committed."""

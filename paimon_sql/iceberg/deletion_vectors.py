@@ -23,6 +23,7 @@ from paimon_sql.iceberg import manifest as im
 from paimon_sql.iceberg import puffin
 from paimon_sql.index.deletion_vector import BITMAP64, INDEX_TYPE
 from paimon_sql.manifest.manifest_file import ADD
+from paimon_sql.store.file_store import FileStore
 
 if TYPE_CHECKING:
     from paimon_sql.data.types import DataType
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
     from paimon_sql.manifest.manifest_file import DeletionVectorMeta, IndexManifestEntry
     from paimon_sql.options.iceberg_options import IcebergOptions
     from paimon_sql.snapshot.snapshot import Snapshot
-    from paimon_sql.table.table import FileStoreTable
 
 PUFFIN = "puffin"
 FORMAT_VERSION = 3  # the first Iceberg format version with deletion vectors
@@ -39,13 +39,13 @@ UNKNOWN_SIZE = -1  # Java's file size of a vector found through a split: the ind
 Vectors = Dict[Tuple[bytes, int, str], Tuple["IndexManifestEntry", "DeletionVectorMeta"]]
 
 
-def published(table: FileStoreTable, options: IcebergOptions) -> bool:
+def published(table: FileStore, options: IcebergOptions) -> bool:
     """Java's needAddDvToIceberg: deletion vectors, 64-bit, format version 3."""
     return (bool(table.options.get("deletion-vectors.enabled")) and bool(table.options.get(BITMAP64))
             and options.format_version >= FORMAT_VERSION)
 
 
-def index_changed(table: FileStoreTable, snap: Snapshot) -> bool:
+def index_changed(table: FileStore, snap: Snapshot) -> bool:
     """Whether ``snap``'s commit changed the index files (a commit that changes none keeps its
     parent's index manifest): Java rewrites the Iceberg deletion vectors only then."""
     previous = snap.id - 1
@@ -54,7 +54,7 @@ def index_changed(table: FileStoreTable, snap: Snapshot) -> bool:
     return table.snapshot_manager.snapshot(previous).index_manifest != snap.index_manifest
 
 
-def vectors(table: FileStoreTable, snap: Snapshot) -> Vectors:
+def vectors(table: FileStore, snap: Snapshot) -> Vectors:
     out: Vectors = {}
     for e in table.index_manifest_entries(snap.index_manifest):
         if e.index_type == INDEX_TYPE and e.kind == ADD:
@@ -63,7 +63,7 @@ def vectors(table: FileStoreTable, snap: Snapshot) -> Vectors:
     return out
 
 
-def entry(table: FileStoreTable, sid: int, values: tuple, index: IndexManifestEntry, dv: DeletionVectorMeta,
+def entry(table: FileStore, sid: int, values: tuple, index: IndexManifestEntry, dv: DeletionVectorMeta,
           data_file: str, file_size: int) -> im.IcebergManifestEntry:
     """The Iceberg manifest entry of one vector, added by snapshot ``sid``. Iceberg checks a
     vector's cardinality against the entry's record count: a vector without one (written by an
@@ -78,7 +78,7 @@ def entry(table: FileStoreTable, sid: int, values: tuple, index: IndexManifestEn
     return im.IcebergManifestEntry(im.ADDED, sid, sid, sid, file)
 
 
-def all_entries(table: FileStoreTable, snap: Snapshot, part_types: Sequence[DataType]) -> List[im.IcebergManifestEntry]:
+def all_entries(table: FileStore, snap: Snapshot, part_types: Sequence[DataType]) -> List[im.IcebergManifestEntry]:
     """Every vector of the snapshot (Java's createDvManifestFileMetas): sized as its index file,
     pointing at its data file in the bucket's directory."""
     out = []

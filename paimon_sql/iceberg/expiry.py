@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, Dict, List
 from paimon_sql.iceberg import manifest as im
 from paimon_sql.iceberg import puffin
 from paimon_sql.iceberg.metadata import read_metadata
+from paimon_sql.store.file_store import FileStore
 
 if TYPE_CHECKING:
     from paimon_sql.iceberg.publisher import Publisher
-    from paimon_sql.table.table import FileStoreTable
 
 
-def retained(table: FileStoreTable, snapshots: List[dict], sid: int) -> List[dict]:
+def retained(table: FileStore, snapshots: List[dict], sid: int) -> List[dict]:
     """The snapshots from the first one Paimon's retention keeps (the newest always)."""
     opts = table.options
     retain_min, retain_max = opts.get("snapshot.num-retained.min"), opts.get("snapshot.num-retained.max")

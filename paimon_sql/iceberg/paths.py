@@ -16,16 +16,16 @@ from typing import TYPE_CHECKING, List
 
 from paimon_sql.exceptions import InvalidOptionError
 from paimon_sql.options.iceberg_options import STORAGE_LOCATION, TABLE_LOCATION
+from paimon_sql.store.file_store import FileStore
 
 if TYPE_CHECKING:
     from paimon_sql.options.iceberg_options import IcebergOptions
-    from paimon_sql.table.table import FileStoreTable
 
 VERSION_HINT = "version-hint.text"
 _METADATA_NAME = re.compile(r"v(\d+)\.metadata\.json")
 
 
-def metadata_dir(table: FileStoreTable, options: IcebergOptions) -> str:
+def metadata_dir(table: FileStore, options: IcebergOptions) -> str:
     """The directory of ``table``'s Iceberg metadata."""
     if options.location == TABLE_LOCATION:
         return f"{table.path}/metadata"

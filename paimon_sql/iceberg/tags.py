@@ -20,15 +20,15 @@ from paimon_sql.iceberg.metadata import read_metadata, tag_ref, to_json
 from paimon_sql.iceberg.paths import IcebergPaths, metadata_dir
 from paimon_sql.io.paths import MAIN_BRANCH
 from paimon_sql.options.iceberg_options import iceberg_options
+from paimon_sql.store.file_store import FileStore
 
 if TYPE_CHECKING:
     from paimon_sql.snapshot.snapshot import Snapshot
-    from paimon_sql.table.table import FileStoreTable
 
 _LOG = logging.getLogger(__name__)
 
 
-def iceberg_tag_changed(table: FileStoreTable, name: str, snapshot: Optional[Snapshot]) -> None:
+def iceberg_tag_changed(table: FileStore, name: str, snapshot: Optional[Snapshot]) -> None:
     """The TagManager callback: tag ``name`` now names ``snapshot`` (None: it was deleted). The tag
     itself has changed: a failure here is logged, and the next commit writes the refs again."""
     options = iceberg_options(table.schema.options)

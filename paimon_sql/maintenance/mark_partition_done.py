@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import json
 import time
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from paimon_sql.exceptions import CorruptMetadataError, InvalidOptionError
+from paimon_sql.store.file_store import FileStore
 
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
 ACTION_OPTION = "partition.mark-done-action"
 SUCCESS_FILE_NAME = "_SUCCESS"
@@ -66,14 +65,14 @@ def read_success_file(io, path: str) -> Optional[Dict[str, int]]:
         raise CorruptMetadataError(f"success file {path} is malformed: {type(e).__name__}: {e}") from None
 
 
-def mark_done(table: FileStoreTable, partitions: Sequence[Sequence]) -> List[str]:
+def mark_done(table: FileStore, partitions: Sequence[Sequence]) -> List[str]:
     """Run the table's mark-done actions for each partition (its values, in partition-key order);
     the ``_SUCCESS`` paths written. Every check (actions, existing files) runs before any write."""
     actions(table.options)
     return write_success_files(table, partitions)
 
 
-def write_success_files(table: FileStoreTable, partitions: Sequence[Sequence]) -> List[str]:
+def write_success_files(table: FileStore, partitions: Sequence[Sequence]) -> List[str]:
     """The ``success-file`` action alone: each partition's ``_SUCCESS`` file written (existing ones
     read first, their creation time kept); the paths written."""
     paths = [f"{table.path}/{table.paths.partition_dir(values)}/{SUCCESS_FILE_NAME}" for values in partitions]

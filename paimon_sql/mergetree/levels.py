@@ -9,12 +9,11 @@ level 1, 2, ... (older data sits deeper). ``num-levels`` defaults to the compact
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable, List, Tuple
+from typing import Callable, Iterable, List, Tuple
 
 from paimon_sql.manifest.manifest_file import DataFileMeta
+from paimon_sql.store.file_store import FileStore
 
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
 
 @dataclass(frozen=True)
@@ -70,11 +69,11 @@ def num_levels(options) -> int:
     return v if v is not None else options.get("num-sorted-run.compaction-trigger") + 1
 
 
-def merge_on_write(table: FileStoreTable) -> bool:
+def merge_on_write(table: FileStore) -> bool:
     return table.schema.is_primary_key_table and bool(table.options.get("deletion-vectors.enabled"))
 
 
-def needs_level0_empty(table: FileStoreTable) -> bool:
+def needs_level0_empty(table: FileStore) -> bool:
     """Paimon's lookup strategy: the lookup changelog producer, first-row, and merge-on-write (unless
     ``lookup-wait = false``: compaction may then lag, level 0 staying unread) compact L0 away each commit."""
     if merge_on_write(table):

@@ -33,10 +33,10 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.manifest.manifest_file import DataFileMeta
 from paimon_sql.schema.table_schema import ROW_ID, SEQUENCE_NUMBER
+from paimon_sql.store.file_store import FileStore
 
 if TYPE_CHECKING:
     from paimon_sql.schema.table_schema import DataField, TableSchema
-    from paimon_sql.table.table import FileStoreTable
 
 OPTION = "data-evolution.enabled"
 _TRACKING = (ROW_ID, SEQUENCE_NUMBER)
@@ -44,7 +44,7 @@ _TRACKING = (ROW_ID, SEQUENCE_NUMBER)
 Group = Tuple[DataFileMeta, ...]
 
 
-def enabled(table: FileStoreTable) -> bool:
+def enabled(table: FileStore) -> bool:
     return bool(table.options.get(OPTION))
 
 
@@ -94,7 +94,7 @@ def anchor(group: Group) -> DataFileMeta:
     return min(normal, key=lambda f: (f.max_sequence_number, f.file_name))
 
 
-def read_files(table: FileStoreTable, group: Group, fields: Sequence[DataField]) -> Group:
+def read_files(table: FileStore, group: Group, fields: Sequence[DataField]) -> Group:
     """The files of ``group`` a read of ``fields`` opens, as Java's scan prunes a group by its read
     type: the normal files holding one of ``fields`` (with deletion vectors, the anchor too, which
     keys them), else the newest; then the blob files. A read of no column (only ``_ROW_ID`` or
@@ -117,7 +117,7 @@ def held_ids(file_schema: TableSchema, f: DataFileMeta) -> Set[int]:
     return {x.id for x in file_schema.fields if x.name in names}
 
 
-def claims(table: FileStoreTable, group: Group, fields: Sequence[DataField]) -> Dict[str, List[DataField]]:
+def claims(table: FileStore, group: Group, fields: Sequence[DataField]) -> Dict[str, List[DataField]]:
     """Per normal file of ``group`` (by name), the ``fields`` it is the newest holder of."""
     claimed: Set[int] = set()
     out: Dict[str, List[DataField]] = {}
@@ -131,7 +131,7 @@ def claims(table: FileStoreTable, group: Group, fields: Sequence[DataField]) -> 
     return out
 
 
-def check_unclaimed(table: FileStoreTable, group: Group, unclaimed: Sequence[DataField]) -> None:
+def check_unclaimed(table: FileStore, group: Group, unclaimed: Sequence[DataField]) -> None:
     """Columns no normal file holds read NULL, unless blob files hold them: those are refused."""
     blobs = [f for f in group if is_blob(f)]
     held: Optional[Set[str]] = {c for f in blobs for c in (f.write_cols or ())} if blobs else None
@@ -141,7 +141,7 @@ def check_unclaimed(table: FileStoreTable, group: Group, unclaimed: Sequence[Dat
                               f"does not read")
 
 
-def check_incremental(table: FileStoreTable, added: Sequence[DataFileMeta], start: int, end: int) -> None:
+def check_incremental(table: FileStore, added: Sequence[DataFileMeta], start: int, end: int) -> None:
     """An incremental read returns the rows of added files; a partial file (columns written beside
     existing rows by UPDATE or MERGE INTO) holds no whole rows: such a range is refused."""
     if not enabled(table):

@@ -14,14 +14,13 @@ compacted file holds) and ``_SEQUENCE_NUMBER`` (BIGINT, the snapshot that commit
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List
+from typing import List
 
 from paimon_sql.data.types import DataField, RowType, parse_type
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.schema.table_schema import ROW_ID, SEQUENCE_NUMBER
+from paimon_sql.store.file_store import FileStore
 
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
 FILE_PATH = "__paimon_file_path"
 ROW_INDEX = "__paimon_row_index"
@@ -51,7 +50,7 @@ def row_tracking(schema) -> bool:
     return str(schema.options.get("row-tracking.enabled", "false")).strip().lower() == "true"
 
 
-def check_located(table: FileStoreTable, splits) -> None:
+def check_located(table: FileStore, splits) -> None:
     """Refuse file path / row index when a split's rows come out of a merge (Paimon's rule)."""
     if any(not s.raw_convertible for s in splits):
         raise PaimonError(f"table {table.name}: {FILE_PATH} and {ROW_INDEX} need rows read as they lie in a "

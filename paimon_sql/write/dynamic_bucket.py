@@ -11,22 +11,21 @@ partition column needs a global index instead, and Paimon writes no HASH files f
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Tuple
+from typing import Dict, List, Tuple
 
 import numpy as np
 import pyarrow as pa
 
 from paimon_sql.data import binary_row
 from paimon_sql.manifest.manifest_file import ADD, DELETE, IndexManifestEntry
+from paimon_sql.store.file_store import FileStore
 
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
 HASH_INDEX = "HASH"
 
 
 class DynamicBucketAssigner:
-    def __init__(self, table: FileStoreTable):
+    def __init__(self, table: FileStore):
         self.table = table
         self.schema = table.schema
         self.target_rows = table.options.checked("dynamic-bucket.target-row-num")  # >= 1: each bucket takes keys
