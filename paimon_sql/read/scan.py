@@ -17,7 +17,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import pyarrow as pa
 from pyroaring import FrozenBitMap
@@ -39,12 +39,10 @@ from paimon_sql.read.split_read import TRACKING, SplitReader
 from paimon_sql.snapshot.changelog_lifecycle import snapshot_or_changelog
 from paimon_sql.snapshot.snapshot import Snapshot
 from paimon_sql.snapshot.time_travel import travel_snapshot
-
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
+from paimon_sql.store.file_store import FileStore
 
 
-def manifest_list(table: FileStoreTable, name: Optional[str], size: Optional[int]) -> List[ManifestFileMeta]:
+def manifest_list(table: FileStore, name: Optional[str], size: Optional[int]) -> List[ManifestFileMeta]:
     """A snapshot's manifest list, checked against the size the snapshot records (when it does):
     an Avro file cut at a block boundary decodes, without an error, to fewer manifests."""
     if name and size is not None:
@@ -63,7 +61,7 @@ def _check_list_size(io, path: str, size: int) -> None:
         raise CorruptMetadataError(f"manifest list {name} has {actual} bytes, its snapshot says {size}")
 
 
-def manifest_entries(table: FileStoreTable, metas: Sequence[ManifestFileMeta]) -> List[ManifestEntry]:
+def manifest_entries(table: FileStore, metas: Sequence[ManifestFileMeta]) -> List[ManifestEntry]:
     """The entries of manifests (read on threads), each checked against the entry count its
     manifest list records: a cut manifest must not lose data files without an error."""
     if len(metas) <= 1:  # a small table's one manifest: no pool to start (a BI tool's point query)
@@ -74,7 +72,7 @@ def manifest_entries(table: FileStoreTable, metas: Sequence[ManifestFileMeta]) -
     return [e for lst in lists for e in lst]
 
 
-def _entries_of(table: FileStoreTable, meta: ManifestFileMeta) -> List[ManifestEntry]:
+def _entries_of(table: FileStore, meta: ManifestFileMeta) -> List[ManifestEntry]:
     try:
         entries = table.manifest_entries(meta.file_name)
     except FileNotFoundError:

@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Collection, List, Optional
 from paimon_sql.manifest.manifest_file import ManifestEntry, ManifestFileMeta, merge_entries
 from paimon_sql.manifest.manifest_merge import may_hold_partitions
 from paimon_sql.read.scan import manifest_entries, manifest_list
+from paimon_sql.store.file_store import FileStore
 
 if TYPE_CHECKING:
     from paimon_sql.snapshot.snapshot import Snapshot
-    from paimon_sql.table.table import FileStoreTable
 
 
-def live_entries(table: FileStoreTable, snapshot: Optional[Snapshot], partitions: Collection[bytes],
+def live_entries(table: FileStore, snapshot: Optional[Snapshot], partitions: Collection[bytes],
                  buckets: Optional[Collection[int]] = None) -> List[ManifestEntry]:
     """The live files of ``snapshot`` in ``partitions`` (BinaryRow bytes), of ``buckets`` when given."""
     if snapshot is None or not partitions:

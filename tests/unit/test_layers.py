@@ -211,9 +211,9 @@ ANNOTATIONS_UPWARD = {(f"paimon_sql.{m}", "paimon_sql.table.table") for m in (
     "index.file_index", "maintenance.expire_partitions", "maintenance.expire_snapshots",
     "maintenance.migrate_table", "maintenance.remove_orphan_files", "maintenance.rewrite_file_index",
     "maintenance.rollback", "read.bucket_select", "read.fallback_read", "read.file_skipping", "read.incremental",
-    "read.merge_vectors", "read.scan", "read.split_read", "snapshot.changelog_lifecycle", "snapshot.references",
+    "read.merge_vectors", "read.split_read", "snapshot.changelog_lifecycle", "snapshot.references",
     "snapshot.time_travel", "tag.tag_auto_creation", "write.commit_message", "write.cross_partition",
-    "write.data_evolution_write", "write.file_writer", "write.postpone", "write.restore", "write.row_delete",
+    "write.data_evolution_write", "write.file_writer", "write.postpone", "write.row_delete",
     "write.row_tracking_write", "write.sequence_rebase", "write.table_write")}
 
 
