@@ -127,17 +127,12 @@ class RESTCatalog(Catalog):
         """Where the server keeps an existing table; None for one it has not made (it picks the path)."""
         ident = self._ident(identifier)
         try:
-            return self.api.get_table(ident.database, ident.table).get("path")
+            return self.api.get_table(ident.database, ident.table).get("path") or ""
         except (TableNotFoundError, DatabaseNotFoundError):
             return None
 
     def table_exists(self, identifier) -> bool:
-        ident = self._ident(identifier)
-        try:
-            self.api.get_table(ident.database, ident.table)
-            return True
-        except (TableNotFoundError, DatabaseNotFoundError):
-            return False
+        return self.table_path(identifier) is not None
 
     def create_table(self, identifier, schema: TableSchema, ignore_if_exists: bool = False) -> FileStoreTable:
         self._latest_known.clear()  # a name may now mean another table
