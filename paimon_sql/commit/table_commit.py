@@ -9,18 +9,10 @@ only if absent. Losing that race just means rebasing on the newer snapshot. The 
 failed attempt are deleted; data files are removed by :meth:`abort`. A crash leaves only orphan
 files, never a half-visible commit.
 
-Rebasing is where concurrent writers meet (each message names the snapshot it was built on):
-
-- primary-key files whose sequence numbers a concurrent commit to the bucket reached are
-  rewritten above them, so sequence numbers never tie and the last committer wins everywhere;
-  the write's own compaction of that bucket, built on stale sequences, is dropped;
-- an index file (deletion vectors, HASH index) replaces the bucket's index files of the latest
-  snapshot, never silently a newer one: append-table deletion vectors are merged with the newer
-  vectors (both deletes stay), any other index change conflicts;
-- merge-on-write: the compaction that makes a write visible (its deletion vectors hide the old
-  rows, in the same COMPACT snapshot as the new rows, as Paimon commits them) is valid only while
-  no other commit changed the bucket's upper levels or vectors; when it loses, it is redone on the
-  latest snapshot, so an acknowledged write is visible.
+Rebasing is where concurrent writers meet: each message names the snapshot it was built on, and
+each attempt brings the messages up to the latest snapshot, or refuses them, by the rules of
+:mod:`paimon_sql.commit.rebase` (sequence numbers moved above a concurrent writer's, deletion
+vectors joined, stale index and merge-on-write compactions refused or redone).
 """
 
 from __future__ import annotations
@@ -29,12 +21,11 @@ import json
 import random
 import time
 import uuid
-from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence
 
 from paimon_sql.commit import row_tracking
 from paimon_sql.commit.partition_statistics import partition_statistics
-from paimon_sql.commit.row_id_conflicts import check_conflicts
+from paimon_sql.commit.rebase import CommitRebase, index_key, index_stale
 from paimon_sql.compact.merge_tree_compact import compact_messages
 from paimon_sql.data import binary_row, stats
 from paimon_sql.data.partition_names import specs_predicate
@@ -43,15 +34,11 @@ from paimon_sql.index import deletion_vector as dv
 from paimon_sql.manifest import manifest_file
 from paimon_sql.manifest.manifest_file import ADD, DELETE, IndexManifestEntry, ManifestEntry, ManifestFileMeta
 from paimon_sql.manifest.manifest_merge import merge_manifests
-from paimon_sql.mergetree.levels import merge_on_write, needs_level0_empty
 from paimon_sql.options.core_options import PARTITIONED_IN_METASTORE
-from paimon_sql.read import data_evolution
 from paimon_sql.read.scan import in_partitions
 from paimon_sql.snapshot.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot
 from paimon_sql.write.commit_message import CommitMessage, delete_files
 from paimon_sql.write.restore import live_entries
-from paimon_sql.write.row_delete import rebase_vectors
-from paimon_sql.write.sequence_rebase import shift_sequences
 
 if TYPE_CHECKING:
     from paimon_sql.table.table import FileStoreTable
@@ -73,10 +60,6 @@ def _entries(kind: int, messages, files_of) -> List[ManifestEntry]:
     return [ManifestEntry(kind, m.partition, m.bucket, m.total_buckets, f) for m in messages for f in files_of(m)]
 
 
-def _index_key(e: IndexManifestEntry) -> tuple:
-    return (e.partition, e.bucket, e.index_type, e.file_name)
-
-
 class TableCommit:
     def __init__(self, table: FileStoreTable, commit_user: Optional[str] = None,
                  post_commit: Sequence[Callable[[FileStoreTable], None]] = ()):
@@ -86,6 +69,7 @@ class TableCommit:
         self.table = table
         self.post_commit = tuple(post_commit)
         self.commit_user = commit_user or str(uuid.uuid4())
+        self.rebase = CommitRebase(table, self.commit_user)
         self.compression = table.options.manifest_compression
         self.attempts = 0  # snapshot publish attempts of this committer so far (Paimon's lastCommitAttempts metric)
         self._part_fields = table.schema.fields_of(table.schema.partition_keys)
@@ -167,7 +151,7 @@ class TableCommit:
                 if snapshot_id is None:
                     raise
                 for m in compacted:
-                    self._drop_compaction(m, redo)
+                    self.rebase.drop_compaction(m, redo)
         if redo:
             snapshot_id = self._redo_compaction(sorted(redo), identifier) or snapshot_id
         for job in self.post_commit:
@@ -292,112 +276,19 @@ class TableCommit:
                               "so a commit removing files (INSERT OVERWRITE, DELETE, UPDATE, MERGE INTO, "
                               "compaction) is refused")
 
-    # -- rebasing onto the latest snapshot ------------------------------------------------------
+    # -- rebasing onto the latest snapshot (commit/rebase.py) ----------------------------------
 
     def _data_changes(self, messages, latest: Optional[Snapshot], overwrite, redo):
-        if self.table.schema.is_primary_key_table and overwrite is None:
-            for m in messages:
-                self._rebase_sequences(m, latest, redo)
-        self._rebase_deletion_vectors(messages, latest)
-        if data_evolution.enabled(self.table):
-            for m in messages:
-                check_conflicts(self.table, m, self._changes_since(m.base_snapshot, latest, m.partition, m.bucket))
+        self.rebase.rebase_data(messages, latest, overwrite is not None, redo)
         return (_entries(ADD, messages, lambda m: m.new_files), _entries(DELETE, messages, lambda m: m.deleted_files),
                 [e for m in messages for e in m.index_changes], _entries(ADD, messages, lambda m: m.changelog_files),
                 overwrite)
 
     def _compaction_changes(self, messages, latest: Optional[Snapshot]):
-        if merge_on_write(self.table):
-            for m in messages:
-                self._check_upper_levels(m, latest)
+        self.rebase.check_compaction(messages, latest)
         return (_entries(ADD, messages, lambda m: m.compact_after), _entries(DELETE, messages, lambda m: m.compact_before),
                 [e for m in messages for e in m.compact_index_changes],
                 _entries(ADD, messages, lambda m: m.compact_changelog), None)
-
-    def _changes_since(self, base: Optional[int], latest: Optional[Snapshot], partition: bytes,
-                       bucket: int) -> Optional[List[ManifestEntry]]:
-        """The file changes other commits made to one bucket after snapshot ``base`` (a writer's own
-        earlier commits, under this commit user, are no news to it). None when they can no longer be
-        known: a snapshot of that range expired while the write ran (a long write beside
-        ``expire_snapshots``); callers then assume the worst of every live file of the bucket."""
-        if base is None or latest is None or latest.id <= base:
-            return []
-        sm = self.table.snapshot_manager
-        out = []
-        try:
-            for sid in range(base + 1, latest.id + 1):
-                snap = latest if sid == latest.id else sm.snapshot(sid)
-                if snap.commit_user == self.commit_user:
-                    continue
-                for meta in self.table.manifest_list(snap.delta_manifest_list):
-                    out += [e for e in self.table.manifest_entries(meta.file_name)
-                            if e.bucket == bucket and e.partition == partition]
-        except (SnapshotNotFoundError, FileNotFoundError):  # expiry deletes manifests first, then snapshots
-            return None
-        return out
-
-    def _rebase_sequences(self, m: CommitMessage, latest: Optional[Snapshot], redo) -> None:
-        """Rewrite ``m``'s new files above the sequence numbers a concurrent commit gave the bucket."""
-        ours = m.new_files + m.changelog_files
-        if not ours or m.bucket < 0:  # the postpone bucket: no sequence (-1); compaction numbers its rows
-            return
-        changes = self._changes_since(m.base_snapshot, latest, m.partition, m.bucket)
-        if changes is None:  # history expired: any live file of the bucket may be a concurrent commit's
-            changes = self._live_entries(latest, {m.partition}, {m.bucket})
-        theirs = [e.file.max_sequence_number for e in changes if e.kind == ADD]
-        first = min(f.min_sequence_number for f in ours)
-        if not theirs or max(theirs) < first:
-            return
-        shift = max(theirs) - first + 1
-        self._drop_compaction(m, redo)
-        m.new_files = shift_sequences(self.table, m.partition, m.bucket, m.new_files, shift)
-        m.changelog_files = shift_sequences(self.table, m.partition, m.bucket, m.changelog_files, shift, "changelog-")
-
-    def _drop_compaction(self, m: CommitMessage, redo) -> None:
-        """Forget ``m``'s compaction (delete what it wrote); a merge-on-write bucket is compacted again."""
-        if not m.has_compaction():
-            return
-        delete_files(self.table, [replace(m, new_files=[], changelog_files=[], index_changes=[])])
-        m.compact_before, m.compact_after, m.compact_changelog, m.compact_index_changes = [], [], [], []
-        if merge_on_write(self.table) and needs_level0_empty(self.table):
-            redo.add((m.partition, m.bucket))
-
-    def _check_upper_levels(self, m: CommitMessage, latest: Optional[Snapshot]) -> None:
-        """Merge-on-write: a compaction looked up old rows in the bucket's upper levels and marked
-        them deleted; another commit that changed those levels since makes it stale."""
-        changes = self._changes_since(m.base_snapshot, latest, m.partition, m.bucket)
-        if changes is None:
-            raise CommitConflictError(f"table {self.table.name}: snapshots after {m.base_snapshot}, which the "
-                                      f"compaction of bucket {m.bucket} was planned on, expired meanwhile")
-        changed = [e for e in changes if e.file.level > 0]
-        if changed:
-            raise CommitConflictError(f"table {self.table.name}: bucket {m.bucket} was compacted by a concurrent "
-                                      f"commit ({changed[0].file.file_name})")
-
-    def _rebase_deletion_vectors(self, messages, latest: Optional[Snapshot]) -> None:
-        """Append tables: deletion vectors written from an older snapshot absorb the bucket's newer
-        ones, and must not point into files removed since (their rows moved or are gone)."""
-        if self.table.schema.is_primary_key_table or latest is None:
-            return
-        current = self.table.index_manifest_entries(latest.index_manifest)
-        for m in messages:
-            if not any(c.index_type == dv.INDEX_TYPE for c in m.index_changes):
-                continue
-            changes = self._changes_since(m.base_snapshot, latest, m.partition, m.bucket)
-            removed = changes is None or any(e.kind == DELETE for e in changes)
-            if removed or self._index_stale(m.index_changes, current):
-                live = [e.file.file_name for e in self._live_entries(latest, {m.partition}, {m.bucket})]
-                rebase_vectors(self.table, m, [e for e in current if (e.partition, e.bucket, e.index_type)
-                                               == (m.partition, m.bucket, dv.INDEX_TYPE)], live)
-
-    @staticmethod
-    def _index_stale(changes: List[IndexManifestEntry], current: List[IndexManifestEntry]) -> bool:
-        """Whether ``changes`` were made against other index files than the latest snapshot's: each
-        index type a change adds to a bucket must replace exactly the bucket's current files of it."""
-        added = {(c.partition, c.bucket, c.index_type) for c in changes if c.kind == ADD}
-        removed = {_index_key(c) for c in changes if c.kind == DELETE}
-        now = {_index_key(e) for e in current if (e.partition, e.bucket, e.index_type) in added}
-        return now != {k for k in removed if k[:3] in added} or not removed <= {_index_key(e) for e in current}
 
     def _redo_compaction(self, buckets: List[tuple], identifier: int) -> Optional[int]:
         """Merge-on-write: compact the buckets again on the latest snapshot until it commits."""
@@ -561,13 +452,13 @@ class TableCommit:
                               written: List[str]) -> str:
         table = self.table
         entries = table.index_manifest_entries(previous)
-        if self._index_stale(changes, entries):
+        if index_stale(changes, entries):
             c = next(c for c in changes if c.kind == ADD) if any(c.kind == ADD for c in changes) else changes[0]
             raise CommitConflictError(f"table {table.name}: the {c.index_type} index of bucket {c.bucket} was "
                                       "changed by a concurrent commit")
-        current = {_index_key(e): e for e in entries}
+        current = {index_key(e): e for e in entries}
         for c in changes:
-            key = _index_key(c)
+            key = index_key(c)
             if c.kind == ADD:
                 current[key] = c
             else:

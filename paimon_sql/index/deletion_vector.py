@@ -20,17 +20,15 @@ from __future__ import annotations
 
 import struct
 import zlib
-from typing import TYPE_CHECKING, Dict, List, Tuple
+from typing import Dict, List, Tuple
 
 import numpy as np
 from pyroaring import BitMap
 
 from paimon_sql.exceptions import CorruptMetadataError
 from paimon_sql.index import roaring64
+from paimon_sql.index.index_store import IndexStore
 from paimon_sql.manifest.manifest_file import ADD, DeletionVectorMeta, IndexManifestEntry
-
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
 MAGIC = 1581511376
 MAGIC_64 = 1681511377
@@ -73,11 +71,11 @@ def deserialize(data: bytes, offset: int, length: int, where: str) -> BitMap:
                                f"(32-bit vectors: {MAGIC}, 64-bit: {MAGIC_64} little-endian)")
 
 
-def write_index_file(table: FileStoreTable, partition: bytes, bucket: int, vectors: Dict[str,
+def write_index_file(store: IndexStore, partition: bytes, bucket: int, vectors: Dict[str,
                      BitMap]) -> IndexManifestEntry:
     """One index file holding ``vectors`` (data file name → deleted positions), in the format the
     table's ``deletion-vectors.bitmap64`` asks for; its manifest entry."""
-    bitmap64 = table.options.get(BITMAP64)
+    bitmap64 = store.options.get(BITMAP64)
     out, ranges, pos = [bytes([VERSION])], [], 1
     for name in sorted(vectors):
         blob = serialize(vectors[name], bitmap64)
@@ -85,18 +83,18 @@ def write_index_file(table: FileStoreTable, partition: bytes, bucket: int, vecto
         ranges.append(DeletionVectorMeta(name, pos, length, len(vectors[name])))
         out.append(blob)
         pos += len(blob)
-    file_name = table.paths.new_index_file_name()
+    file_name = store.paths.new_index_file_name()
     data = b"".join(out)
-    table.io.write_bytes(table.paths.index_path(file_name), data)
+    store.io.write_bytes(store.paths.index_path(file_name), data)
     return IndexManifestEntry(ADD, partition, bucket, INDEX_TYPE, file_name, len(data), len(vectors), tuple(ranges))
 
 
-def read_index_file(table: FileStoreTable, entry: IndexManifestEntry) -> Dict[str, BitMap]:
+def read_index_file(store: IndexStore, entry: IndexManifestEntry) -> Dict[str, BitMap]:
     """The vectors of one index file, which must exist with the size its entry records (cut or
     overwritten files fail before any checksum is looked at)."""
-    path = entry.external_path or table.paths.index_path(entry.file_name)
+    path = entry.external_path or store.paths.index_path(entry.file_name)
     try:
-        data = table.io.read_bytes(path)
+        data = store.io.read_bytes(path)
     except FileNotFoundError:
         raise CorruptMetadataError(f"deletion vector file {entry.file_name} is missing") from None
     if entry.file_size is not None and len(data) != entry.file_size:
@@ -117,11 +115,21 @@ def keep_mask(bitmap: BitMap, num_rows: int) -> np.ndarray:
     return mask
 
 
-def bucket_vectors(table: FileStoreTable, index_entries: List[IndexManifestEntry]) -> Dict[Tuple[bytes, int],
+def bucket_vectors(store: IndexStore, index_entries: List[IndexManifestEntry]) -> Dict[Tuple[bytes, int],
                    Dict[str, BitMap]]:
     """All deletion vectors of a snapshot, by (partition, bucket) then data file."""
     out: Dict[Tuple[bytes, int], Dict[str, BitMap]] = {}
     for e in index_entries:
         if e.index_type == INDEX_TYPE and e.kind == ADD:
-            out.setdefault((e.partition, e.bucket), {}).update(read_index_file(table, e))
+            out.setdefault((e.partition, e.bucket), {}).update(read_index_file(store, e))
+    return out
+
+
+def read_vectors(store: IndexStore, entries: List[IndexManifestEntry]) -> Dict[str, BitMap]:
+    """The vectors of the index files ``entries``, by data file; a file's vectors in several of
+    them are joined (a bucket's old and new index files, while a commit rebases)."""
+    out: Dict[str, BitMap] = {}
+    for e in entries:
+        for name, v in read_index_file(store, e).items():
+            out[name] = out[name] | v if name in out else v
     return out

@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import struct
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Tuple
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -29,9 +29,7 @@ from paimon_sql.data.predicate import Predicate
 from paimon_sql.data.types import AtomicType, MapType
 from paimon_sql.exceptions import CorruptMetadataError, InvalidOptionError
 from paimon_sql.index import bitmap, bloom_filter, bsi, file_index_format
-
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
+from paimon_sql.index.index_store import IndexStore
 
 PREFIX = "file-index."
 INDEX_SUFFIX = ".index"
@@ -201,19 +199,19 @@ def _type_of(file_schema, index_name: str):
     return field.type.value if key else field.type
 
 
-def write_index(table: FileStoreTable, rows: pa.Table, data_path: str, file_schema=None,
+def write_index(store: IndexStore, file_schema, rows: pa.Table, data_path: str,
                 name_in_file: Callable[[str], Optional[str]] = lambda c: c,
                 index_path: Optional[str] = None) -> Tuple[Optional[bytes], Tuple[str, ...]]:
-    """Index ``rows`` (one data file's, of ``file_schema``, default the current one) as the table's
-    options ask: (embedded bytes, extra files). An index too big for the manifest goes to
-    ``index_path`` (default ``<data file>.index``)."""
-    blob = build(file_schema or table.schema, table.schema.options, rows, name_in_file)
+    """Index ``rows`` (one data file's, written with ``file_schema``) as the store's options ask:
+    (embedded bytes, extra files). An index too big for the manifest goes to ``index_path``
+    (default ``<data file>.index``)."""
+    blob = build(file_schema, store.options.raw, rows, name_in_file)
     if blob is None:
         return None, ()
-    if len(blob) <= table.options.get("file-index.in-manifest-threshold"):
+    if len(blob) <= store.options.get("file-index.in-manifest-threshold"):
         return blob, ()
     index_path = index_path or data_path + INDEX_SUFFIX
-    table.io.write_bytes(index_path, blob)
+    store.io.write_bytes(index_path, blob)
     return None, (index_path.rsplit("/", 1)[-1],)
 
 

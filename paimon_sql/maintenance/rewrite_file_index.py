@@ -73,7 +73,7 @@ def reindex(table: FileStoreTable, item) -> DataFileMeta:
     index_path = None if old_index is None else f"{path.rsplit('/', 1)[0]}/{next_index_name(old_index)}"
     if in_file:
         rows = read_file(table.io, path, f.file_name.rsplit(".", 1)[-1], in_file)
-        embedded, extra = write_index(table, rows, path, table.schema_at(f.schema_id), name_of, index_path)
+        embedded, extra = write_index(table, table.schema_at(f.schema_id), rows, path, name_of, index_path)
     else:
         embedded, extra = None, ()
     kept = tuple(x for x in f.extra_files if not x.endswith(INDEX_SUFFIX))

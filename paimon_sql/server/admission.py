@@ -16,7 +16,7 @@ measured, the shortest-first order put point lookups (whose driver-side read mak
 longer than an aggregate's planning) behind the scans (docs/performance.md, Session 32).
 
 Statements that plan nothing — ``USE db``, ``SET key = value``, ``RESET`` — need no place
-(:func:`needs_place`): a client connecting under load (pyhive's ``USE``, a BI tool's ``SET``\ s)
+(:func:`needs_place`): a client connecting under load (pyhive's ``USE``, a BI tool's ``SET`` statements)
 does not wait behind the queries.
 
 Example: ``paimon-sql-server --max-planning-statements 4`` (default: this machine's cores; 0: no limit).

@@ -136,8 +136,8 @@ def write_files(table: FileStoreTable, file_table: pa.Table, partition_values, b
             meta = file_meta(table, name, size, part, level, file_source, seq_range, writer.metadata, postpone, columns)
             if not prefix.startswith("changelog"):  # data files carry indexes, changelog files none
                 try:
-                    embedded, extra = write_index(table, part, path) if held is None else \
-                        write_index(table, part, path, name_in_file=lambda c: c if c in held else None)
+                    embedded, extra = write_index(table, table.schema, part, path) if held is None else \
+                        write_index(table, table.schema, part, path, name_in_file=lambda c: c if c in held else None)
                 finally:
                     files.append(meta)  # deleted below if indexing failed
                 files[-1] = replace(meta, embedded_index=embedded, extra_files=extra)

@@ -23,15 +23,15 @@ import pyarrow.compute as pc
 from pyroaring import BitMap
 
 from paimon_sql.data import binary_row
-from paimon_sql.exceptions import CommitConflictError, PaimonError
+from paimon_sql.exceptions import PaimonError
 from paimon_sql.format.file_format import read_file
 from paimon_sql.index import deletion_vector as dv
-from paimon_sql.manifest.manifest_file import ADD, DELETE, IndexManifestEntry
+from paimon_sql.manifest.manifest_file import DELETE
 from paimon_sql.read import data_evolution
 from paimon_sql.read.metadata_columns import row_tracking
 from paimon_sql.read.split import Split
 from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN, SplitReader
-from paimon_sql.write.commit_message import CommitMessage, delete_index_files
+from paimon_sql.write.commit_message import CommitMessage
 from paimon_sql.write.file_writer import write_files
 from paimon_sql.write.row_tracking_write import write_tracked
 
@@ -73,9 +73,7 @@ def _with_deletion_vectors(table: FileStoreTable, positions: Positions) -> List[
     messages = []
     for (partition, bucket), files in by_bucket.items():
         old = [e for e in entries if (e.partition, e.bucket, e.index_type) == (partition, bucket, dv.INDEX_TYPE)]
-        vectors: Dict[str, BitMap] = {}
-        for e in old:
-            vectors.update(dv.read_index_file(table, e))
+        vectors = dv.read_vectors(table, old)
         for name, pos in files.items():
             vectors.setdefault(name, BitMap()).update(pos.astype(np.uint32))
         new = dv.write_index_file(table, partition, bucket, vectors)
@@ -83,37 +81,6 @@ def _with_deletion_vectors(table: FileStoreTable, positions: Positions) -> List[
         messages.append(CommitMessage(partition, bucket, table.options.bucket, index_changes=removed + [new],
                                       base_snapshot=snap.id if snap else 0))
     return messages
-
-
-def rebase_vectors(table: FileStoreTable, m: CommitMessage, current: List[IndexManifestEntry], live: List[str]) -> None:
-    """``m``'s deletion vectors were built on older index files than ``current`` (the bucket's
-    files in the latest snapshot): rewrite them as the union of both, so a concurrent delete is
-    kept, not replaced. The files ``m`` newly deletes from must still be live (else their rows
-    moved: :class:`CommitConflictError`); vectors of files gone since are dropped."""
-    ours = [c for c in m.index_changes if c.index_type == dv.INDEX_TYPE]
-    before = _read_vectors(table, [c for c in ours if c.kind == DELETE])
-    after = _read_vectors(table, [c for c in ours if c.kind == ADD])
-    alive = set(live)
-    moved = sorted(name for name, v in after.items() if v != before.get(name) and name not in alive)
-    if moved:
-        raise CommitConflictError(f"table {table.name}: rows to delete were rewritten by a concurrent commit "
-                                  f"({', '.join(moved[:3])})")
-    merged = _read_vectors(table, current)
-    for name, v in after.items():
-        merged[name] = merged[name] | v if name in merged else v
-    merged = {name: v for name, v in merged.items() if name in alive}
-    new = [dv.write_index_file(table, m.partition, m.bucket, merged)] if merged else []
-    delete_index_files(table, [c for c in ours if c.kind == ADD])
-    m.index_changes = ([c for c in m.index_changes if c.index_type != dv.INDEX_TYPE]
-                       + [replace(e, kind=DELETE) for e in current] + new)
-
-
-def _read_vectors(table: FileStoreTable, entries: List[IndexManifestEntry]) -> Dict[str, BitMap]:
-    out: Dict[str, BitMap] = {}
-    for e in entries:
-        for name, v in dv.read_index_file(table, e).items():
-            out[name] = out[name] | v if name in out else v
-    return out
 
 
 def _copy_on_write(table: FileStoreTable, positions: Positions) -> List[CommitMessage]:

@@ -205,16 +205,15 @@ def _cycles(graph: Dict[str, Set[str]]) -> List[List[str]]:
 # Annotations that still name a type of a higher layer (issue 49 removes them: the core is to name the
 # store it works on, not the table built above it). Only shrinks: a pair no longer found must go.
 ANNOTATIONS_UPWARD = {(f"paimon_sql.{m}", "paimon_sql.table.table") for m in (
-    "commit.table_commit", "compact.append_compact", "compact.data_evolution_compact",
-    "compact.merge_tree_compact", "compact.postpone_compact", "iceberg.afresh", "iceberg.alter",
-    "iceberg.branches", "iceberg.commit_callback", "iceberg.publisher", "iceberg.rest", "index.deletion_vector",
-    "index.file_index", "maintenance.expire_partitions", "maintenance.expire_snapshots",
+    "commit.table_commit", "compact.append_compact", "compact.data_evolution_compact", "compact.merge_tree_compact",
+    "compact.postpone_compact", "iceberg.afresh", "iceberg.alter", "iceberg.branches", "iceberg.commit_callback",
+    "iceberg.publisher", "iceberg.rest", "maintenance.expire_partitions", "maintenance.expire_snapshots",
     "maintenance.migrate_table", "maintenance.remove_orphan_files", "maintenance.rewrite_file_index",
     "maintenance.rollback", "read.bucket_select", "read.fallback_read", "read.file_skipping", "read.incremental",
     "read.merge_vectors", "read.split_read", "snapshot.changelog_lifecycle", "snapshot.references",
     "snapshot.time_travel", "tag.tag_auto_creation", "write.commit_message", "write.cross_partition",
     "write.data_evolution_write", "write.file_writer", "write.postpone", "write.row_delete",
-    "write.row_tracking_write", "write.sequence_rebase", "write.table_write")}
+    "write.row_tracking_write", "write.table_write")}
 
 
 def test_annotations_reach_no_higher_layer_but_the_pending_ones():

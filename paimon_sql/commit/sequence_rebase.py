@@ -10,7 +10,7 @@ every compaction alike. Only the files of a write that actually met a concurrent
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List
+from typing import List
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -19,13 +19,11 @@ from paimon_sql.data import binary_row
 from paimon_sql.format.file_format import read_file
 from paimon_sql.manifest.manifest_file import DataFileMeta
 from paimon_sql.schema.table_schema import SEQUENCE_NUMBER
+from paimon_sql.store.file_store import FileStore
 from paimon_sql.write.file_writer import delete_data_files, write_files
 
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
-
-def shift_sequences(table: FileStoreTable, partition: bytes, bucket: int, files: List[DataFileMeta], shift: int,
+def shift_sequences(table: FileStore, partition: bytes, bucket: int, files: List[DataFileMeta], shift: int,
                     prefix: str = "data-") -> List[DataFileMeta]:
     """``files`` rewritten as new files whose sequence numbers are ``shift`` higher; the old ones deleted."""
     part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
