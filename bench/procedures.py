@@ -2,7 +2,7 @@
 
 a. ``CALL sys.compact`` (full) through Spark of a primary-key table (bucket = 4) holding three
    overlapping sorted runs (three inserts of the same N keys) vs the core
-   ``compact_table(table, full=True)`` in this process on a byte-identical copy (target <= 1.2x).
+   ``table.compact(full=True)`` in this process on a byte-identical copy (target <= 1.2x).
 b. Point queries ``a = x AND b = y`` on a 100-file append table of random (a, b): files planned
    (min/max stats) before and after ``CALL sys.compact(order_strategy => 'zorder', order_by => 'a,b')``
    (target: after <= 20 % of before).
@@ -28,7 +28,6 @@ import pyarrow as pa
 from dataset import SCHEMA, rows
 
 import paimon_sql
-from paimon_sql.compact.merge_tree_compact import compact_table
 from paimon_sql.data import binary_row
 from paimon_sql.data import predicate as P
 
@@ -82,7 +81,7 @@ def compaction(session, n):
         if side == "spark":
             took, _ = seconds(lambda: session.sql(f"CALL sys.compact(table => '{DB}.pk{i}')").collect())
         else:
-            took, _ = seconds(lambda: compact_table(copy, full=True))
+            took, _ = seconds(lambda: copy.compact(full=True))
         times[side].append(took)
         copy = session.catalog.get_table(f"{DB}.pk{i}")
         assert copy.snapshot_manager.latest().commit_kind == "COMPACT"

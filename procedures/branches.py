@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from paimon_sql.io.paths import MAIN_BRANCH
 from paimon_sql.procedures.base import Procedure, columns, optional, register, required
-from paimon_sql.read import fallback_read
+from paimon_sql.table import fallback_read
 
 RESULT = columns("result BOOLEAN")
 

@@ -1,5 +1,5 @@
 """Consumer procedures: paimon-spark's ResetConsumer and ClearConsumers over
-:class:`~paimon_sql.table.consumer_manager.ConsumerManager`.
+:class:`~paimon_sql.consumer.consumer_manager.ConsumerManager`.
 
 A consumer (``consumer/consumer-<id>``) is where a streaming reader with that ``consumer-id``
 resumes, and expiry keeps the snapshots it has not read yet; these procedures move or remove it.

@@ -17,7 +17,7 @@ from paimon_sql.io.paths import MAIN_BRANCH
 from paimon_sql.maintenance.expire_snapshots import expire_snapshots
 from paimon_sql.maintenance.remove_orphan_files import remove_orphan_files
 from paimon_sql.procedures.base import Procedure, columns, register, required
-from paimon_sql.snapshot.references import CHANGELOG_DIR
+from paimon_sql.store.references import CHANGELOG_DIR
 
 
 @register

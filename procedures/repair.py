@@ -31,7 +31,7 @@ from __future__ import annotations
 from typing import List, Optional
 
 from paimon_sql.procedures.base import Procedure, columns, register, required
-from paimon_sql.snapshot.references import branch_tables
+from paimon_sql.store.references import branch_tables
 from paimon_sql.table.format_table import FormatTable
 
 

@@ -1,6 +1,6 @@
 """Tag procedures: paimon-spark's CreateTag, ReplaceTag, RenameTag, DeleteTag,
 CreateTagFromTimestamp, ExpireTags and TriggerTagAutomaticCreation, over
-:class:`~paimon_sql.tag.tag_manager.TagManager` and :mod:`paimon_sql.tag.tag_auto_creation`.
+:class:`~paimon_sql.snapshot.tag_manager.TagManager` and :mod:`paimon_sql.tag.tag_auto_creation`.
 
 ``time_retained`` is a duration as Paimon writes one (``'1 d'``, ``'12 h'``, ``'30 min'``); a tag
 created with it is deleted by tag expiry once that long has passed since its creation.
@@ -13,8 +13,8 @@ import datetime as dt
 from paimon_sql.exceptions import SnapshotNotFoundError, TagError
 from paimon_sql.options.core_options import parse_duration_ms
 from paimon_sql.procedures.base import Procedure, columns, optional, register, required
+from paimon_sql.snapshot.tag_manager import check_tag_name, find_snapshot
 from paimon_sql.tag import tag_auto_creation as auto
-from paimon_sql.tag.tag_manager import check_tag_name, find_snapshot
 
 RESULT = columns("result BOOLEAN")
 TAG_PARAMETERS = (required("table", "STRING"), required("tag", "STRING"), optional("snapshot", "BIGINT"),

@@ -20,8 +20,8 @@ from paimon_sql.data.partition_names import cast_text
 from paimon_sql.data.predicate import Predicate, and_, equal, or_
 from paimon_sql.data.types import DataField, parse_type
 from paimon_sql.read.postpone import real_buckets
-from paimon_sql.snapshot.time_travel import travel_snapshot
 from paimon_sql.spark.types import spark_ddl, to_spark_arrow
+from paimon_sql.store.time_travel import travel_snapshot
 
 SYSTEM_TABLES: Dict[str, type] = {}
 GLOBAL_TABLES: Dict[str, type] = {}

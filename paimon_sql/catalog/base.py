@@ -18,7 +18,7 @@ from paimon_sql.io.path_guard import check_segment
 from paimon_sql.options.core_options import parse_duration_ms
 from paimon_sql.schema.table_schema import TableSchema
 from paimon_sql.schema.view_schema import ViewSchema
-from paimon_sql.table.catalog_environment import CatalogEnvironment
+from paimon_sql.store.catalog_environment import CatalogEnvironment
 
 DEFAULT_DATABASE = "default"
 SYSTEM_TABLE_SPLITTER = "$"  # t$files, t$branch_b: never part of a table's own name (as in Paimon)

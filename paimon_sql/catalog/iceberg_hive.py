@@ -31,7 +31,7 @@ from paimon_sql.options.iceberg_options import HIVE_CONF_DIR, URI, IcebergHiveOp
 
 if TYPE_CHECKING:
     from paimon_sql.catalog.hive_client import ClientPool
-    from paimon_sql.table.table import FileStoreTable
+    from paimon_sql.store.catalog_environment import RegisteredTable
 
 EXTERNAL_TABLE = "EXTERNAL_TABLE"
 # the storage of Java's registration (the metadata says where the data is; Hive never reads it)
@@ -47,7 +47,7 @@ class IcebergHiveCommitter:
     def __init__(self, database: str, table: str):
         self.database, self.table = database, table
 
-    def check(self, table: FileStoreTable) -> None:
+    def check(self, table: RegisteredTable) -> None:
         """Refuse before a write what cannot be registered: no metastore address, no client library."""
         opts = hive_options(table.schema.options)
         if opts.uri is None and not (opts.hive_conf_dir or os.environ.get("HIVE_CONF_DIR")):
@@ -56,7 +56,7 @@ class IcebergHiveCommitter:
                                      "(a directory with hive-site.xml)")
         _client()
 
-    def commit(self, table: FileStoreTable, metadata_path: str, base_path: Optional[str]) -> None:
+    def commit(self, table: RegisteredTable, metadata_path: str, base_path: Optional[str]) -> None:
         """Register ``metadata_path`` (written after ``base_path``, None when written afresh) in each database."""
         opts = hive_options(table.schema.options)
         client = _client()
@@ -76,7 +76,7 @@ def _client() -> ModuleType:
 
 
 class _Registration:
-    def __init__(self, client: ModuleType, pool: ClientPool, table: FileStoreTable, opts: IcebergHiveOptions,
+    def __init__(self, client: ModuleType, pool: ClientPool, table: RegisteredTable, opts: IcebergHiveOptions,
                  database: str, name: str):
         self.ttypes, self.pool, self.table, self.opts = client.ttypes, pool, table, opts
         self.database, self.name = database, name

@@ -33,8 +33,8 @@ from paimon_sql.io.paths import PathFactory
 from paimon_sql.schema.schema_manager import SchemaManager
 from paimon_sql.schema.table_schema import TableSchema
 from paimon_sql.schema.view_schema import ViewSchema
+from paimon_sql.store.catalog_environment import CatalogEnvironment
 from paimon_sql.table import format_table
-from paimon_sql.table.catalog_environment import CatalogEnvironment
 
 DEFAULT_SQLITE_FILE = "paimon-catalog.sqlite"
 TABLES = "paimon_tables"

@@ -75,7 +75,7 @@ class CommitRebase:
     def check_compaction(self, messages: List[CommitMessage], latest: Optional[Snapshot]) -> None:
         """Merge-on-write: a compaction looked up old rows in the bucket's upper levels and marked
         them deleted; another commit that changed those levels since makes it stale."""
-        if not merge_on_write(self.table):
+        if not merge_on_write(self.table.schema):
             return
         for m in messages:
             changes = self.changes_since(m.base_snapshot, latest, m.partition, m.bucket)
@@ -93,7 +93,7 @@ class CommitRebase:
             return
         delete_files(self.table, [replace(m, new_files=[], changelog_files=[], index_changes=[])])
         m.compact_before, m.compact_after, m.compact_changelog, m.compact_index_changes = [], [], [], []
-        if merge_on_write(self.table) and needs_level0_empty(self.table):
+        if merge_on_write(self.table.schema) and needs_level0_empty(self.table.schema):
             redo.add((m.partition, m.bucket))
 
     def changes_since(self, base: Optional[int], latest: Optional[Snapshot], partition: bytes,

@@ -21,7 +21,7 @@ import json
 import random
 import time
 import uuid
-from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Protocol, Sequence
 
 from paimon_sql.commit import row_tracking
 from paimon_sql.commit.partition_statistics import partition_statistics
@@ -35,13 +35,10 @@ from paimon_sql.manifest import manifest_file
 from paimon_sql.manifest.manifest_file import ADD, DELETE, IndexManifestEntry, ManifestEntry, ManifestFileMeta
 from paimon_sql.manifest.manifest_merge import merge_manifests
 from paimon_sql.options.core_options import PARTITIONED_IN_METASTORE
-from paimon_sql.read.scan import in_partitions
+from paimon_sql.read.scan import ScanStore, in_partitions
 from paimon_sql.snapshot.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot
 from paimon_sql.write.commit_message import CommitMessage, delete_files
 from paimon_sql.write.restore import live_entries
-
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
 _ROLL_CHECK = 1000  # Paimon's rolling writers check a file's size every this many records
 LAST_SAFE_SNAPSHOT = "commit.strict-mode.last-safe-snapshot"
@@ -61,8 +58,8 @@ def _entries(kind: int, messages, files_of) -> List[ManifestEntry]:
 
 
 class TableCommit:
-    def __init__(self, table: FileStoreTable, commit_user: Optional[str] = None,
-                 post_commit: Sequence[Callable[[FileStoreTable], None]] = ()):
+    def __init__(self, table: CommitStore, commit_user: Optional[str] = None,
+                 post_commit: Sequence[Callable[[CommitStore], None]] = ()):
         """``post_commit``: the jobs the table runs after each commit, in order (automatic tags,
         partition expiry, snapshot expiry: :data:`paimon_sql.table.table.POST_COMMIT_JOBS`); the
         commit itself knows nothing of them."""
@@ -469,3 +466,9 @@ class TableCommit:
         written.append(name)
         return name
 
+
+class CommitStore(ScanStore, Protocol):
+    """A store that commits to itself: what maintenance (expiry, rollback, migration, index
+    rewrites) and post-commit jobs work on (Paimon's ``FileStore.newCommit()``)."""
+
+    def new_commit(self, commit_user: Optional[str] = None) -> TableCommit: ...

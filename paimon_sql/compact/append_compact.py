@@ -24,7 +24,7 @@ move to.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Dict, List, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
 import pyarrow as pa
 from pyroaring import FrozenBitMap
@@ -32,14 +32,12 @@ from pyroaring import FrozenBitMap
 from paimon_sql.data import binary_row
 from paimon_sql.index import deletion_vector as dv
 from paimon_sql.manifest.manifest_file import DELETE, FILE_SOURCE_COMPACT, DataFileMeta, IndexManifestEntry
-from paimon_sql.read.split import Split
 from paimon_sql.read.metadata_columns import row_tracking
+from paimon_sql.read.scan import ScanStore
+from paimon_sql.read.split import Split
 from paimon_sql.read.split_read import TRACKING, SplitReader
 from paimon_sql.write.commit_message import CommitMessage, delete_files
 from paimon_sql.write.file_writer import write_files
-
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
 
 def pick(files: Sequence[DataFileMeta], vectors: Dict[str, object], target: int, min_files: int,
@@ -115,7 +113,7 @@ class _Packer:
         return out + ([rest] if rest else [])
 
 
-def compact_unit(table: FileStoreTable, unit, full: bool):
+def compact_unit(table: ScanStore, unit, full: bool):
     """The commit message compacting one bucket (a :class:`~paimon_sql.compact.merge_tree_compact.BucketUnit`:
     its live files in the base snapshot), or None when it has nothing to rewrite. A failure
     deletes the files written."""
@@ -144,7 +142,7 @@ def compact_unit(table: FileStoreTable, unit, full: bool):
     return with_vectors(table, unit, message, dv_entries, kept) if len(kept) != len(vectors) else message
 
 
-def bucket_vectors(table: FileStoreTable, unit) -> Tuple[List[IndexManifestEntry], Dict[str, object]]:
+def bucket_vectors(table: ScanStore, unit) -> Tuple[List[IndexManifestEntry], Dict[str, object]]:
     """The bucket's deletion-vector index entries in the unit's base snapshot, and its non-empty
     vectors by data file name."""
     snap = table.snapshot_manager.snapshot(unit.base_snapshot) if unit.base_snapshot else None
@@ -157,7 +155,7 @@ def bucket_vectors(table: FileStoreTable, unit) -> Tuple[List[IndexManifestEntry
     return dv_entries, {name: v for name, v in vectors.items() if len(v)}
 
 
-def with_vectors(table: FileStoreTable, unit, message: CommitMessage, dv_entries: List[IndexManifestEntry],
+def with_vectors(table: ScanStore, unit, message: CommitMessage, dv_entries: List[IndexManifestEntry],
                  kept: Dict[str, object]) -> CommitMessage:
     """``message`` replacing the bucket's vector index files by one holding ``kept`` (on a table of
     fixed buckets an empty one when none is kept, as Java's bucketed maintainer writes it). A
@@ -172,7 +170,7 @@ def with_vectors(table: FileStoreTable, unit, message: CommitMessage, dv_entries
     return message
 
 
-def _rewrite(table: FileStoreTable, partition: bytes, bucket: int, files: List[DataFileMeta],
+def _rewrite(table: ScanStore, partition: bytes, bucket: int, files: List[DataFileMeta],
              vectors) -> List[DataFileMeta]:
     """The rows of ``files`` (deleted ones dropped) written anew as level-0 COMPACT files."""
     dvs = tuple((f.file_name, FrozenBitMap(vectors[f.file_name])) for f in files if f.file_name in vectors)

@@ -19,7 +19,7 @@ Caveat: groups holding BLOB files are refused (their columns are not read here).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 from pyroaring import FrozenBitMap
 
@@ -28,16 +28,14 @@ from paimon_sql.data import binary_row
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.manifest.manifest_file import FILE_SOURCE_APPEND, FILE_SOURCE_COMPACT
 from paimon_sql.read import data_evolution
+from paimon_sql.read.scan import ScanStore
 from paimon_sql.read.split import Split
 from paimon_sql.read.split_read import SplitReader
 from paimon_sql.write.commit_message import CommitMessage, delete_files
 from paimon_sql.write.file_writer import write_files
 
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
-
-def compact_unit(table: FileStoreTable, unit, full: bool = False) -> Optional[CommitMessage]:
+def compact_unit(table: ScanStore, unit, full: bool = False) -> Optional[CommitMessage]:
     """The message folding the unit's row id groups of several files (None: there are none)."""
     groups = _without_blobs(table, [g for g in data_evolution.row_id_groups(unit.files, table.name) if len(g) > 1])
     if not groups:
@@ -68,7 +66,7 @@ def compact_unit(table: FileStoreTable, unit, full: bool = False) -> Optional[Co
     return with_vectors(table, unit, message, dv_entries, kept) if moved else message
 
 
-def materialize_unit(table: FileStoreTable, unit) -> Optional[CommitMessage]:
+def materialize_unit(table: ScanStore, unit) -> Optional[CommitMessage]:
     """The message rewriting the unit's groups that have deleted rows (None: there are none)."""
     dv_entries, vectors = bucket_vectors(table, unit)
     groups = _without_blobs(table, [g for g in data_evolution.row_id_groups(unit.files, table.name)
@@ -95,7 +93,7 @@ def materialize_unit(table: FileStoreTable, unit) -> Optional[CommitMessage]:
     return with_vectors(table, unit, message, dv_entries, kept)
 
 
-def _without_blobs(table: FileStoreTable, groups: list) -> list:
+def _without_blobs(table: ScanStore, groups: list) -> list:
     blobs = [f.file_name for g in groups for f in g if data_evolution.is_blob(f)]
     if blobs:
         raise PaimonError(f"table {table.name}: rewriting row ids held in BLOB files ({blobs[0]}) is not supported")

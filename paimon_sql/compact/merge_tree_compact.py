@@ -21,8 +21,8 @@ upper levels.
 A table compaction is planned and carried out apart: :func:`plan_units` (the driver) lists each
 bucket's live files in one base snapshot as a :class:`BucketUnit`; :func:`compact_unit` compacts one
 unit anywhere — in this process or in a Spark task (:mod:`paimon_sql.spark.compact`) — and returns
-its commit message; the messages are committed as one COMPACT snapshot. :func:`compact_table` does
-all three in this process (the core ``compact()``). Append tables' units are compacted by
+its commit message; the messages are committed as one COMPACT snapshot. :func:`compact_messages`
+plans and compacts in this process, and the table's ``compact()`` commits what it returns. Append tables' units are compacted by
 :mod:`paimon_sql.compact.append_compact`.
 """
 
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -48,21 +48,20 @@ from paimon_sql.mergetree.compact_strategy import CompactUnit, UniversalCompacti
 from paimon_sql.mergetree.interval_partition import merge_order, sections
 from paimon_sql.mergetree.levels import Levels, merge_on_write, needs_level0_empty, num_levels
 from paimon_sql.read import data_evolution
+from paimon_sql.read.scan import ScanStore
 from paimon_sql.read.split import Split
 from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN, SplitReader
 from paimon_sql.schema.table_schema import VALUE_KIND
 from paimon_sql.write.commit_message import CommitMessage, delete_files
 from paimon_sql.write.file_writer import key_columns, write_files
 
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
 LEVEL = "__paimon_level"
 _LOOKUP = -1  # level tag of rows read only to look up old values (not rewritten)
 
 
 class BucketCompactor:
-    def __init__(self, table: FileStoreTable, partition: bytes, bucket: int, files: Sequence[DataFileMeta],
+    def __init__(self, table: ScanStore, partition: bytes, bucket: int, files: Sequence[DataFileMeta],
                  snapshot_id: int):
         """``files``: the bucket's live files in snapshot ``snapshot_id`` (0: an empty table), whose
         deletion vectors merge-on-write starts from."""
@@ -77,7 +76,7 @@ class BucketCompactor:
         self.row_deduplicate = bool(options.get("changelog-producer.row-deduplicate"))
         self.first_row = options.merge_engine == "first-row"
         self.reader = SplitReader(table)
-        self.mow = merge_on_write(table)
+        self.mow = merge_on_write(table.schema)
         self.vectors: Dict[str, BitMap] = {}  # merge-on-write: the bucket's deletion vectors
         self.dv_entries: List[IndexManifestEntry] = []  # ... and the index files that hold them
         self._vectors_changed = False
@@ -120,7 +119,7 @@ class BucketCompactor:
             unit = full_compaction(levels.num_levels, runs)
         else:
             unit = self.strategy.pick(levels.num_levels, runs)
-            if unit is None and needs_level0_empty(self.table):
+            if unit is None and needs_level0_empty(self.table.schema):
                 unit = self.strategy.force_pick_level0(levels.num_levels, runs)
         if unit is None:
             return None
@@ -308,7 +307,7 @@ class BucketUnit:
     base_snapshot: int
 
 
-def plan_units(table: FileStoreTable, partition_predicate: Optional[Predicate] = None,
+def plan_units(table: ScanStore, partition_predicate: Optional[Predicate] = None,
                buckets: Optional[Sequence[tuple]] = None) -> List[BucketUnit]:
     """The buckets of the latest snapshot (of the partitions matching the predicate; those of
     ``buckets``, a collection of (partition, bucket), when given), in (partition, bucket) order."""
@@ -324,7 +323,7 @@ def plan_units(table: FileStoreTable, partition_predicate: Optional[Predicate] =
     return [BucketUnit(p, b, total[(p, b)], tuple(files[(p, b)]), base) for p, b in sorted(files)]
 
 
-def compact_unit(table: FileStoreTable, unit: BucketUnit, full: bool = False):
+def compact_unit(table: ScanStore, unit: BucketUnit, full: bool = False):
     """Compact one bucket; its CommitMessage, or None when there is nothing to do. A failure
     deletes the files this unit wrote."""
     if data_evolution.enabled(table):
@@ -345,14 +344,7 @@ def compact_unit(table: FileStoreTable, unit: BucketUnit, full: bool = False):
                          compact_index_changes=index_changes, base_snapshot=unit.base_snapshot)
 
 
-def compact_table(table: FileStoreTable, partition_predicate: Optional[Predicate] = None, full: bool = False,
-                  commit_user: Optional[str] = None) -> Optional[int]:
-    """Compact every bucket (of the partitions matching the predicate) in this process and commit
-    one COMPACT snapshot; returns its id, or None when there was nothing to compact."""
-    return table.new_commit(commit_user).commit_or_abort(compact_messages(table, partition_predicate, full))
-
-
-def compact_messages(table: FileStoreTable, partition_predicate: Optional[Predicate] = None, full: bool = False,
+def compact_messages(table: ScanStore, partition_predicate: Optional[Predicate] = None, full: bool = False,
                      buckets: Optional[Sequence[tuple]] = None) -> list:
     """Commit messages compacting the planned units (:func:`plan_units`) in this process, two
     buckets at a time. When a unit fails, the files the others wrote are deleted and its error raised."""

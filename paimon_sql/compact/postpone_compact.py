@@ -20,19 +20,17 @@ A postpone compaction takes no partition filter, as in Paimon.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Tuple
+from typing import Dict, List, Tuple
 
 from paimon_sql.compact.merge_tree_compact import BucketCompactor
 from paimon_sql.io.paths import POSTPONE_BUCKET
 from paimon_sql.manifest.manifest_file import DataFileMeta, ManifestEntry
+from paimon_sql.read.scan import ScanStore
 from paimon_sql.read.split import Split
 from paimon_sql.schema.table_schema import VALUE_KIND
 from paimon_sql.write import postpone
 from paimon_sql.write.commit_message import CommitMessage
 from paimon_sql.write.table_write import TableWrite
-
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
 
 def writer_prefix(file_name: str) -> str:
@@ -41,7 +39,7 @@ def writer_prefix(file_name: str) -> str:
     return file_name[:cut + 3] if cut >= 0 else file_name
 
 
-def postpone_messages(table: FileStoreTable, default_parallelism: int) -> Tuple[int, List[CommitMessage]]:
+def postpone_messages(table: ScanStore, default_parallelism: int) -> Tuple[int, List[CommitMessage]]:
     """(the snapshot compacted, the COMPACT commit's messages); no messages when the postpone bucket
     and the real buckets' level 0 are empty. A failure deletes what was written."""
     base = table.snapshot_manager.latest_id() or 0

@@ -18,14 +18,14 @@ from paimon_sql.iceberg import manifest as im
 from paimon_sql.iceberg.metadata import new_metadata, partition_spec_fields, snapshot
 from paimon_sql.manifest.manifest_file import ManifestEntry
 from paimon_sql.mergetree.interval_partition import sections
+from paimon_sql.read.scan import ScanStore
 
 if TYPE_CHECKING:
-    from paimon_sql.iceberg.publisher import Changes, Publisher
+    from paimon_sql.iceberg.publication import Changes, Publication
     from paimon_sql.snapshot.snapshot import Snapshot
-    from paimon_sql.table.table import FileStoreTable
 
 
-def write_afresh(pub: Publisher, snap: Snapshot, row_floor: int, table_uuid: Optional[str] = None) -> None:
+def write_afresh(pub: Publication, snap: Snapshot, row_floor: int, table_uuid: Optional[str] = None) -> None:
     """The metadata of ``snap`` alone, its row ids (format version 3) from ``row_floor`` on; under
     ``table_uuid`` when given, else a new one."""
     sid = snap.id
@@ -66,7 +66,7 @@ def write_afresh(pub: Publisher, snap: Snapshot, row_floor: int, table_uuid: Opt
         expiry.delete_puffin_files(pub, snapshots[0])
 
 
-def raw_convertible(table: FileStoreTable, entries: List[ManifestEntry], vectors: bool = False) -> List[ManifestEntry]:
+def raw_convertible(table: ScanStore, entries: List[ManifestEntry], vectors: bool = False) -> List[ManifestEntry]:
     """The files a fresh metadata exposes: Paimon reads a snapshot's rawConvertible splits
     (MergeTreeSplitGenerator.splitForBatch): an append table's every file; in a primary-key
     bucket, every file when all sit above level 0 without deleted rows and in one level (any
@@ -74,7 +74,7 @@ def raw_convertible(table: FileStoreTable, entries: List[ManifestEntry], vectors
     packed by ``source.split.*`` as Paimon packs).
 
     With its deletion ``vectors`` published, a primary-key table's every file above level 0 is
-    named too, as metadata extended from a base names them (``Publisher.exposed``) and as Paimon's
+    named too, as metadata extended from a base names them (``Publication.exposed``) and as Paimon's
     batch scan of such a table reads them (level 0 left out): a level-0 file overlapping its
     bucket's compacted files otherwise hid them all, and every metadata extending this one lost
     them for good (met after Java Paimon 2.0's metadata, written again afresh for want of row

@@ -27,14 +27,14 @@ from paimon_sql.iceberg.paths import IcebergPaths, metadata_dir
 from paimon_sql.iceberg.publisher import commit_to_catalog
 from paimon_sql.io.paths import MAIN_BRANCH
 from paimon_sql.options.iceberg_options import PREFIX, iceberg_options
+from paimon_sql.read.scan import ScanStore
 from paimon_sql.schema.schema_change import RemoveOption, SchemaChange, SetOption, apply
 
 if TYPE_CHECKING:
     from paimon_sql.schema.table_schema import TableSchema
-    from paimon_sql.table.table import FileStoreTable
 
 
-def commit_changes(table: FileStoreTable, changes: Sequence[SchemaChange]) -> TableSchema:
+def commit_changes(table: ScanStore, changes: Sequence[SchemaChange]) -> TableSchema:
     """Commit ``changes`` to the table's schema; when they touch ``metadata.iceberg.*``, checked
     before and published after."""
     if not any(isinstance(c, (SetOption, RemoveOption)) and c.key.startswith(PREFIX) for c in changes):
@@ -56,7 +56,7 @@ def commit_changes(table: FileStoreTable, changes: Sequence[SchemaChange]) -> Ta
     return schema
 
 
-def _register(table: FileStoreTable) -> None:
+def _register(table: ScanStore) -> None:
     """With ``hive-catalog`` or ``rest-catalog`` storage, the current metadata registered again: the
     catalog options may have changed (another metastore or REST catalog, database or name), or an
     earlier registration failed."""
@@ -69,7 +69,7 @@ def _register(table: FileStoreTable) -> None:
     commit_to_catalog(table, options, path, None)
 
 
-def _check_field_ids(table: FileStoreTable) -> None:
+def _check_field_ids(table: ScanStore) -> None:
     """Iceberg readers find a data file's columns by their Parquet field ids, which Paimon's writers
     store; a file written without them (by an older or another writer) is refused, naming it."""
     part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]

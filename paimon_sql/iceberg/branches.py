@@ -18,21 +18,19 @@ are no longer main's.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
 
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.iceberg import expiry
 from paimon_sql.iceberg.publisher import Publisher
 from paimon_sql.io.paths import MAIN_BRANCH
 from paimon_sql.options.iceberg_options import iceberg_options
+from paimon_sql.read.scan import ScanStore
 
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
 _LOG = logging.getLogger(__name__)
 
 
-def after_fast_forward(table: FileStoreTable, first: int) -> None:
+def after_fast_forward(table: ScanStore, first: int) -> None:
     """``table`` (main, just fast-forwarded to a branch's snapshots from ``first`` on, loaded with
     its new schema) gets the Iceberg metadata of its latest snapshot afresh. The metadata of
     snapshots from ``first`` on goes first, and its files once the new metadata is written. The

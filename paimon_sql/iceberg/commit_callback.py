@@ -19,7 +19,6 @@ anything is written (:func:`check_publishable`).
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
 
 from paimon_sql.exceptions import PaimonError, UnservedFeatureError
 from paimon_sql.iceberg import deletion_vectors as dvs
@@ -28,14 +27,13 @@ from paimon_sql.iceberg.paths import metadata_dir
 from paimon_sql.iceberg.publisher import Publisher
 from paimon_sql.io.paths import MAIN_BRANCH
 from paimon_sql.options.iceberg_options import HIVE_CATALOG, REST_CATALOG, iceberg_options
+from paimon_sql.read.scan import ScanStore
 
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
 _LOG = logging.getLogger(__name__)
 
 
-def check_publishable(table: FileStoreTable) -> None:
+def check_publishable(table: ScanStore) -> None:
     """Refuse, before a write, a table whose Iceberg metadata paimon-sql would write wrong."""
     options = iceberg_options(table.schema.options)
     if options is None:
@@ -64,7 +62,7 @@ def check_publishable(table: FileStoreTable) -> None:
                                    "catalog, not by its path")
 
 
-def iceberg_after_commit(table: FileStoreTable) -> None:
+def iceberg_after_commit(table: ScanStore) -> None:
     """The post-commit job: Iceberg metadata for every snapshot committed since the last one
     published. The commit has happened: a failure is logged, and the next commit catches up (writing
     the metadata afresh when its base is missing, as Paimon's callback recovers; registering it again
@@ -80,7 +78,7 @@ def iceberg_after_commit(table: FileStoreTable) -> None:
                      "up: %s", table.name, latest, e)
 
 
-def publish_now(table: FileStoreTable) -> None:
+def publish_now(table: ScanStore) -> None:
     """The Iceberg metadata of the table's latest snapshot, written now (options just turned on);
     unlike the post-commit job, a failure reaches the caller."""
     options = iceberg_options(table.schema.options)

@@ -27,7 +27,7 @@ from paimon_sql.store.file_store import FileStore
 
 if TYPE_CHECKING:
     from paimon_sql.data.types import DataType
-    from paimon_sql.iceberg.publisher import Publisher
+    from paimon_sql.iceberg.publication import Publication
     from paimon_sql.manifest.manifest_file import DeletionVectorMeta, IndexManifestEntry
     from paimon_sql.options.iceberg_options import IcebergOptions
     from paimon_sql.snapshot.snapshot import Snapshot
@@ -89,7 +89,7 @@ def all_entries(table: FileStore, snap: Snapshot, part_types: Sequence[DataType]
     return out
 
 
-def as_published(pub: Publisher, sid: int, entries: List[im.IcebergManifestEntry]) -> List[im.IcebergManifestEntry]:
+def as_published(pub: Publication, sid: int, entries: List[im.IcebergManifestEntry]) -> List[im.IcebergManifestEntry]:
     """The vector entries of snapshot ``sid`` as its metadata names them: in Paimon's index files
     (Java's layout), or, with ``metadata.iceberg.deletion-vectors.puffin-files``, copied into one
     new Puffin file of the metadata directory."""

@@ -21,7 +21,7 @@ from paimon_sql.iceberg.metadata import read_metadata
 from paimon_sql.store.file_store import FileStore
 
 if TYPE_CHECKING:
-    from paimon_sql.iceberg.publisher import Publisher
+    from paimon_sql.iceberg.publication import Publication
 
 
 def retained(table: FileStore, snapshots: List[dict], sid: int) -> List[dict]:
@@ -41,7 +41,7 @@ def retained(table: FileStore, snapshots: List[dict], sid: int) -> List[dict]:
     return snapshots[-1:]
 
 
-def expire_list(pub: Publisher, old: str, nxt: str) -> None:
+def expire_list(pub: Publication, old: str, nxt: str) -> None:
     """Delete an expired snapshot's manifest list and its manifests the next snapshot does not use."""
     in_use = {pub.paths.file(m.path) for m in im.read_manifest_list(pub.io, pub.paths.file(nxt))}
     old_path = pub.paths.file(old)
@@ -52,14 +52,14 @@ def expire_list(pub: Publisher, old: str, nxt: str) -> None:
     pub.io.delete(old_path)
 
 
-def expire_all_before(pub: Publisher, sid: int) -> None:
+def expire_all_before(pub: Publication, sid: int) -> None:
     """Every manifest, manifest list and metadata file of older metadata files (Paimon's expireAllBefore)."""
     for path in files_of(pub, [old for old in pub.paths.metadata_ids(pub.io) if old < sid]):
         pub.io.delete(path)
     delete_old_metadata(pub, sid)
 
 
-def files_of(pub: Publisher, versions: List[int]) -> List[str]:
+def files_of(pub: Publication, versions: List[int]) -> List[str]:
     """The manifest lists of every snapshot of metadata ``versions``, each after its manifests."""
     out: Dict[str, None] = {}
     for old in versions:
@@ -73,7 +73,7 @@ def files_of(pub: Publisher, versions: List[int]) -> List[str]:
     return list(out)
 
 
-def delete_puffin_files(pub: Publisher, oldest_kept: dict) -> None:
+def delete_puffin_files(pub: Publication, oldest_kept: dict) -> None:
     """Delete our Puffin files that no snapshot from ``oldest_kept`` on names. A file is named by
     the snapshots from the one it was written for until the next that rewrites the vectors (both
     Paimons keep the previous delete manifests otherwise), so a file older than ``oldest_kept`` is
@@ -93,7 +93,7 @@ def delete_puffin_files(pub: Publisher, oldest_kept: dict) -> None:
             pub.io.delete(path)
 
 
-def delete_old_metadata(pub: Publisher, sid: int) -> None:
+def delete_old_metadata(pub: Publication, sid: int) -> None:
     if not pub.options.delete_after_commit:
         return
     earliest = sid - pub.options.previous_versions_max

@@ -22,11 +22,11 @@ from paimon_sql.manifest.manifest_file import ADD, DELETE
 from paimon_sql.read.scan import manifest_entries, manifest_list
 
 if TYPE_CHECKING:
-    from paimon_sql.iceberg.publisher import Changes, Publisher
+    from paimon_sql.iceberg.publication import Changes, Publication
     from paimon_sql.snapshot.snapshot import Snapshot
 
 
-def write_with_base(pub: Publisher, snap: Snapshot, base: dict, row_floor: int) -> None:
+def write_with_base(pub: Publication, snap: Snapshot, base: dict, row_floor: int) -> None:
     """The metadata of ``snap`` extending ``base``, its new row ids (format version 3) from ``row_floor`` on."""
     sid = snap.id
     table = pub.table
@@ -112,7 +112,7 @@ def write_with_base(pub: Publisher, snap: Snapshot, base: dict, row_floor: int) 
         expiry.delete_puffin_files(pub, kept[0])
 
 
-def _changes(pub: Publisher, snap: Snapshot) -> Tuple[Changes, Changes, bool]:
+def _changes(pub: Publication, snap: Snapshot) -> Tuple[Changes, Changes, bool]:
     """(removed, added, add-only) of the snapshot's delta, by path. DELETE entries are taken
     before ADD entries: a file in both moved between levels and stays (Paimon's writers list a
     compaction's deletions first; ours may not)."""
@@ -135,6 +135,6 @@ def _changes(pub: Publisher, snap: Snapshot) -> Tuple[Changes, Changes, bool]:
     return removed, added, add_only
 
 
-def _live_size(pub: Publisher, manifests: List[im.IcebergManifestFile]) -> int:
+def _live_size(pub: Publication, manifests: List[im.IcebergManifestFile]) -> int:
     return sum(e.file.file_size for m in manifests
                for e in im.read_manifest(pub.io, pub.paths.file(m.path), pub.part_fields) if e.is_live())

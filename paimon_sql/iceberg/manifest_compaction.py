@@ -11,10 +11,10 @@ from paimon_sql.iceberg import lineage
 from paimon_sql.iceberg import manifest as im
 
 if TYPE_CHECKING:
-    from paimon_sql.iceberg.publisher import Publisher
+    from paimon_sql.iceberg.publication import Publication
 
 
-def compact(pub: Publisher, manifests: List[im.IcebergManifestFile], sid: int) -> List[im.IcebergManifestFile]:
+def compact(pub: Publication, manifests: List[im.IcebergManifestFile], sid: int) -> List[im.IcebergManifestFile]:
     """Merge small manifests: those under 2/3 of ``manifest.target-file-size``, once there are
     ``compaction.min.file-num`` of them and their size reaches the target, or
     ``compaction.max.file-num`` of them. Entries of older snapshots become EXISTING, older DELETED

@@ -37,20 +37,20 @@ import uuid
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from paimon_sql.exceptions import IcebergRestError
-from paimon_sql.io import http_json
 from paimon_sql.iceberg.metadata import current_snapshot, read_metadata, to_json
+from paimon_sql.io import http_json
 from paimon_sql.options.iceberg_options import hive_options, iceberg_options, rest_options
+from paimon_sql.read.scan import ScanStore
 
 if TYPE_CHECKING:
     from paimon_sql.options.iceberg_options import IcebergRestOptions
-    from paimon_sql.table.table import FileStoreTable
 
 MAIN = "main"
 PREVIOUS_VERSIONS_MAX = "write.metadata.previous-versions-max"
 DELETE_AFTER_COMMIT = "write.metadata.delete-after-commit.enabled"
 
 
-def commit(table: FileStoreTable, metadata_path: str) -> None:
+def commit(table: ScanStore, metadata_path: str) -> None:
     """Bring the REST catalog's table to the metadata just written at ``metadata_path``. The
     table's catalog name is its catalog environment's (``check_publishable`` refuses a table
     opened by its path)."""
@@ -131,7 +131,7 @@ def _message(error: http_json.HttpError) -> str:
 class _Commit:
     """One commit of ``metadata`` (our metadata JSON) to the catalog's table ``namespace.name``."""
 
-    def __init__(self, client: RestClient, namespace: str, name: str, table: FileStoreTable, metadata_path: str):
+    def __init__(self, client: RestClient, namespace: str, name: str, table: ScanStore, metadata_path: str):
         self.client, self.namespace, self.name, self.table = client, namespace, name, table
         self.url = client.table_url(namespace, name)
         self.metadata_path = metadata_path

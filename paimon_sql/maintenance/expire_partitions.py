@@ -30,14 +30,13 @@ import logging
 import re
 import threading
 import time
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
+from paimon_sql.commit.table_commit import CommitStore
 from paimon_sql.data import binary_row
 from paimon_sql.data.partition_names import value_text
 from paimon_sql.exceptions import PaimonError
 
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
 STRATEGIES = ("values-time", "update-time")
 _LOG = logging.getLogger(__name__)
@@ -186,7 +185,7 @@ def _smart(m: re.Match) -> Optional[dt.datetime]:
 
 # -- choosing and dropping partitions -----------------------------------------------------------
 
-def _java_texts(table: FileStoreTable, values: Sequence) -> List[Optional[str]]:
+def _java_texts(table: CommitStore, values: Sequence) -> List[Optional[str]]:
     """Each value as Java's ``toString`` of its internal form (Paimon's legacy partition name; a
     BINARY as text, its Java form being an identity hash); None for NULL."""
     types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
@@ -194,7 +193,7 @@ def _java_texts(table: FileStoreTable, values: Sequence) -> List[Optional[str]]:
             for v, t in zip(values, types)]
 
 
-def _live_partitions(table: FileStoreTable) -> Dict[bytes, Tuple[list, int]]:
+def _live_partitions(table: CommitStore) -> Dict[bytes, Tuple[list, int]]:
     """Partition bytes → (values, newest file creation millis) over the latest snapshot's live files."""
     types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
     out: Dict[bytes, Tuple[list, int]] = {}
@@ -205,7 +204,7 @@ def _live_partitions(table: FileStoreTable) -> Dict[bytes, Tuple[list, int]]:
     return out
 
 
-def check_options(table: FileStoreTable) -> Tuple[int, str, Optional[PartitionTimeExtractor]]:
+def check_options(table: CommitStore) -> Tuple[int, str, Optional[PartitionTimeExtractor]]:
     """(expiration millis, strategy, extractor) from the table's options; a table that cannot be
     expired fails here in one line."""
     opts = table.options
@@ -226,7 +225,7 @@ def check_options(table: FileStoreTable) -> Tuple[int, str, Optional[PartitionTi
     return expiration, strategy, extractor
 
 
-def expire_partitions(table: FileStoreTable, now: Optional[dt.datetime] = None) -> List[str]:
+def expire_partitions(table: CommitStore, now: Optional[dt.datetime] = None) -> List[str]:
     """Drop the table's expired partitions now (whatever the check interval); returns them as
     Paimon's procedure prints them, ``k1=v1, k2=v2``, in the order they were chosen."""
     expiration, strategy, extractor = check_options(table)
@@ -264,7 +263,7 @@ _LAST_CHECK: Dict[Tuple[str, str], float] = {}
 _LOCK = threading.Lock()
 
 
-def expire_partitions_after_commit(table: FileStoreTable) -> None:
+def expire_partitions_after_commit(table: CommitStore) -> None:
     """What a writer runs after each commit (off with ``write-only``): expire partitions when
     ``partition.expiration-time`` is set and the check interval has passed for this table in this
     process. The commit has happened: an expiry that fails is logged, never raised."""

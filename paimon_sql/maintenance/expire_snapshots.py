@@ -10,7 +10,7 @@ consumer reads next or any after it; at most ``max_deletes`` per run. For the ra
    unless the nearest earlier tag or another branch still reads them;
 2. changelog files the expired snapshots added; when ``changelog.*`` retention is longer than the
    snapshots' (Paimon's decoupled changelog), each expired snapshot's changes are kept instead as
-   ``changelog/changelog-N`` (:mod:`paimon_sql.snapshot.changelog_lifecycle`), which later expire on
+   ``changelog/changelog-N`` (:mod:`paimon_sql.store.changelog_lifecycle`), which later expire on
    their own bounds, and every file such a changelog names is kept until then;
 3. manifests, manifest lists, index manifests, index files and statistics files of the expired
    snapshots that the first kept snapshot, a tag or another branch does not name;
@@ -20,29 +20,28 @@ Every deleted file is one no kept snapshot names, so a reader of a kept snapshot
 file; and the snapshot files go last, so an interrupted run leaves the expired snapshots listed
 and the next run deletes the rest (files already gone, or manifests it can no longer read, are
 passed over, as Paimon's ``tryReadManifestList`` does). What a snapshot, tag or other branch
-names comes from :mod:`paimon_sql.snapshot.references`.
+names comes from :mod:`paimon_sql.store.references`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
-from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Set, Union
+from typing import Dict, Iterable, List, Optional, Set, Union
 
 from paimon_sql.exceptions import CorruptMetadataError, PaimonError, SnapshotNotFoundError
 from paimon_sql.io.paths import POSTPONE_BUCKET
 from paimon_sql.manifest.manifest_file import ADD, DELETE
-from paimon_sql.snapshot import changelog_lifecycle
-from paimon_sql.snapshot.references import References, branch_tables, changelog_ids, changelog_path
 from paimon_sql.snapshot.snapshot import Snapshot
+from paimon_sql.store import changelog_lifecycle
+from paimon_sql.store.file_store import FileStore
+from paimon_sql.store.references import References, branch_tables, changelog_ids, changelog_path
 
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
 _MISSING = (FileNotFoundError, OSError, CorruptMetadataError)
 
 
-def _long_lived_changelogs(table: FileStoreTable) -> List[Snapshot]:
+def _long_lived_changelogs(table: FileStore) -> List[Snapshot]:
     """Java's decoupled ``changelog/changelog-<id>`` files (snapshot-shaped) of the branch."""
     out = []
     for cid in changelog_ids(table):
@@ -61,7 +60,7 @@ def _millis(older_than: Union[int, dt.datetime]) -> int:
     raise PaimonError(f"older_than must be a timestamp or epoch milliseconds, not {older_than!r}")
 
 
-def expire_snapshots(table: FileStoreTable, retain_max: Optional[int] = None, retain_min: Optional[int] = None,
+def expire_snapshots(table: FileStore, retain_max: Optional[int] = None, retain_min: Optional[int] = None,
                      older_than: Union[int, dt.datetime, None] = None, max_deletes: Optional[int] = None,
                      now_millis: Optional[int] = None) -> int:
     """Expire the oldest snapshots of ``table``'s branch; returns how many were expired.
@@ -109,7 +108,7 @@ def expire_snapshots(table: FileStoreTable, retain_max: Optional[int] = None, re
     return expired
 
 
-def expire_after_commit(table: FileStoreTable) -> int:
+def expire_after_commit(table: FileStore) -> int:
     """What a writer runs after each successful commit (off with ``write-only``): consumers not
     written within ``consumer.expiration-time`` are deleted, then snapshots expire. The commit has
     happened: an expiry that fails is logged and left to the next commit, never reported as a failed
@@ -129,11 +128,11 @@ def expire_after_commit(table: FileStoreTable) -> int:
         return 0
 
 
-def _write_earliest(table: FileStoreTable, snapshot_id: int) -> None:
+def _write_earliest(table: FileStore, snapshot_id: int) -> None:
     table.io.write_bytes(f"{table.paths.snapshot_dir}/EARLIEST", str(snapshot_id).encode())
 
 
-def _expire_until(table: FileStoreTable, earliest: int, end: int) -> int:
+def _expire_until(table: FileStore, earliest: int, end: int) -> int:
     """Expire the snapshots ``[earliest, end)``; ``end`` is the first one kept."""
     sm = table.snapshot_manager
     if end <= earliest:

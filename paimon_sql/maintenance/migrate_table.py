@@ -22,13 +22,14 @@ import datetime as dt
 import posixpath
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 from urllib.parse import unquote
 
 import pyarrow as pa
 import pyarrow.orc as orc
 import pyarrow.parquet as pq
 
+from paimon_sql.commit.table_commit import CommitStore
 from paimon_sql.data import binary_row, stats
 from paimon_sql.data.partition_names import spec_values
 from paimon_sql.exceptions import MigrateError, PaimonError
@@ -36,8 +37,6 @@ from paimon_sql.format.file_format import parquet_footer_stats
 from paimon_sql.manifest.manifest_file import FILE_SOURCE_APPEND, DataFileMeta
 from paimon_sql.write.commit_message import CommitMessage, delete_files
 
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
 FORMATS = ("parquet", "orc")
 HIVE_DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__"  # what Hive and Spark name a NULL partition value
@@ -96,7 +95,7 @@ def list_source(io, location: str, partition_keys: List[str]) -> List[SourcePart
     return out
 
 
-def migrate(table: FileStoreTable, fmt: str, partitions: List[SourcePartition], parallelism: int = 1) -> Optional[int]:
+def migrate(table: CommitStore, fmt: str, partitions: List[SourcePartition], parallelism: int = 1) -> Optional[int]:
     """Move the files of ``partitions`` into ``table`` and commit them as one APPEND snapshot; the
     snapshot id (None when there was no file). On failure nothing stays moved. ``parallelism``:
     threads reading the files' footers (the moves are renames, done in turn)."""
@@ -157,7 +156,7 @@ def _target_name(origin: str, fmt: str) -> str:
     return name if name.endswith("." + fmt) else f"{name}.{fmt}"
 
 
-def _file_meta(table: FileStoreTable, path: str, name: str, fmt: str, fields, partitioned: bool) -> DataFileMeta:
+def _file_meta(table: CommitStore, path: str, name: str, fmt: str, fields, partitioned: bool) -> DataFileMeta:
     """``path`` described as a level-0 append file named ``name``, checked against ``fields``."""
     io = table.io
     try:

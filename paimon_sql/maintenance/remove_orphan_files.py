@@ -14,7 +14,7 @@ snapshots committed meanwhile are read too until the latest is stable. The lates
 every branch must be read whole, else nothing is deleted: expiry never deletes the latest, so
 every file still live is referenced by a snapshot read in full.
 
-The reference walk and those rules live in :mod:`paimon_sql.snapshot.references`, shared with
+The reference walk and those rules live in :mod:`paimon_sql.store.references`, shared with
 expiry and rollback. A candidate is matched by file name, as Paimon does.
 """
 
@@ -24,15 +24,14 @@ import os
 import posixpath
 import time
 from functools import partial
-from typing import TYPE_CHECKING, Callable, Iterator, List, Optional, Set, Tuple
+from typing import Callable, Iterator, List, Optional, Set, Tuple
 
 import pyarrow.fs as pafs
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.snapshot.references import CHANGELOG_DIR, branch_tables, referenced_files
+from paimon_sql.store.file_store import FileStore
+from paimon_sql.store.references import CHANGELOG_DIR, branch_tables, referenced_files
 
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
 ONE_DAY_MILLIS = 24 * 3600 * 1000
 
@@ -60,7 +59,7 @@ def _bucket_dirs(io, folder: str, levels: int) -> Iterator[str]:
 _HINTS = ("EARLIEST", "LATEST")
 
 
-def _folders(table: FileStoreTable, branches) -> List[Tuple[str, Optional[str]]]:
+def _folders(table: FileStore, branches) -> List[Tuple[str, Optional[str]]]:
     """(folder, prefix of the names kept out of judgement) of every folder orphan removal may
     judge: manifest/, index/, statistics/, bucket directories, and in each branch's snapshot/ and
     changelog/ what is not a snapshot, changelog or hint."""
@@ -93,7 +92,7 @@ def _in_process(fn: Callable, items: list) -> list:
 
 # -- removal ----------------------------------------------------------------------------------
 
-def remove_orphan_files(table: FileStoreTable, older_than_millis: Optional[int] = None, dry_run: bool = False,
+def remove_orphan_files(table: FileStore, older_than_millis: Optional[int] = None, dry_run: bool = False,
                         map_tasks: Callable[[Callable, list], list] = _in_process) -> Tuple[int, int]:
     """Delete (or with ``dry_run`` only count) the table's unreferenced files last modified before
     ``older_than_millis`` (default: one day ago); returns (files, total bytes). Bucket and
@@ -123,7 +122,7 @@ def remove_orphan_files(table: FileStoreTable, older_than_millis: Optional[int] 
     return len(orphans), sum(size for _, _, size in orphans)
 
 
-def remove_empty_dirs(table: FileStoreTable, folders: Set[str]) -> None:
+def remove_empty_dirs(table: FileStore, folders: Set[str]) -> None:
     """Empty bucket directories, then their partition directories up to the table root. Only
     local directories: ``rmdir`` refuses a directory a writer has just put a file in (object
     stores have no empty directories)."""

@@ -15,8 +15,9 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING, Callable, Dict, Optional, Tuple
+from typing import Callable, Dict, Optional, Tuple
 
+from paimon_sql.commit.table_commit import CommitStore
 from paimon_sql.data import binary_row
 from paimon_sql.data.predicate import Predicate
 from paimon_sql.format.file_format import read_file
@@ -25,17 +26,14 @@ from paimon_sql.manifest.manifest_file import DataFileMeta
 from paimon_sql.read.file_skipping import names_in_file
 from paimon_sql.write.commit_message import CommitMessage
 
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
-
-def rewrite_file_index(table: FileStoreTable, partition_predicate: Optional[Predicate] = None,
+def rewrite_file_index(table: CommitStore, partition_predicate: Optional[Predicate] = None,
                        commit_user: Optional[str] = None) -> Optional[int]:
     """Rewrite the indexes of the (matching partitions') files; the new snapshot id, or None."""
     return rewrite(table, partition_predicate, commit_user)[0]
 
 
-def rewrite(table: FileStoreTable, partition_predicate: Optional[Predicate] = None, commit_user: Optional[str] = None,
+def rewrite(table: CommitStore, partition_predicate: Optional[Predicate] = None, commit_user: Optional[str] = None,
             run: Optional[Callable] = None) -> Tuple[Optional[int], int, int]:
     """(snapshot id or None, partitions written, files re-indexed). ``run(fn, items)`` maps the
     per-file work (default: four threads here; the procedure passes Spark tasks)."""
@@ -60,7 +58,7 @@ def rewrite(table: FileStoreTable, partition_predicate: Optional[Predicate] = No
     return snapshot, len({p for p, _ in messages}), sum(len(m.compact_after) for m in messages.values())
 
 
-def reindex(table: FileStoreTable, item) -> DataFileMeta:
+def reindex(table: CommitStore, item) -> DataFileMeta:
     """One data file (partition, bucket, total buckets, file) indexed anew: its new metadata."""
     partition, bucket, _, f = item
     columns = sorted({c.column for c in indexed_columns(table.schema.options)})

@@ -1,4 +1,4 @@
-"""Rollback: make an earlier snapshot the latest again (Paimon's FileStoreTable.rollbackTo and
+"""Rollback: make an earlier snapshot the latest again (Paimon's FileStore.rollbackTo and
 RollbackHelper).
 
 Snapshots after the target are removed, and with them the tags on them, their changelogs and
@@ -18,19 +18,17 @@ is still named, and ``remove_orphan_files`` removes the rest.
 from __future__ import annotations
 
 import posixpath
-from typing import TYPE_CHECKING, Iterable, Optional, Tuple
+from typing import Iterable, Optional, Tuple
 
 from paimon_sql.exceptions import PaimonError, SnapshotNotFoundError
 from paimon_sql.maintenance.remove_orphan_files import remove_empty_dirs
-from paimon_sql.snapshot.references import References, changelog_ids, changelog_path, referenced_files, snapshot_files
 from paimon_sql.snapshot.snapshot import Snapshot
-from paimon_sql.snapshot.time_travel import snapshot_at, watermark_snapshot
+from paimon_sql.store.file_store import FileStore
+from paimon_sql.store.references import References, changelog_ids, changelog_path, referenced_files, snapshot_files
+from paimon_sql.store.time_travel import snapshot_at, watermark_snapshot
 
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
-
-def rollback_to_snapshot(table: FileStoreTable, snapshot_id: int) -> Tuple[int, int]:
+def rollback_to_snapshot(table: FileStore, snapshot_id: int) -> Tuple[int, int]:
     """Roll back to snapshot ``snapshot_id``; returns (previous latest id, current id)."""
     sm = table.snapshot_manager
     if not sm.io.exists(sm.paths.snapshot_path(snapshot_id)):
@@ -38,7 +36,7 @@ def rollback_to_snapshot(table: FileStoreTable, snapshot_id: int) -> Tuple[int, 
     return _rollback(table, sm.snapshot(snapshot_id))
 
 
-def rollback_to_tag(table: FileStoreTable, tag: str) -> Tuple[int, int]:
+def rollback_to_tag(table: FileStore, tag: str) -> Tuple[int, int]:
     """Roll back to the snapshot tagged ``tag``. When that snapshot has expired, every snapshot
     is later than it: all are removed and the tag's snapshot is written back as the only one
     (Paimon does the same)."""
@@ -47,18 +45,18 @@ def rollback_to_tag(table: FileStoreTable, tag: str) -> Tuple[int, int]:
     return _rollback(table, table.tag_manager.get(tag).snapshot, tag)
 
 
-def rollback_to_timestamp(table: FileStoreTable, millis: int) -> Tuple[int, int]:
+def rollback_to_timestamp(table: FileStore, millis: int) -> Tuple[int, int]:
     """Roll back to the latest snapshot committed at or before ``millis``."""
     return _rollback(table, snapshot_at(table, millis))
 
 
-def rollback_to_watermark(table: FileStoreTable, watermark: int) -> Tuple[int, int]:
+def rollback_to_watermark(table: FileStore, watermark: int) -> Tuple[int, int]:
     """Roll back to the earliest snapshot whose watermark is at least ``watermark`` (Paimon's
     ``laterOrEqualWatermark``)."""
     return _rollback(table, watermark_snapshot(table, watermark))
 
 
-def _rollback(table: FileStoreTable, target: Snapshot, tag: Optional[str] = None) -> Tuple[int, int]:
+def _rollback(table: FileStore, target: Snapshot, tag: Optional[str] = None) -> Tuple[int, int]:
     sm, io = table.snapshot_manager, table.io
     previous = sm.latest_id()
     if previous is None:
@@ -100,7 +98,7 @@ def _rollback(table: FileStoreTable, target: Snapshot, tag: Optional[str] = None
     return previous, target.id
 
 
-def _phases(table: FileStoreTable, doomed: Iterable[str]):
+def _phases(table: FileStore, doomed: Iterable[str]):
     """Doomed paths grouped so that no file is deleted before one it names: data, index and
     statistics files; manifests and index manifests; manifest lists."""
     manifest_dir = table.paths.manifest_dir + "/"

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, List, Tuple
 
 from paimon_sql.manifest.manifest_file import DataFileMeta
-from paimon_sql.store.file_store import FileStore
-
+from paimon_sql.schema.table_schema import TableSchema
 
 
 @dataclass(frozen=True)
@@ -69,13 +68,15 @@ def num_levels(options) -> int:
     return v if v is not None else options.get("num-sorted-run.compaction-trigger") + 1
 
 
-def merge_on_write(table: FileStore) -> bool:
-    return table.schema.is_primary_key_table and bool(table.options.get("deletion-vectors.enabled"))
+def merge_on_write(schema: TableSchema) -> bool:
+    """A primary-key table with deletion vectors (``schema``: as read or written, options included)."""
+    return schema.is_primary_key_table and bool(schema.core_options().get("deletion-vectors.enabled"))
 
 
-def needs_level0_empty(table: FileStore) -> bool:
+def needs_level0_empty(schema: TableSchema) -> bool:
     """Paimon's lookup strategy: the lookup changelog producer, first-row, and merge-on-write (unless
     ``lookup-wait = false``: compaction may then lag, level 0 staying unread) compact L0 away each commit."""
-    if merge_on_write(table):
-        return bool(table.options.get("lookup-wait"))
-    return table.options.get("changelog-producer") == "lookup" or table.options.merge_engine == "first-row"
+    options = schema.core_options()
+    if merge_on_write(schema):
+        return bool(options.get("lookup-wait"))
+    return options.get("changelog-producer") == "lookup" or options.merge_engine == "first-row"

@@ -28,7 +28,7 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Context, Decimal, InvalidOperation
 from itertools import product
-from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -37,9 +37,8 @@ from paimon_sql.data import binary_row
 from paimon_sql.data.predicate import Predicate
 from paimon_sql.data.types import AtomicType, DataType
 from paimon_sql.manifest.manifest_file import ManifestEntry
+from paimon_sql.store.file_store import FileStore
 
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
 MAX_VALUES = 1000  # Paimon's BucketSelector.MAX_VALUES: more combinations select nothing
 
@@ -51,7 +50,7 @@ class BucketSelector:
     """Which entries may hold rows of the filter: per partition (its values bound into the filter)
     and total bucket count, the buckets of the bucket-key values."""
 
-    def __init__(self, table: FileStoreTable, predicate: Predicate):
+    def __init__(self, table: FileStore, predicate: Predicate):
         schema = table.schema
         self._table, self._predicate = table, predicate
         self._keys = schema.bucket_keys
@@ -114,7 +113,7 @@ class BucketSelector:
         return self._same_keys[schema_id]
 
 
-def selector(table: FileStoreTable, predicate: Optional[Predicate]) -> Optional[BucketSelector]:
+def selector(table: FileStore, predicate: Optional[Predicate]) -> Optional[BucketSelector]:
     """A selector for ``predicate`` on ``table``, or None when it cannot narrow the buckets (as
     Paimon's converter: a fixed-bucket table, a filter naming every bucket-key column)."""
     if predicate is None or table.options.bucket <= 0 or not set(table.schema.bucket_keys) <= predicate.columns():

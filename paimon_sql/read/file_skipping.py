@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import Callable, Optional
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -27,18 +27,16 @@ from paimon_sql.format import parquet_bloom
 from paimon_sql.index import file_index
 from paimon_sql.index.file_index import INDEX_SUFFIX
 from paimon_sql.manifest.manifest_file import DataFileMeta
-
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
+from paimon_sql.store.file_store import FileStore
 
 
-def applies(table: FileStoreTable, predicate: Optional[Predicate]) -> bool:
+def applies(table: FileStore, predicate: Optional[Predicate]) -> bool:
     if predicate is None or not table.options.get("file-index.read.enabled"):
         return False
     return not table.schema.is_primary_key_table or bool(table.options.get("deletion-vectors.enabled"))
 
 
-def names_in_file(table: FileStoreTable, f: DataFileMeta) -> Callable[[str], Optional[str]]:
+def names_in_file(table: FileStore, f: DataFileMeta) -> Callable[[str], Optional[str]]:
     """A current column's name in the schema the file was written with (matched by field id)."""
     if f.schema_id == table.schema.id:
         return lambda c: c
@@ -71,7 +69,7 @@ def _both_zeros(p: Predicate) -> Predicate:
     return replace(p, op="not_in" if p.op in ("!=", "not_in") else "in", literals=literals)
 
 
-def embedded_may_match(table: FileStoreTable, f: DataFileMeta, predicate: Predicate) -> bool:
+def embedded_may_match(table: FileStore, f: DataFileMeta, predicate: Predicate) -> bool:
     predicate = for_indexes(predicate)
     if not f.embedded_index or predicate is None:
         return True
@@ -79,7 +77,7 @@ def embedded_may_match(table: FileStoreTable, f: DataFileMeta, predicate: Predic
                                 predicate, names_in_file(table, f))
 
 
-def read_may_match(table: FileStoreTable, data_path: str, f: DataFileMeta, predicate: Predicate) -> bool:
+def read_may_match(table: FileStore, data_path: str, f: DataFileMeta, predicate: Predicate) -> bool:
     """The checks that open files: the ``.index`` file, then Parquet bloom filters."""
     predicate = for_indexes(predicate)
     if predicate is None:
@@ -97,7 +95,7 @@ def read_may_match(table: FileStoreTable, data_path: str, f: DataFileMeta, predi
     return True
 
 
-def _parquet_bloom_may_match(table: FileStoreTable, data_path: str, predicate: Predicate, name_of) -> bool:
+def _parquet_bloom_may_match(table: FileStore, data_path: str, predicate: Predicate, name_of) -> bool:
     """A data file whose footer or bloom filters can't be read is not skipped: reading it then
     fails loudly if the file itself is damaged."""
     types = {x.name: x.type for x in table.schema.fields}

@@ -21,7 +21,7 @@ one-line error, as Java's does; ``diff`` reads only the two ends.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from paimon_sql.exceptions import InvalidOptionError, SnapshotNotFoundError
 from paimon_sql.manifest import manifest_file
@@ -30,17 +30,16 @@ from paimon_sql.mergetree.interval_partition import sections
 from paimon_sql.read import data_evolution
 from paimon_sql.read.postpone import postpone_table, real_buckets
 from paimon_sql.read.split import Split
-from paimon_sql.snapshot.changelog_lifecycle import snapshot_or_changelog
-from paimon_sql.snapshot.references import changelog_path
-from paimon_sql.snapshot.time_travel import TRAVEL_KEYS, snapshot_at, timestamp_millis
+from paimon_sql.store.changelog_lifecycle import snapshot_or_changelog
+from paimon_sql.store.file_store import FileStore
+from paimon_sql.store.references import changelog_path
+from paimon_sql.store.time_travel import TRAVEL_KEYS, snapshot_at, timestamp_millis
 
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
 MODES = ("auto", "delta", "changelog", "diff")
 
 
-def between(table: FileStoreTable) -> Optional[Tuple[int, int, str]]:
+def between(table: FileStore) -> Optional[Tuple[int, int, str]]:
     """(start id, end id, mode) from the table's options, as Paimon's ``AbstractDataTableScan``
     resolves them; an empty range (start = end) when Paimon reads nothing; None when the options
     ask for no incremental read."""
@@ -83,7 +82,7 @@ def between(table: FileStoreTable) -> Optional[Tuple[int, int, str]]:
     return start, end, "diff" if mode == "diff" else by_snapshot if mode == "auto" else mode
 
 
-def _timestamp_range(table: FileStoreTable, start: int, end: int) -> Tuple[int, int]:
+def _timestamp_range(table: FileStore, start: int, end: int) -> Tuple[int, int]:
     """The snapshot ids of ``incremental-between-timestamp`` (start, end]: each end the latest
     snapshot at or before it; a start before the first snapshot takes the first in."""
     if end < start:
@@ -135,7 +134,7 @@ def splits(scan, start: int, end: int, mode: str, streaming: bool = False) -> li
     return out + [_split(table, e.partition, e.bucket, [e.file], merge=False) for e in postpone]
 
 
-def readable_until(table: FileStoreTable, start: int, end: int) -> int:
+def readable_until(table: FileStore, start: int, end: int) -> int:
     """The last id in [start, end] up to which every snapshot after ``start`` still has its changes
     (its snapshot or long-lived changelog file): where a stream must stop before a missing one."""
     sid = start
@@ -145,7 +144,7 @@ def readable_until(table: FileStoreTable, start: int, end: int) -> int:
     return sid
 
 
-def missing_snapshot(table: FileStoreTable, sid: int) -> str:
+def missing_snapshot(table: FileStore, sid: int) -> str:
     """Why snapshot ``sid`` cannot be read, in words for a one-line error."""
     sm = table.snapshot_manager
     latest, earliest = sm.latest_id(), sm.earliest_id()
@@ -159,7 +158,7 @@ def missing_snapshot(table: FileStoreTable, sid: int) -> str:
     return f"snapshot {sid} does not exist ({why})"
 
 
-def _split(table: FileStoreTable, partition: bytes, bucket: int, files, merge: bool, before=(), raw: bool = False):
+def _split(table: FileStore, partition: bytes, bucket: int, files, merge: bool, before=(), raw: bool = False):
     """``raw``: rows read as stored, retractions too (:attr:`Split.keep_retractions`)."""
     if not table.schema.is_primary_key_table:
         return Split(partition, bucket, tuple(files), before=tuple(before))
@@ -167,7 +166,7 @@ def _split(table: FileStoreTable, partition: bytes, bucket: int, files, merge: b
     return Split(partition, bucket, tuple(files), tuple(parts), before=tuple(before), keep_retractions=raw)
 
 
-def _live(table: FileStoreTable, snapshot_id: int) -> Dict[Tuple[bytes, int], Dict[str, DataFileMeta]]:
+def _live(table: FileStore, snapshot_id: int) -> Dict[Tuple[bytes, int], Dict[str, DataFileMeta]]:
     snap = table.snapshot_manager.snapshot(snapshot_id)
     metas = table.manifest_list(snap.base_manifest_list) + table.manifest_list(snap.delta_manifest_list)
     out: Dict[Tuple[bytes, int], Dict[str, DataFileMeta]] = {}

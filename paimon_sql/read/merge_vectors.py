@@ -24,7 +24,7 @@ from array import array
 from collections import OrderedDict
 from dataclasses import replace
 from threading import Lock
-from typing import TYPE_CHECKING, Dict, Optional
+from typing import Dict, Optional
 
 import numpy as np
 import pyarrow as pa
@@ -35,9 +35,8 @@ from paimon_sql.read import data_evolution
 from paimon_sql.read.split import Split
 from paimon_sql.read.split_read import POSITION_COLUMN, SplitReader
 from paimon_sql.schema.table_schema import KEY_PREFIX, VALUE_KIND
+from paimon_sql.store.file_store import FileStore
 
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
 ENGINES = ("deduplicate", "first-row")  # merged rows are stored rows, unchanged
 _FILE = "__paimon_file_number"
@@ -46,14 +45,14 @@ _CACHED_SPLITS = 512
 _LOCK = Lock()
 
 
-def applies(table: FileStoreTable, split: Split) -> bool:
+def applies(table: FileStore, split: Split) -> bool:
     """Whether ``split`` is a merge of a primary-key table whose winners are stored rows."""
     return (table.schema.is_primary_key_table and not split.raw_convertible and not split.before
             and not split.keep_retractions and table.merge_function.name in ENGINES
             and not data_evolution.enabled(table))
 
 
-def as_vectors(table: FileStoreTable, split: Split) -> Optional[Split]:
+def as_vectors(table: FileStore, split: Split) -> Optional[Split]:
     """``split`` with every file its own section and the rows merging drops marked deleted (on top
     of the vectors its files have); None when :func:`applies` says no."""
     if not applies(table, split):
@@ -74,7 +73,7 @@ def as_vectors(table: FileStoreTable, split: Split) -> Optional[Split]:
     return replace(split, sections=tuple((f,) for f in split.files), deletion_vectors=vectors)
 
 
-def _dropped(table: FileStoreTable, split: Split) -> tuple:
+def _dropped(table: FileStore, split: Split) -> tuple:
     """Per file with deleted rows: its vector (its own, plus the rows the merge of each overlapping
     section drops), as ``Split.deletion_vectors`` holds them."""
     reader = SplitReader(table, projection=[])  # keys, system columns and the merge's sequence fields

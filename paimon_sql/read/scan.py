@@ -17,14 +17,14 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Protocol, Sequence, Tuple
 
 import pyarrow as pa
 from pyroaring import FrozenBitMap
 
 from paimon_sql.data import binary_row
-from paimon_sql.data.types import DataField, parse_type
 from paimon_sql.data.predicate import FieldStats, Predicate, and_
+from paimon_sql.data.types import DataField, parse_type
 from paimon_sql.exceptions import CorruptMetadataError, MissingMetadataFileError, SchemaError
 from paimon_sql.index.deletion_vector import bucket_vectors
 from paimon_sql.manifest import manifest_file
@@ -36,10 +36,10 @@ from paimon_sql.read.data_file_cache import DataFileCache
 from paimon_sql.read.postpone import real_buckets
 from paimon_sql.read.split import Split
 from paimon_sql.read.split_read import TRACKING, SplitReader
-from paimon_sql.snapshot.changelog_lifecycle import snapshot_or_changelog
 from paimon_sql.snapshot.snapshot import Snapshot
-from paimon_sql.snapshot.time_travel import travel_snapshot
+from paimon_sql.store.changelog_lifecycle import snapshot_or_changelog
 from paimon_sql.store.file_store import FileStore
+from paimon_sql.store.time_travel import travel_snapshot
 
 
 def manifest_list(table: FileStore, name: Optional[str], size: Optional[int]) -> List[ManifestFileMeta]:
@@ -104,7 +104,7 @@ class Plan:
 
 @dataclass(frozen=True)
 class TableScan:
-    table: object
+    table: FileStore
     predicate: Optional[Predicate] = None
     projection: Optional[Tuple[str, ...]] = None
     snapshot_id: Optional[int] = None
@@ -341,3 +341,10 @@ def _stat_fields(file_schema, f: DataFileMeta) -> List[DataField]:
         return list(file_schema.fields)
     return [DataField(-1 - i, c, parse_type("BIGINT")) if c in TRACKING else file_schema.field(c)
             for i, c in enumerate(cols)]
+
+
+class ScanStore(FileStore, Protocol):
+    """A store that plans scans of itself: what the layers above the read (writes, compactions,
+    commits, maintenance, Iceberg) read a table through (Paimon's ``FileStore.newScan()``)."""
+
+    def new_scan(self) -> TableScan: ...

@@ -15,7 +15,7 @@ point lookup merges its key's few rows instead of the whole bucket.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -28,19 +28,18 @@ from paimon_sql.exceptions import PaimonError
 from paimon_sql.format.file_format import read_file
 from paimon_sql.manifest.manifest_file import DataFileMeta
 from paimon_sql.mergetree.interval_partition import sections
-from paimon_sql.read.data_file_cache import DataFileCache
 from paimon_sql.read import data_evolution, file_skipping
+from paimon_sql.read.data_file_cache import DataFileCache
 from paimon_sql.schema.table_schema import KEY_PREFIX, ROW_ID, SEQUENCE_NUMBER, VALUE_KIND
+from paimon_sql.store.file_store import FileStore
 
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
 FILE_COLUMN, POSITION_COLUMN = "__paimon_file", "__paimon_position"
 TRACKING = (ROW_ID, SEQUENCE_NUMBER)  # row tracking's columns, as Java's SpecialFields.rowTypeWithRowTracking
 
 
 class SplitReader:
-    def __init__(self, table: FileStoreTable, projection: Optional[Sequence[str]] = None,
+    def __init__(self, table: FileStore, projection: Optional[Sequence[str]] = None,
                  predicate: Optional[Predicate] = None,
                  keep_row_kind: bool = False, files: Optional[DataFileCache] = None):
         """``keep_row_kind``: keep retractions (-U/-D) that merging leaves and return each row's

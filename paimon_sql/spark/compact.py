@@ -25,7 +25,7 @@ from paimon_sql.spark.tasks import guarded, run_tasks
 
 def compact(spark, table, partition_predicate: Optional[Predicate] = None, full: bool = False,
             buckets: Optional[Sequence[tuple]] = None) -> Optional[int]:
-    """Compact the table's buckets (as :func:`~paimon_sql.compact.merge_tree_compact.compact_table` chooses them)
+    """Compact the table's buckets (as :func:`~paimon_sql.compact.merge_tree_compact.plan_units` chooses them)
     in Spark tasks, one per bucket; returns the COMPACT snapshot's id, None when nothing changed.
     A postpone table (``bucket = -2``) is compacted by :func:`compact_postpone`."""
     if postpone_table(table):

@@ -30,11 +30,12 @@ from paimon_sql.data.types import MAX_LENGTH, AtomicType
 from paimon_sql.format.file_format import check_size
 from paimon_sql.io.paths import MAIN_BRANCH
 from paimon_sql.mergetree.levels import num_levels
-from paimon_sql.read import data_evolution, fallback_read, file_skipping, merge_vectors, metadata_columns
+from paimon_sql.read import data_evolution, file_skipping, merge_vectors, metadata_columns
 from paimon_sql.read.scan import PlanStats
 from paimon_sql.schema.table_schema import VALUE_KIND
 from paimon_sql.spark import driver_read, jvm_classes
 from paimon_sql.spark.types import spark_ddl, spark_type, to_spark_arrow
+from paimon_sql.table import fallback_read
 from paimon_sql.table import unserved_features
 from paimon_sql.table.object_table import ObjectTable
 

@@ -39,7 +39,7 @@ from paimon_sql.data import predicate as P
 from paimon_sql.data.types import DataField
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.options.core_options import as_paimon_spells, catalog_registry
-from paimon_sql.read import fallback_read, metadata_columns
+from paimon_sql.read import metadata_columns
 from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
 from paimon_sql.schema.table_schema import ROW_ID, SEQUENCE_NUMBER
 from paimon_sql.spark.columns import ROW_KIND_OUTPUTS, ROWKIND_NAME
@@ -49,6 +49,7 @@ from paimon_sql.spark.stream import PaimonStreamReader
 from paimon_sql.spark.types import spark_ddl, spark_type, to_spark_arrow
 from paimon_sql.spark.write import merge_schema  # write.merge-schema: add the data's new columns
 from paimon_sql.spark.writer import PaimonWriter
+from paimon_sql.table import fallback_read
 from paimon_sql.table.object_table import ObjectTable
 from paimon_sql.table.table import table_at
 

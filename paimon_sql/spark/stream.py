@@ -25,9 +25,9 @@ from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 
 from paimon_sql.exceptions import InvalidOptionError, SnapshotNotFoundError
 from paimon_sql.read import incremental
-from paimon_sql.snapshot.time_travel import snapshot_at
 from paimon_sql.spark.columns import ROW_KIND_OUTPUTS
 from paimon_sql.spark.types import to_spark_arrow
+from paimon_sql.store.time_travel import snapshot_at
 
 
 class _SplitPartition(InputPartition):

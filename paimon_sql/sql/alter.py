@@ -21,13 +21,13 @@ from paimon_sql.data.types import paimon_type_from_sql
 from paimon_sql.exceptions import DatabaseNotFoundError, PaimonError, TableAlreadyExistsError
 from paimon_sql.iceberg import alter as iceberg_alter
 from paimon_sql.schema import schema_change as sc
+from paimon_sql.snapshot.tag_manager import find_snapshot
 from paimon_sql.sql import describe, parse, show
 from paimon_sql.sql.ddl import _columns, _literal_text
 from paimon_sql.table import format_table
 from paimon_sql.table import materialized_table as mt
 from paimon_sql.table.object_table import ObjectTable
 from paimon_sql.tag.tag_auto_creation import delete_tag
-from paimon_sql.tag.tag_manager import find_snapshot
 
 # -- exp.Alter actions -> schema changes ------------------------------------------------------
 

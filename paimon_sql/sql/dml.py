@@ -37,7 +37,7 @@ from paimon_sql.commit.table_commit import OPERATION
 from paimon_sql.data import binary_row, row_kind
 from paimon_sql.data.types import RowType
 from paimon_sql.exceptions import PaimonError, SchemaError
-from paimon_sql.read import data_evolution, fallback_read
+from paimon_sql.read import data_evolution
 from paimon_sql.read.metadata_columns import row_tracking
 from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
 from paimon_sql.schema.table_schema import ROW_ID
@@ -50,6 +50,7 @@ from paimon_sql.spark.write import EXPLICIT_CAST, MERGE_SCHEMA, add_columns, ass
 from paimon_sql.sql import cache, parse, row_rules
 from paimon_sql.sql.alter import column_path
 from paimon_sql.sql.query import pushed_predicate, scan_options, session_options
+from paimon_sql.table import fallback_read
 from paimon_sql.table import format_table
 from paimon_sql.write import data_evolution_write
 from paimon_sql.write.row_delete import delete_messages, positions_of, rows_in_files

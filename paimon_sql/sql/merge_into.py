@@ -27,7 +27,7 @@ from sqlglot import exp
 
 from paimon_sql.data import row_kind
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.read import data_evolution, fallback_read
+from paimon_sql.read import data_evolution
 from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN
 from paimon_sql.spark.columns import ROWKIND_COLUMN
 from paimon_sql.spark.write import MERGE_SCHEMA, add_columns, option_enabled
@@ -35,6 +35,7 @@ from paimon_sql.sql import parse, row_rules
 from paimon_sql.sql.dml import (commit_append_changes, group_tasks, located_columns, located_rows, recording,
                                 with_table_types, write_changes)
 from paimon_sql.sql.query import session_options
+from paimon_sql.table import fallback_read
 from paimon_sql.write import data_evolution_write
 from paimon_sql.write.row_delete import delete_messages, positions_of
 

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 import sqlglot
 from sqlglot import exp
 
-from paimon_sql import systables
 from paimon_sql.catalog import Identifier
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.read import metadata_columns
@@ -30,7 +29,8 @@ from paimon_sql.spark import pushdown
 from paimon_sql.spark.session_options import session_options as spark_session_options
 from paimon_sql.spark.types import spark_ddl
 from paimon_sql.sql import functions, parse, query_shape, star
-from paimon_sql.systables import SystemTable
+from paimon_sql.systables import GLOBAL_TABLES, SystemTable, load_global
+from paimon_sql.systables import load as load_system_table
 from paimon_sql.table import format_table
 from paimon_sql.table.format_table import FormatTable
 
@@ -429,9 +429,9 @@ def resolve(session, node: exp.Table):
     fail here, before anything is read (the database, table and branch names pass the path guard
     as the :class:`Identifier` and the branch path are built)."""
     name = node.name
-    if node.db and node.db.lower() == SYS_DATABASE and name.lower() in systables.GLOBAL_TABLES \
+    if node.db and node.db.lower() == SYS_DATABASE and name.lower() in GLOBAL_TABLES \
             and not session.catalog.database_exists(node.db):
-        return systables.load_global(session.catalog, name)
+        return load_global(session.catalog, name)
     if "$" not in name:
         if node.db and session.database_name(node.db) is None:
             return None  # Spark's: a database elsewhere, or a file (parquet.`/data/x.parquet`)
@@ -448,7 +448,7 @@ def resolve(session, node: exp.Table):
         raise PaimonError(f"cannot resolve '{name}': expected t$<system table> or t$branch_<name>[$<system table>]")
     if rest:
         format_table.refuse(table, f"system table {name}")
-    return systables.load(table, rest[0]) if rest else table
+    return load_system_table(table, rest[0]) if rest else table
 
 
 _OPTIONS_HINT = re.compile(r"^\+?\s*OPTIONS\s*\((.*)\)\s*$", re.I | re.S)

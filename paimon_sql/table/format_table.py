@@ -31,8 +31,8 @@ from paimon_sql.options import core_options as opts
 from paimon_sql.schema import schema_change as sc
 from paimon_sql.schema.schema_manager import SchemaManager
 from paimon_sql.schema.table_schema import TableSchema
-from paimon_sql.snapshot.time_travel import TRAVEL_KEYS
-from paimon_sql.table.catalog_environment import NO_CATALOG, CatalogEnvironment
+from paimon_sql.store.catalog_environment import NO_CATALOG, CatalogEnvironment
+from paimon_sql.store.time_travel import TRAVEL_KEYS
 
 FORMAT_TABLE = "format-table"
 SCHEMA_DIR = "_schema"  # <location>/_schema/schema-N: hidden from file readers by its '_'

@@ -31,8 +31,8 @@ from paimon_sql.exceptions import PaimonError, SchemaError
 from paimon_sql.io import FileIO
 from paimon_sql.io.paths import MAIN_BRANCH
 from paimon_sql.schema.table_schema import TableSchema
-from paimon_sql.snapshot.time_travel import TRAVEL_KEYS
-from paimon_sql.table.catalog_environment import NO_CATALOG, CatalogEnvironment
+from paimon_sql.store.catalog_environment import NO_CATALOG, CatalogEnvironment
+from paimon_sql.store.time_travel import TRAVEL_KEYS
 from paimon_sql.table.table import FileStoreTable
 
 # ObjectTable.SCHEMA of Paimon 2.0, in order (field ids 0..5), with its descriptions

@@ -16,8 +16,9 @@ from urllib.parse import urlparse
 import pyarrow as pa
 
 from paimon_sql.commit.table_commit import LAST_SAFE_SNAPSHOT, TableCommit
-from paimon_sql.compact.merge_tree_compact import BucketCompactor, compact_table
+from paimon_sql.compact.merge_tree_compact import BucketCompactor, compact_messages
 from paimon_sql.compact.postpone_compact import postpone_messages
+from paimon_sql.consumer.consumer_manager import ConsumerManager
 from paimon_sql.data import binary_row
 from paimon_sql.data.partition_names import specs_predicate
 from paimon_sql.exceptions import BranchError, PaimonError, TableNotFoundError
@@ -40,14 +41,13 @@ from paimon_sql.schema.schema_change import check_option_changes
 from paimon_sql.schema.schema_manager import SchemaManager
 from paimon_sql.schema.table_schema import TableSchema
 from paimon_sql.snapshot.snapshot_manager import SnapshotManager
-from paimon_sql.snapshot.time_travel import TRAVEL_KEYS, travel_snapshot
+from paimon_sql.snapshot.tag_manager import TagManager
+from paimon_sql.store.catalog_environment import NO_CATALOG, CatalogEnvironment
+from paimon_sql.store.time_travel import TRAVEL_KEYS, travel_snapshot
 from paimon_sql.table.branch_manager import BranchManager
-from paimon_sql.table.catalog_environment import NO_CATALOG, CatalogEnvironment
-from paimon_sql.table.consumer_manager import ConsumerManager
 from paimon_sql.table.unserved_features import check_read, check_write
 from paimon_sql.tag.tag_auto_creation import tags_after_commit, to_auto_tag
-from paimon_sql.tag.tag_manager import TagManager
-from paimon_sql.write.row_delete import delete_where
+from paimon_sql.write.row_delete import delete_messages, positions_where
 from paimon_sql.write.table_write import TableWrite
 
 TO_AUTO_TAG = "incremental-to-auto-tag"
@@ -217,10 +217,11 @@ class FileStoreTable:
         literals cast to the partition columns' types; NULL: the default partition)."""
         return bool(in_partitions(self.new_scan().plan_entries(), specs_predicate(self.schema, [spec]), self.schema))
 
-    def compact(self, partitions=None, full: bool = False) -> Optional[int]:
+    def compact(self, partitions=None, full: bool = False, commit_user: Optional[str] = None) -> Optional[int]:
         """Compact the table's buckets (``partitions``: a predicate on partition columns) into one
-        COMPACT snapshot: primary-key buckets' LSM trees (``full``: every bucket into its max level),
-        append buckets' small files (``full``: all but leading full-size ones). Returns the snapshot id."""
+        COMPACT snapshot, committed as ``commit_user`` (default: a new one): primary-key buckets' LSM
+        trees (``full``: every bucket into its max level), append buckets' small files (``full``: all
+        but leading full-size ones). Returns the snapshot id (None: nothing to compact)."""
         check_write(self)
         if postpone_table(self):  # as on Spark, with this machine's cores for Spark's default parallelism
             if partitions is not None:
@@ -228,7 +229,7 @@ class FileStoreTable:
             base, messages = postpone_messages(self, os.cpu_count() or 1)
             return self.copy({LAST_SAFE_SNAPSHOT: str(base)}).new_commit().commit_or_abort(messages) \
                 if messages else None
-        return compact_table(self, partitions, full)
+        return self.new_commit(commit_user).commit_or_abort(compact_messages(self, partitions, full))
 
     def rewrite_file_index(self, partitions=None) -> Optional[int]:
         """Rebuild every data file's file index for the current ``file-index.*`` options (one
@@ -240,7 +241,9 @@ class FileStoreTable:
         """Delete an append table's rows matching ``predicate`` (deletion vectors when enabled, else
         copy-on-write of the touched files) in one snapshot; returns how many rows were deleted."""
         check_write(self)
-        return delete_where(self, predicate)
+        positions = positions_where(self, predicate)
+        self.new_commit().commit_or_abort(delete_messages(self, positions))
+        return int(sum(len(p) for p in positions.values()))
 
     def new_scan(self):
         check_usable(self.schema.options, "read")

@@ -10,8 +10,8 @@ from __future__ import annotations
 from paimon_sql.io import FileIO
 from paimon_sql.options import core_options as opts
 from paimon_sql.schema.table_schema import TableSchema
+from paimon_sql.store.catalog_environment import NO_CATALOG, CatalogEnvironment
 from paimon_sql.table import materialized_table
-from paimon_sql.table.catalog_environment import NO_CATALOG, CatalogEnvironment
 from paimon_sql.table.format_table import FormatTable
 from paimon_sql.table.object_table import ObjectTable, check_schema
 from paimon_sql.table.table import FileStoreTable

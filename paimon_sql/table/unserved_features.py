@@ -30,12 +30,12 @@ from paimon_sql.data.types import unserved_type
 from paimon_sql.exceptions import UnservedFeatureError
 from paimon_sql.iceberg.commit_callback import check_publishable
 from paimon_sql.index.deletion_vector import INDEX_TYPE as DELETION_VECTORS
+from paimon_sql.read.scan import ScanStore
 from paimon_sql.table.format_table import FormatTable
 from paimon_sql.write.dynamic_bucket import HASH_INDEX
 
 if TYPE_CHECKING:
     from paimon_sql.schema.table_schema import TableSchema
-    from paimon_sql.table.table import FileStoreTable
 
 # options naming columns Paimon stores apart from the data files (or as references), and what they are
 COLUMN_OPTIONS = {"blob-field": "BLOB", "blob-descriptor-field": "BLOB (stored as a descriptor)",
@@ -54,13 +54,13 @@ def unserved_columns(schema: "TableSchema") -> Dict[str, str]:
     return out
 
 
-def _check_chain(table: "FileStoreTable") -> None:
+def _check_chain(table: ScanStore) -> None:
     if (table.schema.options.get(CHAIN_TABLE) or "").strip().lower() == "true":
         raise UnservedFeatureError(f"table {table.name} is a chain table ('{CHAIN_TABLE}'), which paimon-sql does "
                                    "not read or write")
 
 
-def check_read(table: "FileStoreTable", columns: Iterable[str]) -> None:
+def check_read(table: ScanStore, columns: Iterable[str]) -> None:
     """Raise when ``table`` is a chain table, or ``columns`` include one paimon-sql cannot read."""
     _check_chain(table)
     check_publishable(table)
@@ -71,20 +71,20 @@ def check_read(table: "FileStoreTable", columns: Iterable[str]) -> None:
                                        "which paimon-sql does not read")
 
 
-def readable_columns(table: "FileStoreTable") -> List[str]:
+def readable_columns(table: ScanStore) -> List[str]:
     """The columns of ``table`` a read may ask for."""
     unserved = unserved_columns(table.schema)
     return [n for n in table.schema.field_names if n not in unserved]
 
 
-def global_indexes(table: "FileStoreTable") -> List[str]:
+def global_indexes(table: ScanStore) -> List[str]:
     """The index types of the latest snapshot's index manifest that are global indexes."""
     latest = table.snapshot_manager.latest()
     entries = table.index_manifest_entries(latest.index_manifest) if latest else []
     return sorted({e.index_type for e in entries if e.index_type not in SERVED_INDEXES})
 
 
-def check_write(table: "FileStoreTable", indexes: bool = True) -> None:
+def check_write(table: ScanStore, indexes: bool = True) -> None:
     """Raise when ``table`` holds what a write of paimon-sql would leave broken or stale: an unserved
     column, or (``indexes``: the latest snapshot is read for them) a global index; or it is a chain table;
     or its Iceberg metadata could not be written right."""
@@ -101,7 +101,7 @@ def check_write(table: "FileStoreTable", indexes: bool = True) -> None:
                                    "paimon-sql does not maintain: writes to the table are refused")
 
 
-def refuse_write(table: Optional[Union["FileStoreTable", FormatTable]]) -> None:
+def refuse_write(table: Optional[Union[ScanStore, FormatTable]]) -> None:
     """:func:`check_write` for a statement's target when it is a data table (not a format table)."""
     if table is not None and not isinstance(table, FormatTable):
         check_write(table)

@@ -23,17 +23,16 @@ import datetime as dt
 import logging
 import posixpath
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, List, Optional
+from typing import Callable, List, Optional
 from zoneinfo import ZoneInfo
 
 from paimon_sql.exceptions import PaimonError, SnapshotNotFoundError, TagError
 from paimon_sql.maintenance.remove_orphan_files import remove_empty_dirs
 from paimon_sql.maintenance.rollback import _phases
-from paimon_sql.snapshot.references import References, referenced_files
 from paimon_sql.snapshot.snapshot import Snapshot
+from paimon_sql.store.file_store import FileStore
+from paimon_sql.store.references import References, referenced_files
 
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
 MODES = ("none", "process-time", "watermark", "batch")
 _LONG_MIN = -(1 << 63)
@@ -43,7 +42,7 @@ _log = logging.getLogger(__name__)
 
 # -- deleting a tag ------------------------------------------------------------------------------
 
-def delete_tag(table: FileStoreTable, name: str) -> bool:
+def delete_tag(table: FileStore, name: str) -> bool:
     """Delete tag ``name`` (False when there is none, as Paimon passes it over). When its snapshot
     has expired, the files no snapshot, tag, changelog or branch left still names go too: the tag
     file first (an interruption leaves orphans, never a tag missing files), then data and index
@@ -123,7 +122,7 @@ def _checked(p: Period, options) -> Period:
     return p
 
 
-def to_auto_tag(table: FileStoreTable, end_tag: str) -> dict:
+def to_auto_tag(table: FileStore, end_tag: str) -> dict:
     """``incremental-to-auto-tag = end_tag`` as the options of the read it means (Paimon's
     ``IncrementalDiffStartingScanner.toEndAutoTag``): the diff from the latest automatic tag
     before ``end_tag`` to it, or an empty read when the tag or an earlier one is missing."""
@@ -161,7 +160,7 @@ def _local(millis: int, zone) -> dt.datetime:
     return t.replace(tzinfo=None) if zone is not None else t
 
 
-def _extractor(table: FileStoreTable, mode: str) -> Callable[[Snapshot], Optional[dt.datetime]]:
+def _extractor(table: FileStore, mode: str) -> Callable[[Snapshot], Optional[dt.datetime]]:
     """The time a snapshot is tagged by (TagTimeExtractor); None: not tagged (no watermark)."""
     if mode == "process-time":
         zone = _zone(table.options.get("sink.process-time-zone"))
@@ -170,7 +169,7 @@ def _extractor(table: FileStoreTable, mode: str) -> Callable[[Snapshot], Optiona
     return lambda s: None if s.watermark in (None, _LONG_MIN) else _local(s.watermark, zone)
 
 
-def create_period_tags(table: FileStoreTable) -> List[str]:
+def create_period_tags(table: FileStore) -> List[str]:
     """TagAutoCreation.run: tag every snapshot since the last automatic tag that closes a period;
     returns the names created."""
     opts = table.options
@@ -208,7 +207,7 @@ def create_period_tags(table: FileStoreTable) -> List[str]:
     return created
 
 
-def _retain_auto_tags(table: FileStoreTable, p: Period) -> None:
+def _retain_auto_tags(table: FileStore, p: Period) -> None:
     """``tag.num-retained-max`` automatic tags (counted by snapshot) are kept; the oldest go."""
     most = table.options.get("tag.num-retained-max")
     if most is None:
@@ -223,7 +222,7 @@ def _retain_auto_tags(table: FileStoreTable, p: Period) -> None:
         delete_tag(table, by_snapshot[sid][0])
 
 
-def create_batch_tag(table: FileStoreTable) -> Optional[str]:
+def create_batch_tag(table: FileStore) -> Optional[str]:
     """TagBatchCreation: tag the latest snapshot (replacing a tag of the same name), then keep at
     most ``tag.num-retained-max`` tags, the oldest snapshots' first."""
     opts = table.options
@@ -245,7 +244,7 @@ def create_batch_tag(table: FileStoreTable) -> Optional[str]:
 
 # -- expiry --------------------------------------------------------------------------------------
 
-def expire_tags(table: FileStoreTable, older_than: Optional[dt.datetime] = None) -> List[str]:
+def expire_tags(table: FileStore, older_than: Optional[dt.datetime] = None) -> List[str]:
     """TagTimeExpire: delete the tags whose ``tagTimeRetained`` has passed since ``tagCreateTime``
     and, with ``older_than`` (local time), those created before it (a tag without a creation time:
     its file's modification time); returns their names."""
@@ -266,7 +265,7 @@ def expire_tags(table: FileStoreTable, older_than: Optional[dt.datetime] = None)
     return expired
 
 
-def run_tag_maintenance(table: FileStoreTable) -> None:
+def run_tag_maintenance(table: FileStore) -> None:
     """TagAutoManager.run: period tags (process-time / watermark), then time expiry."""
     if _mode(table.options) in ("process-time", "watermark"):
         create_period_tags(table)
@@ -274,7 +273,7 @@ def run_tag_maintenance(table: FileStoreTable) -> None:
         expire_tags(table)
 
 
-def tags_after_commit(table: FileStoreTable) -> None:
+def tags_after_commit(table: FileStore) -> None:
     """What a writer runs after each successful commit, before partition and snapshot expiry (as
     Paimon's TableCommitImpl): tag maintenance unless ``write-only``; a batch tag in ``batch``
     mode (as paimon-spark after a write). The commit has happened: a failure is logged and left

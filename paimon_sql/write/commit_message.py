@@ -10,14 +10,12 @@ deletes their files (:func:`delete_files`) when they will never be committed.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, List, Optional
+from typing import List, Optional
 
 from paimon_sql.data import binary_row
 from paimon_sql.manifest.manifest_file import ADD, DataFileMeta, IndexManifestEntry
+from paimon_sql.store.file_store import FileStore
 from paimon_sql.write.file_writer import delete_data_files
-
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
 
 @dataclass
@@ -53,7 +51,7 @@ class CommitMessage:
         return self.new_files + self.changelog_files + self.compact_after + self.compact_changelog
 
 
-def delete_files(table: FileStoreTable, messages: List[CommitMessage]) -> None:
+def delete_files(table: FileStore, messages: List[CommitMessage]) -> None:
     """Remove the new data and index files of messages that will never be committed."""
     part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
     for m in messages:
@@ -65,7 +63,7 @@ def delete_files(table: FileStoreTable, messages: List[CommitMessage]) -> None:
         delete_index_files(table, m.index_changes + m.compact_index_changes)
 
 
-def delete_index_files(table: FileStoreTable, changes: List[IndexManifestEntry]) -> None:
+def delete_index_files(table: FileStore, changes: List[IndexManifestEntry]) -> None:
     """Remove the index files that ``changes`` add (what an aborted commit leaves)."""
     for c in changes:
         if c.kind == ADD:

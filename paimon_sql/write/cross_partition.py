@@ -23,17 +23,16 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_sql.data import binary_row, row_kind
+from paimon_sql.read.scan import ScanStore
 from paimon_sql.write.dynamic_bucket import fill_buckets
 
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
 _PID, _BUCKET, _ROW = "__paimon_pid", "__paimon_bucket", "__paimon_row"
 
@@ -43,7 +42,7 @@ _ACTIONS = {"deduplicate": DELETE, "partial-update": USE_OLD, "aggregation": USE
 
 
 class CrossPartitionAssigner:
-    def __init__(self, table: FileStoreTable):
+    def __init__(self, table: ScanStore):
         self.table = table
         schema = table.schema
         self.keys = schema.trimmed_primary_keys

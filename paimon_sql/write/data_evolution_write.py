@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -30,16 +30,14 @@ from paimon_sql.data import binary_row
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.manifest.manifest_file import FILE_SOURCE_APPEND, DataFileMeta
 from paimon_sql.read import data_evolution
+from paimon_sql.read.scan import ScanStore
 from paimon_sql.read.split import Split
 from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN, SplitReader
 from paimon_sql.write.commit_message import CommitMessage, delete_files
 from paimon_sql.write.file_writer import write_files
 
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
-
-def update_columns(table: FileStoreTable, changes: pa.Table, columns: Sequence[str], snapshot_id: int,
+def update_columns(table: ScanStore, changes: pa.Table, columns: Sequence[str], snapshot_id: int,
                    run: Optional[Callable] = None) -> List[CommitMessage]:
     """Commit messages writing ``columns`` anew for the groups ``changes`` touches. ``changes`` holds
     the new values of ``columns`` and, per row, the anchor file and position it was read at
@@ -76,7 +74,7 @@ def update_columns(table: FileStoreTable, changes: pa.Table, columns: Sequence[s
     return messages
 
 
-def _write_group(table: FileStoreTable, columns: List[str], snapshot_id: int, work) -> CommitMessage:
+def _write_group(table: ScanStore, columns: List[str], snapshot_id: int, work) -> CommitMessage:
     """One touched group's partial file (a task's work)."""
     partition, group, rows = work
     part_types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
@@ -87,7 +85,7 @@ def _write_group(table: FileStoreTable, columns: List[str], snapshot_id: int, wo
                          base_snapshot=snapshot_id)
 
 
-def _groups_by_anchor(table: FileStoreTable, snapshot_id: int) -> Dict[str, Tuple[bytes, Tuple[DataFileMeta, ...]]]:
+def _groups_by_anchor(table: ScanStore, snapshot_id: int) -> Dict[str, Tuple[bytes, Tuple[DataFileMeta, ...]]]:
     out = {}
     for split in table.new_scan().with_snapshot(snapshot_id).plan().splits:
         for group in data_evolution.row_id_groups(split.files, table.name):
@@ -95,7 +93,7 @@ def _groups_by_anchor(table: FileStoreTable, snapshot_id: int) -> Dict[str, Tupl
     return out
 
 
-def _merged(table: FileStoreTable, current: pa.Table, rows: pa.Table, columns: List[str],
+def _merged(table: ScanStore, current: pa.Table, rows: pa.Table, columns: List[str],
             group: Tuple[DataFileMeta, ...]) -> pa.Table:
     """The group's ``columns`` (``current``: every row of its range, deleted ones too) with the rows
     at ``rows``' positions replaced by their new values."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import replace
-from typing import TYPE_CHECKING, List, Optional, Sequence
+from typing import List, Optional, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -25,9 +25,8 @@ from paimon_sql.format.file_format import RollingFileWriter, parquet_footer_stat
 from paimon_sql.index.file_index import write_index
 from paimon_sql.manifest.manifest_file import FILE_SOURCE_APPEND, DataFileMeta
 from paimon_sql.schema.table_schema import KEY_PREFIX, SEQUENCE_NUMBER, VALUE_KIND
+from paimon_sql.store.file_store import FileStore
 
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
 _INT_MAX = 2 ** 31 - 1
 # Paimon's SpecialFields ids of the system columns a data file may hold
@@ -94,7 +93,7 @@ def kv_table(schema, rows: pa.Table, seq: np.ndarray, kinds: pa.Array) -> pa.Tab
                                 schema=schema.data_file_arrow_schema())
 
 
-def write_files(table: FileStoreTable, file_table: pa.Table, partition_values, bucket: int, level: int = 0,
+def write_files(table: FileStore, file_table: pa.Table, partition_values, bucket: int, level: int = 0,
                 file_source: int = FILE_SOURCE_APPEND, prefix: str = "data-",
                 first_sequence: Optional[int] = None, postpone: bool = False,
                 columns: Optional[Sequence[str]] = None) -> List[DataFileMeta]:
@@ -149,7 +148,7 @@ def write_files(table: FileStoreTable, file_table: pa.Table, partition_values, b
     return files
 
 
-def delete_data_files(table: FileStoreTable, partition_values, bucket: int, files: List[DataFileMeta]) -> None:
+def delete_data_files(table: FileStore, partition_values, bucket: int, files: List[DataFileMeta]) -> None:
     """Delete data files and their extra files (``.index``) — what an aborted write leaves."""
     for f in files:
         path = table.paths.data_file_path(partition_values, bucket, f.file_name, f.external_path)
@@ -165,7 +164,7 @@ def _stats(part: pa.Table, fields, mode: str, footer) -> stats.SimpleStats:
     return stats.collect(part, fields, mode)
 
 
-def file_meta(table: FileStoreTable, name: str, size: int, part: pa.Table, level: int, file_source: int,
+def file_meta(table: FileStore, name: str, size: int, part: pa.Table, level: int, file_source: int,
               seq_range=None, footer=None, postpone: bool = False,
               columns: Optional[Sequence[str]] = None) -> DataFileMeta:
     schema = table.schema

@@ -22,7 +22,7 @@ counts on the driver and hands them to its tasks as the dynamic option :data:`PL
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Dict, Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -31,9 +31,8 @@ import pyarrow.compute as pc
 from paimon_sql.data import binary_row
 from paimon_sql.data.types import AtomicType
 from paimon_sql.io.paths import POSTPONE_BUCKET
+from paimon_sql.read.scan import ScanStore
 
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
 PLAN_OPTION = "paimon-sql.postpone-bucket-plan"  # {partition BinaryRow hex: bucket count}, JSON
 
@@ -46,7 +45,7 @@ def decode_plan(text: Optional[str]) -> Dict[bytes, int]:
     return {bytes.fromhex(p): int(n) for p, n in json.loads(text).items()} if text else {}
 
 
-def bucket_metadata(table: FileStoreTable, snapshot_id: Optional[int]) -> Tuple[Dict[bytes, int], Dict[bytes, int]]:
+def bucket_metadata(table: ScanStore, snapshot_id: Optional[int]) -> Tuple[Dict[bytes, int], Dict[bytes, int]]:
     """(bucket count of each partition with real-bucket files, rows in each partition's postpone
     bucket) in the snapshot; a partition whose files disagree on the count fails, as in Paimon."""
     known: Dict[bytes, int] = {}

@@ -15,7 +15,7 @@ rows their sequence numbers, so the rows left are merged as before.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Dict, List, Tuple
+from typing import Dict, List, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -29,19 +29,18 @@ from paimon_sql.index import deletion_vector as dv
 from paimon_sql.manifest.manifest_file import DELETE
 from paimon_sql.read import data_evolution
 from paimon_sql.read.metadata_columns import row_tracking
+from paimon_sql.read.scan import ScanStore
 from paimon_sql.read.split import Split
 from paimon_sql.read.split_read import FILE_COLUMN, POSITION_COLUMN, SplitReader
 from paimon_sql.write.commit_message import CommitMessage
 from paimon_sql.write.file_writer import write_files
 from paimon_sql.write.row_tracking_write import write_tracked
 
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
 Positions = Dict[Tuple[bytes, int, str], np.ndarray]  # (partition, bucket, data file) → row positions
 
 
-def positions_of(table: FileStoreTable, rows: pa.Table) -> Positions:
+def positions_of(table: ScanStore, rows: pa.Table) -> Positions:
     """Group rows carrying ``FILE_COLUMN`` / ``POSITION_COLUMN`` into :data:`Positions`."""
     files = rows.column(FILE_COLUMN)
     names = pc.unique(files).to_pylist()
@@ -55,7 +54,7 @@ def positions_of(table: FileStoreTable, rows: pa.Table) -> Positions:
     return out
 
 
-def delete_messages(table: FileStoreTable, positions: Positions) -> List[CommitMessage]:
+def delete_messages(table: ScanStore, positions: Positions) -> List[CommitMessage]:
     """Commit messages that delete ``positions`` (deletion vectors or copy-on-write)."""
     if not positions:
         return []
@@ -64,7 +63,7 @@ def delete_messages(table: FileStoreTable, positions: Positions) -> List[CommitM
     return _copy_on_write(table, positions)
 
 
-def _with_deletion_vectors(table: FileStoreTable, positions: Positions) -> List[CommitMessage]:
+def _with_deletion_vectors(table: ScanStore, positions: Positions) -> List[CommitMessage]:
     snap = table.snapshot_manager.latest()
     entries = table.index_manifest_entries(snap.index_manifest) if snap else []
     by_bucket: Dict[Tuple[bytes, int], Dict[str, np.ndarray]] = {}
@@ -83,7 +82,7 @@ def _with_deletion_vectors(table: FileStoreTable, positions: Positions) -> List[
     return messages
 
 
-def _copy_on_write(table: FileStoreTable, positions: Positions) -> List[CommitMessage]:
+def _copy_on_write(table: ScanStore, positions: Positions) -> List[CommitMessage]:
     if data_evolution.enabled(table):  # a rewritten file would break its row id group (paimon-spark's words)
         raise PaimonError(f"table {table.name}: Can only perform deletion operation on data evolution tables with "
                           "DeletionVector enabled.")
@@ -110,7 +109,7 @@ def _copy_on_write(table: FileStoreTable, positions: Positions) -> List[CommitMe
     return list(messages.values())
 
 
-def _copy_on_write_tracked(table: FileStoreTable, positions: Positions) -> List[CommitMessage]:
+def _copy_on_write_tracked(table: ScanStore, positions: Positions) -> List[CommitMessage]:
     """Copy-on-write of a row-tracking table: the survivors keep their ``_ROW_ID`` and
     ``_SEQUENCE_NUMBER`` (:mod:`paimon_sql.write.row_tracking_write`), as paimon-spark rewrites them."""
     live = {(e.partition, e.bucket, e.file.file_name): e for e in table.new_scan().plan_entries()}
@@ -132,14 +131,12 @@ def _copy_on_write_tracked(table: FileStoreTable, positions: Positions) -> List[
     return messages
 
 
-def _as_of_schema(table: FileStoreTable, schema_id: int):
+def _as_of_schema(table: ScanStore, schema_id: int) -> ScanStore:
     """The table as of a file's schema, so a rewritten file keeps that schema (and its id)."""
-    if schema_id == table.schema.id:
-        return table
-    return type(table)(table.io, table.path, table.schema_at(schema_id), table.name)
+    return table if schema_id == table.schema.id else table.with_schema(table.schema_at(schema_id))
 
 
-def rows_in_files(table: FileStoreTable, predicate) -> pa.Table:
+def rows_in_files(table: ScanStore, predicate) -> pa.Table:
     """The rows of the files of the latest snapshot ``predicate`` may match, each with its data file
     and position (``FILE_COLUMN``, ``POSITION_COLUMN``), read as they lie. On a primary-key table
     each bucket's candidate files must need no merge, by Paimon's rule for a raw-convertible split:
@@ -163,12 +160,11 @@ def rows_in_files(table: FileStoreTable, predicate) -> pa.Table:
     return pa.concat_tables(parts) if parts else reader.read_positions(Split(b"", 0, ()))
 
 
-def delete_where(table: FileStoreTable, predicate) -> int:
-    """Core API: delete the append table's rows matching ``predicate``; returns the rows deleted."""
+def positions_where(table: ScanStore, predicate) -> Positions:
+    """The positions of the rows of the latest snapshot matching ``predicate`` (the core's
+    ``delete_where``, which commits :func:`delete_messages` of them)."""
     columns = [c for c in table.schema.field_names if c in predicate.columns()]
     scan = table.new_scan().filter(predicate).select(columns)  # positions need only the filter's columns
     reader = scan.reader()
     parts = [reader.read_positions(split) for split in scan.plan().splits]
-    positions = positions_of(table, pa.concat_tables(parts)) if parts else {}
-    table.new_commit().commit_or_abort(delete_messages(table, positions))
-    return int(sum(len(p) for p in positions.values()))
+    return positions_of(table, pa.concat_tables(parts)) if parts else {}

@@ -15,28 +15,26 @@ the row by vector and writes it anew here with its old ``_ROW_ID`` and a NULL se
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, List
+from typing import List
 
 import pyarrow as pa
 
 from paimon_sql.data import binary_row
 from paimon_sql.manifest.manifest_file import FILE_SOURCE_APPEND
 from paimon_sql.schema.table_schema import ROW_ID, SEQUENCE_NUMBER
+from paimon_sql.store.file_store import FileStore
 from paimon_sql.write.commit_message import CommitMessage, delete_files
 from paimon_sql.write.file_writer import write_files
 from paimon_sql.write.table_write import partition_codes
 
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
-
-def tracked_schema(table: FileStoreTable) -> pa.Schema:
+def tracked_schema(table: FileStore) -> pa.Schema:
     """The file layout: the table's columns, ``_ROW_ID`` and a nullable ``_SEQUENCE_NUMBER``."""
     return pa.schema(list(table.schema.data_file_arrow_schema())
                      + [pa.field(ROW_ID, pa.int64(), False), pa.field(SEQUENCE_NUMBER, pa.int64(), True)])
 
 
-def write_tracked(table: FileStoreTable, rows: pa.Table) -> List[CommitMessage]:
+def write_tracked(table: FileStore, rows: pa.Table) -> List[CommitMessage]:
     """Messages writing ``rows`` (the table's columns and ``_ROW_ID``; ``_SEQUENCE_NUMBER`` if they keep
     theirs, else NULL: changed rows) into their partitions' bucket 0 (row tracking means ``bucket`` = -1)."""
     if SEQUENCE_NUMBER not in rows.column_names:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Protocol, Sequence, Set, Tuple
+from typing import Callable, Dict, List, Optional, Protocol, Sequence, Set, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -34,6 +34,7 @@ from paimon_sql.exceptions import PaimonError, SchemaError, SnapshotNotFoundErro
 from paimon_sql.io.paths import POSTPONE_BUCKET
 from paimon_sql.manifest.manifest_file import DataFileMeta, IndexManifestEntry
 from paimon_sql.mergetree.compact_result import CompactResult
+from paimon_sql.read.scan import ScanStore
 from paimon_sql.schema.table_schema import SEQUENCE_NUMBER, VALUE_KIND
 from paimon_sql.write import postpone
 from paimon_sql.write.commit_message import CommitMessage, delete_files
@@ -43,8 +44,6 @@ from paimon_sql.write.file_writer import delete_data_files, kv_table, write_file
 from paimon_sql.write.restore import live_entries
 from paimon_sql.write.spill import SpillFiles
 
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
 _GROUP = "__paimon_group"  # (partition, bucket) code of a buffered row while it is folded
 
@@ -97,7 +96,7 @@ class TableWrite:
     ``write-only`` is set; ``full-compaction.delta-commits`` forces a full compaction every N commits
     (at every commit of a Spark batch write, :attr:`batch`)."""
 
-    def __init__(self, table: FileStoreTable, compactor: Callable[..., BucketCompaction], overwrite: bool = False,
+    def __init__(self, table: ScanStore, compactor: Callable[..., BucketCompaction], overwrite: bool = False,
                  postpone_plan: Optional[Dict[bytes, int]] = None):
         """``compactor(table, partition, bucket, files, snapshot_id)``: a bucket's LSM compaction
         (:class:`BucketCompaction`), given by the table as
@@ -592,7 +591,7 @@ class _Take:
         return self.table.take(pa.array(self.indices))
 
 
-def _postpone_file_table(table: FileStoreTable) -> FileStoreTable:
+def _postpone_file_table(table: ScanStore) -> ScanStore:
     """The table as Paimon's postpone writer writes its files: Avro, no stats (a compression
     Avro lacks, e.g. a Parquet-only codec, becomes Avro's zstd)."""
     postponed = {"file.format": "avro", "metadata.stats-mode": "none"}

@@ -27,7 +27,7 @@ import pyarrow as pa
 import pytest
 
 from paimon_sql.maintenance.remove_orphan_files import remove_orphan_files
-from paimon_sql.snapshot.references import References, branch_tables
+from paimon_sql.store.references import References, branch_tables
 from paimon_sql.table.table import table_at
 
 SCHEMA = pa.schema([pa.field("id", pa.int64(), False), ("v", pa.int64()), pa.field("dt", pa.string(), False)])
@@ -37,7 +37,7 @@ COMMITS, READS = 14, 10  # 14: compactions after the 7th (minor) and the 14th (f
 WORKER = textwrap.dedent('''
     import json, os, sys, time
     import pyarrow as pa
-    from paimon_sql.snapshot.references import snapshot_files
+    from paimon_sql.store.references import snapshot_files
     from paimon_sql.maintenance.expire_snapshots import expire_snapshots
     from paimon_sql.maintenance.remove_orphan_files import remove_orphan_files
     from paimon_sql.table.table import table_at

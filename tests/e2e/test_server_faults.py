@@ -24,7 +24,7 @@ CLIENTS = 4
 def unreferenced(warehouse: Path, name: str) -> set:
     """Files under the table's directory no snapshot, tag or schema needs (what a killed commit staged)."""
     from paimon_sql.catalog import load_catalog
-    from paimon_sql.snapshot.references import referenced_files
+    from paimon_sql.store.references import referenced_files
     table = load_catalog(str(warehouse)).get_table(f"load.{name}")
     kept = {os.path.normpath(p.replace("file://", "")) for p in referenced_files(table)}
     root = warehouse / "load.db" / name

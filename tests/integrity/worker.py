@@ -159,8 +159,7 @@ class Worker:
         return self.table.new_commit(user).commit_or_abort(messages)
 
     def _compact(self, user: str, full: bool):
-        from paimon_sql.compact.merge_tree_compact import compact_table
-        return compact_table(self.table, None, full, commit_user=user)
+        return self.table.compact(None, full, commit_user=user)
 
     # -- append tables ------------------------------------------------------------------------
 

@@ -30,7 +30,6 @@ import pyarrow as pa
 from paimon_sql.catalog import load_catalog
 from paimon_sql.commit.table_commit import TableCommit
 from paimon_sql.compact import merge_tree_compact as compact_module
-from paimon_sql.compact.merge_tree_compact import compact_table
 from paimon_sql.io.file_io import FileIO
 from paimon_sql.maintenance.expire_snapshots import expire_snapshots
 from paimon_sql.maintenance.rollback import rollback_to_snapshot, rollback_to_tag
@@ -64,7 +63,7 @@ def run(task: dict, started=lambda: None):
     if op == "write":
         return write_rows(table, task["rows"], task["user"])
     if op == "compact":
-        return compact_table(table, None, full=True, commit_user=task["user"])
+        return table.compact(None, full=True, commit_user=task["user"])
     if op == "expire":
         return expire_snapshots(table, retain_max=EXPIRE_RETAIN, retain_min=1)
     if op == "rollback":

@@ -29,7 +29,7 @@ import time
 import numpy as np
 import pyarrow as pa
 
-from paimon_sql.snapshot.references import referenced_files
+from paimon_sql.store.references import referenced_files
 from reliability.conftest import record, size
 
 COMMITS = size(80, 1000)

@@ -35,11 +35,10 @@ import pyarrow as pa
 import pytest
 
 from paimon_sql.catalog import load_catalog
-from paimon_sql.compact.merge_tree_compact import compact_table
 from paimon_sql.maintenance.expire_snapshots import expire_snapshots
 from paimon_sql.maintenance.remove_orphan_files import remove_orphan_files
 from paimon_sql.maintenance.rollback import rollback_to_snapshot, rollback_to_tag
-from paimon_sql.snapshot.references import referenced_files
+from paimon_sql.store.references import referenced_files
 from reliability.conftest import record, size
 from reliability.crasher import APPEND_SCHEMA, EXPIRE_RETAIN, PK_SCHEMA, open_table, write_rows
 
@@ -190,7 +189,7 @@ class Case:
         if self.op == "expire":
             self.commit()
             table = self.table()
-            compact_table(table, None, full=True)  # so that expiry has data files to delete
+            table.compact(None, full=True)  # so that expiry has data files to delete
             self.model.seen([table.snapshot_manager.latest_id()])
             self.commit()
             return {"op": "expire"}

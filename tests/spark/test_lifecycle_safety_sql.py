@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from paimon_sql.snapshot.references import References, branch_tables, referenced_files
+from paimon_sql.store.references import References, branch_tables, referenced_files
 from tests.spark.conftest import rows
 
 STEPS = 14

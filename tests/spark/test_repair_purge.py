@@ -8,7 +8,7 @@ import os
 import pytest
 
 from paimon_sql.exceptions import PaimonError
-from paimon_sql.snapshot.references import snapshot_files
+from paimon_sql.store.references import snapshot_files
 from tests.spark.conftest import rows
 
 

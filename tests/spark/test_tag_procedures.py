@@ -77,7 +77,7 @@ def test_delete_tag_removes_files_only_it_kept(session):
     assert tags(session) == []
     assert not data_files(table) & before
     # manifests and manifest lists: exactly those the one snapshot left names
-    from paimon_sql.snapshot.references import snapshot_files
+    from paimon_sql.store.references import snapshot_files
     manifest_dir = table.paths.manifest_dir
     on_disk = {f"{manifest_dir}/{n}" for n in os.listdir(manifest_dir)}
     assert on_disk == {p for p in snapshot_files(table, table.snapshot_manager.latest()) if p.startswith(manifest_dir)}

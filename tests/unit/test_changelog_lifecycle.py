@@ -10,7 +10,7 @@ import pyarrow as pa
 from support import SCHEMA
 
 from paimon_sql.maintenance.expire_snapshots import expire_snapshots
-from paimon_sql.snapshot.references import changelog_ids, referenced_files
+from paimon_sql.store.references import changelog_ids, referenced_files
 
 FAR_FUTURE = int(time.time() * 1000) + 10 * 3600 * 1000
 RETENTION = {"write-only": "true", "snapshot.num-retained.min": "2", "snapshot.num-retained.max": "2",

@@ -12,7 +12,7 @@ from paimon_sql.data.predicate import equal
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.io import FileIO
 from paimon_sql.maintenance.expire_snapshots import expire_snapshots
-from paimon_sql.snapshot.references import referenced_files
+from paimon_sql.store.references import referenced_files
 from paimon_sql.table.statistics import write_statistics
 from paimon_sql.table.table import FileStoreTable
 

@@ -11,16 +11,16 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from paimon_sql.commit.table_commit import TableCommit
 from paimon_sql.data import predicate as P
 from paimon_sql.data.stats import SimpleStats
-from paimon_sql.commit.table_commit import TableCommit
 from paimon_sql.exceptions import SchemaError, UnservedFeatureError
 from paimon_sql.manifest import manifest_file as mf
 from paimon_sql.schema.table_schema import TableSchema
-from paimon_sql.snapshot import changelog_lifecycle
 from paimon_sql.snapshot.snapshot import Snapshot
+from paimon_sql.snapshot.tag_manager import Tag
+from paimon_sql.store import changelog_lifecycle
 from paimon_sql.table.statistics import read_statistics
-from paimon_sql.tag.tag_manager import Tag
 from paimon_sql.write.row_delete import delete_messages
 
 SNAPSHOT_2_0 = {  # every field of 2.0's Snapshot, in its order, plus one no release writes yet

@@ -17,7 +17,7 @@ from paimon_sql.exceptions import SnapshotNotFoundError
 from paimon_sql.maintenance.expire_snapshots import expire_snapshots
 from paimon_sql.maintenance.rollback import rollback_to_snapshot
 from paimon_sql.read import incremental
-from paimon_sql.snapshot.references import References
+from paimon_sql.store.references import References
 from paimon_sql.table.materialized_table import appends_only
 from paimon_sql.table.table import table_at
 

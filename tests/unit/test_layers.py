@@ -3,9 +3,9 @@
 Every package of ``paimon_sql`` (``procedures/`` and ``systables/`` included, installed as
 ``paimon_sql.procedures`` and ``paimon_sql.systables``) has a layer. A module may import its own
 package and the packages of lower layers, never a higher one, so no two packages import each other.
-Between modules there is no cycle at all, function-level imports counted. Imports under ``if
-TYPE_CHECKING:`` (annotations) are checked apart: none may name a higher layer's type but the pairs
-issue 49 has yet to remove (:data:`ANNOTATIONS_UPWARD`, which only shrinks). A function-level import is allowed only where it
+Between modules there is no cycle at all. Function-level imports and imports under ``if
+TYPE_CHECKING:`` (annotations) count like any other: a lower layer names what it needs of a higher
+one as a protocol of its own (docs/architecture.md). A function-level import is allowed only where it
 keeps Spark out of a light entry point (:data:`LAZY`), never to dodge a cycle.
 """
 
@@ -31,9 +31,9 @@ LAYERS: List[Tuple[str, ...]] = [
     ("index",),
     ("format",),
     ("schema", "function"),
-    ("snapshot",),
-    ("store",),
+    ("snapshot", "consumer"),
     ("mergetree",),
+    ("store",),
     ("read",),
     ("write",),
     ("compact",),
@@ -108,26 +108,16 @@ def _targets(module: str, node: ast.AST) -> Iterator[str]:
             yield name
 
 
-def annotation_imports() -> Dict[str, Set[str]]:
-    """module -> the project modules it imports under ``if TYPE_CHECKING:`` (for annotations)."""
-    graph: Dict[str, Set[str]] = {}
-    for module, path in MODULES.items():
-        tree = ast.parse(path.read_text(), str(path))
-        only = _type_checking_nodes(tree)
-        graph[module] = {t for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
-                         and id(node) in only for t in _targets(module, node)}
-    return graph
-
-
 def imports() -> Dict[str, Dict[str, bool]]:
-    """module -> {imported module: whether the import is at function level}."""
+    """module -> {imported module: whether the import is at function level}; imports under ``if
+    TYPE_CHECKING:`` at the top of a module are top-level ones."""
     graph: Dict[str, Dict[str, bool]] = {}
     for module, path in MODULES.items():
         tree = ast.parse(path.read_text(), str(path))
-        skip, top = _type_checking_nodes(tree), {id(n) for n in tree.body}
+        top = {id(n) for n in tree.body} | _type_checking_nodes(tree)
         edges = graph.setdefault(module, {})
         for node in ast.walk(tree):
-            if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in skip:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
                 for target in _targets(module, node):
                     edges[target] = edges.get(target, True) and id(node) not in top
     return graph
@@ -202,27 +192,9 @@ def _cycles(graph: Dict[str, Set[str]]) -> List[List[str]]:
     return out
 
 
-# Annotations that still name a type of a higher layer (issue 49 removes them: the core is to name the
-# store it works on, not the table built above it). Only shrinks: a pair no longer found must go.
-ANNOTATIONS_UPWARD = {(f"paimon_sql.{m}", "paimon_sql.table.table") for m in (
-    "commit.table_commit", "compact.append_compact", "compact.data_evolution_compact", "compact.merge_tree_compact",
-    "compact.postpone_compact", "iceberg.afresh", "iceberg.alter", "iceberg.branches", "iceberg.commit_callback",
-    "iceberg.publisher", "iceberg.rest", "maintenance.expire_partitions", "maintenance.expire_snapshots",
-    "maintenance.migrate_table", "maintenance.remove_orphan_files", "maintenance.rewrite_file_index",
-    "maintenance.rollback", "read.bucket_select", "read.fallback_read", "read.file_skipping", "read.incremental",
-    "read.merge_vectors", "read.split_read", "snapshot.changelog_lifecycle", "snapshot.references",
-    "snapshot.time_travel", "tag.tag_auto_creation", "write.commit_message", "write.cross_partition",
-    "write.data_evolution_write", "write.file_writer", "write.postpone", "write.row_delete",
-    "write.row_tracking_write", "write.table_write")}
-
-
-def test_annotations_reach_no_higher_layer_but_the_pending_ones():
-    found = {(m, t) for m, targets in annotation_imports().items() for t in targets
-             if package_of(m) != package_of(t) and layer_of(t) > layer_of(m)}
-    assert found <= ANNOTATIONS_UPWARD, "annotations naming a higher layer's type (name a protocol of this layer " \
-        "instead):\n" + "\n".join(f"{m} -> {t}" for m, t in sorted(found - ANNOTATIONS_UPWARD))
-    assert ANNOTATIONS_UPWARD <= found, "no longer upward, drop from ANNOTATIONS_UPWARD:\n" + \
-        "\n".join(f"{m} -> {t}" for m, t in sorted(ANNOTATIONS_UPWARD - found))
+def test_annotation_imports_are_counted():
+    """``schema_change`` is imported by ``store.catalog_environment`` for annotations only."""
+    assert GRAPH["paimon_sql.store.catalog_environment"].get("paimon_sql.schema.schema_change") is False
 
 
 def test_no_cycle_between_modules():

@@ -33,7 +33,7 @@ from paimon_sql.data.predicate import equal
 from paimon_sql.maintenance.expire_snapshots import expire_snapshots
 from paimon_sql.maintenance.remove_orphan_files import remove_orphan_files
 from paimon_sql.maintenance.rollback import rollback_to_snapshot, rollback_to_tag
-from paimon_sql.snapshot.references import References, branch_tables, referenced_files
+from paimon_sql.store.references import References, branch_tables, referenced_files
 from paimon_sql.table.statistics import write_statistics
 from paimon_sql.table.table import table_at
 from paimon_sql.tag.tag_auto_creation import delete_tag, expire_tags

@@ -11,7 +11,7 @@ import pytest
 from paimon_sql.data.predicate import equal
 from paimon_sql.exceptions import PaimonError
 from paimon_sql.maintenance.remove_orphan_files import remove_orphan_files
-from paimon_sql.snapshot.references import referenced_files
+from paimon_sql.store.references import referenced_files
 from paimon_sql.table.statistics import write_statistics
 
 DAY = 24 * 3600

@@ -101,7 +101,7 @@ def test_tags_never_leave_the_table(catalog, outside):
 
 def test_tag_names_follow_paimon():
     """Blank tag names are refused as Paimon does; a name of digits is Paimon 2.0's too."""
-    from paimon_sql.tag.tag_manager import check_tag_name
+    from paimon_sql.snapshot.tag_manager import check_tag_name
     for bad in ["", "  "]:
         with pytest.raises(TagError):
             check_tag_name(bad)

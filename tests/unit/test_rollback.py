@@ -12,7 +12,7 @@ from paimon_sql.exceptions import SnapshotNotFoundError
 from paimon_sql.maintenance.remove_orphan_files import remove_orphan_files
 from paimon_sql.maintenance.rollback import (rollback_to_snapshot, rollback_to_tag, rollback_to_timestamp,
                                              rollback_to_watermark)
-from paimon_sql.snapshot.references import snapshot_files
+from paimon_sql.store.references import snapshot_files
 
 
 def _files(root):

@@ -10,8 +10,8 @@ from paimon_sql.data.types import DataField, parse_type
 from paimon_sql.exceptions import InvalidOptionError, SchemaError, SnapshotNotFoundError, TagError
 from paimon_sql.schema import schema_change as sc
 from paimon_sql.schema.table_schema import TableSchema
-from paimon_sql.snapshot.time_travel import travel_snapshot
-from paimon_sql.tag.tag_manager import Tag
+from paimon_sql.snapshot.tag_manager import Tag
+from paimon_sql.store.time_travel import travel_snapshot
 
 
 def _schema():

@@ -53,9 +53,9 @@ from paimon_sql.schema.schema_manager import SchemaManager
 from paimon_sql.schema.table_schema import TableSchema
 from paimon_sql.schema.view_schema import ViewSchema
 from paimon_sql.snapshot.snapshot import Snapshot
+from paimon_sql.store.catalog_environment import CatalogEnvironment
 from paimon_sql.table import format_table
 from paimon_sql.table.branch_manager import MAIN_BRANCH
-from paimon_sql.table.catalog_environment import CatalogEnvironment
 from paimon_sql.table.table import FileStoreTable
 from paimon_sql.table.table_type import check_create, table_of
 

@@ -11,13 +11,13 @@ import datetime as dt
 from typing import Any, Dict
 
 from paimon_sql.access.policy import ADMIN, READ
+from paimon_sql.exceptions import SnapshotNotFoundError
 from paimon_sql.options.core_options import parse_duration_ms
 from paimon_sql.server.rest.errors import BRANCH, SNAPSHOT, TAG, RestError, bad_request, not_found
 from paimon_sql.server.rest.paging import page
 from paimon_sql.server.rest.state import Call, field_of
 from paimon_sql.server.rest.tables import TABLE_PATH, load
-from paimon_sql.tag.tag_manager import find_snapshot
-from paimon_sql.exceptions import SnapshotNotFoundError
+from paimon_sql.snapshot.tag_manager import find_snapshot
 
 
 def list_tags(call: Call) -> Dict[str, Any]:

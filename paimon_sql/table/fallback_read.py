@@ -19,7 +19,7 @@ from paimon_sql.data import binary_row
 from paimon_sql.data.predicate import Predicate, and_, equal, is_null, or_
 from paimon_sql.exceptions import InvalidOptionError, SnapshotNotFoundError
 from paimon_sql.read import incremental
-from paimon_sql.snapshot.time_travel import snapshot_at
+from paimon_sql.store.time_travel import snapshot_at
 
 if TYPE_CHECKING:
     from paimon_sql.table.table import FileStoreTable

@@ -15,17 +15,26 @@ Executors never commit, so the environment is not pickled with a table.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Optional, Protocol, Sequence, Tuple, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Optional, Protocol, Sequence, Tuple, TypeVar
 
+from paimon_sql.io import FileIO
 from paimon_sql.io.catalog_lock import unlocked
 
 if TYPE_CHECKING:
     from paimon_sql.schema.schema_change import SchemaChange
+    from paimon_sql.schema.schema_manager import SchemaManager
+    from paimon_sql.schema.table_schema import TableSchema
     from paimon_sql.snapshot.snapshot import Snapshot
-    from paimon_sql.table.branch_manager import BranchManager
-    from paimon_sql.table.table import FileStoreTable
 
 T = TypeVar("T")
+
+
+class RegisteredTable(Protocol):
+    """What a registration reads of the table: its name, its options, its latest columns."""
+
+    name: str
+    schema: "TableSchema"
+    schema_manager: "SchemaManager"
 
 
 class IcebergRegistrar(Protocol):
@@ -35,9 +44,9 @@ class IcebergRegistrar(Protocol):
     database: str
     table: str
 
-    def check(self, table: "FileStoreTable") -> None: ...
+    def check(self, table: RegisteredTable) -> None: ...
 
-    def commit(self, table: "FileStoreTable", metadata_path: str, base_path: Optional[str]) -> None: ...
+    def commit(self, table: RegisteredTable, metadata_path: str, base_path: Optional[str]) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -69,8 +78,9 @@ class CatalogEnvironment:
     alter_table: Optional[Callable[[str, Sequence["SchemaChange"]], None]] = None
     # ``rollback(branch, snapshot_id, tag)`` rolls the table back to a snapshot (or to tag ``tag``)
     rollback: Optional[Callable[[str, int, Optional[str]], None]] = None
-    # ``branches(io, table_root)``: the table's BranchManager, when the catalog makes its branches
-    branches: Optional[Callable[..., "BranchManager"]] = None
+    # ``branches(io, table_root)``: the table's BranchManager (table/branch_manager.py, a layer above),
+    # when the catalog makes its branches
+    branches: Optional[Callable[[FileIO, str], Any]] = None
 
 
 NO_CATALOG = CatalogEnvironment()

@@ -22,7 +22,7 @@ that vanishes is passed over; one still present but unreadable stops the walk th
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Set, Tuple
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from paimon_sql.data import binary_row
 from paimon_sql.exceptions import CorruptMetadataError, PaimonError, SnapshotNotFoundError
@@ -30,9 +30,8 @@ from paimon_sql.io.paths import MAIN_BRANCH, PathFactory
 from paimon_sql.manifest.manifest_file import ADD, ManifestEntry, merge_entries
 from paimon_sql.schema.schema_manager import SchemaManager
 from paimon_sql.snapshot.snapshot import Snapshot
+from paimon_sql.store.file_store import FileStore
 
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
 CHANGELOG_DIR = "changelog"
 _MISSING = (FileNotFoundError, SnapshotNotFoundError)
@@ -44,7 +43,7 @@ class References:
     index files (deletion vectors, HASH) and statistics files. With ``missing_ok`` a metadata
     file already deleted is passed over (a resumed expiry or rollback)."""
 
-    def __init__(self, table: FileStoreTable, missing_ok: bool = False):
+    def __init__(self, table: FileStore, missing_ok: bool = False):
         self.table = table
         self.missing_ok = missing_ok
         self._types = [f.type for f in table.schema.fields_of(table.schema.partition_keys)]
@@ -172,13 +171,13 @@ class References:
             return set()
 
 
-def snapshot_files(table: FileStoreTable, snap: Snapshot) -> Set[str]:
+def snapshot_files(table: FileStore, snap: Snapshot) -> Set[str]:
     """Absolute paths of every file one snapshot needs; raises when one of its metadata files is
     missing."""
     return References(table).whole(snap)
 
 
-def branch_tables(table: FileStoreTable) -> List:
+def branch_tables(table: FileStore) -> List:
     """The table seen from main and from each of its branches (all share data and manifests).
     A branch without a schema is damaged: refused, as Paimon's validBranches does."""
     main = table if table.branch == "main" else _main(table)
@@ -192,18 +191,18 @@ def branch_tables(table: FileStoreTable) -> List:
     return out
 
 
-def _main(table: FileStoreTable):
+def _main(table: FileStore):
     schema = SchemaManager(table.io, PathFactory(table.path, [], "parquet")).latest()
     return table.with_schema(schema, MAIN_BRANCH)
 
 
-def changelog_ids(table: FileStoreTable) -> List[int]:
+def changelog_ids(table: FileStore) -> List[int]:
     """Ids of ``changelog/changelog-N`` files (changelogs kept longer than their snapshots)."""
     names = table.io.list_names(f"{table.paths.branch_root}/{CHANGELOG_DIR}")
     return sorted(int(n[10:]) for n in names if n.startswith("changelog-") and n[10:].isdigit())
 
 
-def changelog_path(table: FileStoreTable, cid: int) -> str:
+def changelog_path(table: FileStore, cid: int) -> str:
     return f"{table.paths.branch_root}/{CHANGELOG_DIR}/changelog-{cid}"
 
 
@@ -217,7 +216,7 @@ def _own_files(bt) -> Set[str]:
             if n.startswith(prefix) or (prefix in ("snapshot-", "changelog-") and n in ("EARLIEST", "LATEST"))}
 
 
-def referenced_files(table: FileStoreTable, skip: Optional[Dict[str, Tuple[Set[int], Set[str]]]] = None) -> Set[str]:
+def referenced_files(table: FileStore, skip: Optional[Dict[str, Tuple[Set[int], Set[str]]]] = None) -> Set[str]:
     """Absolute path of every file of the table something kept still needs: across all branches,
     every snapshot, tag, consumer, schema, hint and long-lived changelog file, and every file those
     name (see :class:`References`); data files with an external path as that path. ``skip``: per

@@ -9,19 +9,18 @@ Without any of them a read sees the latest snapshot.
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 from paimon_sql.exceptions import InvalidOptionError, SnapshotNotFoundError
 from paimon_sql.snapshot.snapshot import Snapshot
+from paimon_sql.store.file_store import FileStore
 
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
 TRAVEL_KEYS = ("scan.snapshot-id", "scan.tag-name", "scan.version", "scan.timestamp-millis", "scan.timestamp",
                "scan.watermark")
 
 
-def travel_snapshot(table: FileStoreTable) -> Optional[Snapshot]:
+def travel_snapshot(table: FileStore) -> Optional[Snapshot]:
     """The snapshot the table's options point at; the latest when they point nowhere."""
     raw = _adapted_version(table, table.options.raw)
     given = [k for k in TRAVEL_KEYS if raw.get(k) not in (None, "")]
@@ -44,7 +43,7 @@ def travel_snapshot(table: FileStoreTable) -> Optional[Snapshot]:
     return snapshot_at(table, millis)
 
 
-def _adapted_version(table: FileStoreTable, raw: dict) -> dict:
+def _adapted_version(table: FileStore, raw: dict) -> dict:
     """``scan.version`` replaced by the option it means (Paimon's ``TimeTravelUtil.adaptScanVersion``):
     ``scan.tag-name`` for a tag, ``scan.snapshot-id`` for digits, ``scan.watermark`` for
     ``watermark-<millis>``. That option is overwritten, so ``VERSION AS OF 3`` wins over a session's
@@ -70,7 +69,7 @@ _MODE_NEEDS = {"from-snapshot": "scan.snapshot-id", "from-snapshot-full": "scan.
                "from-timestamp": "scan.timestamp-millis"}
 
 
-def snapshot_at(table: FileStoreTable, millis: int) -> Snapshot:
+def snapshot_at(table: FileStore, millis: int) -> Snapshot:
     """``TIMESTAMP AS OF``: the latest snapshot committed at or before ``millis`` (commit times grow
     with ids, so a binary search reads O(log n) snapshot files)."""
     sm = table.snapshot_manager
@@ -89,7 +88,7 @@ def snapshot_at(table: FileStoreTable, millis: int) -> Snapshot:
     return found
 
 
-def watermark_snapshot(table: FileStoreTable, watermark: int) -> Snapshot:
+def watermark_snapshot(table: FileStore, watermark: int) -> Snapshot:
     """The first snapshot whose watermark reached ``watermark``."""
     for snap in table.snapshot_manager.snapshots():
         if snap.watermark is not None and snap.watermark >= watermark:
@@ -97,7 +96,7 @@ def watermark_snapshot(table: FileStoreTable, watermark: int) -> Snapshot:
     raise SnapshotNotFoundError(f"table {table.name} has no snapshot with watermark >= {watermark}")
 
 
-def latest_compacted(table: FileStoreTable) -> Optional[Snapshot]:
+def latest_compacted(table: FileStore) -> Optional[Snapshot]:
     """``scan.mode = compacted-full``: the latest COMPACT snapshot (the latest if none compacted)."""
     sm = table.snapshot_manager
     latest = sm.latest_id()

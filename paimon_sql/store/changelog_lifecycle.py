@@ -20,15 +20,14 @@ remaining changelog names. ``changelog/EARLIEST`` and ``LATEST`` are hints, as P
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Optional, Set
+from typing import Optional, Set
 
 from paimon_sql.exceptions import SnapshotNotFoundError
 from paimon_sql.manifest.manifest_file import ADD
-from paimon_sql.snapshot.references import CHANGELOG_DIR, References, branch_tables, changelog_ids, changelog_path
 from paimon_sql.snapshot.snapshot import Snapshot
+from paimon_sql.store.file_store import FileStore
+from paimon_sql.store.references import CHANGELOG_DIR, References, branch_tables, changelog_ids, changelog_path
 
-if TYPE_CHECKING:
-    from paimon_sql.table.table import FileStoreTable
 
 _MISSING = (FileNotFoundError, OSError)
 
@@ -75,7 +74,7 @@ def kept_files(files: References, changelog: Snapshot) -> Set[str]:
     return files.metadata(changelog) | added
 
 
-def commit(table: FileStoreTable, changelog: Snapshot) -> None:
+def commit(table: FileStore, changelog: Snapshot) -> None:
     """Write ``changelog/changelog-N`` (JSON with explicit nulls, as Java writes) and the LATEST hint."""
     doc = changelog.to_dict()
     doc.setdefault("baseManifestList", None)
@@ -84,14 +83,14 @@ def commit(table: FileStoreTable, changelog: Snapshot) -> None:
     _hint(table, "LATEST", changelog.id)
 
 
-def read(table: FileStoreTable, cid: int) -> Optional[Snapshot]:
+def read(table: FileStore, cid: int) -> Optional[Snapshot]:
     try:
         return Snapshot.read(table.io, changelog_path(table, cid))
     except _MISSING:
         return None
 
 
-def snapshot_or_changelog(table: FileStoreTable, sid: int) -> Snapshot:
+def snapshot_or_changelog(table: FileStore, sid: int) -> Snapshot:
     """Snapshot ``sid``, or its long-lived changelog once the snapshot has expired (what an
     incremental or streaming read of the changes needs)."""
     try:
@@ -103,11 +102,11 @@ def snapshot_or_changelog(table: FileStoreTable, sid: int) -> Snapshot:
         return changelog
 
 
-def _hint(table: FileStoreTable, name: str, cid: int) -> None:
+def _hint(table: FileStore, name: str, cid: int) -> None:
     table.io.write_bytes(f"{table.paths.branch_root}/{CHANGELOG_DIR}/{name}", str(cid).encode())
 
 
-def expire_changelogs(table: FileStoreTable, now_millis: int, max_deletes: int) -> int:
+def expire_changelogs(table: FileStore, now_millis: int, max_deletes: int) -> int:
     """Remove the oldest long-lived changelogs past the changelog bounds, as Paimon's
     ExpireChangelogImpl, deleting the files only they name. Returns how many were removed."""
     ids = changelog_ids(table)
