@@ -62,11 +62,10 @@ class RollingFileWriter:
             self._parquet = dict(writer_settings.parquet_writer_args(self.options, codec), compression=codec,
                                  write_statistics=True, bloom_filter_options=bloom_filter_options,
                                  store_decimal_as_integer=True, store_schema=False)
-        io.mkdirs(path.rsplit("/", 1)[0])
         if self.fmt == "parquet":
-            self._sink = io.fs.open_output_stream(io.arrow_path(path), buffer_size=_BUFFER)
+            self._sink = io.open_output(path, _BUFFER)
         elif self.fmt == "orc":
-            self._sink = io.fs.open_output_stream(io.arrow_path(path), buffer_size=_BUFFER)
+            self._sink = io.open_output(path, _BUFFER)
             self._writer = paorc.ORCWriter(self._sink, compression=compression if compression != "none"
                                            else "uncompressed",
                                            stripe_size=writer_settings.orc_stripe_bytes(self.options))

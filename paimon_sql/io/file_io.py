@@ -28,6 +28,8 @@ from paimon_sql.io.object_stores import (
     S3Store,
 )
 
+_CREATE_TRIES = 5  # a directory removed under a writer this many times running is a real failure
+
 
 class FileIO:
     """A filesystem and the scheme-stripped form of paths on it. ``store`` creates files
@@ -95,10 +97,23 @@ class FileIO:
 
     def write_bytes(self, path: str, data: bytes) -> None:
         """Write (or replace) a file whole; parents are created as needed."""
-        p = self._p(path)
-        self.fs.create_dir(os.path.dirname(p), recursive=True)
-        with self.fs.open_output_stream(p) as f:
+        with self.open_output(path) as f:
             f.write(data)
+
+    def open_output(self, path: str, buffer_size: Optional[int] = None) -> pafs.NativeFile:
+        """An output stream to a new (or replaced) file, its parents created. Orphan-file removal
+        deletes empty local directories (maintenance/remove_orphan_files.py): one it removes while
+        we create the directories or before the file is opened is made again, so a writer beside
+        it never fails for that."""
+        p, tries = self._p(path), 1
+        while True:
+            try:
+                self.fs.create_dir(os.path.dirname(p), recursive=True)
+                return self.fs.open_output_stream(p, buffer_size=buffer_size)
+            except FileNotFoundError:
+                if tries == _CREATE_TRIES:
+                    raise
+                tries += 1
 
     def try_create(self, path: str, data: bytes) -> bool:
         """Create ``path`` with ``data`` only if it does not exist yet; True if we created it.

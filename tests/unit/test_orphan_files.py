@@ -176,3 +176,27 @@ def test_snapshot_expired_between_listing_and_reading(catalog, monkeypatch):
     monkeypatch.undo()
     assert sm.listed_ids() == [only + 1]
     assert _rows(t) == [(1, 1), (2, 2), (3, 3), (4, 4)]
+
+
+def test_a_directory_removed_under_a_writer_is_made_again(catalog, monkeypatch):
+    """Orphan removal deletes empty bucket and partition directories. One it deletes just after a
+    writer made it, before the writer's file is open, is made again: the write succeeds."""
+    t = catalog.create_table_from_arrow("db.w", pa.schema([("id", pa.int64()), ("p", pa.string())]),
+                                        partition_keys=["p"], options={"bucket": "1", "bucket-key": "id"})
+    real, removed = t.io.fs, []
+
+    class RemovedOnce:  # the cleanup's two rmdirs land between the writer's mkdir and its open
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def create_dir(self, path, recursive=True):
+            real.create_dir(path, recursive=recursive)
+            if "/bucket-" in path and not removed:
+                os.rmdir(path)
+                os.rmdir(os.path.dirname(path))
+                removed.append(path)
+
+    monkeypatch.setattr(t.io, "fs", RemovedOnce())
+    t.write_arrow(pa.table({"id": [1], "p": ["x"]}))
+    monkeypatch.undo()
+    assert removed and _rows(t) == [(1, "x")]
