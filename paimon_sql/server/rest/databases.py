@@ -20,7 +20,7 @@ from paimon_sql.access.policy import ADMIN, ANY
 from paimon_sql.server.rest import wire
 from paimon_sql.server.rest.errors import DATABASE, RestError
 from paimon_sql.server.rest.paging import like, page
-from paimon_sql.server.rest.state import PREFIX, Call, field_of
+from paimon_sql.server.rest.state import DATABASE_PATH, PREFIX, Call, field_of
 
 
 def unquoted(text: str) -> str:
@@ -104,7 +104,7 @@ def drop_database(call: Call) -> Dict[str, Any]:
 ROUTES = [
     ("GET", r"/databases", list_databases),
     ("POST", r"/databases", create_database),
-    ("GET", r"/databases/(?P<db>[^/]+)", get_database),
-    ("POST", r"/databases/(?P<db>[^/]+)", alter_database),
-    ("DELETE", r"/databases/(?P<db>[^/]+)", drop_database),
+    ("GET", DATABASE_PATH, get_database),
+    ("POST", DATABASE_PATH, alter_database),
+    ("DELETE", DATABASE_PATH, drop_database),
 ]

@@ -15,9 +15,9 @@ from paimon_sql.function.function import Function
 from paimon_sql.server.rest import wire
 from paimon_sql.server.rest.errors import bad_request
 from paimon_sql.server.rest.listing import listings
-from paimon_sql.server.rest.state import Call, field_of
+from paimon_sql.server.rest.state import DATABASE_PATH, Call, field_of
 
-FUNCTION_PATH = r"/databases/(?P<db>[^/]+)/functions/(?P<function>[^/]+)"
+FUNCTION_PATH = DATABASE_PATH + r"/functions/(?P<function>[^/]+)"
 
 
 def _response(call: Call, db: str, name: str) -> Dict[str, Any]:
@@ -62,9 +62,9 @@ def drop_function(call: Call) -> Dict[str, Any]:
 
 
 ROUTES = [
-    ("GET", r"/databases/(?P<db>[^/]+)/functions", list_functions),
-    ("POST", r"/databases/(?P<db>[^/]+)/functions", create_function),
-    ("GET", r"/databases/(?P<db>[^/]+)/function-details", function_details),
+    ("GET", DATABASE_PATH + r"/functions", list_functions),
+    ("POST", DATABASE_PATH + r"/functions", create_function),
+    ("GET", DATABASE_PATH + r"/function-details", function_details),
     ("GET", r"/functions", list_functions_globally),
     ("GET", FUNCTION_PATH, get_function),
     ("POST", FUNCTION_PATH, alter_function),

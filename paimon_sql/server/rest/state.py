@@ -16,6 +16,7 @@ from paimon_sql.server.rest.errors import bad_request
 from paimon_sql.server.rest.grants import Caller, Grants
 
 PREFIX = "paimon"  # the one path prefix, /v1/paimon/...: Java's client needs a non-empty one
+DATABASE_PATH = r"/databases/(?P<db>[^/]+)"  # the path of one database (after the prefix), its calls below it
 
 
 @dataclass

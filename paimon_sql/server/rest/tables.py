@@ -23,7 +23,7 @@ from paimon_sql.server.rest import wire
 from paimon_sql.server.rest.errors import TABLE, RestError, not_found
 from paimon_sql.server.rest.paging import like, page
 from paimon_sql.server.rest.query_auth import OPTION, AuthResult, NotSendable, convert
-from paimon_sql.server.rest.state import Call, field_of
+from paimon_sql.server.rest.state import DATABASE_PATH, Call, field_of
 from paimon_sql.table.table import FileStoreTable
 
 BRANCH_PREFIX = "branch_"
@@ -177,12 +177,12 @@ def register_table(call: Call) -> Dict[str, Any]:
     raise RestError(501, "registering an existing table directory is not supported by paimon-sql's REST catalog")
 
 
-TABLE_PATH = r"/databases/(?P<db>[^/]+)/tables/(?P<table>[^/]+)"  # the path of one table, its calls below it
+TABLE_PATH = DATABASE_PATH + r"/tables/(?P<table>[^/]+)"  # the path of one table, its calls below it
 ROUTES = [
-    ("GET", r"/databases/(?P<db>[^/]+)/tables", list_tables),
-    ("POST", r"/databases/(?P<db>[^/]+)/tables", create_table),
-    ("GET", r"/databases/(?P<db>[^/]+)/table-details", table_details),
-    ("POST", r"/databases/(?P<db>[^/]+)/register", register_table),
+    ("GET", DATABASE_PATH + r"/tables", list_tables),
+    ("POST", DATABASE_PATH + r"/tables", create_table),
+    ("GET", DATABASE_PATH + r"/table-details", table_details),
+    ("POST", DATABASE_PATH + r"/register", register_table),
     ("GET", r"/tables", list_tables_globally),
     ("POST", r"/tables/rename", rename_table),
     ("GET", r"/tables/id/(?P<id>[^/]+)", get_table_by_id),

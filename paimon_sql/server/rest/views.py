@@ -17,10 +17,10 @@ from paimon_sql.schema.view_schema import ViewSchema
 from paimon_sql.server.rest import wire
 from paimon_sql.server.rest.errors import RestError, bad_request, not_found
 from paimon_sql.server.rest.listing import listings
-from paimon_sql.server.rest.state import Call, field_of
+from paimon_sql.server.rest.state import DATABASE_PATH, Call, field_of
 
 DIALECT = "DIALECT"
-VIEW_PATH = r"/databases/(?P<db>[^/]+)/views/(?P<view>[^/]+)"
+VIEW_PATH = DATABASE_PATH + r"/views/(?P<view>[^/]+)"
 
 
 def _response(call: Call, db: str, name: str) -> Dict[str, Any]:
@@ -107,9 +107,9 @@ def rename_view(call: Call) -> Dict[str, Any]:
 
 
 ROUTES = [
-    ("GET", r"/databases/(?P<db>[^/]+)/views", list_views),
-    ("POST", r"/databases/(?P<db>[^/]+)/views", create_view),
-    ("GET", r"/databases/(?P<db>[^/]+)/view-details", view_details),
+    ("GET", DATABASE_PATH + r"/views", list_views),
+    ("POST", DATABASE_PATH + r"/views", create_view),
+    ("GET", DATABASE_PATH + r"/view-details", view_details),
     ("GET", r"/views", list_views_globally),
     ("POST", r"/views/rename", rename_view),
     ("GET", VIEW_PATH, get_view),
